@@ -1,0 +1,116 @@
+//! Raw command-line flags, parsed by clap.
+//!
+//! Nothing here is validated beyond what clap does itself: [`crate::settings`]
+//! turns these flags into typed settings once, and nothing after it reads clap
+//! types.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Measure WebAssembly workloads precisely: per-op times with honest error bars.
+#[derive(Debug, Parser)]
+#[command(name = "host", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Measure workloads (`.wasm` or `.wat` files, or folders of them).
+    Run(RunArgs),
+    /// Measure the harness itself: repeatability over separate runs, count
+    /// independence, time to a result.
+    Selftest(SelftestArgs),
+}
+
+/// Which scheduling class the measuring thread asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PriorityArg {
+    /// The lowest nice value (-20) under the normal scheduler (default: a busy
+    /// loop under SCHED_FIFO is throttled by the kernel's real-time limit).
+    Nice,
+    /// SCHED_FIFO at its highest priority, falling back to nice -20 when refused.
+    Fifo,
+    /// Leave the priority alone.
+    None,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Workload files (`.wasm`, `.wat`) or folders holding them.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Core to pin the measuring thread to (default: the last core).
+    #[arg(long, value_name = "N")]
+    pub core: Option<usize>,
+
+    /// Do not pin the measuring thread to a core.
+    #[arg(long, conflicts_with = "core")]
+    pub no_pin: bool,
+
+    /// Scheduling priority of the measuring thread.
+    #[arg(long, value_enum, default_value_t = PriorityArg::Nice)]
+    pub priority: PriorityArg,
+
+    /// Cap on the warm-up per workload, e.g. `1s`, `500ms` (warm-up ends
+    /// earlier once consecutive rounds agree).
+    #[arg(long, value_name = "DURATION", default_value = "1s")]
+    pub warmup: String,
+
+    /// Fix the number of operations per sample instead of letting the pilot
+    /// choose it.
+    #[arg(long, value_name = "N")]
+    pub count: Option<u64>,
+
+    /// Take exactly N samples (no early stop on precision).
+    #[arg(long, value_name = "N", conflicts_with = "time")]
+    pub samples: Option<usize>,
+
+    /// Sample for this long per workload (no early stop on precision), e.g. `3s`.
+    #[arg(long, value_name = "DURATION")]
+    pub time: Option<String>,
+
+    /// Target duration of one sample, e.g. `1ms`; the pilot picks the count
+    /// that fills it.
+    #[arg(long, value_name = "DURATION", default_value = "1ms")]
+    pub sample_time: String,
+
+    /// Stop sampling once the 95% interval of the median is within this many
+    /// percent of it.
+    #[arg(long, value_name = "PCT", default_value_t = 1.0)]
+    pub precision: f64,
+
+    /// Seed passed to every `run` call (default: a fresh random seed per run).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+
+    /// Size passed to `setup(size)` (default 0).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub size: u64,
+
+    /// Write every figure, raw samples included, as JSON to FILE (`-` for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct SelftestArgs {
+    /// The workload to measure the harness with.
+    #[arg(long, value_name = "FILE", default_value = "workloads/xor.wasm")]
+    pub workload: PathBuf,
+
+    /// The empty workload (its per-op time should be 0).
+    #[arg(long, value_name = "FILE", default_value = "workloads/empty.wasm")]
+    pub empty: PathBuf,
+
+    /// Number of separate runs (separate processes) for repeatability.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub runs: usize,
+
+    /// Write the self-test figures as JSON to FILE (`-` for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+}

@@ -1,0 +1,111 @@
+//! The terminal report: the environment above, one row per benchmark, notes
+//! under the rows they belong to.
+//!
+//! Rows are printed as soon as each benchmark is done, so a long folder run
+//! shows progress. This module formats; it computes no statistics.
+
+use std::io::{self, Write};
+
+use crate::result::{BenchResult, Environment, RunReport, Tool};
+use crate::units::{format_count, format_ns, format_rate};
+
+/// Writes the human-readable report to one stream.
+pub struct Table<W: Write> {
+    out: W,
+    name_width: usize,
+}
+
+impl<W: Write> Table<W> {
+    /// `names` are the row names known in advance, to size the first column.
+    pub fn new(out: W, names: &[String]) -> Self {
+        let name_width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0).clamp(9, 40);
+        Table { out, name_width }
+    }
+
+    /// The environment lines and the column headings.
+    pub fn header(&mut self, env: &Environment) -> io::Result<()> {
+        let tool = Tool::this();
+        let cpu = env.cpu_model.as_deref().unwrap_or("unknown CPU");
+        writeln!(self.out, "{} {} · {cpu} · {} cores", tool.name, tool.version, env.cores)?;
+        let core = match env.pinned_core {
+            Some(c) => format!("pinned to core {c}"),
+            None => "not pinned".to_string(),
+        };
+        writeln!(
+            self.out,
+            "{core} · {} · clock resolution {}, read {}",
+            env.priority,
+            format_ns(env.clock_resolution_ns),
+            format_ns(env.clock_overhead_ns)
+        )?;
+        writeln!(
+            self.out,
+            "empty-guest call {} · pause/resume pair {} · sample target {:.1} ms · seed {}",
+            format_ns(env.empty_call_ns),
+            format_ns(env.pause_pair_ns),
+            env.sample_time_ms,
+            env.seed
+        )?;
+        for warning in &env.warnings {
+            writeln!(self.out, "warning: {warning}")?;
+        }
+        writeln!(self.out)?;
+        writeln!(
+            self.out,
+            "{:<w$}  {:>11}  {:>7}  {:>25}  {:>11}  {:>7}  {:>6}  {:>8}",
+            "benchmark",
+            "time/op",
+            "± err%",
+            "95% CI of median",
+            "ops/s",
+            "samples",
+            "count",
+            "outliers",
+            w = self.name_width
+        )?;
+        self.out.flush()
+    }
+
+    /// One row, and its notes.
+    pub fn row(&mut self, result: &BenchResult) -> io::Result<()> {
+        let w = self.name_width;
+        let Some(f) = &result.figures else {
+            let error = result.error.as_deref().unwrap_or("not measured");
+            return writeln!(self.out, "{:<w$}  error: {error}", result.name).and_then(|()| self.out.flush());
+        };
+        let ci = format!(
+            "[{}, {}]",
+            format_ns(f.ns_per_op.ci95_low),
+            format_ns(f.ns_per_op.ci95_high)
+        );
+        writeln!(
+            self.out,
+            "{:<w$}  {:>11}  {:>7}  {:>25}  {:>11}  {:>7}  {:>6}  {:>8}",
+            result.name,
+            format_ns(f.ns_per_op.median),
+            format!("±{:.1}%", f.err_pct.min(999.9)),
+            ci,
+            format_rate(f.ops_per_sec.unwrap_or(0.0)),
+            f.samples,
+            format_count(f.count),
+            f.outliers,
+        )?;
+        for note in &f.notes {
+            writeln!(self.out, "{:<w$}  note: {note}", "")?;
+        }
+        self.out.flush()
+    }
+
+    /// The closing line.
+    pub fn footer(&mut self, report: &RunReport) -> io::Result<()> {
+        let failures = report.failures();
+        let measured = report.results.len() - failures;
+        writeln!(self.out)?;
+        if failures == 0 {
+            writeln!(self.out, "{measured} measured")?;
+        } else {
+            writeln!(self.out, "{measured} measured, {failures} failed")?;
+        }
+        self.out.flush()
+    }
+}

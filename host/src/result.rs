@@ -1,0 +1,263 @@
+//! The one result type every output is made from: environment, settings and
+//! per-benchmark figures, serialisable as JSON.
+//!
+//! Figures are computed here from a [`Measurement`] and its statistics; the
+//! display lives in [`crate::report`], files in [`crate::export`].
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::env::Prepared;
+use crate::measure::{Calibration, MAX_COUNT, Measurement, RESAMPLES_FINAL};
+use crate::stats::{self, OutlierClass, Outliers};
+use crate::workload::Kind;
+
+/// Everything one `host run` produced.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub tool: Tool,
+    pub environment: Environment,
+    pub results: Vec<BenchResult>,
+}
+
+impl RunReport {
+    /// Rows that failed.
+    pub fn failures(&self) -> usize {
+        self.results.iter().filter(|r| r.error.is_some()).count()
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Tool {
+    pub name: &'static str,
+    pub version: &'static str,
+}
+
+impl Tool {
+    pub fn this() -> Self {
+        Tool {
+            name: "wasm-bench",
+            version: env!("CARGO_PKG_VERSION"),
+        }
+    }
+}
+
+/// Where and how the measurements were taken.
+#[derive(Debug, Clone, Serialize)]
+pub struct Environment {
+    /// The core the measuring thread was pinned to; null when not pinned.
+    pub pinned_core: Option<usize>,
+    /// Cores available to the process.
+    pub cores: usize,
+    /// Scheduler and priority of the measuring thread, e.g. `nice -20 (SCHED_OTHER)`.
+    pub priority: String,
+    pub clock_resolution_ns: f64,
+    pub clock_overhead_ns: f64,
+    /// One call of the empty guest through the timed path, in ns.
+    pub empty_call_ns: f64,
+    /// A pause/resume pair, in ns (subtracted per pause).
+    pub pause_pair_ns: f64,
+    /// The seed passed to every `run` call.
+    pub seed: u64,
+    /// Target duration of one sample, in ms.
+    pub sample_time_ms: f64,
+    pub cpu_model: Option<String>,
+    /// Things asked for and refused (pinning, priority).
+    pub warnings: Vec<String>,
+}
+
+impl Environment {
+    pub fn new(prepared: &Prepared, calibration: &Calibration, seed: u64, sample_time_ms: f64) -> Self {
+        Environment {
+            pinned_core: prepared.pinned_core,
+            cores: prepared.cores,
+            priority: prepared.priority.clone(),
+            clock_resolution_ns: calibration.clock.resolution_ns,
+            clock_overhead_ns: calibration.clock.overhead_ns,
+            empty_call_ns: calibration.empty_call_ns,
+            pause_pair_ns: calibration.pause_pair_ns,
+            seed,
+            sample_time_ms,
+            cpu_model: cpu_model(),
+            warnings: prepared.warnings.clone(),
+        }
+    }
+}
+
+fn cpu_model() -> Option<String> {
+    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    info.lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, model)| model.trim().to_string())
+}
+
+/// One row: a benchmark that was measured, or one that failed.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchResult {
+    /// `file` or `file:benchmark`.
+    pub name: String,
+    pub path: String,
+    pub kind: Option<Kind>,
+    /// Why it failed, on one line; absent when it was measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub figures: Option<Figures>,
+}
+
+impl BenchResult {
+    pub fn failed(name: String, path: &Path, kind: Option<Kind>, error: String) -> Self {
+        BenchResult {
+            name,
+            path: path.display().to_string(),
+            kind,
+            error: Some(error),
+            figures: None,
+        }
+    }
+}
+
+/// Per-op statistics in ns.
+#[derive(Debug, Clone, Serialize)]
+pub struct NsPerOp {
+    pub median: f64,
+    pub mean: f64,
+    pub stddev: f64,
+    pub min: f64,
+    pub max: f64,
+    /// 95% interval of the median: percentile bootstrap over blocks.
+    pub ci95_low: f64,
+    pub ci95_high: f64,
+}
+
+/// The figures of a measured benchmark.
+#[derive(Debug, Clone, Serialize)]
+pub struct Figures {
+    /// Operations per sample.
+    pub count: u64,
+    /// Number of samples.
+    pub samples: usize,
+    /// After subtracting the empty-guest call (and pause/resume pairs).
+    pub ns_per_op: NsPerOp,
+    /// Median before any subtraction.
+    pub raw_ns_per_op_median: f64,
+    /// Median absolute percentage error of the per-op samples.
+    pub err_pct: f64,
+    /// 1e9 / median; null when the median is not positive.
+    pub ops_per_sec: Option<f64>,
+    /// Median empty-guest call with the same count, subtracted per sample.
+    pub baseline_ns_per_call: f64,
+    /// Samples outside Tukey's fences (kept, not dropped).
+    pub outliers: usize,
+    pub outlier_counts: Outliers,
+    pub warmup_ms: f64,
+    pub warmup_settled: bool,
+    pub warmup_rounds: usize,
+    pub compile_ms: f64,
+    pub instantiate_ms: f64,
+    pub sampling_ms: f64,
+    /// What `run(count, seed)` returned.
+    pub checksum: i64,
+    /// `bench.pause` calls per sample (median), and in all.
+    pub pauses_per_sample: u64,
+    pub pauses_total: u64,
+    /// True when the per-op time cannot be told apart from the empty guest.
+    pub indistinguishable_from_empty: bool,
+    /// Whether sampling stopped because the precision goal was met.
+    pub precision_reached: bool,
+    /// Plain-words warnings about this row.
+    pub notes: Vec<String>,
+    /// Raw samples: time of one call in ns, block by block.
+    pub raw_samples_ns: Vec<Vec<f64>>,
+    /// Per-op samples after subtraction, block by block (the statistics above).
+    pub samples_ns_per_op: Vec<Vec<f64>>,
+    /// Tukey class of every per-op sample, in order.
+    pub sample_classes: Vec<OutlierClass>,
+    /// Empty-guest calls with the same count, in ns.
+    pub baseline_calls_ns: Vec<f64>,
+}
+
+/// Timings of the stages before measurement, in ms.
+#[derive(Debug, Clone, Copy)]
+pub struct Stages {
+    pub compile_ms: f64,
+    pub instantiate_ms: f64,
+}
+
+impl Figures {
+    /// Summarise a measurement.
+    pub fn new(m: &Measurement, stages: Stages, warmup_cap_ms: f64, seed: u64) -> Self {
+        let per_op = m.corrected_per_op();
+        let summary = stats::summarize(&per_op, RESAMPLES_FINAL, seed);
+        let raw: Vec<f64> = m.raw_per_op().into_iter().flatten().collect();
+        let all: Vec<f64> = per_op.iter().flatten().copied().collect();
+        let (_, sample_classes) = stats::tukey(&all);
+        let samples = all.len();
+        let pauses: Vec<f64> = m.pauses.iter().flatten().map(|&p| p as f64).collect();
+        let pauses_per_sample = if pauses.is_empty() { 0 } else { stats::median(&pauses) as u64 };
+        let indistinguishable = !(summary.ci95_low > 0.0);
+
+        let mut notes = Vec::new();
+        if indistinguishable {
+            notes.push("cannot be told apart from the empty guest".to_string());
+        }
+        if m.count >= MAX_COUNT {
+            notes.push(format!(
+                "time does not grow with the count (pilot stopped at {MAX_COUNT}): the work may have been optimised away"
+            ));
+        }
+        if !m.warmup.settled {
+            notes.push(format!("warm-up did not settle within {warmup_cap_ms:.0} ms"));
+        }
+        if pauses_per_sample > 0 {
+            notes.push(format!(
+                "{pauses_per_sample} pause(s) per sample; {:.1} ns subtracted per pause/resume pair",
+                m.pause_pair_ns
+            ));
+        }
+        if summary.outliers.high_severe + summary.outliers.low_severe > samples / 10 {
+            notes.push(format!(
+                "{} of {samples} samples are severe outliers: the machine was busy",
+                summary.outliers.high_severe + summary.outliers.low_severe
+            ));
+        }
+
+        Figures {
+            count: m.count,
+            samples,
+            ns_per_op: NsPerOp {
+                median: summary.median,
+                mean: summary.mean,
+                stddev: summary.stddev,
+                min: summary.min,
+                max: summary.max,
+                ci95_low: summary.ci95_low,
+                ci95_high: summary.ci95_high,
+            },
+            raw_ns_per_op_median: stats::median(&raw),
+            err_pct: summary.err_pct,
+            ops_per_sec: (summary.median > 0.0).then(|| 1e9 / summary.median),
+            baseline_ns_per_call: m.baseline_ns_per_call,
+            outliers: summary.outliers.total(),
+            outlier_counts: summary.outliers.clone(),
+            warmup_ms: m.warmup.elapsed_ms,
+            warmup_settled: m.warmup.settled,
+            warmup_rounds: m.warmup.rounds,
+            compile_ms: stages.compile_ms,
+            instantiate_ms: stages.instantiate_ms,
+            sampling_ms: m.sampling_ms,
+            checksum: m.checksum,
+            pauses_per_sample,
+            pauses_total: m.total_pauses(),
+            indistinguishable_from_empty: indistinguishable,
+            precision_reached: m.precision_reached,
+            notes,
+            raw_samples_ns: m.blocks.clone(),
+            samples_ns_per_op: per_op,
+            sample_classes,
+            baseline_calls_ns: m.baseline_calls_ns.clone(),
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! Validated, typed settings for `host run`, made once from the raw flags.
+//!
+//! Everything after this stage reads [`Settings`], never clap types. This
+//! module checks values and converts units; it does not touch the file
+//! system or the machine.
+
+use std::num::{NonZeroU64, NonZeroUsize};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+
+use crate::cli::{PriorityArg, RunArgs};
+
+/// Default wall-clock budget for one workload, compile included.
+pub const DEFAULT_BUDGET: Duration = Duration::from_secs(2);
+
+/// Where the measuring thread should run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PinRequest {
+    /// The last core the process may run on.
+    LastCore,
+    /// A core chosen by the user.
+    Core(usize),
+    /// Do not pin.
+    None,
+}
+
+/// Which scheduling class the measuring thread asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PriorityRequest {
+    /// nice -20 under the normal scheduler.
+    Nice,
+    /// SCHED_FIFO, falling back to nice -20.
+    Fifo,
+    /// Leave it alone.
+    None,
+}
+
+/// When sampling stops.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StopRule {
+    /// Stop once the 95% interval of the median is within `pct` percent of
+    /// it, or once the workload has used `budget` (compile included).
+    Precision { pct: f64, budget: Duration },
+    /// Take exactly this many samples.
+    Samples(NonZeroUsize),
+    /// Sample for this long.
+    Time(Duration),
+}
+
+/// Where an export goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Output {
+    Stdout,
+    File(PathBuf),
+}
+
+impl Output {
+    fn from_path(path: PathBuf) -> Self {
+        if path.as_os_str() == "-" {
+            Output::Stdout
+        } else {
+            Output::File(path)
+        }
+    }
+}
+
+/// Everything `host run` needs to know, checked.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Files or folders as given; [`crate::workload::discover`] expands folders.
+    pub paths: Vec<PathBuf>,
+    pub pin: PinRequest,
+    pub priority: PriorityRequest,
+    /// Upper bound on the warm-up of one workload.
+    pub warmup_cap: Duration,
+    /// Operations per sample, when fixed by the user.
+    pub count: Option<NonZeroU64>,
+    pub stop: StopRule,
+    /// Target duration of one sample; the pilot picks a count that fills it.
+    pub sample_time: Duration,
+    /// Seed passed to `run`; `None` draws a fresh one.
+    pub seed: Option<u64>,
+    /// Argument of `setup(size)`.
+    pub size: u64,
+    pub export_json: Option<Output>,
+}
+
+impl Settings {
+    /// Check and convert the flags of `host run`.
+    pub fn from_run_args(args: RunArgs) -> Result<Self> {
+        let pin = match (args.no_pin, args.core) {
+            (true, _) => PinRequest::None,
+            (false, Some(core)) => PinRequest::Core(core),
+            (false, None) => PinRequest::LastCore,
+        };
+        let priority = match args.priority {
+            PriorityArg::Nice => PriorityRequest::Nice,
+            PriorityArg::Fifo => PriorityRequest::Fifo,
+            PriorityArg::None => PriorityRequest::None,
+        };
+        let warmup_cap = parse_duration("--warmup", &args.warmup)?;
+        let sample_time = parse_duration("--sample-time", &args.sample_time)?;
+        if sample_time.is_zero() {
+            bail!("--sample-time must be longer than zero");
+        }
+        let count = match args.count {
+            None => None,
+            Some(n) => {
+                let n = NonZeroU64::new(n).context("--count must be at least 1")?;
+                if n.get() > i64::MAX as u64 {
+                    bail!("--count must fit in a signed 64-bit integer");
+                }
+                Some(n)
+            }
+        };
+        let stop = match (args.samples, args.time) {
+            (Some(n), _) => StopRule::Samples(
+                NonZeroUsize::new(n).context("--samples must be at least 1")?,
+            ),
+            (None, Some(time)) => {
+                let time = parse_duration("--time", &time)?;
+                if time.is_zero() {
+                    bail!("--time must be longer than zero");
+                }
+                StopRule::Time(time)
+            }
+            (None, None) => {
+                if !(args.precision > 0.0 && args.precision.is_finite()) {
+                    bail!("--precision must be a positive percentage");
+                }
+                StopRule::Precision {
+                    pct: args.precision,
+                    budget: DEFAULT_BUDGET,
+                }
+            }
+        };
+        if args.size > i64::MAX as u64 {
+            bail!("--size must fit in a signed 64-bit integer");
+        }
+        Ok(Settings {
+            paths: args.paths,
+            pin,
+            priority,
+            warmup_cap,
+            count,
+            stop,
+            sample_time,
+            seed: args.seed,
+            size: args.size,
+            export_json: args.export_json.map(Output::from_path),
+        })
+    }
+}
+
+/// Parse a duration such as `1s`, `500ms`, `2.5s`, naming the flag on error.
+pub fn parse_duration(flag: &str, text: &str) -> Result<Duration> {
+    let text = text.trim();
+    if let Ok(duration) = humantime::parse_duration(text) {
+        return Ok(duration);
+    }
+    // humantime has no fractional units; accept "2.5s" and plain seconds.
+    let (number, scale) = if let Some(n) = text.strip_suffix("ms") {
+        (n, 1e-3)
+    } else if let Some(n) = text.strip_suffix('s') {
+        (n, 1.0)
+    } else {
+        (text, 1.0)
+    };
+    match number.trim().parse::<f64>() {
+        Ok(value) if value >= 0.0 && value.is_finite() => Ok(Duration::from_secs_f64(value * scale)),
+        _ => bail!("{flag}: `{text}` is not a duration (try `1s` or `500ms`)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn settings(args: &[&str]) -> Result<Settings> {
+        let mut argv = vec!["host", "run"];
+        argv.extend_from_slice(args);
+        let cli = crate::cli::Cli::try_parse_from(argv)?;
+        match cli.command {
+            crate::cli::Command::Run(run) => Settings::from_run_args(run),
+            crate::cli::Command::Selftest(_) => bail!("not a run"),
+        }
+    }
+
+    #[test]
+    fn defaults() -> Result<()> {
+        let s = settings(&["x.wasm"])?;
+        assert_eq!(s.pin, PinRequest::LastCore);
+        assert_eq!(s.priority, PriorityRequest::Nice);
+        assert_eq!(s.warmup_cap, Duration::from_secs(1));
+        assert_eq!(s.sample_time, Duration::from_millis(1));
+        assert_eq!(s.count, None);
+        assert_eq!(
+            s.stop,
+            StopRule::Precision {
+                pct: 1.0,
+                budget: DEFAULT_BUDGET
+            }
+        );
+        assert_eq!(s.export_json, None);
+        Ok(())
+    }
+
+    #[test]
+    fn overrides() -> Result<()> {
+        let s = settings(&[
+            "x.wasm",
+            "--core",
+            "0",
+            "--count",
+            "1000",
+            "--samples",
+            "7",
+            "--warmup",
+            "250ms",
+            "--export-json",
+            "-",
+        ])?;
+        assert_eq!(s.pin, PinRequest::Core(0));
+        assert_eq!(s.count.map(NonZeroU64::get), Some(1000));
+        assert_eq!(s.stop, StopRule::Samples(NonZeroUsize::new(7).context("7")?));
+        assert_eq!(s.warmup_cap, Duration::from_millis(250));
+        assert_eq!(s.export_json, Some(Output::Stdout));
+        let s = settings(&["x.wasm", "--time", "2.5s", "--no-pin"])?;
+        assert_eq!(s.stop, StopRule::Time(Duration::from_millis(2500)));
+        assert_eq!(s.pin, PinRequest::None);
+        Ok(())
+    }
+
+    #[test]
+    fn bad_values_name_the_flag() {
+        for (args, flag) in [
+            (&["x.wasm", "--count", "0"][..], "--count"),
+            (&["x.wasm", "--samples", "0"][..], "--samples"),
+            (&["x.wasm", "--warmup", "soon"][..], "--warmup"),
+            (&["x.wasm", "--time", "0s"][..], "--time"),
+            (&["x.wasm", "--precision", "-1"][..], "--precision"),
+        ] {
+            match settings(args) {
+                Ok(_) => panic!("{args:?} was accepted"),
+                Err(e) => assert!(format!("{e:#}").contains(flag), "{e:#}"),
+            }
+        }
+    }
+}
