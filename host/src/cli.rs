@@ -78,10 +78,19 @@ pub struct RunArgs {
     #[arg(long, value_name = "DURATION", default_value = "1ms")]
     pub sample_time: String,
 
-    /// Stop sampling once the 95% interval of the median is within this many
-    /// percent of it.
+    /// Stop sampling once the within-run 95% interval of the median is within
+    /// this many percent of it (or when the workload has used 2 s, compile
+    /// included).
     #[arg(long, value_name = "PCT", default_value_t = 1.0)]
     pub precision: f64,
+
+    /// Run-to-run drift of this machine: the relative standard deviation, in
+    /// percent, of medians measured in separate runs. No sampling inside one
+    /// run can see it, so it is added (in quadrature) to each side of the 95%
+    /// interval; 0 gives the within-run interval alone. `host selftest`
+    /// measures it.
+    #[arg(long, value_name = "PCT", default_value_t = crate::settings::DEFAULT_DRIFT_PCT)]
+    pub drift: f64,
 
     /// Seed passed to every `run` call (default: a fresh random seed per run).
     #[arg(long, value_name = "N")]

@@ -42,7 +42,9 @@ pub fn prepare_measuring_thread(pin: PinRequest, priority: PriorityRequest) -> P
             };
             match wanted {
                 None => {
-                    warnings.push("could not list the cores: the measuring thread is not pinned".into());
+                    warnings.push(
+                        "could not list the cores: the measuring thread is not pinned".into(),
+                    );
                     None
                 }
                 Some(id) if !cores.iter().any(|c| c.id == id) => {
@@ -53,7 +55,9 @@ pub fn prepare_measuring_thread(pin: PinRequest, priority: PriorityRequest) -> P
                     None
                 }
                 Some(id) => {
-                    if core_affinity::set_for_current(core_affinity::CoreId { id }) && current_cores() == Some(vec![id]) {
+                    if core_affinity::set_for_current(core_affinity::CoreId { id })
+                        && current_cores() == Some(vec![id])
+                    {
                         Some(id)
                     } else {
                         warnings.push(format!("pinning to core {id} was refused: not pinned"));
@@ -90,7 +94,9 @@ fn raise_priority(request: PriorityRequest, warnings: &mut Vec<String>) -> Strin
     if request != PriorityRequest::None {
         let normal = ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Other);
         if let Err(e) = set_thread_priority_and_policy(thread, ThreadPriority::Max, normal) {
-            warnings.push(format!("raising the priority to nice -20 was refused ({e:?})"));
+            warnings.push(format!(
+                "raising the priority to nice -20 was refused ({e:?})"
+            ));
         }
     }
     describe_current()

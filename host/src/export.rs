@@ -36,7 +36,11 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let name = path
         .file_name()
         .with_context(|| format!("{}: not a file name", path.display()))?;
-    let temporary = folder.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
+    let temporary = folder.join(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
     let result = (|| {
         let mut file = std::fs::File::create(&temporary)?;
         file.write_all(bytes)?;

@@ -40,7 +40,7 @@ pub const SETTLE_TOLERANCE: f64 = 0.02;
 /// Target wall time of one block of samples.
 pub const BLOCK_TIME: Duration = Duration::from_millis(50);
 /// Fewest blocks before the precision rule may stop sampling.
-pub const MIN_BLOCKS: usize = 4;
+pub const MIN_BLOCKS: usize = 8;
 /// Bounds on the samples in one block.
 pub const BLOCK_SAMPLES: (usize, usize) = (5, 5_000);
 /// Most samples kept for one benchmark.
@@ -111,7 +111,13 @@ impl Measurement {
     /// Per-op times after subtracting the empty-guest call and calibrated
     /// pause/resume pairs, block by block.
     pub fn corrected_per_op(&self) -> Vec<Vec<f64>> {
-        corrected(&self.blocks, &self.pauses, self.baseline_ns_per_call, self.pause_pair_ns, self.count)
+        corrected(
+            &self.blocks,
+            &self.pauses,
+            self.baseline_ns_per_call,
+            self.pause_pair_ns,
+            self.count,
+        )
     }
 
     /// Per-op times as measured, block by block.
@@ -129,7 +135,13 @@ impl Measurement {
     }
 }
 
-fn corrected(blocks: &[Vec<f64>], pauses: &[Vec<u64>], baseline: f64, pair: f64, count: u64) -> Vec<Vec<f64>> {
+fn corrected(
+    blocks: &[Vec<f64>],
+    pauses: &[Vec<u64>],
+    baseline: f64,
+    pair: f64,
+    count: u64,
+) -> Vec<Vec<f64>> {
     let count = count as f64;
     blocks
         .iter()
@@ -149,7 +161,11 @@ fn corrected(blocks: &[Vec<f64>], pauses: &[Vec<u64>], baseline: f64, pair: f64,
 
 /// Measure the run-wide calibration figures: the empty guest's call cost and
 /// the pause/resume pair cost.
-pub fn calibrate(clock: ClockCalibration, empty: &mut Instance, pause_pair: &mut Instance) -> Result<Calibration> {
+pub fn calibrate(
+    clock: ClockCalibration,
+    empty: &mut Instance,
+    pause_pair: &mut Instance,
+) -> Result<Calibration> {
     const PAIRS: u64 = 1_000;
     const CALLS: usize = 2_000;
     let seed = 0;
@@ -161,9 +177,15 @@ pub fn calibrate(clock: ClockCalibration, empty: &mut Instance, pause_pair: &mut
     }
     for _ in 0..CALLS / 10 {
         empty_at_pairs.push(empty.sample(PAIRS, seed)?.elapsed_ns);
-        pairs.push(pause_pair.sample(PAIRS, seed).context("calibrating pause/resume")?.elapsed_ns);
+        pairs.push(
+            pause_pair
+                .sample(PAIRS, seed)
+                .context("calibrating pause/resume")?
+                .elapsed_ns,
+        );
     }
-    let pause_pair_ns = ((stats::median(&pairs) - stats::median(&empty_at_pairs)) / PAIRS as f64).max(0.0);
+    let pause_pair_ns =
+        ((stats::median(&pairs) - stats::median(&empty_at_pairs)) / PAIRS as f64).max(0.0);
     Ok(Calibration {
         clock,
         empty_call_ns: stats::median(&one),
@@ -192,13 +214,17 @@ pub fn measure(
 /// The target duration of one sample: what the user asked for, but never
 /// shorter than 1000x the clock resolution or 1000x the empty-guest call.
 pub fn target_sample_time(asked: Duration, calibration: &Calibration) -> Duration {
-    let floor_ns = 1000.0 * calibration.clock.resolution_ns.max(calibration.empty_call_ns);
+    let floor_ns = 1000.0
+        * calibration
+            .clock
+            .resolution_ns
+            .max(calibration.empty_call_ns);
     asked.max(Duration::from_nanos(floor_ns as u64))
 }
 
 /// The count that makes one sample last `target`, from a per-op estimate.
 pub fn pilot(warm_count: u64, per_op_ns: f64, target: Duration) -> u64 {
-    if !(per_op_ns > 0.0) || !per_op_ns.is_finite() {
+    if per_op_ns.is_nan() || per_op_ns <= 0.0 || per_op_ns.is_infinite() {
         return warm_count.max(1);
     }
     let count = (target.as_nanos() as f64 / per_op_ns).round();
@@ -225,8 +251,14 @@ fn warm_up(plan: &Plan, target: Duration, workload: &mut Instance) -> Result<(Wa
             history.clear();
         } else {
             history.push(per_call / count as f64);
-            if let Some(last) = history.len().checked_sub(SETTLE_ROUNDS).map(|i| &history[i..]) {
-                let (lo, hi) = last.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+            if let Some(last) = history
+                .len()
+                .checked_sub(SETTLE_ROUNDS)
+                .map(|i| &history[i..])
+            {
+                let (lo, hi) = last
+                    .iter()
+                    .fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
                 if (hi - lo) <= SETTLE_TOLERANCE * stats::median(last) {
                     settled = true;
                     break;
@@ -238,7 +270,11 @@ fn warm_up(plan: &Plan, target: Duration, workload: &mut Instance) -> Result<(Wa
         }
     }
     let recent = &history[history.len().saturating_sub(SETTLE_ROUNDS)..];
-    let per_op_ns = if recent.is_empty() { f64::NAN } else { stats::median(recent) };
+    let per_op_ns = if recent.is_empty() {
+        f64::NAN
+    } else {
+        stats::median(recent)
+    };
     let warmup = Warmup {
         elapsed_ms: start.elapsed().as_secs_f64() * 1e3,
         settled,
@@ -288,7 +324,10 @@ fn sample(
     let mut precision_reached = false;
     loop {
         let block_len = match plan.stop {
-            StopRule::Samples(n) => per_block.min(n.get() - taken).max(1).min(n.get().div_ceil(MIN_BLOCKS).max(1)),
+            StopRule::Samples(n) => per_block
+                .min(n.get() - taken)
+                .max(1)
+                .min(n.get().div_ceil(MIN_BLOCKS).max(1)),
             _ => per_block,
         };
         for _ in 0..BASELINE_CALLS_PER_BLOCK {
@@ -297,7 +336,11 @@ fn sample(
         let mut block = Vec::with_capacity(block_len);
         let mut block_pauses = Vec::with_capacity(block_len);
         for _ in 0..block_len {
-            let RawSample { elapsed_ns, pauses, checksum: c } = workload.sample(count, plan.seed)?;
+            let RawSample {
+                elapsed_ns,
+                pauses,
+                checksum: c,
+            } = workload.sample(count, plan.seed)?;
             block.push(elapsed_ns);
             block_pauses.push(pauses);
             checksum = c;
@@ -372,8 +415,14 @@ mod tests {
     #[test]
     fn target_is_never_below_1000_ticks() {
         let c = calibration(20.0, 30.0);
-        assert_eq!(target_sample_time(Duration::from_millis(1), &c), Duration::from_millis(1));
-        assert_eq!(target_sample_time(Duration::from_micros(1), &c), Duration::from_micros(30));
+        assert_eq!(
+            target_sample_time(Duration::from_millis(1), &c),
+            Duration::from_millis(1)
+        );
+        assert_eq!(
+            target_sample_time(Duration::from_micros(1), &c),
+            Duration::from_micros(30)
+        );
     }
 
     #[test]
@@ -391,17 +440,38 @@ mod tests {
         let per_op = corrected(&blocks, &pauses, 30.0, 50.0, 100);
         assert_eq!(per_op, vec![vec![10.0, 10.0]]);
         // Without pause records, nothing is subtracted for pauses.
-        assert_eq!(corrected(&blocks, &[], 30.0, 50.0, 100), vec![vec![10.0, 11.0]]);
+        assert_eq!(
+            corrected(&blocks, &[], 30.0, 50.0, 100),
+            vec![vec![10.0, 11.0]]
+        );
     }
 
     #[test]
     fn precision_rule() {
-        let tight: Vec<Vec<f64>> = (0..4).map(|b| (0..50).map(|i| 100.0 + ((i * 7 + b) % 5) as f64 * 0.01).collect()).collect();
+        let tight: Vec<Vec<f64>> = (0..4)
+            .map(|b| {
+                (0..50)
+                    .map(|i| 100.0 + ((i * 7 + b) % 5) as f64 * 0.01)
+                    .collect()
+            })
+            .collect();
         assert!(precise_enough(&tight, 1.0, 0.0, 1));
-        let loose: Vec<Vec<f64>> = (0..4).map(|b| (0..5).map(|i| 100.0 + ((i * 7 + b) % 5) as f64 * 20.0).collect()).collect();
+        // Blocks centred 10% apart: the interval spans them.
+        let loose: Vec<Vec<f64>> = (0..4)
+            .map(|b| {
+                (0..50)
+                    .map(|i| 100.0 + 10.0 * b as f64 + (i % 5) as f64 * 0.01)
+                    .collect()
+            })
+            .collect();
         assert!(!precise_enough(&loose, 1.0, 0.0, 1));
         // Around zero only the absolute floor can be met.
-        let zero: Vec<Vec<f64>> = (0..4).map(|b| (0..50).map(|i| ((i + b) % 3) as f64 * 1e-9 - 1e-9).collect()).collect();
+        let zero: Vec<Vec<f64>> = (0..4)
+            .map(|b| {
+                let mut rng = fastrand::Rng::with_seed(b);
+                (0..50).map(|_| (rng.f64() - 0.5) * 1e-8).collect()
+            })
+            .collect();
         assert!(!precise_enough(&zero, 1.0, 0.0, 1));
         assert!(precise_enough(&zero, 1.0, 1e-8, 1));
     }

@@ -18,7 +18,12 @@ pub struct Table<W: Write> {
 impl<W: Write> Table<W> {
     /// `names` are the row names known in advance, to size the first column.
     pub fn new(out: W, names: &[String]) -> Self {
-        let name_width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0).clamp(9, 40);
+        let name_width = names
+            .iter()
+            .map(|n| n.chars().count())
+            .max()
+            .unwrap_or(0)
+            .clamp(9, 40);
         Table { out, name_width }
     }
 
@@ -26,7 +31,11 @@ impl<W: Write> Table<W> {
     pub fn header(&mut self, env: &Environment) -> io::Result<()> {
         let tool = Tool::this();
         let cpu = env.cpu_model.as_deref().unwrap_or("unknown CPU");
-        writeln!(self.out, "{} {} · {cpu} · {} cores", tool.name, tool.version, env.cores)?;
+        writeln!(
+            self.out,
+            "{} {} · {cpu} · {} cores",
+            tool.name, tool.version, env.cores
+        )?;
         let core = match env.pinned_core {
             Some(c) => format!("pinned to core {c}"),
             None => "not pinned".to_string(),
@@ -71,7 +80,8 @@ impl<W: Write> Table<W> {
         let w = self.name_width;
         let Some(f) = &result.figures else {
             let error = result.error.as_deref().unwrap_or("not measured");
-            return writeln!(self.out, "{:<w$}  error: {error}", result.name).and_then(|()| self.out.flush());
+            return writeln!(self.out, "{:<w$}  error: {error}", result.name)
+                .and_then(|()| self.out.flush());
         };
         let ci = format!(
             "[{}, {}]",

@@ -60,6 +60,8 @@ pub struct Environment {
     pub pause_pair_ns: f64,
     /// The seed passed to every `run` call.
     pub seed: u64,
+    /// Run-to-run drift added to every interval (relative standard deviation, %).
+    pub drift_pct: f64,
     /// Target duration of one sample, in ms.
     pub sample_time_ms: f64,
     pub cpu_model: Option<String>,
@@ -68,7 +70,13 @@ pub struct Environment {
 }
 
 impl Environment {
-    pub fn new(prepared: &Prepared, calibration: &Calibration, seed: u64, sample_time_ms: f64) -> Self {
+    pub fn new(
+        prepared: &Prepared,
+        calibration: &Calibration,
+        seed: u64,
+        drift_pct: f64,
+        sample_time_ms: f64,
+    ) -> Self {
         Environment {
             pinned_core: prepared.pinned_core,
             cores: prepared.cores,
@@ -78,6 +86,7 @@ impl Environment {
             empty_call_ns: calibration.empty_call_ns,
             pause_pair_ns: calibration.pause_pair_ns,
             seed,
+            drift_pct,
             sample_time_ms,
             cpu_model: cpu_model(),
             warnings: prepared.warnings.clone(),
@@ -127,9 +136,13 @@ pub struct NsPerOp {
     pub stddev: f64,
     pub min: f64,
     pub max: f64,
-    /// 95% interval of the median: percentile bootstrap over blocks.
+    /// 95% interval of the median: percentile bootstrap over blocks, widened
+    /// by the run-to-run drift (`environment.drift_pct`).
     pub ci95_low: f64,
     pub ci95_high: f64,
+    /// The bootstrap interval alone: what sampling inside this run can tell.
+    pub ci95_within_run_low: f64,
+    pub ci95_within_run_high: f64,
 }
 
 /// The figures of a measured benchmark.
@@ -188,16 +201,33 @@ pub struct Stages {
 
 impl Figures {
     /// Summarise a measurement.
-    pub fn new(m: &Measurement, stages: Stages, warmup_cap_ms: f64, seed: u64) -> Self {
+    pub fn new(
+        m: &Measurement,
+        stages: Stages,
+        warmup_cap_ms: f64,
+        seed: u64,
+        drift_pct: f64,
+    ) -> Self {
         let per_op = m.corrected_per_op();
         let summary = stats::summarize(&per_op, RESAMPLES_FINAL, seed);
+        let (ci95_low, ci95_high) = stats::widen_for_drift(
+            summary.median,
+            summary.ci95_low,
+            summary.ci95_high,
+            drift_pct / 100.0,
+        );
         let raw: Vec<f64> = m.raw_per_op().into_iter().flatten().collect();
         let all: Vec<f64> = per_op.iter().flatten().copied().collect();
         let (_, sample_classes) = stats::tukey(&all);
         let samples = all.len();
         let pauses: Vec<f64> = m.pauses.iter().flatten().map(|&p| p as f64).collect();
-        let pauses_per_sample = if pauses.is_empty() { 0 } else { stats::median(&pauses) as u64 };
-        let indistinguishable = !(summary.ci95_low > 0.0);
+        let pauses_per_sample = if pauses.is_empty() {
+            0
+        } else {
+            stats::median(&pauses) as u64
+        };
+        // NaN (no samples) counts as indistinguishable too.
+        let indistinguishable = ci95_low.is_nan() || ci95_low <= 0.0;
 
         let mut notes = Vec::new();
         if indistinguishable {
@@ -209,7 +239,9 @@ impl Figures {
             ));
         }
         if !m.warmup.settled {
-            notes.push(format!("warm-up did not settle within {warmup_cap_ms:.0} ms"));
+            notes.push(format!(
+                "warm-up did not settle within {warmup_cap_ms:.0} ms"
+            ));
         }
         if pauses_per_sample > 0 {
             notes.push(format!(
@@ -233,8 +265,10 @@ impl Figures {
                 stddev: summary.stddev,
                 min: summary.min,
                 max: summary.max,
-                ci95_low: summary.ci95_low,
-                ci95_high: summary.ci95_high,
+                ci95_low,
+                ci95_high,
+                ci95_within_run_low: summary.ci95_low,
+                ci95_within_run_high: summary.ci95_high,
             },
             raw_ns_per_op_median: stats::median(&raw),
             err_pct: summary.err_pct,

@@ -22,7 +22,11 @@ pub trait Observer: Send {
 
 /// Run every workload the settings name; failed workloads are rows with an
 /// error, not a failure of the run.
-pub fn run(settings: &Settings, files: &[std::path::PathBuf], observer: &mut dyn Observer) -> Result<RunReport> {
+pub fn run(
+    settings: &Settings,
+    files: &[std::path::PathBuf],
+    observer: &mut dyn Observer,
+) -> Result<RunReport> {
     std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("measure".into())
@@ -33,7 +37,11 @@ pub fn run(settings: &Settings, files: &[std::path::PathBuf], observer: &mut dyn
     })
 }
 
-fn measure_all(settings: &Settings, files: &[std::path::PathBuf], observer: &mut dyn Observer) -> Result<RunReport> {
+fn measure_all(
+    settings: &Settings,
+    files: &[std::path::PathBuf],
+    observer: &mut dyn Observer,
+) -> Result<RunReport> {
     let prepared = prepare_measuring_thread(settings.pin, settings.priority);
     let clock = crate::clock::calibrate();
     let engine = workload::engine()?;
@@ -57,6 +65,7 @@ fn measure_all(settings: &Settings, files: &[std::path::PathBuf], observer: &mut
         &prepared,
         &calibration,
         seed,
+        settings.drift_pct,
         measure::target_sample_time(settings.sample_time, &calibration).as_secs_f64() * 1e3,
     );
     observer.environment(&environment);
@@ -68,7 +77,12 @@ fn measure_all(settings: &Settings, files: &[std::path::PathBuf], observer: &mut
         let loaded = match workload::load(&engine, path) {
             Ok(w) => w,
             Err(e) => {
-                let row = BenchResult::failed(name, path, None, format!("{}: {}", path.display(), one_line(&e)));
+                let row = BenchResult::failed(
+                    name,
+                    path,
+                    None,
+                    format!("{}: {}", path.display(), one_line(&e)),
+                );
                 observer.result(&row);
                 results.push(row);
                 continue;
@@ -78,7 +92,16 @@ fn measure_all(settings: &Settings, files: &[std::path::PathBuf], observer: &mut
             // The first benchmark of a file carries its compile time.
             let started = if index == 0 { started } else { Instant::now() };
             let compile_ms = if index == 0 { loaded.compile_ms } else { 0.0 };
-            let row = match measure_one(settings, &plan, &calibration, &linker, &empty_module, &loaded.module, &bench.export, started) {
+            let row = match measure_one(
+                settings,
+                &plan,
+                &calibration,
+                &linker,
+                &empty_module,
+                &loaded.module,
+                &bench.export,
+                started,
+            ) {
                 Ok((measurement, instantiate_ms)) => BenchResult {
                     name: bench.name.clone(),
                     path: path.display().to_string(),
@@ -86,9 +109,13 @@ fn measure_all(settings: &Settings, files: &[std::path::PathBuf], observer: &mut
                     error: None,
                     figures: Some(Figures::new(
                         &measurement,
-                        Stages { compile_ms, instantiate_ms },
+                        Stages {
+                            compile_ms,
+                            instantiate_ms,
+                        },
                         settings.warmup_cap.as_secs_f64() * 1e3,
                         seed,
+                        settings.drift_pct,
                     )),
                 },
                 Err(e) => BenchResult::failed(

@@ -1,1 +1,245 @@
-pub fn selftest(_a: &crate::cli::SelftestArgs) -> anyhow::Result<()> { anyhow::bail!("selftest: not written yet") }
+//! `host selftest`: measure the harness itself.
+//!
+//! Every figure comes from separate `host run` processes of this very binary,
+//! as a user would run them:
+//! - repeatability: the median of the same workload over several separate
+//!   runs, their spread, and whether each run's 95% interval holds the median
+//!   of all runs;
+//! - count independence: per-op time at counts 10^3 to 10^7, for the workload
+//!   and for the empty guest (whose per-op time should be 0);
+//! - time to a result: wall time of each default run, compile included.
+//!
+//! This module only drives runs and prints what they reported.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::cli::SelftestArgs;
+use crate::export::write_json;
+use crate::settings::Output;
+use crate::stats;
+use crate::units::format_ns;
+
+/// Counts for the count-independence check.
+const COUNTS: [u64; 5] = [1_000, 10_000, 100_000, 1_000_000, 10_000_000];
+
+#[derive(Debug, Serialize)]
+struct RunFigures {
+    median_ns: f64,
+    ci95_low_ns: f64,
+    ci95_high_ns: f64,
+    within_run_low_ns: f64,
+    within_run_high_ns: f64,
+    samples: u64,
+    wall_s: f64,
+    interval_holds_median_of_runs: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct CountFigures {
+    count: u64,
+    workload_ns_per_op: f64,
+    workload_vs_largest_count_pct: f64,
+    empty_ns_per_op: f64,
+    empty_ci95: (f64, f64),
+}
+
+#[derive(Debug, Serialize)]
+struct SelftestReport {
+    workload: String,
+    runs: Vec<RunFigures>,
+    median_of_runs_ns: f64,
+    spread_pct: f64,
+    run_to_run_sd_pct: f64,
+    intervals_holding_median: usize,
+    default_empty_ns_per_op: f64,
+    counts: Vec<CountFigures>,
+}
+
+pub fn selftest(args: &SelftestArgs) -> Result<()> {
+    for path in [&args.workload, &args.empty] {
+        if !path.is_file() {
+            bail!("{}: no such workload file", path.display());
+        }
+    }
+    if args.runs < 2 {
+        bail!("--runs must be at least 2");
+    }
+    let workload = args.workload.display().to_string();
+    println!(
+        "wasm-bench selftest: {} separate runs of {workload}",
+        args.runs
+    );
+
+    // Repeatability and time to a result.
+    let mut runs = Vec::new();
+    for i in 0..args.runs {
+        let start = Instant::now();
+        let row = run_one(&args.workload, &[])?;
+        let wall_s = start.elapsed().as_secs_f64();
+        let figures = RunFigures {
+            median_ns: number(&row, "/ns_per_op/median")?,
+            ci95_low_ns: number(&row, "/ns_per_op/ci95_low")?,
+            ci95_high_ns: number(&row, "/ns_per_op/ci95_high")?,
+            within_run_low_ns: number(&row, "/ns_per_op/ci95_within_run_low")?,
+            within_run_high_ns: number(&row, "/ns_per_op/ci95_within_run_high")?,
+            samples: number(&row, "/samples")? as u64,
+            wall_s,
+            interval_holds_median_of_runs: false,
+        };
+        println!(
+            "  run {}: {} [{}, {}] (within run [{}, {}]), {} samples, {:.2} s",
+            i + 1,
+            format_ns(figures.median_ns),
+            format_ns(figures.ci95_low_ns),
+            format_ns(figures.ci95_high_ns),
+            format_ns(figures.within_run_low_ns),
+            format_ns(figures.within_run_high_ns),
+            figures.samples,
+            wall_s
+        );
+        runs.push(figures);
+    }
+    let medians: Vec<f64> = runs.iter().map(|r| r.median_ns).collect();
+    let median_of_runs = stats::median(&medians);
+    for run in &mut runs {
+        run.interval_holds_median_of_runs =
+            run.ci95_low_ns <= median_of_runs && median_of_runs <= run.ci95_high_ns;
+    }
+    let holding = runs
+        .iter()
+        .filter(|r| r.interval_holds_median_of_runs)
+        .count();
+    let within_holding = runs
+        .iter()
+        .filter(|r| r.within_run_low_ns <= median_of_runs && median_of_runs <= r.within_run_high_ns)
+        .count();
+    let (lo, hi) = medians
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), &m| (lo.min(m), hi.max(m)));
+    let spread_pct = (hi - lo) / median_of_runs * 100.0;
+    let mean = medians.iter().sum::<f64>() / medians.len() as f64;
+    let sd = (medians.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (medians.len() - 1) as f64)
+        .sqrt();
+    let sd_pct = sd / mean * 100.0;
+    let walls: Vec<f64> = runs.iter().map(|r| r.wall_s).collect();
+    println!(
+        "  median of runs {}; spread (max-min)/median {spread_pct:.2}%; run-to-run sd {sd_pct:.2}%",
+        format_ns(median_of_runs)
+    );
+    println!(
+        "  95% intervals holding the median of runs: {holding} of {} (within-run intervals alone: {within_holding} of {})",
+        runs.len(),
+        runs.len()
+    );
+    println!(
+        "  wall time to a result: median {:.2} s, max {:.2} s",
+        stats::median(&walls),
+        walls.iter().copied().fold(0.0, f64::max)
+    );
+
+    // The empty guest with the default settings.
+    let empty_row = run_one(&args.empty, &[])?;
+    let default_empty = number(&empty_row, "/ns_per_op/median")?;
+    println!(
+        "empty guest, default run: {} per op [{}, {}]",
+        format_ns(default_empty),
+        format_ns(number(&empty_row, "/ns_per_op/ci95_low")?),
+        format_ns(number(&empty_row, "/ns_per_op/ci95_high")?)
+    );
+
+    // Count independence.
+    println!("count independence (ns/op; difference against the largest count):");
+    let mut counts = Vec::new();
+    for count in COUNTS {
+        let flag = count.to_string();
+        let row = run_one(&args.workload, &["--count", &flag])?;
+        let empty = run_one(&args.empty, &["--count", &flag])?;
+        counts.push(CountFigures {
+            count,
+            workload_ns_per_op: number(&row, "/ns_per_op/median")?,
+            workload_vs_largest_count_pct: 0.0,
+            empty_ns_per_op: number(&empty, "/ns_per_op/median")?,
+            empty_ci95: (
+                number(&empty, "/ns_per_op/ci95_low")?,
+                number(&empty, "/ns_per_op/ci95_high")?,
+            ),
+        });
+    }
+    let reference = counts.last().map_or(f64::NAN, |c| c.workload_ns_per_op);
+    for c in &mut counts {
+        c.workload_vs_largest_count_pct = (c.workload_ns_per_op / reference - 1.0) * 100.0;
+        println!(
+            "  count {:>10}: {:>10} ({:+.2}%)   empty {:>10} [{}, {}]",
+            c.count,
+            format_ns(c.workload_ns_per_op),
+            c.workload_vs_largest_count_pct,
+            format_ns(c.empty_ns_per_op),
+            format_ns(c.empty_ci95.0),
+            format_ns(c.empty_ci95.1)
+        );
+    }
+
+    let report = SelftestReport {
+        workload,
+        runs,
+        median_of_runs_ns: median_of_runs,
+        spread_pct,
+        run_to_run_sd_pct: sd_pct,
+        intervals_holding_median: holding,
+        default_empty_ns_per_op: default_empty,
+        counts,
+    };
+    if let Some(path) = &args.export_json {
+        let output = if path.as_os_str() == "-" {
+            Output::Stdout
+        } else {
+            Output::File(path.clone())
+        };
+        write_json(&report, &output)?;
+    }
+    Ok(())
+}
+
+/// Run `host run FILE --export-json - EXTRA...` in a separate process and
+/// return its single result row.
+fn run_one(file: &Path, extra: &[&str]) -> Result<Value> {
+    let exe = std::env::current_exe().context("locating the host binary")?;
+    let output = Command::new(exe)
+        .arg("run")
+        .arg(file)
+        .args(["--export-json", "-"])
+        .args(extra)
+        .output()
+        .context("starting a separate run")?;
+    if !output.status.success() {
+        bail!(
+            "a separate run of {} failed: {}",
+            file.display(),
+            String::from_utf8_lossy(&output.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
+        );
+    }
+    let report: Value = serde_json::from_slice(&output.stdout).context("reading a run's JSON")?;
+    let row = report
+        .pointer("/results/0")
+        .cloned()
+        .context("a run reported no result")?;
+    if let Some(error) = row.get("error").and_then(Value::as_str) {
+        bail!("{error}");
+    }
+    Ok(row)
+}
+
+fn number(row: &Value, pointer: &str) -> Result<f64> {
+    row.pointer(pointer)
+        .and_then(Value::as_f64)
+        .with_context(|| format!("a run's JSON lacks {pointer}"))
+}

@@ -15,6 +15,11 @@ use crate::cli::{PriorityArg, RunArgs};
 /// Default wall-clock budget for one workload, compile included.
 pub const DEFAULT_BUDGET: Duration = Duration::from_secs(2);
 
+/// Default run-to-run drift (relative standard deviation of medians between
+/// separate runs, in percent), measured with `host selftest` on the 2-vCPU
+/// virtual machines this tool is tested on.
+pub const DEFAULT_DRIFT_PCT: f64 = 0.75;
+
 /// Where the measuring thread should run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PinRequest {
@@ -82,6 +87,8 @@ pub struct Settings {
     pub sample_time: Duration,
     /// Seed passed to `run`; `None` draws a fresh one.
     pub seed: Option<u64>,
+    /// Run-to-run drift added to the interval, in percent.
+    pub drift_pct: f64,
     /// Argument of `setup(size)`.
     pub size: u64,
     pub export_json: Option<Output>,
@@ -116,9 +123,9 @@ impl Settings {
             }
         };
         let stop = match (args.samples, args.time) {
-            (Some(n), _) => StopRule::Samples(
-                NonZeroUsize::new(n).context("--samples must be at least 1")?,
-            ),
+            (Some(n), _) => {
+                StopRule::Samples(NonZeroUsize::new(n).context("--samples must be at least 1")?)
+            }
             (None, Some(time)) => {
                 let time = parse_duration("--time", &time)?;
                 if time.is_zero() {
@@ -136,6 +143,9 @@ impl Settings {
                 }
             }
         };
+        if !(args.drift >= 0.0 && args.drift.is_finite()) {
+            bail!("--drift must be a percentage of 0 or more");
+        }
         if args.size > i64::MAX as u64 {
             bail!("--size must fit in a signed 64-bit integer");
         }
@@ -148,6 +158,7 @@ impl Settings {
             stop,
             sample_time,
             seed: args.seed,
+            drift_pct: args.drift,
             size: args.size,
             export_json: args.export_json.map(Output::from_path),
         })
@@ -169,7 +180,9 @@ pub fn parse_duration(flag: &str, text: &str) -> Result<Duration> {
         (text, 1.0)
     };
     match number.trim().parse::<f64>() {
-        Ok(value) if value >= 0.0 && value.is_finite() => Ok(Duration::from_secs_f64(value * scale)),
+        Ok(value) if value >= 0.0 && value.is_finite() => {
+            Ok(Duration::from_secs_f64(value * scale))
+        }
         _ => bail!("{flag}: `{text}` is not a duration (try `1s` or `500ms`)"),
     }
 }
@@ -225,7 +238,10 @@ mod tests {
         ])?;
         assert_eq!(s.pin, PinRequest::Core(0));
         assert_eq!(s.count.map(NonZeroU64::get), Some(1000));
-        assert_eq!(s.stop, StopRule::Samples(NonZeroUsize::new(7).context("7")?));
+        assert_eq!(
+            s.stop,
+            StopRule::Samples(NonZeroUsize::new(7).context("7")?)
+        );
         assert_eq!(s.warmup_cap, Duration::from_millis(250));
         assert_eq!(s.export_json, Some(Output::Stdout));
         let s = settings(&["x.wasm", "--time", "2.5s", "--no-pin"])?;
@@ -241,7 +257,8 @@ mod tests {
             (&["x.wasm", "--samples", "0"][..], "--samples"),
             (&["x.wasm", "--warmup", "soon"][..], "--warmup"),
             (&["x.wasm", "--time", "0s"][..], "--time"),
-            (&["x.wasm", "--precision", "-1"][..], "--precision"),
+            (&["x.wasm", "--precision=-1"][..], "--precision"),
+            (&["x.wasm", "--drift=-1"][..], "--drift"),
         ] {
             match settings(args) {
                 Ok(_) => panic!("{args:?} was accepted"),

@@ -28,6 +28,10 @@
 //!   resamples whole blocks with replacement — a cluster/block bootstrap —
 //!   so that drift between blocks widens the interval instead of being
 //!   averaged away ([`median_ci`]).
+//! * **Run-to-run drift**: a relative standard uncertainty that no sampling
+//!   inside one run can see (the machine itself speeds up and slows down over
+//!   minutes) is added to each side of the interval in quadrature, as a
+//!   type-B component in the GUM (JCGM 100:2008) ([`widen_for_drift`]).
 
 use serde::Serialize;
 
@@ -345,6 +349,18 @@ fn count(outliers: &mut Outliers, class: OutlierClass) {
     }
 }
 
+/// Widen the interval `[low, high]` around `centre` by a relative standard
+/// uncertainty `rel_sd` (a fraction: 0.01 is 1%), combined in quadrature with
+/// each side at the normal 97.5% quantile: half-width' = sqrt(half-width² +
+/// (1.96 · rel_sd · |centre|)²). `rel_sd` of 0 returns the interval unchanged.
+pub fn widen_for_drift(centre: f64, low: f64, high: f64, rel_sd: f64) -> (f64, f64) {
+    const Z_975: f64 = 1.959_963_984_540_054;
+    let drift = Z_975 * rel_sd.max(0.0) * centre.abs();
+    let below = (centre - low).max(0.0);
+    let above = (high - centre).max(0.0);
+    (centre - below.hypot(drift), centre + above.hypot(drift))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -659,5 +675,17 @@ mod tests {
         assert_serialize::<OutlierClass>();
         assert_serialize::<Outliers>();
         assert_serialize::<Summary>();
+    }
+
+    #[test]
+    fn drift_widens_in_quadrature() {
+        let (low, high) = widen_for_drift(100.0, 97.0, 104.0, 0.0);
+        assert_eq!((low, high), (97.0, 104.0));
+        // 1.96 * 1% of 100 = 1.96; sqrt(3^2 + 1.96^2) = 3.5835...
+        let (low, high) = widen_for_drift(100.0, 97.0, 104.0, 0.01);
+        assert!((100.0 - low - 3.583_498).abs() < 1e-5, "{low}");
+        assert!((high - 100.0 - 4.454_375).abs() < 1e-5, "{high}");
+        // Around zero, drift adds nothing.
+        assert_eq!(widen_for_drift(0.0, -0.5, 0.5, 0.01), (-0.5, 0.5));
     }
 }

@@ -89,6 +89,7 @@ mod tests {
         assert_eq!(format_rate(0.0), "-");
         assert_eq!(format_count(1000), "1000");
         assert_eq!(format_count(2_100_000), "2100k");
-        assert_eq!(format_count(4_294_967_296), "4G");
+        assert_eq!(format_count(4_294_967_296), "4295M");
+        assert_eq!(format_count(20_000_000_000), "20G");
     }
 }

@@ -91,7 +91,10 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
                 .filter(|p| p.is_file() && is_workload_file(p))
                 .collect();
             if found.is_empty() {
-                bail!("{}: the folder holds no .wasm or .wat files", path.display());
+                bail!(
+                    "{}: the folder holds no .wasm or .wat files",
+                    path.display()
+                );
             }
             found.sort();
             files.extend(found);
@@ -148,8 +151,8 @@ pub fn load(engine: &Engine, path: &Path) -> Result<Workload> {
             "is a WebAssembly component; this version measures core modules only (see wit/workload.wit for the contract)"
         );
     }
-    let module = Module::new(engine, &bytes)
-        .map_err(|e| anyhow!("does not compile: {}", one_line(&e)))?;
+    let module =
+        Module::new(engine, &bytes).map_err(|e| anyhow!("does not compile: {}", one_line(&e)))?;
     let compile_ms = start.elapsed().as_secs_f64() * 1e3;
     let contract = check_contract(&module, &workload_name(path))?;
     Ok(Workload {
@@ -203,7 +206,8 @@ pub fn check_contract(module: &Module, file_name: &str) -> Result<Contract> {
     let mut uses_pause = false;
     for import in module.imports() {
         let qualified = format!("{}.{}", import.module(), import.name());
-        let is_timing = import.module() == BENCH_MODULE && matches!(import.name(), "pause" | "resume");
+        let is_timing =
+            import.module() == BENCH_MODULE && matches!(import.name(), "pause" | "resume");
         if !is_timing {
             bail!(
                 "unknown import `{qualified}`: a workload may import only bench.pause and bench.resume"
@@ -218,7 +222,11 @@ pub fn check_contract(module: &Module, file_name: &str) -> Result<Contract> {
         }
     }
 
-    let run_type = FuncType::new(module.engine(), [ValType::I64, ValType::I64], [ValType::I64]);
+    let run_type = FuncType::new(
+        module.engine(),
+        [ValType::I64, ValType::I64],
+        [ValType::I64],
+    );
     let setup_type = FuncType::new(module.engine(), [ValType::I64], []);
     let mut benchmarks = Vec::new();
     let mut has_setup = false;
@@ -229,8 +237,13 @@ pub fn check_contract(module: &Module, file_name: &str) -> Result<Contract> {
             continue;
         }
         let ty = export.ty();
-        let (ExternType::Func(func), expected) = (&ty, if is_run { &run_type } else { &setup_type }) else {
-            bail!("export `{name}` is a {}, expected a function", describe_extern(&ty));
+        let (ExternType::Func(func), expected) =
+            (&ty, if is_run { &run_type } else { &setup_type })
+        else {
+            bail!(
+                "export `{name}` is a {}, expected a function",
+                describe_extern(&ty)
+            );
         };
         if !FuncType::eq(func, expected) {
             bail!(
@@ -315,25 +328,37 @@ impl HostState {
 /// imports and nothing else.
 pub fn linker(engine: &Engine) -> Result<Linker<HostState>> {
     let mut linker = Linker::new(engine);
-    linker.func_wrap(BENCH_MODULE, "pause", |mut caller: Caller<'_, HostState>| {
-        let now = Instant::now();
-        let state = caller.data_mut();
-        if state.paused_since.is_some() {
-            return Err(wasmtime::Error::msg("bench.pause called while already paused"));
-        }
-        state.paused_since = Some(now);
-        state.pauses += 1;
-        Ok(())
-    })?;
-    linker.func_wrap(BENCH_MODULE, "resume", |mut caller: Caller<'_, HostState>| {
-        let state = caller.data_mut();
-        let Some(since) = state.paused_since.take() else {
-            return Err(wasmtime::Error::msg("bench.resume called without bench.pause"));
-        };
-        let now = Instant::now();
-        state.paused += now.duration_since(since);
-        Ok(())
-    })?;
+    linker.func_wrap(
+        BENCH_MODULE,
+        "pause",
+        |mut caller: Caller<'_, HostState>| {
+            let now = Instant::now();
+            let state = caller.data_mut();
+            if state.paused_since.is_some() {
+                return Err(wasmtime::Error::msg(
+                    "bench.pause called while already paused",
+                ));
+            }
+            state.paused_since = Some(now);
+            state.pauses += 1;
+            Ok(())
+        },
+    )?;
+    linker.func_wrap(
+        BENCH_MODULE,
+        "resume",
+        |mut caller: Caller<'_, HostState>| {
+            let state = caller.data_mut();
+            let Some(since) = state.paused_since.take() else {
+                return Err(wasmtime::Error::msg(
+                    "bench.resume called without bench.pause",
+                ));
+            };
+            let now = Instant::now();
+            state.paused += now.duration_since(since);
+            Ok(())
+        },
+    )?;
     Ok(linker)
 }
 
@@ -405,5 +430,114 @@ impl Instance {
             pauses: state.pauses,
             checksum: std::hint::black_box(checksum),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn contract(wat: &str) -> Result<Contract> {
+        let engine = engine()?;
+        let module = Module::new(&engine, wat).map_err(|e| anyhow!("{e}"))?;
+        check_contract(&module, "w")
+    }
+
+    fn contract_error(wat: &str) -> String {
+        match contract(wat) {
+            Ok(c) => panic!("accepted: {c:?}"),
+            Err(e) => format!("{e:#}"),
+        }
+    }
+
+    const RUN: &str = r#"(func (export "run") (param i64 i64) (result i64) local.get 1)"#;
+
+    #[test]
+    fn a_plain_workload_follows_the_contract() -> Result<()> {
+        let c = contract(&format!("(module {RUN})"))?;
+        assert_eq!(
+            c.benchmarks,
+            vec![Benchmark {
+                name: "w".into(),
+                export: "run".into()
+            }]
+        );
+        assert!(!c.has_setup && !c.uses_pause);
+        Ok(())
+    }
+
+    #[test]
+    fn setup_pause_and_several_benchmarks() -> Result<()> {
+        let c = contract(
+            r#"(module
+                (import "bench" "pause" (func))
+                (import "bench" "resume" (func))
+                (memory (export "memory") 1)
+                (func (export "setup") (param i64))
+                (func (export "run_a") (param i64 i64) (result i64) local.get 0)
+                (func (export "run_b") (param i64 i64) (result i64) local.get 1))"#,
+        )?;
+        let names: Vec<&str> = c.benchmarks.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["w:a", "w:b"]);
+        assert!(c.has_setup && c.uses_pause);
+        Ok(())
+    }
+
+    #[test]
+    fn contract_violations_are_named() {
+        assert!(contract_error("(module)").contains("exports no `run(i64, i64) -> i64`"));
+        assert!(
+            contract_error(
+                r#"(module (func (export "run") (param i32) (result i32) local.get 0))"#
+            )
+            .contains("export `run` has type (i32) -> i32, expected (i64, i64) -> i64")
+        );
+        assert!(
+            contract_error(&format!(
+                r#"(module {RUN} (func (export "setup") (param i32)))"#
+            ))
+            .contains("export `setup` has type (i32) -> (), expected (i64) -> ()")
+        );
+        assert!(
+            contract_error(&format!(r#"(module (import "env" "foo" (func)) {RUN})"#))
+                .contains("unknown import `env.foo`")
+        );
+        assert!(
+            contract_error(&format!(
+                r#"(module (import "bench" "pause" (func (param i32))) {RUN})"#
+            ))
+            .contains("import `bench.pause` has type (i32) -> (), expected () -> ()")
+        );
+        assert!(
+            contract_error(r#"(module (global (export "run") i64 (i64.const 0)))"#)
+                .contains("export `run` is a global")
+        );
+    }
+
+    #[test]
+    fn detection_by_header() {
+        let path = Path::new("x.wasm");
+        let detect_error = |bytes: &[u8]| match detect(path, bytes) {
+            Ok(kind) => panic!("accepted as {kind}"),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(detect(path, b"\0asm\x01\0\0\0").ok(), Some(Kind::Module));
+        assert_eq!(
+            detect(path, b"\0asm\x0d\0\x01\0").ok(),
+            Some(Kind::Component)
+        );
+        assert_eq!(
+            detect(Path::new("x.wat"), b"(module)").ok(),
+            Some(Kind::Module)
+        );
+        assert!(detect_error(b"").contains("empty"));
+        assert!(detect_error(b"hello world").contains("not a WebAssembly binary"));
+        assert!(detect_error(b"\0asm").contains("not a WebAssembly binary"));
+    }
+
+    #[test]
+    fn errors_fit_on_one_line() {
+        let e = anyhow!("first\nsecond").context("outer");
+        assert_eq!(one_line(&e), "outer: first; second");
     }
 }
