@@ -96,9 +96,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
 
-    /// Size passed to `setup(size)` (default 0).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub size: u64,
+    /// Input sizes: each is measured as its own row, on a fresh instance
+    /// set up with `setup(size)`. A list (`100,1000,10000`), powers
+    /// (`2^10`), or a doubling range (`2^4..2^16`, `16..4096`); may be
+    /// repeated. With several sizes, per-op time is fitted against size.
+    #[arg(long, value_name = "SIZES")]
+    pub size: Vec<String>,
 
     /// Write every figure, raw samples included, as JSON to FILE (`-` for stdout).
     #[arg(long, value_name = "FILE")]

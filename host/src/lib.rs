@@ -12,8 +12,10 @@
 
 pub mod cli;
 pub mod clock;
+pub mod complexity;
 pub mod env;
 pub mod export;
+pub mod instance;
 pub mod measure;
 pub mod report;
 pub mod result;

@@ -37,23 +37,40 @@ fn main() -> ExitCode {
 struct Printer<W: Write + Send>(Table<W>);
 
 impl<W: Write + Send> Observer for Printer<W> {
-    fn environment(&mut self, env: &Environment) {
-        let _ = self.0.header(env);
+    fn start(&mut self, env: &Environment, rows: &[String]) {
+        let _ = self.0.header(env, rows);
     }
     fn result(&mut self, result: &BenchResult) {
         let _ = self.0.row(result);
     }
 }
 
+/// Fail before measuring when an export could not be written afterwards.
+fn check_writable_folder(path: &std::path::Path) -> Result<()> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    if !folder.is_dir() {
+        anyhow::bail!(
+            "--export-json: the folder {} does not exist",
+            folder.display()
+        );
+    }
+    Ok(())
+}
+
 fn run(settings: &Settings) -> Result<ExitCode> {
     let files = workload::discover(&settings.paths)?;
-    let names: Vec<String> = files.iter().map(|f| workload::workload_name(f)).collect();
+    if let Some(Output::File(path)) = &settings.export_json {
+        check_writable_folder(path)?;
+    }
     // With JSON on stdout, the table goes to stderr.
     let table_out: Box<dyn Write + Send> = match settings.export_json {
         Some(Output::Stdout) => Box::new(std::io::stderr()),
         _ => Box::new(std::io::stdout()),
     };
-    let mut printer = Printer(Table::new(table_out, &names));
+    let mut printer = Printer(Table::new(table_out));
     let report = host::run::run(settings, &files, &mut printer)?;
     let _ = printer.0.footer(&report);
     if let Some(output) = &settings.export_json {

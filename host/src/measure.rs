@@ -25,9 +25,9 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::clock::ClockCalibration;
+use crate::instance::{Instance, RawSample};
 use crate::settings::StopRule;
 use crate::stats;
-use crate::workload::{Instance, RawSample};
 
 /// The pilot never asks for more operations per sample than this. A workload
 /// that reaches it does not get slower with its count: its loop was probably
@@ -101,7 +101,7 @@ pub struct Measurement {
     /// Median of `baseline_calls_ns`.
     pub baseline_ns_per_call: f64,
     pub pause_pair_ns: f64,
-    pub checksum: i64,
+    pub checksum: u64,
     pub sampling_ms: f64,
     /// Whether the precision goal was reached (only for the precision rule).
     pub precision_reached: bool,

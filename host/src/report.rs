@@ -7,7 +7,7 @@
 use std::io::{self, Write};
 
 use crate::result::{BenchResult, Environment, RunReport, Tool};
-use crate::units::{format_count, format_ns, format_rate};
+use crate::units::{format_count, format_ns, format_ns_in, format_rate, unit_for};
 
 /// Writes the human-readable report to one stream.
 pub struct Table<W: Write> {
@@ -16,19 +16,19 @@ pub struct Table<W: Write> {
 }
 
 impl<W: Write> Table<W> {
-    /// `names` are the row names known in advance, to size the first column.
-    pub fn new(out: W, names: &[String]) -> Self {
-        let name_width = names
+    pub fn new(out: W) -> Self {
+        Table { out, name_width: 9 }
+    }
+
+    /// The environment lines and the column headings; `rows` are the names of
+    /// every row to come, to size the first column.
+    pub fn header(&mut self, env: &Environment, rows: &[String]) -> io::Result<()> {
+        self.name_width = rows
             .iter()
             .map(|n| n.chars().count())
             .max()
             .unwrap_or(0)
-            .clamp(9, 40);
-        Table { out, name_width }
-    }
-
-    /// The environment lines and the column headings.
-    pub fn header(&mut self, env: &Environment) -> io::Result<()> {
+            .clamp(9, 60);
         let tool = Tool::this();
         let cpu = env.cpu_model.as_deref().unwrap_or("unknown CPU");
         writeln!(
@@ -55,6 +55,15 @@ impl<W: Write> Table<W> {
             env.sample_time_ms,
             env.seed
         )?;
+        if let (Some(call), Some(pair)) = (env.empty_component_call_ns, env.component_pause_pair_ns)
+        {
+            writeln!(
+                self.out,
+                "components: empty-guest call {} · pause/resume pair {}",
+                format_ns(call),
+                format_ns(pair)
+            )?;
+        }
         for warning in &env.warnings {
             writeln!(self.out, "warning: {warning}")?;
         }
@@ -83,19 +92,28 @@ impl<W: Write> Table<W> {
             return writeln!(self.out, "{:<w$}  error: {error}", result.name)
                 .and_then(|()| self.out.flush());
         };
+        let unit = unit_for(&[
+            f.ns_per_op.median,
+            f.ns_per_op.ci95_low,
+            f.ns_per_op.ci95_high,
+        ]);
         let ci = format!(
             "[{}, {}]",
-            format_ns(f.ns_per_op.ci95_low),
-            format_ns(f.ns_per_op.ci95_high)
+            format_ns_in(f.ns_per_op.ci95_low, unit),
+            format_ns_in(f.ns_per_op.ci95_high, unit)
         );
+        let rate = match f.indistinguishable_from_empty {
+            true => "-".to_string(),
+            false => format_rate(f.ops_per_sec.unwrap_or(0.0)),
+        };
         writeln!(
             self.out,
             "{:<w$}  {:>11}  {:>7}  {:>25}  {:>11}  {:>7}  {:>6}  {:>8}",
             result.name,
-            format_ns(f.ns_per_op.median),
+            format_ns_in(f.ns_per_op.median, unit),
             format!("±{:.1}%", f.err_pct.min(999.9)),
             ci,
-            format_rate(f.ops_per_sec.unwrap_or(0.0)),
+            rate,
             f.samples,
             format_count(f.count),
             f.outliers,
@@ -110,6 +128,24 @@ impl<W: Write> Table<W> {
     pub fn footer(&mut self, report: &RunReport) -> io::Result<()> {
         let failures = report.failures();
         let measured = report.results.len() - failures;
+        if !report.complexity.is_empty() {
+            writeln!(self.out)?;
+            writeln!(
+                self.out,
+                "complexity (per-op time against size, least squares):"
+            )?;
+            for fit in &report.complexity {
+                writeln!(
+                    self.out,
+                    "{:<w$}  {:<11} coefficient {:>10}  rms {:.1}%",
+                    fit.benchmark,
+                    fit.best.to_string(),
+                    format_ns(fit.coefficient),
+                    fit.rms * 100.0,
+                    w = self.name_width
+                )?;
+            }
+        }
         writeln!(self.out)?;
         if failures == 0 {
             writeln!(self.out, "{measured} measured")?;

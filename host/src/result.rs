@@ -8,6 +8,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::complexity::{Candidate, Complexity};
 use crate::env::Prepared;
 use crate::measure::{Calibration, MAX_COUNT, Measurement, RESAMPLES_FINAL};
 use crate::stats::{self, OutlierClass, Outliers};
@@ -19,6 +20,26 @@ pub struct RunReport {
     pub tool: Tool,
     pub environment: Environment,
     pub results: Vec<BenchResult>,
+    /// Per benchmark measured at several sizes: the fit of per-op time
+    /// against size.
+    pub complexity: Vec<ComplexityResult>,
+}
+
+/// The complexity fit of one benchmark over its sizes.
+#[derive(Debug, Clone, Serialize)]
+pub struct ComplexityResult {
+    /// `file` or `file:benchmark`.
+    pub benchmark: String,
+    pub path: String,
+    /// Best fit, e.g. `O(n log n)`.
+    pub best: Complexity,
+    /// ns per op = coefficient · g(size).
+    pub coefficient: f64,
+    /// RMS of the residuals relative to the mean.
+    pub rms: f64,
+    pub candidates: Vec<Candidate>,
+    /// The (size, median ns/op) points fitted.
+    pub points: Vec<(u64, f64)>,
 }
 
 impl RunReport {
@@ -54,10 +75,13 @@ pub struct Environment {
     pub priority: String,
     pub clock_resolution_ns: f64,
     pub clock_overhead_ns: f64,
-    /// One call of the empty guest through the timed path, in ns.
+    /// One call of the empty core module through the timed path, in ns.
     pub empty_call_ns: f64,
-    /// A pause/resume pair, in ns (subtracted per pause).
+    /// A pause/resume pair in a core module, in ns (subtracted per pause).
     pub pause_pair_ns: f64,
+    /// The same two figures for components, when any were measured.
+    pub empty_component_call_ns: Option<f64>,
+    pub component_pause_pair_ns: Option<f64>,
     /// The seed passed to every `run` call.
     pub seed: u64,
     /// Run-to-run drift added to every interval (relative standard deviation, %).
@@ -73,6 +97,7 @@ impl Environment {
     pub fn new(
         prepared: &Prepared,
         calibration: &Calibration,
+        component: Option<&Calibration>,
         seed: u64,
         drift_pct: f64,
         sample_time_ms: f64,
@@ -85,6 +110,8 @@ impl Environment {
             clock_overhead_ns: calibration.clock.overhead_ns,
             empty_call_ns: calibration.empty_call_ns,
             pause_pair_ns: calibration.pause_pair_ns,
+            empty_component_call_ns: component.map(|c| c.empty_call_ns),
+            component_pause_pair_ns: component.map(|c| c.pause_pair_ns),
             seed,
             drift_pct,
             sample_time_ms,
@@ -105,8 +132,12 @@ fn cpu_model() -> Option<String> {
 /// One row: a benchmark that was measured, or one that failed.
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchResult {
-    /// `file` or `file:benchmark`.
+    /// `file` or `file:benchmark`, followed by `/size` when sizes were given.
     pub name: String,
+    /// `file` or `file:benchmark`.
+    pub benchmark: String,
+    /// The size passed to `setup`, when sizes were given.
+    pub size: Option<u64>,
     pub path: String,
     pub kind: Option<Kind>,
     /// Why it failed, on one line; absent when it was measured.
@@ -117,13 +148,53 @@ pub struct BenchResult {
 }
 
 impl BenchResult {
-    pub fn failed(name: String, path: &Path, kind: Option<Kind>, error: String) -> Self {
+    pub fn failed(row: &Row, kind: Option<Kind>, error: String) -> Self {
         BenchResult {
-            name,
-            path: path.display().to_string(),
+            name: row.name.clone(),
+            benchmark: row.benchmark.clone(),
+            size: row.size,
+            path: row.path.display().to_string(),
             kind,
             error: Some(error),
             figures: None,
+        }
+    }
+
+    pub fn measured(row: &Row, kind: Kind, figures: Figures) -> Self {
+        BenchResult {
+            name: row.name.clone(),
+            benchmark: row.benchmark.clone(),
+            size: row.size,
+            path: row.path.display().to_string(),
+            kind: Some(kind),
+            error: None,
+            figures: Some(figures),
+        }
+    }
+}
+
+/// What one row of the report measures.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    pub name: String,
+    pub benchmark: String,
+    pub size: Option<u64>,
+    pub path: std::path::PathBuf,
+    /// The export to call.
+    pub export: String,
+}
+
+impl Row {
+    pub fn new(path: &Path, benchmark: &str, export: &str, size: Option<u64>) -> Self {
+        Row {
+            name: match size {
+                Some(size) => format!("{benchmark}/{size}"),
+                None => benchmark.to_string(),
+            },
+            benchmark: benchmark.to_string(),
+            size,
+            path: path.to_path_buf(),
+            export: export.to_string(),
         }
     }
 }
@@ -171,8 +242,9 @@ pub struct Figures {
     pub compile_ms: f64,
     pub instantiate_ms: f64,
     pub sampling_ms: f64,
-    /// What `run(count, seed)` returned.
-    pub checksum: i64,
+    /// What `run(count, seed)` returned (as the guest typed it: i64 for
+    /// core modules, u64 for components).
+    pub checksum: Checksum,
     /// `bench.pause` calls per sample (median), and in all.
     pub pauses_per_sample: u64,
     pub pauses_total: u64,
@@ -192,9 +264,27 @@ pub struct Figures {
     pub baseline_calls_ns: Vec<f64>,
 }
 
+/// A value returned by `run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Checksum {
+    Signed(i64),
+    Unsigned(u64),
+}
+
+impl Checksum {
+    pub fn new(kind: Kind, bits: u64) -> Self {
+        match kind {
+            Kind::Module => Checksum::Signed(bits as i64),
+            Kind::Component => Checksum::Unsigned(bits),
+        }
+    }
+}
+
 /// Timings of the stages before measurement, in ms.
 #[derive(Debug, Clone, Copy)]
 pub struct Stages {
+    pub kind: Kind,
     pub compile_ms: f64,
     pub instantiate_ms: f64,
 }
@@ -282,7 +372,7 @@ impl Figures {
             compile_ms: stages.compile_ms,
             instantiate_ms: stages.instantiate_ms,
             sampling_ms: m.sampling_ms,
-            checksum: m.checksum,
+            checksum: Checksum::new(stages.kind, m.checksum),
             pauses_per_sample,
             pauses_total: m.total_pauses(),
             indistinguishable_from_empty: indistinguishable,

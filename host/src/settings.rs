@@ -89,8 +89,8 @@ pub struct Settings {
     pub seed: Option<u64>,
     /// Run-to-run drift added to the interval, in percent.
     pub drift_pct: f64,
-    /// Argument of `setup(size)`.
-    pub size: u64,
+    /// Input sizes, ascending; empty when none were given (then `setup(0)`).
+    pub sizes: Vec<u64>,
     pub export_json: Option<Output>,
 }
 
@@ -146,9 +146,7 @@ impl Settings {
         if !(args.drift >= 0.0 && args.drift.is_finite()) {
             bail!("--drift must be a percentage of 0 or more");
         }
-        if args.size > i64::MAX as u64 {
-            bail!("--size must fit in a signed 64-bit integer");
-        }
+        let sizes = parse_sizes(&args.size)?;
         Ok(Settings {
             paths: args.paths,
             pin,
@@ -159,10 +157,75 @@ impl Settings {
             sample_time,
             seed: args.seed,
             drift_pct: args.drift,
-            size: args.size,
+            sizes,
             export_json: args.export_json.map(Output::from_path),
         })
     }
+}
+
+/// Most rows one `--size` range may produce.
+const MAX_SIZES: usize = 1_000;
+
+/// Parse `--size` values: comma-separated terms, each a number, a power
+/// (`2^10`) or a doubling range (`16..4096`, `2^4..2^16`, ends included).
+/// Returns the sizes ascending, without repeats.
+pub fn parse_sizes(specs: &[String]) -> Result<Vec<u64>> {
+    let mut sizes = Vec::new();
+    for spec in specs {
+        for term in spec.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            match term.split_once("..") {
+                Some((from, to)) => {
+                    let (from, to) = (size_term(from)?, size_term(to)?);
+                    if from == 0 || from > to {
+                        bail!(
+                            "--size: `{term}` is not a range from a positive size up to a larger one"
+                        );
+                    }
+                    let mut n = from;
+                    while n < to {
+                        sizes.push(n);
+                        n = n.saturating_mul(2);
+                        if sizes.len() > MAX_SIZES {
+                            bail!("--size: `{term}` gives more than {MAX_SIZES} sizes");
+                        }
+                    }
+                    sizes.push(to);
+                }
+                None => sizes.push(size_term(term)?),
+            }
+        }
+    }
+    sizes.sort_unstable();
+    sizes.dedup();
+    Ok(sizes)
+}
+
+fn size_term(term: &str) -> Result<u64> {
+    let term = term.trim();
+    let value = match term.split_once('^') {
+        Some((base, exp)) => {
+            let base: u64 = base
+                .trim()
+                .parse()
+                .ok()
+                .with_context(|| format!("--size: `{term}` is not a size"))?;
+            let exp: u32 = exp
+                .trim()
+                .parse()
+                .ok()
+                .with_context(|| format!("--size: `{term}` is not a size"))?;
+            base.checked_pow(exp)
+                .with_context(|| format!("--size: `{term}` is too large"))?
+        }
+        None => term
+            .parse()
+            .ok()
+            .with_context(|| format!("--size: `{term}` is not a size"))?,
+    };
+    if value > i64::MAX as u64 {
+        bail!("--size: `{term}` must fit in a signed 64-bit integer");
+    }
+    Ok(value)
 }
 
 /// Parse a duration such as `1s`, `500ms`, `2.5s`, naming the flag on error.
@@ -247,6 +310,21 @@ mod tests {
         let s = settings(&["x.wasm", "--time", "2.5s", "--no-pin"])?;
         assert_eq!(s.stop, StopRule::Time(Duration::from_millis(2500)));
         assert_eq!(s.pin, PinRequest::None);
+        Ok(())
+    }
+
+    #[test]
+    fn sizes_lists_powers_and_ranges() -> Result<()> {
+        let parse =
+            |specs: &[&str]| parse_sizes(&specs.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(parse(&[])?, Vec::<u64>::new());
+        assert_eq!(parse(&["100,1000,10000"])?, [100, 1000, 10000]);
+        assert_eq!(parse(&["2^4..2^7"])?, [16, 32, 64, 128]);
+        assert_eq!(parse(&["10..50"])?, [10, 20, 40, 50]);
+        assert_eq!(parse(&["101", "100", "2^10", "100"])?, [100, 101, 1024]);
+        for bad in ["x", "2^", "0..8", "8..4", "2^70", "-3"] {
+            assert!(parse(&[bad]).is_err(), "{bad} was accepted");
+        }
         Ok(())
     }
 

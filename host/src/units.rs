@@ -2,27 +2,65 @@
 //!
 //! Display only; every figure is kept in ns (or ops/s) in the results.
 
+/// A unit of time: its name and how many ns it holds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimeUnit {
+    pub name: &'static str,
+    pub ns: f64,
+}
+
+const UNITS: [TimeUnit; 5] = [
+    TimeUnit {
+        name: "ps",
+        ns: 1e-3,
+    },
+    TimeUnit {
+        name: "ns",
+        ns: 1.0,
+    },
+    TimeUnit {
+        name: "µs",
+        ns: 1e3,
+    },
+    TimeUnit {
+        name: "ms",
+        ns: 1e6,
+    },
+    TimeUnit { name: "s", ns: 1e9 },
+];
+
+/// The unit that fits the largest magnitude among `values` (ns for zero).
+pub fn unit_for(values: &[f64]) -> TimeUnit {
+    let magnitude = values
+        .iter()
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, |m, v| m.max(v.abs()));
+    if magnitude == 0.0 {
+        return UNITS[1];
+    }
+    UNITS
+        .iter()
+        .rev()
+        .find(|u| magnitude >= u.ns)
+        .copied()
+        .unwrap_or(UNITS[0])
+}
+
 /// A time in ns with a unit that fits (ps, ns, µs, ms, s) and four
 /// significant digits, e.g. `312.4 ps`, `1.234 µs`.
 pub fn format_ns(ns: f64) -> String {
+    format_ns_in(ns, unit_for(&[ns]))
+}
+
+/// A time in ns, shown in `unit`.
+pub fn format_ns_in(ns: f64, unit: TimeUnit) -> String {
     if !ns.is_finite() {
         return "-".to_string();
     }
-    let magnitude = ns.abs();
-    let (value, unit) = if magnitude == 0.0 {
-        (0.0, "ns")
-    } else if magnitude < 1.0 {
-        (ns * 1e3, "ps")
-    } else if magnitude < 1e3 {
-        (ns, "ns")
-    } else if magnitude < 1e6 {
-        (ns / 1e3, "µs")
-    } else if magnitude < 1e9 {
-        (ns / 1e6, "ms")
-    } else {
-        (ns / 1e9, "s")
-    };
-    format!("{} {unit}", four_digits(value))
+    let value = ns / unit.ns;
+    // Never show "-0.000".
+    let value = if value.abs() < 5e-4 { 0.0 } else { value };
+    format!("{} {}", four_digits(value), unit.name)
 }
 
 /// A rate with an SI prefix, e.g. `3.201 G/s`.
@@ -79,6 +117,15 @@ mod tests {
         assert_eq!(format_ns(2.5e6), "2.500 ms");
         assert_eq!(format_ns(3.2e9), "3.200 s");
         assert_eq!(format_ns(-0.00002), "-0.020 ps");
+        assert_eq!(format_ns(-1e-9), "0.000 ps");
+        assert_eq!(
+            format_ns_in(0.0, unit_for(&[0.0, -0.002, 0.004])),
+            "0.000 ps"
+        );
+        assert_eq!(
+            format_ns_in(1500.0, unit_for(&[1500.0, 1600.0])),
+            "1.500 µs"
+        );
         assert_eq!(format_ns(f64::NAN), "-");
     }
 

@@ -1,56 +1,41 @@
-//! Load workloads, check them against the contract, instantiate them, and
-//! call them.
+//! Load workloads and check them against the contract.
 //!
-//! A core module is a workload when it exports `run(i64, i64) -> i64` (or
-//! several `run_<name>` functions of that type), optionally `setup(i64)`, and
-//! imports nothing but `bench.pause` and `bench.resume` (both `() -> ()`).
-//! The contract is written down once, in `wit/workload.wit` and README.md.
+//! A workload is a core module or a component (told apart by the binary
+//! header; `.wat` text is converted first). The contract is written down
+//! once, in `wit/workload.wit` and README.md:
+//! - core module: exports `run(i64, i64) -> i64` (or several
+//!   `run_<name>`), optionally `setup(i64)`, and imports nothing but
+//!   `bench.pause` and `bench.resume` (both `() -> ()`);
+//! - component: exports `run: func(count: u64, seed: u64) -> u64` (or several
+//!   `run-<name>`), optionally `setup: func(size: u64)`, and imports nothing
+//!   but the `wasm-bench:workload/timing` interface.
 //!
-//! This module owns the one timed region of the harness,
-//! [`Instance::sample`]: two clock reads around one guest call. It does not
-//! decide how often to call; that is [`crate::measure`]'s job.
+//! This module reads, compiles and checks; instantiating and calling is
+//! [`crate::instance`]'s job.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
 use serde::Serialize;
-use wasmtime::{
-    Caller, Config, Engine, ExternType, FuncType, Linker, Module, OptLevel, Store, TypedFunc,
-    ValType,
-};
+use wasmtime::component::types::{ComponentFunc, ComponentItem};
+use wasmtime::component::{Component, Type};
+use wasmtime::{Config, Engine, ExternType, FuncType, Module, OptLevel, ValType};
 
-/// Module name of the timing-control imports.
+/// Core-module name of the timing-control imports.
 pub const BENCH_MODULE: &str = "bench";
+/// The timing-control interface a component may import.
+pub const TIMING_INTERFACE: &str = "wasm-bench:workload/timing@0.1.0";
 /// Export name of the (first) benchmark function.
 pub const RUN_EXPORT: &str = "run";
-/// Prefix of further benchmark functions: `run_<name>`.
+/// Prefix of further benchmark functions: `run_<name>` in core modules.
 pub const RUN_PREFIX: &str = "run_";
+/// Prefix of further benchmark functions: `run-<name>` in components (WIT
+/// names are kebab-case).
+pub const COMPONENT_RUN_PREFIX: &str = "run-";
 /// Export name of the optional set-up function.
 pub const SETUP_EXPORT: &str = "setup";
-
-/// The empty guest: the same exports as a workload, and no work. Its per-call
-/// cost, measured through the very same path, is subtracted from every sample.
-pub const EMPTY_GUEST_WAT: &str = r#"(module
-  (func (export "setup") (param i64))
-  (func (export "run") (param $count i64) (param $seed i64) (result i64)
-    local.get $seed))"#;
-
-/// Calls `bench.pause` then `bench.resume`, `count` times: calibrates the cost
-/// of a pause/resume pair that stays inside the clock.
-pub const PAUSE_PAIR_WAT: &str = r#"(module
-  (import "bench" "pause" (func $pause))
-  (import "bench" "resume" (func $resume))
-  (func (export "run") (param $count i64) (param $seed i64) (result i64)
-    (block $done
-      (loop $again
-        (br_if $done (i64.le_s (local.get $count) (i64.const 0)))
-        (call $pause)
-        (call $resume)
-        (local.set $count (i64.sub (local.get $count) (i64.const 1)))
-        (br $again)))
-    local.get $seed))"#;
 
 /// What kind of WebAssembly binary a workload is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -70,10 +55,12 @@ impl fmt::Display for Kind {
 }
 
 /// Create the engine every workload is compiled with: Cranelift, optimised
-/// for speed, no wasm backtraces (trap messages stay one line).
+/// for speed, components enabled, no wasm backtraces (trap messages stay one
+/// line).
 pub fn engine() -> Result<Engine> {
     let mut config = Config::new();
     config.cranelift_opt_level(OptLevel::Speed);
+    config.wasm_component_model(true);
     config.wasm_backtrace_max_frames(None);
     Engine::new(&config).map_err(|e| anyhow!("creating the wasmtime engine: {e}"))
 }
@@ -122,63 +109,82 @@ pub fn workload_name(path: &Path) -> String {
 /// One benchmark function inside a workload file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Benchmark {
-    /// Row name: `file` for `run`, `file:name` for `run_<name>`.
+    /// Row name: `file` for `run`, `file:name` for `run_<name>`/`run-<name>`.
     pub name: String,
     /// The export to call.
     pub export: String,
 }
 
+/// Compiled code of a workload.
+#[derive(Clone)]
+pub enum Code {
+    Module(Module),
+    Component(Component),
+}
+
+impl Code {
+    pub fn kind(&self) -> Kind {
+        match self {
+            Code::Module(_) => Kind::Module,
+            Code::Component(_) => Kind::Component,
+        }
+    }
+}
+
 /// A compiled workload that follows the contract.
 pub struct Workload {
     pub path: PathBuf,
-    pub kind: Kind,
-    pub module: Module,
-    pub benchmarks: Vec<Benchmark>,
-    pub has_setup: bool,
-    /// Whether it imports `bench.pause`/`bench.resume`.
-    pub uses_pause: bool,
-    /// Wall time of reading and compiling it, in ms.
+    pub code: Code,
+    pub contract: Contract,
+    /// Wall time of compiling it, in ms.
     pub compile_ms: f64,
 }
 
-/// Read, compile and check one workload file.
-pub fn load(engine: &Engine, path: &Path) -> Result<Workload> {
-    let bytes = std::fs::read(path).map_err(|e| anyhow!("cannot read the file: {e}"))?;
+/// What a workload offers under the contract.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Contract {
+    pub benchmarks: Vec<Benchmark>,
+    pub has_setup: bool,
+    /// Whether it imports the timing controls.
+    pub uses_pause: bool,
+}
+
+/// Read, compile and check one workload file. On failure, the kind is
+/// returned when it was known.
+pub fn load(engine: &Engine, path: &Path) -> Result<Workload, (Option<Kind>, anyhow::Error)> {
+    let bytes = read_binary(path).map_err(|e| (None, e))?;
+    let kind = detect(&bytes).map_err(|e| (None, e))?;
     let start = Instant::now();
-    let kind = detect(path, &bytes)?;
-    if kind == Kind::Component {
-        bail!(
-            "is a WebAssembly component; this version measures core modules only (see wit/workload.wit for the contract)"
-        );
-    }
-    let module =
-        Module::new(engine, &bytes).map_err(|e| anyhow!("does not compile: {}", one_line(&e)))?;
+    let code = compile(engine, kind, &bytes).map_err(|e| (Some(kind), e))?;
     let compile_ms = start.elapsed().as_secs_f64() * 1e3;
-    let contract = check_contract(&module, &workload_name(path))?;
+    let contract =
+        check_contract(engine, &code, &workload_name(path)).map_err(|e| (Some(kind), e))?;
     Ok(Workload {
         path: path.to_path_buf(),
-        kind,
-        module,
-        benchmarks: contract.benchmarks,
-        has_setup: contract.has_setup,
-        uses_pause: contract.uses_pause,
+        code,
+        contract,
         compile_ms,
     })
 }
 
-/// Compile a built-in guest written in WAT.
-pub fn builtin(engine: &Engine, wat: &str) -> Result<Module> {
-    Module::new(engine, wat).map_err(|e| anyhow!("compiling a built-in guest: {e}"))
-}
-
-/// Tell a core module from a component by the binary header; WAT text is a
-/// module.
-pub fn detect(path: &Path, bytes: &[u8]) -> Result<Kind> {
+/// The file's bytes, with `.wat` text converted to binary.
+fn read_binary(path: &Path) -> Result<Vec<u8>> {
+    let bytes = std::fs::read(path).map_err(|e| anyhow!("cannot read the file: {e}"))?;
     if bytes.is_empty() {
         bail!("the file is empty");
     }
     if path.extension().and_then(|e| e.to_str()) == Some("wat") {
-        return Ok(Kind::Module);
+        let text =
+            String::from_utf8(bytes).map_err(|_| anyhow!("the .wat file is not UTF-8 text"))?;
+        return wat::parse_str(&text).map_err(|e| anyhow!("not valid WAT: {}", one_line(&e)));
+    }
+    Ok(bytes)
+}
+
+/// Tell a core module from a component by the binary header.
+pub fn detect(bytes: &[u8]) -> Result<Kind> {
+    if bytes.is_empty() {
+        bail!("the file is empty");
     }
     if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
         bail!("not a WebAssembly binary (no `\\0asm` header)");
@@ -192,16 +198,30 @@ pub fn detect(path: &Path, bytes: &[u8]) -> Result<Kind> {
     }
 }
 
-/// What a module offers under the contract.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Contract {
-    pub benchmarks: Vec<Benchmark>,
-    pub has_setup: bool,
-    pub uses_pause: bool,
+fn compile(engine: &Engine, kind: Kind, bytes: &[u8]) -> Result<Code> {
+    let code = match kind {
+        Kind::Module => Module::new(engine, bytes).map(Code::Module),
+        Kind::Component => Component::new(engine, bytes).map(Code::Component),
+    };
+    code.map_err(|e| anyhow!("does not compile: {}", one_line(&e)))
 }
 
-/// Check a compiled module's imports and exports against the contract.
-pub fn check_contract(module: &Module, file_name: &str) -> Result<Contract> {
+/// Compile a built-in guest written in WAT (a module or a component).
+pub fn builtin(engine: &Engine, wat: &str) -> Result<Code> {
+    let bytes = wat::parse_str(wat).map_err(|e| anyhow!("a built-in guest: {e}"))?;
+    let kind = detect(&bytes)?;
+    compile(engine, kind, &bytes).context("compiling a built-in guest")
+}
+
+/// Check compiled code's imports and exports against the contract.
+pub fn check_contract(engine: &Engine, code: &Code, file_name: &str) -> Result<Contract> {
+    match code {
+        Code::Module(module) => check_module(module, file_name),
+        Code::Component(component) => check_component(engine, component, file_name),
+    }
+}
+
+fn check_module(module: &Module, file_name: &str) -> Result<Contract> {
     let unit = || FuncType::new(module.engine(), [], []);
     let mut uses_pause = false;
     for import in module.imports() {
@@ -237,9 +257,8 @@ pub fn check_contract(module: &Module, file_name: &str) -> Result<Contract> {
             continue;
         }
         let ty = export.ty();
-        let (ExternType::Func(func), expected) =
-            (&ty, if is_run { &run_type } else { &setup_type })
-        else {
+        let expected = if is_run { &run_type } else { &setup_type };
+        let ExternType::Func(func) = &ty else {
             bail!(
                 "export `{name}` is a {}, expected a function",
                 describe_extern(&ty)
@@ -253,14 +272,7 @@ pub fn check_contract(module: &Module, file_name: &str) -> Result<Contract> {
             );
         }
         if is_run {
-            let row = match name.strip_prefix(RUN_PREFIX) {
-                Some(suffix) => format!("{file_name}:{suffix}"),
-                None => file_name.to_string(),
-            };
-            benchmarks.push(Benchmark {
-                name: row,
-                export: name.to_string(),
-            });
+            benchmarks.push(benchmark(file_name, name, RUN_PREFIX));
         } else {
             has_setup = true;
         }
@@ -273,6 +285,109 @@ pub fn check_contract(module: &Module, file_name: &str) -> Result<Contract> {
         has_setup,
         uses_pause,
     })
+}
+
+fn benchmark(file_name: &str, export: &str, prefix: &str) -> Benchmark {
+    let name = match export.strip_prefix(prefix) {
+        Some(suffix) => format!("{file_name}:{suffix}"),
+        None => file_name.to_string(),
+    };
+    Benchmark {
+        name,
+        export: export.to_string(),
+    }
+}
+
+fn check_component(engine: &Engine, component: &Component, file_name: &str) -> Result<Contract> {
+    let ty = component.component_type();
+    let mut uses_pause = false;
+    for (name, item) in ty.imports(engine) {
+        // Any version 0.1.x of the timing interface is this one.
+        if name != TIMING_INTERFACE {
+            bail!(
+                "imports `{name}`: a workload component targets the `wasm-bench:workload/workload` world and may import only `{TIMING_INTERFACE}`"
+            );
+        }
+        let ComponentItem::ComponentInstance(instance) = item.ty else {
+            bail!("import `{name}` is not an interface");
+        };
+        for (func_name, func) in instance.exports(engine) {
+            let ok = matches!(func_name, "pause" | "resume")
+                && matches!(&func.ty, ComponentItem::ComponentFunc(f) if f.params().len() == 0 && f.results().len() == 0);
+            if !ok {
+                bail!(
+                    "import `{name}` asks for `{func_name}`, which the timing interface does not have (it has pause: func() and resume: func())"
+                );
+            }
+        }
+        uses_pause = true;
+    }
+
+    let mut benchmarks = Vec::new();
+    let mut has_setup = false;
+    for (name, item) in ty.exports(engine) {
+        let is_run = name == RUN_EXPORT || name.starts_with(COMPONENT_RUN_PREFIX);
+        if !is_run && name != SETUP_EXPORT {
+            continue;
+        }
+        let ComponentItem::ComponentFunc(func) = &item.ty else {
+            bail!("export `{name}` is not a function");
+        };
+        let (params, results): (&[Type], &[Type]) = if is_run {
+            (&[Type::U64, Type::U64], &[Type::U64])
+        } else {
+            (&[Type::U64], &[])
+        };
+        if !component_func_is(func, params, results) {
+            bail!(
+                "export `{name}` has type {}, expected {}",
+                describe_component_func(func),
+                if is_run {
+                    "func(count: u64, seed: u64) -> u64"
+                } else {
+                    "func(size: u64)"
+                }
+            );
+        }
+        if is_run {
+            benchmarks.push(benchmark(file_name, name, COMPONENT_RUN_PREFIX));
+        } else {
+            has_setup = true;
+        }
+    }
+    if benchmarks.is_empty() {
+        bail!(
+            "exports no `run: func(count: u64, seed: u64) -> u64` (the component does not target the wasm-bench:workload/workload world)"
+        );
+    }
+    Ok(Contract {
+        benchmarks,
+        has_setup,
+        uses_pause,
+    })
+}
+
+fn component_func_is(func: &ComponentFunc, params: &[Type], results: &[Type]) -> bool {
+    func.params().map(|(_, t)| t).eq(params.iter().cloned())
+        && func.results().eq(results.iter().cloned())
+        && !func.async_()
+}
+
+fn describe_component_func(func: &ComponentFunc) -> String {
+    let params: Vec<String> = func
+        .params()
+        .map(|(n, t)| format!("{n}: {}", describe_type(&t)))
+        .collect();
+    let results: Vec<String> = func.results().map(|t| describe_type(&t)).collect();
+    match results.len() {
+        0 => format!("func({})", params.join(", ")),
+        _ => format!("func({}) -> {}", params.join(", "), results.join(", ")),
+    }
+}
+
+fn describe_type(ty: &Type) -> String {
+    let text = format!("{ty:?}");
+    text.split('(').next().unwrap_or(&text).to_lowercase()
 }
 
 fn describe_func(ty: &FuncType) -> String {
@@ -308,139 +423,16 @@ pub fn one_line(error: &dyn std::fmt::Display) -> String {
         .join("; ")
 }
 
-/// Per-store state: the bookkeeping of `bench.pause`/`bench.resume`.
-#[derive(Debug, Default)]
-pub struct HostState {
-    paused_since: Option<Instant>,
-    paused: Duration,
-    pauses: u64,
-}
-
-impl HostState {
-    fn reset(&mut self) {
-        self.paused_since = None;
-        self.paused = Duration::ZERO;
-        self.pauses = 0;
-    }
-}
-
-/// The linker every workload is instantiated with: it provides the timing
-/// imports and nothing else.
-pub fn linker(engine: &Engine) -> Result<Linker<HostState>> {
-    let mut linker = Linker::new(engine);
-    linker.func_wrap(
-        BENCH_MODULE,
-        "pause",
-        |mut caller: Caller<'_, HostState>| {
-            let now = Instant::now();
-            let state = caller.data_mut();
-            if state.paused_since.is_some() {
-                return Err(wasmtime::Error::msg(
-                    "bench.pause called while already paused",
-                ));
-            }
-            state.paused_since = Some(now);
-            state.pauses += 1;
-            Ok(())
-        },
-    )?;
-    linker.func_wrap(
-        BENCH_MODULE,
-        "resume",
-        |mut caller: Caller<'_, HostState>| {
-            let state = caller.data_mut();
-            let Some(since) = state.paused_since.take() else {
-                return Err(wasmtime::Error::msg(
-                    "bench.resume called without bench.pause",
-                ));
-            };
-            let now = Instant::now();
-            state.paused += now.duration_since(since);
-            Ok(())
-        },
-    )?;
-    Ok(linker)
-}
-
-/// One timed guest call.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RawSample {
-    /// Time between the two clock reads, less the time spent paused, in ns.
-    pub elapsed_ns: f64,
-    /// `bench.pause` calls during the sample.
-    pub pauses: u64,
-    /// What `run` returned.
-    pub checksum: i64,
-}
-
-/// A live instance of a workload, ready to be sampled.
-pub struct Instance {
-    store: Store<HostState>,
-    run: TypedFunc<(i64, i64), i64>,
-    setup: Option<TypedFunc<i64, ()>>,
-}
-
-impl Instance {
-    /// Instantiate `module` in a fresh store and look up `export`.
-    pub fn new(linker: &Linker<HostState>, module: &Module, export: &str) -> Result<Self> {
-        let mut store = Store::new(module.engine(), HostState::default());
-        let instance = linker
-            .instantiate(&mut store, module)
-            .map_err(|e| anyhow!("instantiation failed: {}", one_line(&e)))?;
-        let run = instance
-            .get_typed_func::<(i64, i64), i64>(&mut store, export)
-            .map_err(|e| anyhow!("export `{export}`: {}", one_line(&e)))?;
-        let setup = match instance.get_func(&mut store, SETUP_EXPORT) {
-            Some(func) => Some(
-                func.typed::<i64, ()>(&store)
-                    .map_err(|e| anyhow!("export `{SETUP_EXPORT}`: {}", one_line(&e)))?,
-            ),
-            None => None,
-        };
-        Ok(Instance { store, run, setup })
-    }
-
-    /// Call `setup(size)` if the module exports it (untimed).
-    pub fn setup(&mut self, size: u64) -> Result<()> {
-        if let Some(setup) = &self.setup {
-            setup
-                .call(&mut self.store, size as i64)
-                .map_err(|e| anyhow!("`setup({size})` failed: {}", one_line(&e)))?;
-        }
-        Ok(())
-    }
-
-    /// Time one call of `run(count, seed)`. Nothing but the guest call sits
-    /// between the two clock reads.
-    #[inline(never)]
-    pub fn sample(&mut self, count: u64, seed: u64) -> Result<RawSample> {
-        self.store.data_mut().reset();
-        let (count, seed) = (count as i64, seed as i64);
-        let start = Instant::now();
-        let result = self.run.call(&mut self.store, (count, seed));
-        let end = Instant::now();
-        let checksum = result.map_err(|e| anyhow!("`run` failed: {}", one_line(&e)))?;
-        let state = self.store.data();
-        if state.paused_since.is_some() {
-            bail!("`run` returned while paused (bench.pause without bench.resume)");
-        }
-        let elapsed = end.duration_since(start).saturating_sub(state.paused);
-        Ok(RawSample {
-            elapsed_ns: elapsed.as_nanos() as f64,
-            pauses: state.pauses,
-            checksum: std::hint::black_box(checksum),
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Compile WAT (a module or a component) and check its contract.
     fn contract(wat: &str) -> Result<Contract> {
         let engine = engine()?;
-        let module = Module::new(&engine, wat).map_err(|e| anyhow!("{e}"))?;
-        check_contract(&module, "w")
+        let bytes = wat::parse_str(wat)?;
+        let code = compile(&engine, detect(&bytes)?, &bytes)?;
+        check_contract(&engine, &code, "w")
     }
 
     fn contract_error(wat: &str) -> String {
@@ -515,24 +507,88 @@ mod tests {
     }
 
     #[test]
-    fn detection_by_header() {
-        let path = Path::new("x.wasm");
-        let detect_error = |bytes: &[u8]| match detect(path, bytes) {
+    fn detection_by_header() -> Result<()> {
+        let detect_error = |bytes: &[u8]| match detect(bytes) {
             Ok(kind) => panic!("accepted as {kind}"),
             Err(e) => e.to_string(),
         };
-        assert_eq!(detect(path, b"\0asm\x01\0\0\0").ok(), Some(Kind::Module));
+        assert_eq!(detect(b"\0asm\x01\0\0\0").ok(), Some(Kind::Module));
+        assert_eq!(detect(b"\0asm\x0d\0\x01\0").ok(), Some(Kind::Component));
         assert_eq!(
-            detect(path, b"\0asm\x0d\0\x01\0").ok(),
+            detect(&wat::parse_str("(component)")?).ok(),
             Some(Kind::Component)
         );
         assert_eq!(
-            detect(Path::new("x.wat"), b"(module)").ok(),
+            detect(&wat::parse_str("(module)")?).ok(),
             Some(Kind::Module)
         );
         assert!(detect_error(b"").contains("empty"));
         assert!(detect_error(b"hello world").contains("not a WebAssembly binary"));
         assert!(detect_error(b"\0asm").contains("not a WebAssembly binary"));
+        Ok(())
+    }
+
+    /// A component exporting `exports` (WAT items using core instance `$i`,
+    /// whose module has `run` (i64, i64) -> i64 and `setup` (i64)).
+    fn component(imports: &str, exports: &str) -> String {
+        format!(
+            r#"(component {imports}
+                (core module $m
+                  (func (export "run") (param i64 i64) (result i64) local.get 1)
+                  (func (export "setup") (param i64))
+                  (func (export "narrow") (param i32) (result i32) local.get 0))
+                (core instance $i (instantiate $m))
+                {exports})"#
+        )
+    }
+
+    const LIFT_RUN: &str = r#"(func (export "run") (param "count" u64) (param "seed" u64) (result u64) (canon lift (core func $i "run")))"#;
+
+    #[test]
+    fn components_follow_the_wit_contract() -> Result<()> {
+        let c = contract(&component(
+            "",
+            &format!(
+                r#"{LIFT_RUN}
+                (func (export "run-fast") (param "count" u64) (param "seed" u64) (result u64) (canon lift (core func $i "run")))
+                (func (export "setup") (param "size" u64) (canon lift (core func $i "setup")))"#
+            ),
+        ))?;
+        let names: Vec<&str> = c.benchmarks.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["w", "w:fast"]);
+        assert!(c.has_setup && !c.uses_pause);
+        let timing = r#"(import "wasm-bench:workload/timing@0.1.0" (instance (export "pause" (func)) (export "resume" (func))))"#;
+        assert!(contract(&component(timing, LIFT_RUN))?.uses_pause);
+        Ok(())
+    }
+
+    #[test]
+    fn component_contract_violations_are_named() {
+        assert!(
+            contract_error(&component(
+                r#"(import "wasi:cli/environment@0.2.0" (instance))"#,
+                LIFT_RUN
+            ))
+            .contains("imports `wasi:cli/environment@0.2.0`")
+        );
+        assert!(
+            contract_error(&component(
+                r#"(import "wasm-bench:workload/timing@0.1.0" (instance (export "sleep" (func))))"#,
+                LIFT_RUN
+            ))
+            .contains("`sleep`")
+        );
+        assert!(
+            contract_error(&component("", ""))
+                .contains("exports no `run: func(count: u64, seed: u64) -> u64`")
+        );
+        assert!(
+            contract_error(&component(
+                "",
+                r#"(func (export "run") (param "x" u32) (result u32) (canon lift (core func $i "narrow")))"#
+            ))
+            .contains("export `run` has type func(x: u32) -> u32, expected func(count: u64, seed: u64) -> u64")
+        );
     }
 
     #[test]
