@@ -1,0 +1,153 @@
+//! Insertion sort of `size` u64 values (O(n^2) per op): the quadratic half
+//! of a pair with `sort-merge`, which sorts the very same inputs.
+//!
+//! `setup(size)` reserves room for `size` u64 values at the end of linear
+//! memory. Each of the `count` operations of `run(count, seed)` refills the
+//! array, untimed (between `bench.pause` and `bench.resume`), with `size`
+//! xorshift64 values seeded from `seed` and the op index, then sorts it with
+//! a plain insertion sort and folds a few positions of the sorted array into
+//! an order-dependent checksum, which `run` returns. One op = one full sort.
+//! Without `setup`, or with size 0, `run` does nothing and returns a value
+//! derived from `seed`.
+#![no_std]
+
+use core::arch::wasm32;
+
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    wasm32::unreachable()
+}
+
+#[link(wasm_import_module = "bench")]
+unsafe extern "C" {
+    fn pause();
+    fn resume();
+}
+
+const PAGE: u64 = 65536;
+/// Largest `size` (1 GiB of u64); `setup` with more traps. Also keeps
+/// `size < 2^32`, which the index reduction in `fold` relies on.
+const MAX_LEN: u64 = 1 << 27;
+
+/// Start of the array (0 = not yet chosen): everything from here to the end
+/// of linear memory belongs to it; nothing else grows memory.
+static mut BASE: usize = 0;
+/// Elements per op, as set by `setup` (0 = no work).
+static mut LEN: usize = 0;
+
+/// Returns the start of a region of at least `bytes` bytes at the end of
+/// linear memory, growing memory if needed; later calls reuse the region.
+fn region(bytes: u64) -> usize {
+    // SAFETY: single-threaded module; plain read/write of a `usize` static.
+    let base = unsafe {
+        if BASE == 0 {
+            BASE = wasm32::memory_size(0) * PAGE as usize;
+        }
+        BASE
+    };
+    let end = base as u64 + bytes;
+    let have = wasm32::memory_size(0) as u64 * PAGE;
+    if end > have {
+        let pages = (end - have).div_ceil(PAGE);
+        if wasm32::memory_grow(0, pages as usize) == usize::MAX {
+            wasm32::unreachable();
+        }
+    }
+    base
+}
+
+fn splitmix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Fills `a[0..n]` with xorshift64 values seeded from `seed` and `op`
+/// (the same inputs as `sort-merge`).
+///
+/// SAFETY: `a[0..n]` must be addressable linear memory.
+unsafe fn fill(a: *mut u64, n: usize, seed: u64, op: u64) {
+    let mut x = splitmix64(seed.wrapping_add(op.wrapping_mul(0x9E37_79B9_7F4A_7C15))) | 1;
+    for k in 0..n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        unsafe { a.add(k).write(x) };
+    }
+}
+
+/// Folds the first, middle and last element and one at a position chosen by
+/// the running checksum into `r` (the same fold as `sort-merge`).
+///
+/// SAFETY: `a[0..n]` must be addressable, `0 < n < 2^32`.
+unsafe fn fold(mut r: u64, a: *const u64, n: usize) -> u64 {
+    unsafe {
+        r = r.rotate_left(5) ^ a.read();
+        r = r.rotate_left(5) ^ a.add(n / 2).read();
+        r = r.rotate_left(5) ^ a.add(n - 1).read();
+        let k = (((r >> 32) * n as u64) >> 32) as usize; // uniform in 0..n
+        r.rotate_left(5) ^ a.add(k).read()
+    }
+}
+
+/// Sorts `a[0..n]` ascending in place.
+///
+/// SAFETY: `a[0..n]` must be addressable linear memory.
+unsafe fn insertion_sort(a: *mut u64, n: usize) {
+    for i in 1..n {
+        // SAFETY: every index below is in 0..=i < n.
+        unsafe {
+            let v = a.add(i).read();
+            let mut j = i;
+            while j > 0 {
+                let prev = a.add(j - 1).read();
+                if prev <= v {
+                    break;
+                }
+                a.add(j).write(prev);
+                j -= 1;
+            }
+            a.add(j).write(v);
+        }
+    }
+}
+
+/// Reserves room for `size` u64 values. Called once per fresh instance;
+/// calling it again just resizes (reusing and, if needed, growing memory).
+#[unsafe(no_mangle)]
+pub extern "C" fn setup(size: i64) {
+    let n = size as u64;
+    if n > MAX_LEN {
+        wasm32::unreachable();
+    }
+    if n > 0 {
+        region(n * 8);
+    }
+    // SAFETY: single-threaded module.
+    unsafe { LEN = n as usize };
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn run(count: i64, seed: i64) -> i64 {
+    let s = seed as u64;
+    // SAFETY: single-threaded module.
+    let (n, base) = unsafe { (LEN, BASE) };
+    if count <= 0 || n == 0 {
+        return splitmix64(s) as i64;
+    }
+    let a = base as *mut u64;
+    let mut r = s;
+    for op in 0..count as u64 {
+        // SAFETY: `setup` made `a[0..n]` addressable; `pause`/`resume` are
+        // plain host callbacks without arguments.
+        unsafe {
+            pause();
+            fill(a, n, s, op);
+            resume();
+            insertion_sort(a, n);
+            r = fold(r, a, n);
+        }
+    }
+    r as i64
+}
