@@ -20,6 +20,8 @@ pub struct Cli {
 pub enum Command {
     /// Measure workloads (`.wasm` or `.wat` files, or folders of them).
     Run(RunArgs),
+    /// Compare variants, interleaved in rounds, with a verdict per variant.
+    Compare(CompareArgs),
     /// Measure the harness itself: repeatability over separate runs, count
     /// independence, time to a result.
     Selftest(SelftestArgs),
@@ -37,12 +39,9 @@ pub enum PriorityArg {
     None,
 }
 
+/// Options shared by every command that measures.
 #[derive(Debug, Args)]
-pub struct RunArgs {
-    /// Workload files (`.wasm`, `.wat`) or folders holding them.
-    #[arg(required = true, value_name = "PATH")]
-    pub paths: Vec<PathBuf>,
-
+pub struct MeasureArgs {
     /// Core to pin the measuring thread to (default: the last core).
     #[arg(long, value_name = "N")]
     pub core: Option<usize>,
@@ -65,32 +64,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub count: Option<u64>,
 
-    /// Take exactly N samples (no early stop on precision).
-    #[arg(long, value_name = "N", conflicts_with = "time")]
-    pub samples: Option<usize>,
-
-    /// Sample for this long per workload (no early stop on precision), e.g. `3s`.
-    #[arg(long, value_name = "DURATION")]
-    pub time: Option<String>,
-
     /// Target duration of one sample, e.g. `1ms`; the pilot picks the count
     /// that fills it.
     #[arg(long, value_name = "DURATION", default_value = "1ms")]
     pub sample_time: String,
-
-    /// Stop sampling once the within-run 95% interval of the median is within
-    /// this many percent of it (or when the workload has used 2 s, compile
-    /// included).
-    #[arg(long, value_name = "PCT", default_value_t = 1.0)]
-    pub precision: f64,
-
-    /// Run-to-run drift of this machine: the relative standard deviation, in
-    /// percent, of medians measured in separate runs. No sampling inside one
-    /// run can see it, so it is added (in quadrature) to each side of the 95%
-    /// interval; 0 gives the within-run interval alone. `host selftest`
-    /// measures it.
-    #[arg(long, value_name = "PCT", default_value_t = crate::settings::DEFAULT_DRIFT_PCT)]
-    pub drift: f64,
 
     /// Seed passed to every `run` call (default: a fresh random seed per run).
     #[arg(long, value_name = "N")]
@@ -106,6 +83,87 @@ pub struct RunArgs {
     /// Write every figure, raw samples included, as JSON to FILE (`-` for stdout).
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
+
+    /// Also count wasm instructions per op with wasmtime's fuel (a separate,
+    /// deterministic pass); `host compare` and `--baseline` then judge by it.
+    #[arg(long, value_enum, default_value_t = MetricArg::Time)]
+    pub metric: MetricArg,
+}
+
+/// What comparisons judge by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MetricArg {
+    /// Wall time per op.
+    Time,
+    /// Wasm instructions per op (fuel), beside the time.
+    Instructions,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Workload files (`.wasm`, `.wat`) or folders holding them.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Take exactly N samples (no early stop on precision).
+    #[arg(long, value_name = "N", conflicts_with = "time")]
+    pub samples: Option<usize>,
+
+    /// Sample for this long per workload (no early stop on precision), e.g. `3s`.
+    #[arg(long, value_name = "DURATION")]
+    pub time: Option<String>,
+
+    /// Stop sampling once the within-run 95% interval of the median is within
+    /// this many percent of it (or when the workload has used 2 s, compile
+    /// included).
+    #[arg(long, value_name = "PCT", default_value_t = 1.0)]
+    pub precision: f64,
+
+    /// Run-to-run drift of this machine: the relative standard deviation, in
+    /// percent, of medians measured in separate runs. No sampling inside one
+    /// run can see it, so it is added (in quadrature) to each side of the 95%
+    /// interval; 0 gives the within-run interval alone. `host selftest`
+    /// measures it.
+    #[arg(long, value_name = "PCT", default_value_t = crate::settings::DEFAULT_DRIFT_PCT)]
+    pub drift: f64,
+
+    /// Save the results as baseline NAME (in `results/baselines/NAME.json`).
+    #[arg(long, value_name = "NAME")]
+    pub save_baseline: Option<String>,
+
+    /// Compare every workload with saved baseline NAME.
+    #[arg(long, value_name = "NAME")]
+    pub baseline: Option<String>,
+
+    /// With `--baseline`: exit with status 3 when a workload is certainly
+    /// slower than the baseline by more than PCT percent.
+    #[arg(long, value_name = "PCT", requires = "baseline")]
+    pub fail_on_regression: Option<f64>,
+
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Variants: workload files (every benchmark in them is a variant).
+    #[arg(required = true, value_name = "FILE")]
+    pub paths: Vec<PathBuf>,
+
+    /// The variant the others are compared with (default: the first).
+    #[arg(long, value_name = "NAME")]
+    pub reference: Option<String>,
+
+    /// Differences within this many percent count as "same".
+    #[arg(long, value_name = "PCT", default_value_t = 1.0)]
+    pub noise: f64,
+
+    /// Keep sampling while any verdict is unsure, up to this long.
+    #[arg(long, value_name = "DURATION", default_value = "10s")]
+    pub time: String,
+
+    #[command(flatten)]
+    pub measure: MeasureArgs,
 }
 
 #[derive(Debug, Args)]

@@ -79,30 +79,36 @@ pub struct HostState {
     paused_since: Option<Instant>,
     paused: Duration,
     pauses: u64,
+    /// Fuel left when paused, and fuel spent while paused (fuel pass only).
+    paused_fuel: Option<u64>,
+    fuel_while_paused: u64,
 }
 
 impl HostState {
     fn reset(&mut self) {
-        self.paused_since = None;
-        self.paused = Duration::ZERO;
-        self.pauses = 0;
+        *self = HostState::default();
     }
 
-    fn pause(&mut self) -> wasmtime::Result<()> {
+    /// `fuel` is the fuel left, when fuel is being counted.
+    fn pause(&mut self, fuel: Option<u64>) -> wasmtime::Result<()> {
         let now = Instant::now();
         if self.paused_since.is_some() {
             return Err(wasmtime::Error::msg("pause called while already paused"));
         }
         self.paused_since = Some(now);
+        self.paused_fuel = fuel;
         self.pauses += 1;
         Ok(())
     }
 
-    fn resume(&mut self) -> wasmtime::Result<()> {
+    fn resume(&mut self, fuel: Option<u64>) -> wasmtime::Result<()> {
         let Some(since) = self.paused_since.take() else {
             return Err(wasmtime::Error::msg("resume called without pause"));
         };
         self.paused += Instant::now().duration_since(since);
+        if let (Some(before), Some(after)) = (self.paused_fuel.take(), fuel) {
+            self.fuel_while_paused += before.saturating_sub(after);
+        }
         Ok(())
     }
 }
@@ -120,22 +126,34 @@ impl Linkers {
         module.func_wrap(
             BENCH_MODULE,
             "pause",
-            |mut caller: Caller<'_, HostState>| caller.data_mut().pause(),
+            |mut caller: Caller<'_, HostState>| {
+                let fuel = caller.get_fuel().ok();
+                caller.data_mut().pause(fuel)
+            },
         )?;
         module.func_wrap(
             BENCH_MODULE,
             "resume",
-            |mut caller: Caller<'_, HostState>| caller.data_mut().resume(),
+            |mut caller: Caller<'_, HostState>| {
+                let fuel = caller.get_fuel().ok();
+                caller.data_mut().resume(fuel)
+            },
         )?;
         let mut component = component::Linker::new(engine);
         let mut timing = component.instance(TIMING_INTERFACE)?;
         timing.func_wrap(
             "pause",
-            |mut store: StoreContextMut<'_, HostState>, (): ()| store.data_mut().pause(),
+            |mut store: StoreContextMut<'_, HostState>, (): ()| {
+                let fuel = store.get_fuel().ok();
+                store.data_mut().pause(fuel)
+            },
         )?;
         timing.func_wrap(
             "resume",
-            |mut store: StoreContextMut<'_, HostState>, (): ()| store.data_mut().resume(),
+            |mut store: StoreContextMut<'_, HostState>, (): ()| {
+                let fuel = store.get_fuel().ok();
+                store.data_mut().resume(fuel)
+            },
         )?;
         Ok(Linkers { module, component })
     }
@@ -268,6 +286,32 @@ impl Instance {
             pauses: state.pauses,
             checksum: std::hint::black_box(checksum),
         })
+    }
+
+    /// Wasm instructions (fuel) one `run` call spends on `count` operations,
+    /// paused work excluded. The engine must have been built with fuel.
+    pub fn fuel(&mut self, count: u64, seed: u64) -> Result<u64> {
+        const TANK: u64 = u64::MAX / 4;
+        self.store.data_mut().reset();
+        self.store
+            .set_fuel(TANK)
+            .map_err(|e| anyhow!("fuel is not enabled: {}", one_line(&e)))?;
+        let result = match &self.entry {
+            Entry::Module { run, .. } => run
+                .call(&mut self.store, (count as i64, seed as i64))
+                .map(|_| ()),
+            Entry::Component { run, .. } => run.call(&mut self.store, (count, seed)).map(|_| ()),
+        };
+        result
+            .map_err(|e| anyhow!("`run` failed while counting instructions: {}", one_line(&e)))?;
+        self.check_not_paused("run")?;
+        let left = self
+            .store
+            .get_fuel()
+            .map_err(|e| anyhow!("{}", one_line(&e)))?;
+        Ok(TANK
+            .saturating_sub(left)
+            .saturating_sub(self.store.data().fuel_while_paused))
     }
 
     fn check_not_paused(&self, function: &str) -> Result<()> {

@@ -10,8 +10,10 @@
 //! [`run`] ties the stages together for `host run`; [`selftest`] measures the
 //! harness itself.
 
+pub mod baseline;
 pub mod cli;
 pub mod clock;
+pub mod compare;
 pub mod complexity;
 pub mod env;
 pub mod export;
@@ -21,7 +23,9 @@ pub mod report;
 pub mod result;
 pub mod run;
 pub mod selftest;
+pub mod session;
 pub mod settings;
 pub mod stats;
 pub mod units;
+pub mod verdict;
 pub mod workload;

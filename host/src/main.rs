@@ -1,34 +1,46 @@
 //! The `host` binary: parse flags, run the stages, print, export, pick the
 //! exit code. Errors become one line on stderr.
+//!
+//! Exit codes: 0 all measured; 1 some workload failed; 2 usage error (or
+//! nothing could be measured); 3 a regression against the baseline.
 
 use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Parser;
 
 use host::cli::{Cli, Command};
+use host::compare::compare;
 use host::export::write_json;
 use host::report::Table;
 use host::result::{BenchResult, Environment};
 use host::run::Observer;
-use host::settings::{Output, Settings};
+use host::settings::{CompareSettings, Output, Settings};
 use host::{selftest, workload};
 
-/// Exit code when some workload failed.
+/// Some workload failed.
 const EXIT_FAILED: u8 = 1;
+/// Usage error, or nothing could be measured.
+const EXIT_USAGE: u8 = 2;
+/// A workload is slower than the baseline beyond `--fail-on-regression`.
+const EXIT_REGRESSION: u8 = 3;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Run(args) => Settings::from_run_args(args).and_then(|s| run(&s)),
+        Command::Compare(args) => {
+            CompareSettings::from_args(args).and_then(|s| compare_variants(&s))
+        }
         Command::Selftest(args) => selftest::selftest(&args).map(|()| ExitCode::SUCCESS),
     };
     match outcome {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {}", workload::one_line(&e));
-            ExitCode::from(2)
+            ExitCode::from(EXIT_USAGE)
         }
     }
 }
@@ -45,11 +57,22 @@ impl<W: Write + Send> Observer for Printer<W> {
     }
 }
 
+/// The human-readable report goes to stdout, or to stderr when JSON does.
+fn table_stream(export: &Option<Output>) -> Box<dyn Write + Send> {
+    match export {
+        Some(Output::Stdout) => Box::new(std::io::stderr()),
+        _ => Box::new(std::io::stdout()),
+    }
+}
+
 /// Fail before measuring when an export could not be written afterwards.
-fn check_writable_folder(path: &std::path::Path) -> Result<()> {
+fn check_writable_folder(export: &Option<Output>) -> Result<()> {
+    let Some(Output::File(path)) = export else {
+        return Ok(());
+    };
     let folder = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
-        _ => std::path::Path::new("."),
+        _ => Path::new("."),
     };
     if !folder.is_dir() {
         anyhow::bail!(
@@ -62,15 +85,8 @@ fn check_writable_folder(path: &std::path::Path) -> Result<()> {
 
 fn run(settings: &Settings) -> Result<ExitCode> {
     let files = workload::discover(&settings.paths)?;
-    if let Some(Output::File(path)) = &settings.export_json {
-        check_writable_folder(path)?;
-    }
-    // With JSON on stdout, the table goes to stderr.
-    let table_out: Box<dyn Write + Send> = match settings.export_json {
-        Some(Output::Stdout) => Box::new(std::io::stderr()),
-        _ => Box::new(std::io::stdout()),
-    };
-    let mut printer = Printer(Table::new(table_out));
+    check_writable_folder(&settings.export_json)?;
+    let mut printer = Printer(Table::new(table_stream(&settings.export_json)));
     let report = host::run::run(settings, &files, &mut printer)?;
     let _ = printer.0.footer(&report);
     if let Some(output) = &settings.export_json {
@@ -78,7 +94,27 @@ fn run(settings: &Settings) -> Result<ExitCode> {
     }
     Ok(if report.failures() > 0 {
         ExitCode::from(EXIT_FAILED)
+    } else if report.regressions() > 0 {
+        ExitCode::from(EXIT_REGRESSION)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn compare_variants(settings: &CompareSettings) -> Result<ExitCode> {
+    let files = workload::discover(&settings.settings.paths)?;
+    check_writable_folder(&settings.settings.export_json)?;
+    let report = match compare(settings, &files) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("error: {}", workload::one_line(&e));
+            return Ok(ExitCode::from(EXIT_FAILED));
+        }
+    };
+    let mut table = Table::new(table_stream(&settings.settings.export_json));
+    let _ = table.comparison(&report);
+    if let Some(output) = &settings.settings.export_json {
+        write_json(&report, output)?;
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -231,9 +231,9 @@ pub fn pilot(warm_count: u64, per_op_ns: f64, target: Duration) -> u64 {
     (count as u64).clamp(1, MAX_COUNT)
 }
 
-/// Warm up in rounds of about `target` each; returns the warm-up record and
-/// the count reached.
-fn warm_up(plan: &Plan, target: Duration, workload: &mut Instance) -> Result<(Warmup, u64)> {
+/// Warm up in rounds of about `target` each (at the fixed count, if the plan
+/// has one); returns the warm-up record and the count reached.
+pub fn warm_up(plan: &Plan, target: Duration, workload: &mut Instance) -> Result<(Warmup, u64)> {
     let start = Instant::now();
     let target_ns = target.as_nanos() as f64;
     let mut count = plan.count.map_or(1, NonZeroU64::get);
@@ -306,85 +306,152 @@ fn sample(
     empty: &mut Instance,
     started: Instant,
 ) -> Result<Measurement> {
-    let sampling_start = Instant::now();
-    // One call tells how long a sample lasts, to size the blocks.
-    let probe = workload.sample(count, plan.seed)?;
-    let per_block = ((BLOCK_TIME.as_nanos() as f64 / probe.elapsed_ns.max(1.0)) as usize)
-        .clamp(BLOCK_SAMPLES.0, BLOCK_SAMPLES.1);
-    // Warm the empty guest at this count too.
-    for _ in 0..BASELINE_CALLS_PER_BLOCK {
-        empty.sample(count, plan.seed)?;
-    }
-
-    let mut blocks: Vec<Vec<f64>> = Vec::new();
-    let mut pauses: Vec<Vec<u64>> = Vec::new();
-    let mut baseline_calls_ns = Vec::new();
-    let mut checksum = probe.checksum;
-    let mut taken = 0usize;
-    let mut precision_reached = false;
+    let mut blocks = Blocks::start(calibration, count, plan.seed, workload, empty)?;
+    let per_block = blocks.samples_per(BLOCK_TIME);
     loop {
         let block_len = match plan.stop {
             StopRule::Samples(n) => per_block
-                .min(n.get() - taken)
+                .min(n.get() - blocks.taken)
                 .max(1)
                 .min(n.get().div_ceil(MIN_BLOCKS).max(1)),
             _ => per_block,
         };
-        for _ in 0..BASELINE_CALLS_PER_BLOCK {
-            baseline_calls_ns.push(empty.sample(count, plan.seed)?.elapsed_ns);
-        }
-        let mut block = Vec::with_capacity(block_len);
-        let mut block_pauses = Vec::with_capacity(block_len);
-        for _ in 0..block_len {
-            let RawSample {
-                elapsed_ns,
-                pauses,
-                checksum: c,
-            } = workload.sample(count, plan.seed)?;
-            block.push(elapsed_ns);
-            block_pauses.push(pauses);
-            checksum = c;
-        }
-        taken += block.len();
-        blocks.push(block);
-        pauses.push(block_pauses);
-
+        blocks.take(workload, empty, block_len)?;
         let done = match plan.stop {
-            StopRule::Samples(n) => taken >= n.get(),
-            StopRule::Time(t) => sampling_start.elapsed() >= t,
+            StopRule::Samples(n) => blocks.taken >= n.get(),
+            StopRule::Time(t) => blocks.started.elapsed() >= t,
             StopRule::Precision { pct, budget } => {
-                if blocks.len() >= MIN_BLOCKS {
-                    let baseline = stats::median(&baseline_calls_ns);
-                    precision_reached = precise_enough(
-                        &corrected(&blocks, &pauses, baseline, calibration.pause_pair_ns, count),
+                if blocks.blocks.len() >= MIN_BLOCKS {
+                    blocks.precision_reached = precise_enough(
+                        &blocks.corrected_per_op(),
                         pct,
                         calibration.clock.resolution_ns / count as f64,
                         plan.seed,
                     );
                 }
-                precision_reached || started.elapsed() >= budget
+                blocks.precision_reached || started.elapsed() >= budget
             }
         };
-        if done || taken >= MAX_SAMPLES {
+        if done || blocks.taken >= MAX_SAMPLES {
             break;
         }
     }
-    if pauses.iter().flatten().all(|&p| p == 0) {
-        pauses.clear();
+    Ok(blocks.finish(warmup))
+}
+
+/// Samples taken block by block, each block right after a few empty-guest
+/// calls with the same count.
+pub struct Blocks {
+    count: u64,
+    seed: u64,
+    pause_pair_ns: f64,
+    started: Instant,
+    /// Time of one call in ns, block by block.
+    pub blocks: Vec<Vec<f64>>,
+    pauses: Vec<Vec<u64>>,
+    baseline_calls_ns: Vec<f64>,
+    checksum: u64,
+    /// Samples taken so far.
+    pub taken: usize,
+    probe_ns: f64,
+    precision_reached: bool,
+}
+
+impl Blocks {
+    /// Start sampling `workload` at `count`: one probe call, and a few calls
+    /// of the empty guest to warm it at this count.
+    pub fn start(
+        calibration: &Calibration,
+        count: u64,
+        seed: u64,
+        workload: &mut Instance,
+        empty: &mut Instance,
+    ) -> Result<Self> {
+        let started = Instant::now();
+        let probe = workload.sample(count, seed)?;
+        for _ in 0..BASELINE_CALLS_PER_BLOCK {
+            empty.sample(count, seed)?;
+        }
+        Ok(Blocks {
+            count,
+            seed,
+            pause_pair_ns: calibration.pause_pair_ns,
+            started,
+            blocks: Vec::new(),
+            pauses: Vec::new(),
+            baseline_calls_ns: Vec::new(),
+            checksum: probe.checksum,
+            taken: 0,
+            probe_ns: probe.elapsed_ns,
+            precision_reached: false,
+        })
     }
-    let baseline_ns_per_call = stats::median(&baseline_calls_ns);
-    Ok(Measurement {
-        count,
-        warmup,
-        blocks,
-        pauses,
-        baseline_calls_ns,
-        baseline_ns_per_call,
-        pause_pair_ns: calibration.pause_pair_ns,
-        checksum,
-        sampling_ms: sampling_start.elapsed().as_secs_f64() * 1e3,
-        precision_reached,
-    })
+
+    /// How many samples fill about `time`.
+    pub fn samples_per(&self, time: Duration) -> usize {
+        ((time.as_nanos() as f64 / self.probe_ns.max(1.0)) as usize)
+            .clamp(BLOCK_SAMPLES.0, BLOCK_SAMPLES.1)
+    }
+
+    /// Take one block of `len` samples.
+    pub fn take(
+        &mut self,
+        workload: &mut Instance,
+        empty: &mut Instance,
+        len: usize,
+    ) -> Result<()> {
+        for _ in 0..BASELINE_CALLS_PER_BLOCK {
+            self.baseline_calls_ns
+                .push(empty.sample(self.count, self.seed)?.elapsed_ns);
+        }
+        let mut block = Vec::with_capacity(len);
+        let mut block_pauses = Vec::with_capacity(len);
+        for _ in 0..len {
+            let RawSample {
+                elapsed_ns,
+                pauses,
+                checksum,
+            } = workload.sample(self.count, self.seed)?;
+            block.push(elapsed_ns);
+            block_pauses.push(pauses);
+            self.checksum = checksum;
+        }
+        self.taken += block.len();
+        self.blocks.push(block);
+        self.pauses.push(block_pauses);
+        Ok(())
+    }
+
+    /// Per-op times so far, corrected with the empty-guest calls so far.
+    pub fn corrected_per_op(&self) -> Vec<Vec<f64>> {
+        corrected(
+            &self.blocks,
+            &self.pauses,
+            stats::median(&self.baseline_calls_ns),
+            self.pause_pair_ns,
+            self.count,
+        )
+    }
+
+    /// The measurement these blocks make.
+    pub fn finish(self, warmup: Warmup) -> Measurement {
+        let pauses = match self.pauses.iter().flatten().all(|&p| p == 0) {
+            true => Vec::new(),
+            false => self.pauses,
+        };
+        Measurement {
+            count: self.count,
+            warmup,
+            baseline_ns_per_call: stats::median(&self.baseline_calls_ns),
+            blocks: self.blocks,
+            pauses,
+            baseline_calls_ns: self.baseline_calls_ns,
+            pause_pair_ns: self.pause_pair_ns,
+            checksum: self.checksum,
+            sampling_ms: self.started.elapsed().as_secs_f64() * 1e3,
+            precision_reached: self.precision_reached,
+        }
+    }
 }
 
 /// Whether the 95% interval of the median is within `pct` percent of it, or

@@ -6,6 +6,7 @@
 
 use std::io::{self, Write};
 
+use crate::compare::CompareReport;
 use crate::result::{BenchResult, Environment, RunReport, Tool};
 use crate::units::{format_count, format_ns, format_ns_in, format_rate, unit_for};
 
@@ -118,8 +119,42 @@ impl<W: Write> Table<W> {
             format_count(f.count),
             f.outliers,
         )?;
+        if let Some(fuel) = f.fuel_per_op {
+            writeln!(self.out, "{:<w$}  instructions: {fuel:.2} per op", "")?;
+        }
         for note in &f.notes {
             writeln!(self.out, "{:<w$}  note: {note}", "")?;
+        }
+        if let Some(b) = &result.baseline {
+            let flag = if b.regression { " (regression)" } else { "" };
+            writeln!(
+                self.out,
+                "{:<w$}  vs baseline `{}` ({}): {}{flag}",
+                "", b.name, b.metric, b.text
+            )?;
+        }
+        self.out.flush()
+    }
+
+    /// The report of `host compare`: environment, one row per variant, and
+    /// the verdicts.
+    pub fn comparison(&mut self, report: &CompareReport) -> io::Result<()> {
+        let names: Vec<String> = report.variants.iter().map(|v| v.name.clone()).collect();
+        self.header(&report.environment, &names)?;
+        for variant in &report.variants {
+            self.row(variant)?;
+        }
+        writeln!(self.out)?;
+        writeln!(
+            self.out,
+            "{} rounds of interleaved samples, count {} shared, {:.2} s; noise threshold ±{}%",
+            report.rounds,
+            report.count,
+            report.sampling_ms / 1e3,
+            report.noise_pct
+        )?;
+        for c in &report.comparisons {
+            writeln!(self.out, "{:<7} {}", c.verdict.to_string(), c.text)?;
         }
         self.out.flush()
     }
@@ -151,6 +186,13 @@ impl<W: Write> Table<W> {
             writeln!(self.out, "{measured} measured")?;
         } else {
             writeln!(self.out, "{measured} measured, {failures} failed")?;
+        }
+        if let Some(path) = &report.saved_baseline {
+            writeln!(self.out, "saved as baseline: {path}")?;
+        }
+        let regressions = report.regressions();
+        if regressions > 0 {
+            writeln!(self.out, "{regressions} regression(s) against baseline")?;
         }
         self.out.flush()
     }

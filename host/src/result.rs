@@ -12,6 +12,7 @@ use crate::complexity::{Candidate, Complexity};
 use crate::env::Prepared;
 use crate::measure::{Calibration, MAX_COUNT, Measurement, RESAMPLES_FINAL};
 use crate::stats::{self, OutlierClass, Outliers};
+use crate::verdict::Verdict;
 use crate::workload::Kind;
 
 /// Everything one `host run` produced.
@@ -23,6 +24,28 @@ pub struct RunReport {
     /// Per benchmark measured at several sizes: the fit of per-op time
     /// against size.
     pub complexity: Vec<ComplexityResult>,
+    /// The saved baseline compared with (`--baseline`), if any.
+    pub baseline: Option<String>,
+    /// Where the results were saved (`--save-baseline`), if they were.
+    pub saved_baseline: Option<String>,
+}
+
+/// A row against the same row of a saved baseline.
+#[derive(Debug, Clone, Serialize)]
+pub struct BaselineComparison {
+    /// Name of the baseline.
+    pub name: String,
+    /// What the ratio is of: "time" or "instructions".
+    pub metric: String,
+    /// Now / then (above 1: slower now).
+    pub ratio: f64,
+    pub ci95_low: f64,
+    pub ci95_high: f64,
+    pub verdict: Verdict,
+    /// The verdict in plain words.
+    pub text: String,
+    /// Slower by more than `--fail-on-regression` with certainty.
+    pub regression: bool,
 }
 
 /// The complexity fit of one benchmark over its sizes.
@@ -46,6 +69,14 @@ impl RunReport {
     /// Rows that failed.
     pub fn failures(&self) -> usize {
         self.results.iter().filter(|r| r.error.is_some()).count()
+    }
+
+    /// Rows certainly slower than the baseline beyond `--fail-on-regression`.
+    pub fn regressions(&self) -> usize {
+        self.results
+            .iter()
+            .filter(|r| r.baseline.as_ref().is_some_and(|b| b.regression))
+            .count()
     }
 }
 
@@ -145,6 +176,9 @@ pub struct BenchResult {
     pub error: Option<String>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub figures: Option<Figures>,
+    /// Against the saved baseline, with `--baseline`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineComparison>,
 }
 
 impl BenchResult {
@@ -157,6 +191,7 @@ impl BenchResult {
             kind,
             error: Some(error),
             figures: None,
+            baseline: None,
         }
     }
 
@@ -169,6 +204,7 @@ impl BenchResult {
             kind: Some(kind),
             error: None,
             figures: Some(figures),
+            baseline: None,
         }
     }
 }
@@ -248,6 +284,8 @@ pub struct Figures {
     /// `bench.pause` calls per sample (median), and in all.
     pub pauses_per_sample: u64,
     pub pauses_total: u64,
+    /// Wasm instructions per op (fuel), with `--metric instructions`.
+    pub fuel_per_op: Option<f64>,
     /// True when the per-op time cannot be told apart from the empty guest.
     pub indistinguishable_from_empty: bool,
     /// Whether sampling stopped because the precision goal was met.
@@ -375,6 +413,7 @@ impl Figures {
             checksum: Checksum::new(stages.kind, m.checksum),
             pauses_per_sample,
             pauses_total: m.total_pauses(),
+            fuel_per_op: None,
             indistinguishable_from_empty: indistinguishable,
             precision_reached: m.precision_reached,
             notes,

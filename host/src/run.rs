@@ -1,25 +1,24 @@
-//! `host run`: the stages in order, on a dedicated measuring thread.
-//!
-//! The measuring thread pins itself and raises its own priority, so the
-//! calling thread (and anything it spawns) stays unpinned. Every file is
-//! loaded and checked first, so the report knows all its rows; then each row
-//! (benchmark × size) is measured on a fresh instance and handed to an
-//! observer as soon as it is done; last come the complexity fits.
+//! `host run`: measure every row (benchmark × size) in turn, each on a fresh
+//! instance, hand it to an observer as soon as it is done, then fit
+//! complexity and compare with a saved baseline when asked.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::Result;
 
+use crate::baseline::{self, Saved};
 use crate::complexity;
-use crate::env::prepare_measuring_thread;
-use crate::instance::{Builtins, Instance, Linkers};
-use crate::measure::{self, Calibration, Measurement, Plan};
+use crate::instance::Instance;
+use crate::measure::{self, Measurement, Plan};
 use crate::result::{
-    BenchResult, ComplexityResult, Environment, Figures, Row, RunReport, Stages, Tool,
+    BaselineComparison, BenchResult, ComplexityResult, Environment, Figures, Row, RunReport,
+    Stages, Tool,
 };
-use crate::settings::Settings;
-use crate::workload::{self, Kind, RUN_EXPORT, Workload, one_line, workload_name};
+use crate::session::{KindSetup, Session, fuel_per_op, on_measuring_thread};
+use crate::settings::{Metric, Settings};
+use crate::verdict;
+use crate::workload::{Workload, one_line};
 
 /// Told about progress as it happens (the terminal report listens).
 pub trait Observer: Send {
@@ -29,191 +28,129 @@ pub trait Observer: Send {
 }
 
 /// Run every workload the settings name; failed workloads are rows with an
-/// error, not a failure of the run.
+/// error, not a failure of the run. A missing or corrupt baseline is an
+/// error before anything is measured.
 pub fn run(
     settings: &Settings,
     files: &[PathBuf],
     observer: &mut dyn Observer,
 ) -> Result<RunReport> {
-    std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("measure".into())
-            .spawn_scoped(scope, || measure_all(settings, files, observer))
-            .context("starting the measuring thread")?
-            .join()
-            .map_err(|_| anyhow!("the measuring thread panicked"))?
-    })
-}
-
-/// The per-kind machinery: built-in guests and their calibration.
-struct KindSetup {
-    builtins: Builtins,
-    calibration: Calibration,
-}
-
-impl KindSetup {
-    fn new(
-        engine: &wasmtime::Engine,
-        linkers: &Linkers,
-        kind: Kind,
-        clock: crate::clock::ClockCalibration,
-    ) -> Result<Self> {
-        let builtins = Builtins::new(engine, kind)?;
-        let calibration = measure::calibrate(
-            clock,
-            &mut builtins.empty_instance(linkers)?,
-            &mut Instance::new(linkers, &builtins.pause_pair, RUN_EXPORT)?,
-        )?;
-        Ok(KindSetup {
-            builtins,
-            calibration,
-        })
+    let saved = match &settings.baselines.compare {
+        Some(name) => Some(baseline::load(name)?),
+        None => None,
+    };
+    let mut report =
+        on_measuring_thread(|| measure_all(settings, files, saved.as_ref(), observer))?;
+    if let Some(name) = &settings.baselines.save {
+        report.saved_baseline = Some(baseline::save(name, &report)?.display().to_string());
     }
+    Ok(report)
 }
-
-/// Why a file could not be loaded: its kind when known, and one line.
-type LoadError = (Option<Kind>, String);
-
-/// A file as loaded: its workload, or why it failed.
-type Loaded = (PathBuf, Result<Workload, (Option<Kind>, anyhow::Error)>);
 
 fn measure_all(
     settings: &Settings,
     files: &[PathBuf],
+    saved: Option<&Saved>,
     observer: &mut dyn Observer,
 ) -> Result<RunReport> {
-    let prepared = prepare_measuring_thread(settings.pin, settings.priority);
-    let clock = crate::clock::calibrate();
-    let engine = workload::engine()?;
-    let linkers = Linkers::new(&engine)?;
-
-    let loaded: Vec<Loaded> = files
-        .iter()
-        .map(|path| (path.clone(), workload::load(&engine, path)))
-        .collect();
-    let modules = KindSetup::new(&engine, &linkers, Kind::Module, clock)?;
-    let any_component = loaded
-        .iter()
-        .any(|(_, w)| matches!(w, Ok(w) if w.code.kind() == Kind::Component));
-    let components = match any_component {
-        true => Some(KindSetup::new(&engine, &linkers, Kind::Component, clock)?),
-        false => None,
-    };
-
-    let seed = settings.seed.unwrap_or_else(|| fastrand::u64(..) >> 1);
+    let session = Session::new(settings, files)?;
     let plan = Plan {
         sample_time: settings.sample_time,
         warmup_cap: settings.warmup_cap,
         count: settings.count,
         stop: settings.stop,
-        seed,
+        seed: session.seed,
     };
-    let environment = Environment::new(
-        &prepared,
-        &modules.calibration,
-        components.as_ref().map(|c| &c.calibration),
-        seed,
-        settings.drift_pct,
-        measure::target_sample_time(settings.sample_time, &modules.calibration).as_secs_f64() * 1e3,
-    );
-    let rows: Vec<(Row, Option<&Workload>, Option<LoadError>)> = loaded
-        .iter()
-        .flat_map(|(path, loaded)| rows_of(path, loaded, &settings.sizes))
-        .collect();
-    let names: Vec<String> = rows.iter().map(|(row, _, _)| row.name.clone()).collect();
+    let mut environment = session.environment(settings);
+    if let Some(saved) = saved {
+        environment
+            .warnings
+            .extend(saved.environment_differences(&environment));
+    }
+    let rows = session.rows(&settings.sizes);
+    let names: Vec<String> = rows.iter().map(|p| p.row.name.clone()).collect();
     observer.start(&environment, &names);
 
     let mut results = Vec::new();
-    let mut compiled_first = std::collections::HashSet::new();
-    for (row, workload, load_error) in &rows {
-        let result = match (workload, load_error) {
-            (Some(workload), _) => {
-                let kind = workload.code.kind();
-                let setup = match kind {
-                    Kind::Module => &modules,
-                    Kind::Component => components.as_ref().unwrap_or(&modules),
-                };
+    let mut compiled = std::collections::HashSet::new();
+    for planned in &rows {
+        let row = &planned.row;
+        let mut result = match &planned.workload {
+            Err((kind, error)) => BenchResult::failed(row, *kind, error.clone()),
+            Ok(workload) => {
                 // The first row of a file carries its compile time, and its
                 // budget includes it.
-                let compile_ms = if compiled_first.insert(row.path.clone()) {
+                let compile_ms = if compiled.insert(row.path.clone()) {
                     workload.compile_ms
                 } else {
                     0.0
                 };
-                let started = Instant::now()
-                    .checked_sub(Duration::from_secs_f64(compile_ms / 1e3))
-                    .unwrap_or_else(Instant::now);
-                match measure_row(&plan, setup, &linkers, workload, row, started) {
-                    Ok((measurement, instantiate_ms)) => BenchResult::measured(
-                        row,
-                        kind,
-                        Figures::new(
-                            &measurement,
-                            Stages {
-                                kind,
-                                compile_ms,
-                                instantiate_ms,
-                            },
-                            settings.warmup_cap.as_secs_f64() * 1e3,
-                            seed,
-                            settings.drift_pct,
-                        ),
-                    ),
-                    Err(e) => BenchResult::failed(row, Some(kind), describe_failure(row, &e)),
-                }
-            }
-            (None, error) => {
-                let (kind, message) = error.clone().unwrap_or_default();
-                BenchResult::failed(row, kind, message)
+                measure_row(settings, &plan, &session, workload, row, compile_ms)
             }
         };
+        if let (Some(saved), Some(figures)) = (saved, &result.figures) {
+            result.baseline =
+                compare_with_saved(settings, saved, &result.name, figures, session.seed);
+        }
         observer.result(&result);
         results.push(result);
     }
-    let complexity = fit_complexity(&results);
     Ok(RunReport {
         tool: Tool::this(),
         environment,
+        complexity: fit_complexity(&results),
+        baseline: settings.baselines.compare.clone(),
+        saved_baseline: None,
         results,
-        complexity,
     })
 }
 
-/// The rows of one file: one per benchmark and size, or one failed row.
-fn rows_of<'a>(
-    path: &std::path::Path,
-    loaded: &'a Result<Workload, (Option<Kind>, anyhow::Error)>,
-    sizes: &[u64],
-) -> Vec<(Row, Option<&'a Workload>, Option<LoadError>)> {
-    match loaded {
-        Err((kind, e)) => vec![(
-            Row::new(path, &workload_name(path), RUN_EXPORT, None),
-            None,
-            Some((*kind, format!("{}: {}", path.display(), one_line(e)))),
-        )],
-        Ok(workload) => workload
-            .contract
-            .benchmarks
-            .iter()
-            .flat_map(|bench| {
-                let sizes: Vec<Option<u64>> = match sizes {
-                    [] => vec![None],
-                    sizes => sizes.iter().copied().map(Some).collect(),
-                };
-                sizes.into_iter().map(|size| {
-                    (
-                        Row::new(path, &bench.name, &bench.export, size),
-                        Some(workload),
-                        None,
-                    )
-                })
-            })
-            .collect(),
+/// Measure one row into a result (figures or the error that stopped it).
+fn measure_row(
+    settings: &Settings,
+    plan: &Plan,
+    session: &Session,
+    workload: &Workload,
+    row: &Row,
+    compile_ms: f64,
+) -> BenchResult {
+    let kind = workload.code.kind();
+    let started = Instant::now()
+        .checked_sub(Duration::from_secs_f64(compile_ms / 1e3))
+        .unwrap_or_else(Instant::now);
+    let measured = measure_one(
+        plan,
+        session.kind_setup(kind),
+        session,
+        workload,
+        row,
+        started,
+    )
+    .and_then(|(m, instantiate_ms)| {
+        let mut figures = Figures::new(
+            &m,
+            Stages {
+                kind,
+                compile_ms,
+                instantiate_ms,
+            },
+            settings.warmup_cap.as_secs_f64() * 1e3,
+            session.seed,
+            settings.drift_pct,
+        );
+        if settings.metric == Metric::Instructions {
+            figures.fuel_per_op = Some(fuel_per_op(row, m.count, session.seed)?);
+        }
+        Ok(figures)
+    });
+    match measured {
+        Ok(figures) => BenchResult::measured(row, kind, figures),
+        Err(e) => BenchResult::failed(row, Some(kind), describe_failure(row, &e)),
     }
 }
 
 /// One line naming the file, the benchmark and the size.
-fn describe_failure(row: &Row, error: &anyhow::Error) -> String {
+pub fn describe_failure(row: &Row, error: &anyhow::Error) -> String {
     let size = row.size.map(|s| format!(", size {s}")).unwrap_or_default();
     format!(
         "{} ({}{size}): {}",
@@ -225,24 +162,92 @@ fn describe_failure(row: &Row, error: &anyhow::Error) -> String {
 
 /// Instantiate, set up and measure one row; returns the measurement and the
 /// instantiation time in ms.
-fn measure_row(
+fn measure_one(
     plan: &Plan,
     setup: &KindSetup,
-    linkers: &Linkers,
+    session: &Session,
     workload: &Workload,
     row: &Row,
     started: Instant,
 ) -> Result<(Measurement, f64)> {
     let size = row.size.unwrap_or(0);
     let instantiate_start = Instant::now();
-    let mut instance = Instance::new(linkers, &workload.code, &row.export)?;
+    let mut instance = Instance::new(&session.linkers, &workload.code, &row.export)?;
     let instantiate_ms = instantiate_start.elapsed().as_secs_f64() * 1e3;
     instance.setup(size)?;
-    let mut empty = setup.builtins.empty_instance(linkers)?;
+    let mut empty = setup.builtins.empty_instance(&session.linkers)?;
     empty.setup(size)?;
     let measurement =
         measure::measure(plan, &setup.calibration, &mut instance, &mut empty, started)?;
     Ok((measurement, instantiate_ms))
+}
+
+/// The verdict against the saved result of the same row, if there is one.
+fn compare_with_saved(
+    settings: &Settings,
+    saved: &Saved,
+    name: &str,
+    figures: &Figures,
+    seed: u64,
+) -> Option<BaselineComparison> {
+    let then = saved.result(name)?;
+    let (ratio, metric) = match (settings.metric, figures.fuel_per_op, then.fuel_per_op) {
+        (Metric::Instructions, Some(now), Some(before)) if before > 0.0 => {
+            let ratio = now / before;
+            (
+                verdict::Ratio {
+                    ratio,
+                    ci95_low: ratio,
+                    ci95_high: ratio,
+                },
+                "instructions",
+            )
+        }
+        _ => (
+            verdict::unpaired_ratio(
+                &figures.samples_ns_per_op,
+                &then.samples_ns_per_op,
+                settings.drift_pct / 100.0,
+                measure::RESAMPLES_FINAL,
+                seed,
+            )?,
+            "time",
+        ),
+    };
+    let noise = saved_noise(settings);
+    let verdict = verdict::verdict(&ratio, noise);
+    let regression = settings
+        .baselines
+        .fail_on_regression_pct
+        .is_some_and(|pct| verdict::is_regression(&ratio, pct));
+    Some(BaselineComparison {
+        name: settings.baselines.compare.clone().unwrap_or_default(),
+        metric: metric.to_string(),
+        ratio: ratio.ratio,
+        ci95_low: ratio.ci95_low,
+        ci95_high: ratio.ci95_high,
+        verdict,
+        text: verdict::describe(
+            name,
+            &format!(
+                "baseline {}",
+                settings.baselines.compare.as_deref().unwrap_or("")
+            ),
+            &ratio,
+            verdict,
+            noise,
+        ),
+        regression,
+    })
+}
+
+/// The noise threshold for baseline verdicts: the regression threshold when
+/// one is given, else 1%.
+fn saved_noise(settings: &Settings) -> f64 {
+    settings
+        .baselines
+        .fail_on_regression_pct
+        .map_or(0.01, |pct| pct / 100.0)
 }
 
 /// Fit per-op time against size for every benchmark measured at two or more

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use crate::cli::{PriorityArg, RunArgs};
+use crate::cli::{CompareArgs, MeasureArgs, MetricArg, PriorityArg, RunArgs};
 
 /// Default wall-clock budget for one workload, compile included.
 pub const DEFAULT_BUDGET: Duration = Duration::from_secs(2);
@@ -92,47 +92,38 @@ pub struct Settings {
     /// Input sizes, ascending; empty when none were given (then `setup(0)`).
     pub sizes: Vec<u64>,
     pub export_json: Option<Output>,
+    /// What comparisons judge by.
+    pub metric: Metric,
+    pub baselines: Baselines,
+}
+
+/// What comparisons judge by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    /// Time per op.
+    Time,
+    /// Wasm instructions per op (fuel), measured beside the time.
+    Instructions,
+}
+
+/// Saved baselines to write or compare with.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Baselines {
+    pub save: Option<String>,
+    pub compare: Option<String>,
+    /// Exit with a distinct status when a workload is certainly slower than
+    /// the baseline by more than this many percent.
+    pub fail_on_regression_pct: Option<f64>,
 }
 
 impl Settings {
     /// Check and convert the flags of `host run`.
     pub fn from_run_args(args: RunArgs) -> Result<Self> {
-        let pin = match (args.no_pin, args.core) {
-            (true, _) => PinRequest::None,
-            (false, Some(core)) => PinRequest::Core(core),
-            (false, None) => PinRequest::LastCore,
-        };
-        let priority = match args.priority {
-            PriorityArg::Nice => PriorityRequest::Nice,
-            PriorityArg::Fifo => PriorityRequest::Fifo,
-            PriorityArg::None => PriorityRequest::None,
-        };
-        let warmup_cap = parse_duration("--warmup", &args.warmup)?;
-        let sample_time = parse_duration("--sample-time", &args.sample_time)?;
-        if sample_time.is_zero() {
-            bail!("--sample-time must be longer than zero");
-        }
-        let count = match args.count {
-            None => None,
-            Some(n) => {
-                let n = NonZeroU64::new(n).context("--count must be at least 1")?;
-                if n.get() > i64::MAX as u64 {
-                    bail!("--count must fit in a signed 64-bit integer");
-                }
-                Some(n)
-            }
-        };
         let stop = match (args.samples, args.time) {
             (Some(n), _) => {
                 StopRule::Samples(NonZeroUsize::new(n).context("--samples must be at least 1")?)
             }
-            (None, Some(time)) => {
-                let time = parse_duration("--time", &time)?;
-                if time.is_zero() {
-                    bail!("--time must be longer than zero");
-                }
-                StopRule::Time(time)
-            }
+            (None, Some(time)) => StopRule::Time(positive_duration("--time", &time)?),
             (None, None) => {
                 if !(args.precision > 0.0 && args.precision.is_finite()) {
                     bail!("--precision must be a positive percentage");
@@ -146,21 +137,129 @@ impl Settings {
         if !(args.drift >= 0.0 && args.drift.is_finite()) {
             bail!("--drift must be a percentage of 0 or more");
         }
-        let sizes = parse_sizes(&args.size)?;
+        if let Some(pct) = args.fail_on_regression
+            && !(pct >= 0.0 && pct.is_finite())
+        {
+            bail!("--fail-on-regression must be a percentage of 0 or more");
+        }
+        for name in [&args.save_baseline, &args.baseline].into_iter().flatten() {
+            check_baseline_name(name)?;
+        }
+        let baselines = Baselines {
+            save: args.save_baseline,
+            compare: args.baseline,
+            fail_on_regression_pct: args.fail_on_regression,
+        };
+        Self::from_measure_args(args.paths, args.measure, stop, args.drift, baselines)
+    }
+
+    /// The options every measuring command shares.
+    fn from_measure_args(
+        paths: Vec<PathBuf>,
+        args: MeasureArgs,
+        stop: StopRule,
+        drift_pct: f64,
+        baselines: Baselines,
+    ) -> Result<Self> {
+        let pin = match (args.no_pin, args.core) {
+            (true, _) => PinRequest::None,
+            (false, Some(core)) => PinRequest::Core(core),
+            (false, None) => PinRequest::LastCore,
+        };
+        let priority = match args.priority {
+            PriorityArg::Nice => PriorityRequest::Nice,
+            PriorityArg::Fifo => PriorityRequest::Fifo,
+            PriorityArg::None => PriorityRequest::None,
+        };
+        let count = match args.count {
+            None => None,
+            Some(n) => {
+                let n = NonZeroU64::new(n).context("--count must be at least 1")?;
+                if n.get() > i64::MAX as u64 {
+                    bail!("--count must fit in a signed 64-bit integer");
+                }
+                Some(n)
+            }
+        };
         Ok(Settings {
-            paths: args.paths,
+            paths,
             pin,
             priority,
-            warmup_cap,
+            warmup_cap: parse_duration("--warmup", &args.warmup)?,
             count,
             stop,
-            sample_time,
+            sample_time: positive_duration("--sample-time", &args.sample_time)?,
             seed: args.seed,
-            drift_pct: args.drift,
-            sizes,
+            drift_pct,
+            sizes: parse_sizes(&args.size)?,
             export_json: args.export_json.map(Output::from_path),
+            metric: match args.metric {
+                MetricArg::Time => Metric::Time,
+                MetricArg::Instructions => Metric::Instructions,
+            },
+            baselines,
         })
     }
+}
+
+/// What `host compare` needs beyond [`Settings`].
+#[derive(Debug, Clone)]
+pub struct CompareSettings {
+    pub settings: Settings,
+    /// Name of the reference variant; the first when `None`.
+    pub reference: Option<String>,
+    /// Noise threshold as a fraction (0.01 is 1%).
+    pub noise: f64,
+    /// Sampling stops at this point even if a verdict is unsure.
+    pub time_cap: Duration,
+}
+
+impl CompareSettings {
+    /// Check and convert the flags of `host compare`.
+    pub fn from_args(args: CompareArgs) -> Result<Self> {
+        if !(args.noise >= 0.0 && args.noise.is_finite()) {
+            bail!("--noise must be a percentage of 0 or more");
+        }
+        let time_cap = positive_duration("--time", &args.time)?;
+        let settings = Settings::from_measure_args(
+            args.paths,
+            args.measure,
+            StopRule::Time(time_cap),
+            0.0,
+            Baselines::default(),
+        )?;
+        if settings.sizes.len() > 1 {
+            bail!("--size: compare takes one size (variants are compared at the same size)");
+        }
+        Ok(CompareSettings {
+            settings,
+            reference: args.reference,
+            noise: args.noise / 100.0,
+            time_cap,
+        })
+    }
+}
+
+/// A duration that must be longer than zero.
+fn positive_duration(flag: &str, text: &str) -> Result<Duration> {
+    let duration = parse_duration(flag, text)?;
+    if duration.is_zero() {
+        bail!("{flag} must be longer than zero");
+    }
+    Ok(duration)
+}
+
+/// Baseline names become file names: keep them plain.
+fn check_baseline_name(name: &str) -> Result<()> {
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && !name.starts_with('.');
+    if !plain {
+        bail!("baseline name `{name}`: use letters, digits, `-`, `_` and `.` only");
+    }
+    Ok(())
 }
 
 /// Most rows one `--size` range may produce.
@@ -261,7 +360,7 @@ mod tests {
         let cli = crate::cli::Cli::try_parse_from(argv)?;
         match cli.command {
             crate::cli::Command::Run(run) => Settings::from_run_args(run),
-            crate::cli::Command::Selftest(_) => bail!("not a run"),
+            _ => bail!("not a run"),
         }
     }
 

@@ -167,30 +167,7 @@ pub fn median_ci(blocks: &[Vec<f64>], confidence: f64, resamples: usize, seed: u
         return (m, m);
     }
 
-    let mut rng = fastrand::Rng::with_seed(seed);
-    let mut medians = Vec::with_capacity(resamples);
-    let mut scratch: Vec<f64> = Vec::with_capacity(total);
-
-    if let [only] = non_empty.as_slice() {
-        // Ordinary bootstrap over the individual samples of the one block.
-        let n = only.len();
-        for _ in 0..resamples {
-            scratch.clear();
-            scratch.extend((0..n).map(|_| only[rng.usize(0..n)]));
-            medians.push(median_in_place(&mut scratch));
-        }
-    } else {
-        // Cluster bootstrap: draw k whole blocks with replacement, pool, median.
-        let k = non_empty.len();
-        for _ in 0..resamples {
-            scratch.clear();
-            for _ in 0..k {
-                scratch.extend_from_slice(non_empty[rng.usize(0..k)]);
-            }
-            medians.push(median_in_place(&mut scratch));
-        }
-    }
-
+    let mut medians = bootstrap_medians(&non_empty, resamples, seed);
     medians.sort_unstable_by(f64::total_cmp);
     let alpha = (1.0 - confidence.clamp(0.0, 1.0)) / 2.0;
     (
@@ -276,6 +253,52 @@ pub fn relative_half_width_pct(centre: f64, low: f64, high: f64) -> f64 {
     }
     let half = (centre - low).max(high - centre);
     half / centre.abs() * 100.0
+}
+
+/// Medians of `resamples` bootstrap resamples of the pooled samples: whole
+/// blocks are drawn with replacement (a cluster bootstrap), or single samples
+/// when there is one block. Empty blocks must have been removed.
+fn bootstrap_medians(non_empty: &[&[f64]], resamples: usize, seed: u64) -> Vec<f64> {
+    let total: usize = non_empty.iter().map(|b| b.len()).sum();
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut medians = Vec::with_capacity(resamples);
+    let mut scratch: Vec<f64> = Vec::with_capacity(total);
+
+    if let [only] = non_empty {
+        // Ordinary bootstrap over the individual samples of the one block.
+        let n = only.len();
+        for _ in 0..resamples {
+            scratch.clear();
+            scratch.extend((0..n).map(|_| only[rng.usize(0..n)]));
+            medians.push(median_in_place(&mut scratch));
+        }
+    } else {
+        // Cluster bootstrap: draw k whole blocks with replacement, pool, median.
+        let k = non_empty.len();
+        for _ in 0..resamples {
+            scratch.clear();
+            for _ in 0..k {
+                scratch.extend_from_slice(non_empty[rng.usize(0..k)]);
+            }
+            medians.push(median_in_place(&mut scratch));
+        }
+    }
+
+    medians
+}
+
+/// Bootstrap medians of samples grouped in blocks (see [`median_ci`]); empty
+/// for no samples. Deterministic for a given `seed`.
+pub fn resampled_medians(blocks: &[Vec<f64>], resamples: usize, seed: u64) -> Vec<f64> {
+    let non_empty: Vec<&[f64]> = blocks
+        .iter()
+        .filter(|b| !b.is_empty())
+        .map(Vec::as_slice)
+        .collect();
+    if non_empty.is_empty() {
+        return Vec::new();
+    }
+    bootstrap_medians(&non_empty, resamples, seed)
 }
 
 /// Type-7 median of `v`, reordering `v` in place; O(n) via selection.

@@ -58,11 +58,23 @@ impl fmt::Display for Kind {
 /// for speed, components enabled, no wasm backtraces (trap messages stay one
 /// line).
 pub fn engine() -> Result<Engine> {
+    Engine::new(&config()).map_err(|e| anyhow!("creating the wasmtime engine: {e}"))
+}
+
+/// The same engine with fuel counting on, for the deterministic
+/// instruction-count pass (never used for timing: fuel checks slow code down).
+pub fn fuel_engine() -> Result<Engine> {
+    let mut config = config();
+    config.consume_fuel(true);
+    Engine::new(&config).map_err(|e| anyhow!("creating the wasmtime engine: {e}"))
+}
+
+fn config() -> Config {
     let mut config = Config::new();
     config.cranelift_opt_level(OptLevel::Speed);
     config.wasm_component_model(true);
     config.wasm_backtrace_max_frames(None);
-    Engine::new(&config).map_err(|e| anyhow!("creating the wasmtime engine: {e}"))
+    config
 }
 
 /// Expand the paths given on the command line: a folder stands for the
