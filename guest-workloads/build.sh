@@ -11,7 +11,7 @@ cd "$here"
 
 core_target=wasm32-unknown-unknown
 component_target=wasm32-wasip2
-core_workloads=(empty xor mod13 mod16 remove sort-insertion sort-merge)
+core_workloads=(empty xor mod13 mod16 remove sort-insertion sort-merge chain100 chain101)
 component_workloads=(empty-component xor-component remove-component)
 out_dir="../workloads"
 
