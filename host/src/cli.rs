@@ -84,6 +84,15 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
 
+    /// Cap on each instance's linear memories (all together) and tables,
+    /// e.g. `1GiB`, `256MiB`; a guest that grows past it gets a failed grow.
+    #[arg(long, value_name = "SIZE", default_value = "1GiB")]
+    pub max_memory: String,
+
+    /// Deadline of one guest call (set-up included), e.g. `10s`.
+    #[arg(long, value_name = "DURATION", default_value = "10s")]
+    pub timeout: String,
+
     /// Also count wasm instructions per op with wasmtime's fuel (a separate,
     /// deterministic pass); `host compare` and `--baseline` then judge by it.
     #[arg(long, value_enum, default_value_t = MetricArg::Time)]

@@ -14,10 +14,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, bail};
 use serde::Serialize;
 
-use crate::instance::Instance;
 use crate::measure::{self, Blocks, Plan, Warmup};
 use crate::result::{BenchResult, Environment, Figures, Row, Stages, Tool};
-use crate::session::{Session, fuel_per_op, on_measuring_thread};
+use crate::run::describe_failure;
+use crate::session::{RowInstances, Session, supervised};
 use crate::settings::{CompareSettings, Metric};
 use crate::stats;
 use crate::verdict::{self, Ratio, Verdict};
@@ -63,25 +63,25 @@ pub struct CompareReport {
 
 /// Compare the variants in `files`.
 pub fn compare(settings: &CompareSettings, files: &[PathBuf]) -> Result<CompareReport> {
-    on_measuring_thread(|| compare_all(settings, files))
+    supervised(&settings.settings, |engines, guard| {
+        let session = Session::new(&settings.settings, files, engines, guard)?;
+        compare_all(settings, &session)
+    })
 }
 
 struct Variant {
     row: Row,
     kind: Kind,
     compile_ms: f64,
-    instantiate_ms: f64,
-    instance: Instance,
-    empty: Instance,
+    instances: RowInstances,
     warmup: Warmup,
     pilot_count: u64,
     blocks: Option<Blocks>,
     fuel_per_op: Option<f64>,
 }
 
-fn compare_all(settings: &CompareSettings, files: &[PathBuf]) -> Result<CompareReport> {
+fn compare_all(settings: &CompareSettings, session: &Session) -> Result<CompareReport> {
     let common = &settings.settings;
-    let session = Session::new(common, files)?;
     let environment = session.environment(common);
     let plan = Plan {
         sample_time: common.sample_time,
@@ -97,29 +97,17 @@ fn compare_all(settings: &CompareSettings, files: &[PathBuf]) -> Result<CompareR
     for planned in session.rows(&common.sizes) {
         let workload = planned.workload.map_err(|(_, e)| anyhow::anyhow!("{e}"))?;
         let kind = workload.code.kind();
-        let setup = session.kind_setup(kind);
         let row = planned.row;
-        let start = Instant::now();
-        let mut instance = Instance::new(&session.linkers, &workload.code, &row.export)?;
-        let instantiate_ms = start.elapsed().as_secs_f64() * 1e3;
-        let size = row.size.unwrap_or(0);
-        instance.setup(size)?;
-        let mut empty = setup.builtins.empty_instance(&session.linkers)?;
-        empty.setup(size)?;
-        let target = measure::target_sample_time(common.sample_time, &setup.calibration);
-        let (warmup, warm_count) = measure::warm_up(&plan, target, &mut instance)
-            .map_err(|e| anyhow::anyhow!("{}", crate::run::describe_failure(&row, &e)))?;
-        let pilot_count = match common.count {
-            Some(n) => n.get(),
-            None => measure::pilot(warm_count, warmup.per_op_ns, target),
-        };
+        let failed = |e: anyhow::Error| anyhow::anyhow!("{}", describe_failure(&row, &e));
+        let mut instances = session.instances(workload, &row).map_err(failed)?;
+        let calibration = &session.kind_setup(kind).calibration;
+        let (warmup, pilot_count) =
+            measure::tune(&plan, calibration, &mut instances.guarded).map_err(failed)?;
         variants.push(Variant {
             compile_ms: workload.compile_ms,
             row,
             kind,
-            instantiate_ms,
-            instance,
-            empty,
+            instances,
             warmup,
             pilot_count,
             blocks: None,
@@ -156,16 +144,23 @@ fn compare_all(settings: &CompareSettings, files: &[PathBuf]) -> Result<CompareR
     // One shared count: the slowest variant's sample fills the target.
     let count = variants.iter().map(|v| v.pilot_count).min().unwrap_or(1);
     for v in &mut variants {
-        let setup = session.kind_setup(v.kind);
-        v.blocks = Some(Blocks::start(
-            &setup.calibration,
-            count,
-            session.seed,
-            &mut v.instance,
-            &mut v.empty,
-        )?);
+        let calibration = &session.kind_setup(v.kind).calibration;
+        let failed = |e: anyhow::Error| anyhow::anyhow!("{}", describe_failure(&v.row, &e));
+        measure::prove(&mut v.instances.guarded, count, session.seed).map_err(failed)?;
+        v.warmup = measure::warm_up_at(&plan, calibration, count, v.warmup, &mut v.instances.fast)
+            .map_err(failed)?;
+        v.blocks = Some(
+            Blocks::start(
+                calibration,
+                count,
+                session.seed,
+                &mut v.instances.fast,
+                &mut v.instances.empty,
+            )
+            .map_err(failed)?,
+        );
         if common.metric == Metric::Instructions {
-            v.fuel_per_op = Some(fuel_per_op(&v.row, count, session.seed)?);
+            v.fuel_per_op = Some(session.fuel_per_op(&v.row, count).map_err(failed)?);
         }
     }
     let per_block: Vec<usize> = variants
@@ -187,7 +182,13 @@ fn compare_all(settings: &CompareSettings, files: &[PathBuf]) -> Result<CompareR
             let index = (i + rounds) % n;
             let v = &mut variants[index];
             if let Some(blocks) = v.blocks.as_mut() {
-                blocks.take(&mut v.instance, &mut v.empty, per_block[index])?;
+                blocks
+                    .take(
+                        &mut v.instances.fast,
+                        &mut v.instances.empty,
+                        per_block[index],
+                    )
+                    .map_err(|e| anyhow::anyhow!("{}", describe_failure(&v.row, &e)))?;
             }
         }
         rounds += 1;
@@ -210,7 +211,7 @@ fn compare_all(settings: &CompareSettings, files: &[PathBuf]) -> Result<CompareR
                         Stages {
                             kind: v.kind,
                             compile_ms: v.compile_ms,
-                            instantiate_ms: v.instantiate_ms,
+                            instantiate_ms: v.instances.instantiate_ms,
                         },
                         common.warmup_cap.as_secs_f64() * 1e3,
                         session.seed,

@@ -35,37 +35,30 @@ pub fn prepare_measuring_thread(pin: PinRequest, priority: PriorityRequest) -> P
     let cores = core_affinity::get_core_ids().unwrap_or_default();
     let pinned_core = match pin {
         PinRequest::None => None,
-        PinRequest::LastCore | PinRequest::Core(_) => {
-            let wanted = match pin {
-                PinRequest::Core(n) => Some(n),
-                _ => cores.last().map(|c| c.id),
-            };
-            match wanted {
-                None => {
-                    warnings.push(
-                        "could not list the cores: the measuring thread is not pinned".into(),
-                    );
+        PinRequest::LastCore | PinRequest::Core(_) => match measuring_core(pin) {
+            None => {
+                warnings
+                    .push("could not list the cores: the measuring thread is not pinned".into());
+                None
+            }
+            Some(id) if !cores.iter().any(|c| c.id == id) => {
+                warnings.push(format!(
+                    "core {id} is not available to this process (cores: {}): not pinned",
+                    core_list(&cores)
+                ));
+                None
+            }
+            Some(id) => {
+                if core_affinity::set_for_current(core_affinity::CoreId { id })
+                    && current_cores() == Some(vec![id])
+                {
+                    Some(id)
+                } else {
+                    warnings.push(format!("pinning to core {id} was refused: not pinned"));
                     None
-                }
-                Some(id) if !cores.iter().any(|c| c.id == id) => {
-                    warnings.push(format!(
-                        "core {id} is not available to this process (cores: {}): not pinned",
-                        core_list(&cores)
-                    ));
-                    None
-                }
-                Some(id) => {
-                    if core_affinity::set_for_current(core_affinity::CoreId { id })
-                        && current_cores() == Some(vec![id])
-                    {
-                        Some(id)
-                    } else {
-                        warnings.push(format!("pinning to core {id} was refused: not pinned"));
-                        None
-                    }
                 }
             }
-        }
+        },
     };
     let priority = raise_priority(priority, &mut warnings);
     Prepared {
@@ -157,5 +150,40 @@ fn current_cores() -> Option<Vec<usize>> {
     #[cfg(not(target_os = "linux"))]
     {
         None
+    }
+}
+
+/// The core the measuring thread will be pinned to, if any: what
+/// [`prepare_measuring_thread`] will ask for. Helper threads keep off it.
+pub fn measuring_core(pin: PinRequest) -> Option<usize> {
+    match pin {
+        PinRequest::None => None,
+        PinRequest::Core(n) => Some(n),
+        PinRequest::LastCore => core_affinity::get_core_ids()?.last().map(|c| c.id),
+    }
+}
+
+/// Keep the calling (helper) thread off `core`: allow it every other core
+/// the process may use. Does nothing when `core` is the only one.
+pub fn keep_off_core(core: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        let Some(cores) = current_cores() else { return };
+        let others: Vec<usize> = cores.into_iter().filter(|&c| c != core).collect();
+        if others.is_empty() {
+            return;
+        }
+        // SAFETY: `set` is a properly sized cpu_set_t owned by us.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            for c in others {
+                libc::CPU_SET(c, &mut set);
+            }
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = core;
     }
 }

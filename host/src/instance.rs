@@ -3,14 +3,22 @@
 //! [`Instance::sample`] reads the clock, calls `run(count, seed)` once, and
 //! reads the clock again; nothing else sits between the two reads. The host
 //! side of `bench.pause`/`bench.resume` (core modules) and of the
-//! `wasm-bench:workload/timing` interface (components) lives here too. This
-//! module does not decide how often to call; that is [`crate::measure`]'s job.
+//! `wasm-bench:workload/timing` interface (components) lives here too, and so
+//! do the sandbox's limits on each store: linear memory and tables
+//! ([`Limits`]), the call deadline of guarded copies, and plain-words
+//! explanations of traps. This module does not decide how often to call;
+//! that is [`crate::measure`]'s job.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow, bail};
 use wasmtime::component::{self, Component, TypedFunc as ComponentFunc};
-use wasmtime::{Caller, Engine, Linker, Module, Store, StoreContextMut, TypedFunc};
+use wasmtime::{
+    Caller, Engine, Linker, Module, ResourceLimiter, Store, StoreContextMut, Trap, TypedFunc,
+};
+
+use crate::guard::{self, Guard};
 
 use crate::workload::{
     BENCH_MODULE, Code, Kind, RUN_EXPORT, SETUP_EXPORT, TIMING_INTERFACE, one_line,
@@ -73,8 +81,84 @@ pub const PAUSE_PAIR_COMPONENT_WAT: &str = r#"(component
   (func (export "run") (param "count" u64) (param "seed" u64) (result u64)
     (canon lift (core func $i "run"))))"#;
 
-/// Per-store state: the bookkeeping of pause/resume.
-#[derive(Debug, Default)]
+/// The sandbox's limits on one store: the bytes of all its linear memories
+/// together, and the elements of its tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub max_memory_bytes: u64,
+}
+
+impl Limits {
+    /// Table elements allowed: a pointer each, within the memory cap.
+    fn max_table_elements(&self) -> u64 {
+        self.max_memory_bytes / 8
+    }
+}
+
+/// Tracks the store's memory against [`Limits`] and remembers a refusal, so
+/// that the error can say why a guest failed.
+#[derive(Debug)]
+struct Limiter {
+    limits: Limits,
+    memory_bytes: u64,
+    refused: Option<String>,
+}
+
+impl ResourceLimiter for Limiter {
+    fn memory_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        let total = self.memory_bytes - (current as u64).min(self.memory_bytes) + desired as u64;
+        if total > self.limits.max_memory_bytes {
+            self.refused = Some(format!(
+                "growing linear memory to {} ({desired} bytes) refused: over the --max-memory limit of {}",
+                bytes(desired as u64),
+                bytes(self.limits.max_memory_bytes)
+            ));
+            return Ok(false);
+        }
+        self.memory_bytes = total;
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired as u64 > self.limits.max_table_elements() {
+            self.refused = Some(format!(
+                "table of {desired} elements refused: over the limit of {} (--max-memory / 8 bytes)",
+                self.limits.max_table_elements()
+            ));
+            return Ok(false);
+        }
+        Ok(true)
+    }
+}
+
+/// A byte count in binary units.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if value.fract() == 0.0 {
+        format!("{value:.0} {}", UNITS[unit])
+    } else {
+        format!("{value:.2} {}", UNITS[unit])
+    }
+}
+
+/// Per-store state: pause/resume bookkeeping and the limiter.
+#[derive(Debug)]
 pub struct HostState {
     paused_since: Option<Instant>,
     paused: Duration,
@@ -82,11 +166,31 @@ pub struct HostState {
     /// Fuel left when paused, and fuel spent while paused (fuel pass only).
     paused_fuel: Option<u64>,
     fuel_while_paused: u64,
+    limiter: Limiter,
 }
 
 impl HostState {
+    fn new(limits: Limits) -> Self {
+        HostState {
+            paused_since: None,
+            paused: Duration::ZERO,
+            pauses: 0,
+            paused_fuel: None,
+            fuel_while_paused: 0,
+            limiter: Limiter {
+                limits,
+                memory_bytes: 0,
+                refused: None,
+            },
+        }
+    }
+
     fn reset(&mut self) {
-        *self = HostState::default();
+        self.paused_since = None;
+        self.paused = Duration::ZERO;
+        self.pauses = 0;
+        self.paused_fuel = None;
+        self.fuel_while_paused = 0;
     }
 
     /// `fuel` is the fuel left, when fuel is being counted.
@@ -159,6 +263,10 @@ impl Linkers {
     }
 }
 
+/// Fuel given before a call of the instruction pass: more than any call
+/// spends before its deadline.
+const FUEL_TANK: u64 = u64::MAX / 4;
+
 /// One timed guest call.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RawSample {
@@ -181,63 +289,120 @@ enum Entry {
     },
 }
 
+/// How a store is protected from a call that never returns.
+#[derive(Clone)]
+pub enum Safety {
+    /// A guarded copy (epoch checks): every call gets the deadline.
+    Guarded(Arc<Guard>),
+    /// A fast copy, only called at counts a guarded copy returned from; the
+    /// watchdog ends the run should a call hang all the same.
+    Watched(Arc<Guard>),
+    /// A built-in guest.
+    Trusted,
+}
+
 /// A live instance of a workload, ready to be sampled.
 pub struct Instance {
     store: Store<HostState>,
     entry: Entry,
+    safety: Safety,
 }
 
 impl Instance {
-    /// Instantiate `code` in a fresh store and look up `export`.
-    pub fn new(linkers: &Linkers, code: &Code, export: &str) -> Result<Self> {
-        match code {
-            Code::Module(module) => Self::module(linkers, module, export),
-            Code::Component(component) => Self::component(linkers, component, export),
+    /// Instantiate `code` in a fresh store, under `limits`, and look up
+    /// `export`.
+    pub fn new(
+        linkers: &Linkers,
+        code: &Code,
+        export: &str,
+        limits: Limits,
+        safety: Safety,
+    ) -> Result<Self> {
+        let engine = match code {
+            Code::Module(module) => module.engine(),
+            Code::Component(component) => component.engine(),
+        };
+        let mut store = Store::new(engine, HostState::new(limits));
+        store.limiter(|state| &mut state.limiter);
+        if let Safety::Guarded(guard) = &safety {
+            store.set_epoch_deadline(guard.deadline_ticks());
         }
+        let entry = match code {
+            Code::Module(module) => Self::module(&mut store, linkers, module, export, &safety)?,
+            Code::Component(component) => {
+                Self::component(&mut store, linkers, component, export, &safety)?
+            }
+        };
+        Ok(Instance {
+            store,
+            entry,
+            safety,
+        })
     }
 
-    fn module(linkers: &Linkers, module: &Module, export: &str) -> Result<Self> {
-        let mut store = Store::new(module.engine(), HostState::default());
+    fn module(
+        store: &mut Store<HostState>,
+        linkers: &Linkers,
+        module: &Module,
+        export: &str,
+        safety: &Safety,
+    ) -> Result<Entry> {
         let instance = linkers
             .module
-            .instantiate(&mut store, module)
-            .map_err(|e| anyhow!("instantiation failed: {}", one_line(&e)))?;
+            .instantiate(&mut *store, module)
+            .map_err(|e| {
+                anyhow!(
+                    "instantiation failed: {}",
+                    explain(&e, store.data(), safety)
+                )
+            })?;
         let run = instance
-            .get_typed_func::<(i64, i64), i64>(&mut store, export)
+            .get_typed_func::<(i64, i64), i64>(&mut *store, export)
             .map_err(|e| anyhow!("export `{export}`: {}", one_line(&e)))?;
-        let setup = match instance.get_func(&mut store, SETUP_EXPORT) {
+        let setup = match instance.get_func(&mut *store, SETUP_EXPORT) {
             Some(func) => Some(
-                func.typed::<i64, ()>(&store)
+                func.typed::<i64, ()>(&*store)
                     .map_err(|e| anyhow!("export `{SETUP_EXPORT}`: {}", one_line(&e)))?,
             ),
             None => None,
         };
-        Ok(Instance {
-            store,
-            entry: Entry::Module { run, setup },
-        })
+        Ok(Entry::Module { run, setup })
     }
 
-    fn component(linkers: &Linkers, component: &Component, export: &str) -> Result<Self> {
-        let mut store = Store::new(component.engine(), HostState::default());
+    fn component(
+        store: &mut Store<HostState>,
+        linkers: &Linkers,
+        component: &Component,
+        export: &str,
+        safety: &Safety,
+    ) -> Result<Entry> {
         let instance = linkers
             .component
-            .instantiate(&mut store, component)
-            .map_err(|e| anyhow!("instantiation failed: {}", one_line(&e)))?;
+            .instantiate(&mut *store, component)
+            .map_err(|e| {
+                anyhow!(
+                    "instantiation failed: {}",
+                    explain(&e, store.data(), safety)
+                )
+            })?;
         let run = instance
-            .get_typed_func::<(u64, u64), (u64,)>(&mut store, export)
+            .get_typed_func::<(u64, u64), (u64,)>(&mut *store, export)
             .map_err(|e| anyhow!("export `{export}`: {}", one_line(&e)))?;
-        let setup = match instance.get_func(&mut store, SETUP_EXPORT) {
+        let setup = match instance.get_func(&mut *store, SETUP_EXPORT) {
             Some(func) => Some(
-                func.typed::<(u64,), ()>(&store)
+                func.typed::<(u64,), ()>(&*store)
                     .map_err(|e| anyhow!("export `{SETUP_EXPORT}`: {}", one_line(&e)))?,
             ),
             None => None,
         };
-        Ok(Instance {
-            store,
-            entry: Entry::Component { run, setup },
-        })
+        Ok(Entry::Component { run, setup })
+    }
+
+    /// Give the next call its full deadline (guarded copies only).
+    fn arm(&mut self) {
+        if let Safety::Guarded(guard) = &self.safety {
+            self.store.set_epoch_deadline(guard.deadline_ticks());
+        }
     }
 
     pub fn kind(&self) -> Kind {
@@ -249,12 +414,31 @@ impl Instance {
 
     /// Call `setup(size)` if the workload exports it (untimed).
     pub fn setup(&mut self, size: u64) -> Result<()> {
+        self.arm();
+        // With fuel counting on (the instruction pass), fill the tank; on
+        // other engines this is refused and changes nothing.
+        let _ = self.store.set_fuel(FUEL_TANK);
+        let watchdog = match &self.safety {
+            Safety::Watched(guard) => Some(Arc::clone(guard)),
+            _ => None,
+        };
+        if let Some(guard) = &watchdog {
+            guard.unguarded_start();
+        }
         let result = match &self.entry {
             Entry::Module { setup: Some(f), .. } => f.call(&mut self.store, size as i64),
             Entry::Component { setup: Some(f), .. } => f.call(&mut self.store, (size,)),
-            _ => return Ok(()),
+            _ => Ok(()),
         };
-        result.map_err(|e| anyhow!("`setup({size})` failed: {}", one_line(&e)))?;
+        if let Some(guard) = &watchdog {
+            guard.unguarded_end();
+        }
+        result.map_err(|e| {
+            anyhow!(
+                "`setup({size})` failed: {}",
+                explain(&e, self.store.data(), &self.safety)
+            )
+        })?;
         self.check_not_paused("setup")
     }
 
@@ -262,7 +446,18 @@ impl Instance {
     /// between the two clock reads.
     #[inline(never)]
     pub fn sample(&mut self, count: u64, seed: u64) -> Result<RawSample> {
+        if guard::interrupted() {
+            bail!("interrupted");
+        }
         self.store.data_mut().reset();
+        self.arm();
+        let watchdog = match &self.safety {
+            Safety::Watched(guard) => Some(Arc::clone(guard)),
+            _ => None,
+        };
+        if let Some(guard) = &watchdog {
+            guard.unguarded_start();
+        }
         let result = match &self.entry {
             Entry::Module { run, .. } => {
                 let args = (count as i64, seed as i64);
@@ -278,7 +473,15 @@ impl Instance {
                 result.map(|(r,)| (r, end.duration_since(start)))
             }
         };
-        let (checksum, elapsed) = result.map_err(|e| anyhow!("`run` failed: {}", one_line(&e)))?;
+        if let Some(guard) = &watchdog {
+            guard.unguarded_end();
+        }
+        let (checksum, elapsed) = result.map_err(|e| {
+            anyhow!(
+                "`run` failed: {}",
+                explain(&e, self.store.data(), &self.safety)
+            )
+        })?;
         self.check_not_paused("run")?;
         let state = self.store.data();
         Ok(RawSample {
@@ -291,8 +494,9 @@ impl Instance {
     /// Wasm instructions (fuel) one `run` call spends on `count` operations,
     /// paused work excluded. The engine must have been built with fuel.
     pub fn fuel(&mut self, count: u64, seed: u64) -> Result<u64> {
-        const TANK: u64 = u64::MAX / 4;
+        const TANK: u64 = FUEL_TANK;
         self.store.data_mut().reset();
+        self.arm();
         self.store
             .set_fuel(TANK)
             .map_err(|e| anyhow!("fuel is not enabled: {}", one_line(&e)))?;
@@ -342,7 +546,36 @@ impl Builtins {
     }
 
     /// A fresh instance of the empty guest.
-    pub fn empty_instance(&self, linkers: &Linkers) -> Result<Instance> {
-        Instance::new(linkers, &self.empty, RUN_EXPORT)
+    pub fn empty_instance(&self, linkers: &Linkers, limits: Limits) -> Result<Instance> {
+        Instance::new(linkers, &self.empty, RUN_EXPORT, limits, Safety::Trusted)
     }
+}
+
+/// A guest failure in plain words: the trap, what it means, and any limit
+/// that was refused on the way.
+fn explain(error: &wasmtime::Error, state: &HostState, safety: &Safety) -> String {
+    let mut text = match error.downcast_ref::<Trap>() {
+        Some(Trap::Interrupt) if guard::interrupted() => "interrupted".to_string(),
+        Some(Trap::Interrupt) => match safety {
+            Safety::Guarded(guard) => format!(
+                "did not return within --timeout {} (infinite loop?)",
+                humantime::format_duration(guard.timeout())
+            ),
+            _ => "interrupted".to_string(),
+        },
+        Some(Trap::StackOverflow) => {
+            "stack overflow: call stack exhausted (unbounded recursion?)".to_string()
+        }
+        Some(Trap::IntegerDivisionByZero) => "integer divide by zero".to_string(),
+        Some(Trap::MemoryOutOfBounds) => "out-of-bounds memory access".to_string(),
+        Some(Trap::UnreachableCodeReached) => {
+            "wasm `unreachable` executed (the guest aborted)".to_string()
+        }
+        _ => one_line(error),
+    };
+    if let Some(refused) = &state.limiter.refused {
+        text.push_str("; ");
+        text.push_str(refused);
+    }
+    text
 }

@@ -17,6 +17,7 @@ pub mod compare;
 pub mod complexity;
 pub mod env;
 pub mod export;
+pub mod guard;
 pub mod instance;
 pub mod measure;
 pub mod report;

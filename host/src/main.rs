@@ -29,6 +29,7 @@ const EXIT_REGRESSION: u8 = 3;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    host::guard::install_ctrl_c();
     let outcome = match cli.command {
         Command::Run(args) => Settings::from_run_args(args).and_then(|s| run(&s)),
         Command::Compare(args) => {
@@ -92,7 +93,9 @@ fn run(settings: &Settings) -> Result<ExitCode> {
     if let Some(output) = &settings.export_json {
         write_json(&report, output)?;
     }
-    Ok(if report.failures() > 0 {
+    Ok(if report.stopped.is_some() {
+        ExitCode::from(host::guard::EXIT_INTERRUPTED as u8)
+    } else if report.failures() > 0 {
         ExitCode::from(EXIT_FAILED)
     } else if report.regressions() > 0 {
         ExitCode::from(EXIT_REGRESSION)

@@ -195,20 +195,69 @@ pub fn calibrate(
 
 /// Measure one benchmark. `started` is when work on it began (compile
 /// included), for the time budget.
+///
+/// `guarded` is the copy with epoch checks: the warm-up and the pilot run on
+/// it, and it must return from one call at the chosen count before `fast`,
+/// the copy without checks, is warmed up and sampled at that count.
 pub fn measure(
     plan: &Plan,
     calibration: &Calibration,
-    workload: &mut Instance,
+    guarded: &mut Instance,
+    fast: &mut Instance,
     empty: &mut Instance,
     started: Instant,
 ) -> Result<Measurement> {
+    let (tuning, count) = tune(plan, calibration, guarded)?;
+    prove(guarded, count, plan.seed)?;
+    let warmup = warm_up_at(plan, calibration, count, tuning, fast)?;
+    sample(plan, calibration, count, warmup, fast, empty, started)
+}
+
+/// Warm up the guarded copy and pick the count (the pilot): returns the
+/// warm-up record and the count.
+pub fn tune(
+    plan: &Plan,
+    calibration: &Calibration,
+    guarded: &mut Instance,
+) -> Result<(Warmup, u64)> {
     let target = target_sample_time(plan.sample_time, calibration);
-    let (warmup, warm_count) = warm_up(plan, target, workload)?;
+    let (warmup, warm_count) = warm_up(plan, target, guarded)?;
     let count = match plan.count {
         Some(n) => n.get(),
         None => pilot(warm_count, warmup.per_op_ns, target),
     };
-    sample(plan, calibration, count, warmup, workload, empty, started)
+    Ok((warmup, count))
+}
+
+/// One guarded call at `count`: the proof that the workload returns from it.
+pub fn prove(guarded: &mut Instance, count: u64, seed: u64) -> Result<()> {
+    guarded
+        .sample(count, seed)
+        .map(|_| ())
+        .map_err(|e| anyhow::anyhow!("at count {count}: {e:#}"))
+}
+
+/// Warm up the fast copy at the chosen count; the record adds up both
+/// warm-ups, and is settled when the fast copy's is.
+pub fn warm_up_at(
+    plan: &Plan,
+    calibration: &Calibration,
+    count: u64,
+    tuning: Warmup,
+    fast: &mut Instance,
+) -> Result<Warmup> {
+    let target = target_sample_time(plan.sample_time, calibration);
+    let fixed = Plan {
+        count: NonZeroU64::new(count),
+        ..*plan
+    };
+    let (warmup, _) = warm_up(&fixed, target, fast)?;
+    Ok(Warmup {
+        elapsed_ms: tuning.elapsed_ms + warmup.elapsed_ms,
+        settled: warmup.settled,
+        rounds: tuning.rounds + warmup.rounds,
+        per_op_ns: warmup.per_op_ns,
+    })
 }
 
 /// The target duration of one sample: what the user asked for, but never
@@ -238,11 +287,19 @@ pub fn warm_up(plan: &Plan, target: Duration, workload: &mut Instance) -> Result
     let target_ns = target.as_nanos() as f64;
     let mut count = plan.count.map_or(1, NonZeroU64::get);
     let mut history: Vec<f64> = Vec::new();
+    let mut returned_at = None;
     let mut rounds = 0;
     let mut settled = false;
     loop {
         rounds += 1;
-        let (round_ns, calls) = round(workload, count, plan.seed, target_ns)?;
+        let (round_ns, calls) =
+            round(workload, count, plan.seed, target_ns).map_err(|e| match returned_at {
+                Some(good) if good != count => {
+                    anyhow::anyhow!("at count {count} (it had returned at count {good}): {e:#}")
+                }
+                _ => anyhow::anyhow!("at count {count}: {e:#}"),
+            })?;
+        returned_at = Some(count);
         let per_call = round_ns / calls as f64;
         if plan.count.is_none() && per_call < target_ns / 2.0 && count < MAX_COUNT {
             // Too short: grow the count (at most 100x a round) and start over.

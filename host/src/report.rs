@@ -65,6 +65,12 @@ impl<W: Write> Table<W> {
                 format_ns(pair)
             )?;
         }
+        writeln!(
+            self.out,
+            "limits: memory {} per instance · {} per call · no capabilities beyond the timing imports",
+            crate::instance::bytes(env.max_memory_bytes),
+            humantime::format_duration(std::time::Duration::from_millis(env.timeout_ms as u64))
+        )?;
         for warning in &env.warnings {
             writeln!(self.out, "warning: {warning}")?;
         }
@@ -186,6 +192,9 @@ impl<W: Write> Table<W> {
             writeln!(self.out, "{measured} measured")?;
         } else {
             writeln!(self.out, "{measured} measured, {failures} failed")?;
+        }
+        if let Some(reason) = &report.stopped {
+            writeln!(self.out, "stopped early: {reason}")?;
         }
         if let Some(path) = &report.saved_baseline {
             writeln!(self.out, "saved as baseline: {path}")?;

@@ -28,6 +28,8 @@ pub struct RunReport {
     pub baseline: Option<String>,
     /// Where the results were saved (`--save-baseline`), if they were.
     pub saved_baseline: Option<String>,
+    /// Why the run stopped before measuring every row (Ctrl-C, watchdog).
+    pub stopped: Option<String>,
 }
 
 /// A row against the same row of a saved baseline.
@@ -120,6 +122,10 @@ pub struct Environment {
     /// Target duration of one sample, in ms.
     pub sample_time_ms: f64,
     pub cpu_model: Option<String>,
+    /// Cap on each instance's memories and tables, in bytes.
+    pub max_memory_bytes: u64,
+    /// Deadline of one guest call, in ms.
+    pub timeout_ms: f64,
     /// Things asked for and refused (pinning, priority).
     pub warnings: Vec<String>,
 }
@@ -130,7 +136,7 @@ impl Environment {
         calibration: &Calibration,
         component: Option<&Calibration>,
         seed: u64,
-        drift_pct: f64,
+        settings: &crate::settings::Settings,
         sample_time_ms: f64,
     ) -> Self {
         Environment {
@@ -144,8 +150,10 @@ impl Environment {
             empty_component_call_ns: component.map(|c| c.empty_call_ns),
             component_pause_pair_ns: component.map(|c| c.pause_pair_ns),
             seed,
-            drift_pct,
+            drift_pct: settings.drift_pct,
             sample_time_ms,
+            max_memory_bytes: settings.max_memory_bytes,
+            timeout_ms: settings.timeout.as_secs_f64() * 1e3,
             cpu_model: cpu_model(),
             warnings: prepared.warnings.clone(),
         }

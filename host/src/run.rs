@@ -1,21 +1,23 @@
-//! `host run`: measure every row (benchmark × size) in turn, each on a fresh
-//! instance, hand it to an observer as soon as it is done, then fit
+//! `host run`: measure every row (benchmark × size) in turn, each on fresh
+//! instances, hand it to an observer as soon as it is done, then fit
 //! complexity and compare with a saved baseline when asked.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
 use crate::baseline::{self, Saved};
 use crate::complexity;
-use crate::instance::Instance;
+use crate::export::write_json;
+use crate::guard;
 use crate::measure::{self, Measurement, Plan};
 use crate::result::{
     BaselineComparison, BenchResult, ComplexityResult, Environment, Figures, Row, RunReport,
     Stages, Tool,
 };
-use crate::session::{KindSetup, Session, fuel_per_op, on_measuring_thread};
+use crate::session::{Session, supervised};
 use crate::settings::{Metric, Settings};
 use crate::verdict;
 use crate::workload::{Workload, one_line};
@@ -25,6 +27,13 @@ pub trait Observer: Send {
     /// Before the first row: the environment and the names of every row.
     fn start(&mut self, env: &Environment, rows: &[String]);
     fn result(&mut self, result: &BenchResult);
+}
+
+/// What has been finished so far, for the watchdog's last word.
+#[derive(Default)]
+struct Progress {
+    environment: Option<Environment>,
+    results: Vec<BenchResult>,
 }
 
 /// Run every workload the settings name; failed workloads are rows with an
@@ -39,9 +48,37 @@ pub fn run(
         Some(name) => Some(baseline::load(name)?),
         None => None,
     };
-    let mut report =
-        on_measuring_thread(|| measure_all(settings, files, saved.as_ref(), observer))?;
-    if let Some(name) = &settings.baselines.save {
+    let progress = Arc::new(Mutex::new(Progress::default()));
+    let mut report = supervised(settings, |engines, guard| {
+        let shared = Arc::clone(&progress);
+        let export = settings.export_json.clone();
+        let baseline_name = settings.baselines.compare.clone();
+        guard.on_emergency(Box::new(move |reason| {
+            eprintln!("error: {reason}");
+            // Keep what was finished: write the export with it.
+            if let (Some(output), Ok(progress)) = (&export, shared.lock())
+                && let Some(environment) = &progress.environment
+            {
+                let report = RunReport {
+                    tool: Tool::this(),
+                    environment: environment.clone(),
+                    results: progress.results.clone(),
+                    complexity: Vec::new(),
+                    baseline: baseline_name.clone(),
+                    saved_baseline: None,
+                    stopped: Some(reason.to_string()),
+                };
+                if let Err(e) = write_json(&report, output) {
+                    eprintln!("error: {}", one_line(&e));
+                }
+            }
+        }));
+        let session = Session::new(settings, files, engines, guard)?;
+        measure_all(settings, &session, saved.as_ref(), observer, &progress)
+    })?;
+    if let Some(name) = &settings.baselines.save
+        && report.stopped.is_none()
+    {
         report.saved_baseline = Some(baseline::save(name, &report)?.display().to_string());
     }
     Ok(report)
@@ -49,11 +86,11 @@ pub fn run(
 
 fn measure_all(
     settings: &Settings,
-    files: &[PathBuf],
+    session: &Session,
     saved: Option<&Saved>,
     observer: &mut dyn Observer,
+    progress: &Mutex<Progress>,
 ) -> Result<RunReport> {
-    let session = Session::new(settings, files)?;
     let plan = Plan {
         sample_time: settings.sample_time,
         warmup_cap: settings.warmup_cap,
@@ -70,8 +107,12 @@ fn measure_all(
     let rows = session.rows(&settings.sizes);
     let names: Vec<String> = rows.iter().map(|p| p.row.name.clone()).collect();
     observer.start(&environment, &names);
+    if let Ok(mut progress) = progress.lock() {
+        progress.environment = Some(environment.clone());
+    }
 
     let mut results = Vec::new();
+    let mut stopped = None;
     let mut compiled = std::collections::HashSet::new();
     for planned in &rows {
         let row = &planned.row;
@@ -85,14 +126,22 @@ fn measure_all(
                 } else {
                     0.0
                 };
-                measure_row(settings, &plan, &session, workload, row, compile_ms)
+                measure_row(settings, &plan, session, workload, row, compile_ms)
             }
         };
+        if guard::interrupted() {
+            // The row in progress is not finished: leave it out.
+            stopped = Some("interrupted (Ctrl-C)".to_string());
+            break;
+        }
         if let (Some(saved), Some(figures)) = (saved, &result.figures) {
             result.baseline =
                 compare_with_saved(settings, saved, &result.name, figures, session.seed);
         }
         observer.result(&result);
+        if let Ok(mut progress) = progress.lock() {
+            progress.results.push(result.clone());
+        }
         results.push(result);
     }
     Ok(RunReport {
@@ -101,6 +150,7 @@ fn measure_all(
         complexity: fit_complexity(&results),
         baseline: settings.baselines.compare.clone(),
         saved_baseline: None,
+        stopped,
         results,
     })
 }
@@ -118,31 +168,24 @@ fn measure_row(
     let started = Instant::now()
         .checked_sub(Duration::from_secs_f64(compile_ms / 1e3))
         .unwrap_or_else(Instant::now);
-    let measured = measure_one(
-        plan,
-        session.kind_setup(kind),
-        session,
-        workload,
-        row,
-        started,
-    )
-    .and_then(|(m, instantiate_ms)| {
-        let mut figures = Figures::new(
-            &m,
-            Stages {
-                kind,
-                compile_ms,
-                instantiate_ms,
-            },
-            settings.warmup_cap.as_secs_f64() * 1e3,
-            session.seed,
-            settings.drift_pct,
-        );
-        if settings.metric == Metric::Instructions {
-            figures.fuel_per_op = Some(fuel_per_op(row, m.count, session.seed)?);
-        }
-        Ok(figures)
-    });
+    let measured =
+        measure_one(plan, session, workload, row, started).and_then(|(m, instantiate_ms)| {
+            let mut figures = Figures::new(
+                &m,
+                Stages {
+                    kind,
+                    compile_ms,
+                    instantiate_ms,
+                },
+                settings.warmup_cap.as_secs_f64() * 1e3,
+                session.seed,
+                settings.drift_pct,
+            );
+            if settings.metric == Metric::Instructions {
+                figures.fuel_per_op = Some(session.fuel_per_op(row, m.count)?);
+            }
+            Ok(figures)
+        });
     match measured {
         Ok(figures) => BenchResult::measured(row, kind, figures),
         Err(e) => BenchResult::failed(row, Some(kind), describe_failure(row, &e)),
@@ -164,22 +207,22 @@ pub fn describe_failure(row: &Row, error: &anyhow::Error) -> String {
 /// instantiation time in ms.
 fn measure_one(
     plan: &Plan,
-    setup: &KindSetup,
     session: &Session,
     workload: &Workload,
     row: &Row,
     started: Instant,
 ) -> Result<(Measurement, f64)> {
-    let size = row.size.unwrap_or(0);
-    let instantiate_start = Instant::now();
-    let mut instance = Instance::new(&session.linkers, &workload.code, &row.export)?;
-    let instantiate_ms = instantiate_start.elapsed().as_secs_f64() * 1e3;
-    instance.setup(size)?;
-    let mut empty = setup.builtins.empty_instance(&session.linkers)?;
-    empty.setup(size)?;
-    let measurement =
-        measure::measure(plan, &setup.calibration, &mut instance, &mut empty, started)?;
-    Ok((measurement, instantiate_ms))
+    let mut instances = session.instances(workload, row)?;
+    let calibration = &session.kind_setup(workload.code.kind()).calibration;
+    let measurement = measure::measure(
+        plan,
+        calibration,
+        &mut instances.guarded,
+        &mut instances.fast,
+        &mut instances.empty,
+        started,
+    )?;
+    Ok((measurement, instances.instantiate_ms))
 }
 
 /// The verdict against the saved result of the same row, if there is one.
@@ -214,40 +257,33 @@ fn compare_with_saved(
             "time",
         ),
     };
-    let noise = saved_noise(settings);
+    let baseline_name = settings.baselines.compare.clone().unwrap_or_default();
+    // The regression threshold, when given, is the noise threshold too.
+    let noise = settings
+        .baselines
+        .fail_on_regression_pct
+        .map_or(0.01, |pct| pct / 100.0);
     let verdict = verdict::verdict(&ratio, noise);
     let regression = settings
         .baselines
         .fail_on_regression_pct
         .is_some_and(|pct| verdict::is_regression(&ratio, pct));
     Some(BaselineComparison {
-        name: settings.baselines.compare.clone().unwrap_or_default(),
+        text: verdict::describe(
+            name,
+            &format!("baseline {baseline_name}"),
+            &ratio,
+            verdict,
+            noise,
+        ),
+        name: baseline_name,
         metric: metric.to_string(),
         ratio: ratio.ratio,
         ci95_low: ratio.ci95_low,
         ci95_high: ratio.ci95_high,
         verdict,
-        text: verdict::describe(
-            name,
-            &format!(
-                "baseline {}",
-                settings.baselines.compare.as_deref().unwrap_or("")
-            ),
-            &ratio,
-            verdict,
-            noise,
-        ),
         regression,
     })
-}
-
-/// The noise threshold for baseline verdicts: the regression threshold when
-/// one is given, else 1%.
-fn saved_noise(settings: &Settings) -> f64 {
-    settings
-        .baselines
-        .fail_on_regression_pct
-        .map_or(0.01, |pct| pct / 100.0)
 }
 
 /// Fit per-op time against size for every benchmark measured at two or more

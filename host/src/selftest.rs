@@ -11,6 +11,7 @@
 //!
 //! This module only drives runs and prints what they reported.
 
+use clap::Parser;
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -19,11 +20,15 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::cli::SelftestArgs;
+use crate::cli::{Cli, Command as CliCommand, SelftestArgs};
 use crate::export::write_json;
+use crate::measure::{self, Blocks, Plan};
+use crate::session::{Session, supervised};
 use crate::settings::Output;
+use crate::settings::Settings;
 use crate::stats;
 use crate::units::format_ns;
+use crate::verdict::{self, Ratio};
 
 /// Counts for the count-independence check.
 const COUNTS: [u64; 5] = [1_000, 10_000, 100_000, 1_000_000, 10_000_000];
@@ -59,6 +64,8 @@ struct SelftestReport {
     intervals_holding_median: usize,
     default_empty_ns_per_op: f64,
     counts: Vec<CountFigures>,
+    /// Guarded copy (epoch checks) over fast copy, per-op time.
+    epoch_check_ratio: Ratio,
 }
 
 pub fn selftest(args: &SelftestArgs) -> Result<()> {
@@ -185,6 +192,17 @@ pub fn selftest(args: &SelftestArgs) -> Result<()> {
         );
     }
 
+    // What epoch checks (the deadline of guarded copies) would cost.
+    let epoch = epoch_check_cost(&args.workload)?;
+    println!(
+        "epoch checks: the guarded copy of {} takes {:.4}x the time of the fast copy [{:.4}, {:.4}] ({} interleaved rounds); samples are taken on the fast copy",
+        args.workload.display(),
+        epoch.ratio,
+        epoch.ci95_low,
+        epoch.ci95_high,
+        EPOCH_ROUNDS
+    );
+
     let report = SelftestReport {
         workload,
         runs,
@@ -194,6 +212,7 @@ pub fn selftest(args: &SelftestArgs) -> Result<()> {
         intervals_holding_median: holding,
         default_empty_ns_per_op: default_empty,
         counts,
+        epoch_check_ratio: epoch,
     };
     if let Some(path) = &args.export_json {
         let output = if path.as_os_str() == "-" {
@@ -242,4 +261,78 @@ fn number(row: &Value, pointer: &str) -> Result<f64> {
     row.pointer(pointer)
         .and_then(Value::as_f64)
         .with_context(|| format!("a run's JSON lacks {pointer}"))
+}
+
+/// Interleaved rounds for the epoch-check cost.
+const EPOCH_ROUNDS: usize = 200;
+
+/// Per-op time of the guarded copy (epoch checks) over the fast copy of
+/// `file`, measured in this process in interleaved rounds, with a sign-test
+/// interval.
+fn epoch_check_cost(file: &Path) -> Result<Ratio> {
+    let cli = Cli::try_parse_from(["host", "run", &file.display().to_string()])?;
+    let CliCommand::Run(args) = cli.command else {
+        bail!("internal: not a run");
+    };
+    let settings = Settings::from_run_args(args)?;
+    supervised(&settings, |engines, guard| {
+        let session = Session::new(
+            &settings,
+            std::slice::from_ref(&file.to_path_buf()),
+            engines,
+            guard,
+        )?;
+        let planned = session
+            .rows(&[])
+            .into_iter()
+            .next()
+            .context("no benchmark")?;
+        let workload = planned.workload.map_err(|(_, e)| anyhow::anyhow!("{e}"))?;
+        let mut instances = session.instances(workload, &planned.row)?;
+        let calibration = &session.kind_setup(workload.code.kind()).calibration;
+        let plan = Plan {
+            sample_time: settings.sample_time,
+            warmup_cap: settings.warmup_cap,
+            count: None,
+            stop: settings.stop,
+            seed: session.seed,
+        };
+        let (tuning, count) = measure::tune(&plan, calibration, &mut instances.guarded)?;
+        measure::warm_up_at(&plan, calibration, count, tuning, &mut instances.fast)?;
+        let mut guarded = Blocks::start(
+            calibration,
+            count,
+            session.seed,
+            &mut instances.guarded,
+            &mut instances.empty,
+        )?;
+        let mut fast = Blocks::start(
+            calibration,
+            count,
+            session.seed,
+            &mut instances.fast,
+            &mut instances.empty,
+        )?;
+        for round in 0..EPOCH_ROUNDS {
+            if round % 2 == 0 {
+                guarded.take(&mut instances.guarded, &mut instances.empty, 5)?;
+                fast.take(&mut instances.fast, &mut instances.empty, 5)?;
+            } else {
+                fast.take(&mut instances.fast, &mut instances.empty, 5)?;
+                guarded.take(&mut instances.guarded, &mut instances.empty, 5)?;
+            }
+        }
+        let per_round = |b: &Blocks| -> Vec<f64> {
+            b.corrected_per_op()
+                .iter()
+                .map(|r| stats::median(r))
+                .collect()
+        };
+        let ratios: Vec<f64> = per_round(&guarded)
+            .iter()
+            .zip(per_round(&fast))
+            .map(|(g, f)| g / f)
+            .collect();
+        verdict::paired_ratio(&ratios, 0.95).context("no rounds")
+    })
 }

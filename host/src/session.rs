@@ -1,35 +1,55 @@
-//! What every measuring command sets up once, on the measuring thread: the
-//! prepared thread, the calibrated clock, the engine, the linkers, the
-//! workloads loaded and checked, and the built-in guests of each kind with
-//! their calibration.
+//! What every measuring command sets up once: the engines and the guard
+//! thread (on the calling thread), then, on the measuring thread, the
+//! prepared thread, the calibrated clock, the workloads loaded and checked,
+//! and the built-in guests of each kind with their calibration.
 //!
-//! Commands ([`crate::run`], [`crate::compare`]) build a [`Session`] and
-//! then measure; nothing here measures a workload.
+//! Commands ([`crate::run`], [`crate::compare`]) call [`supervised`] and
+//! build a [`Session`] inside; nothing here measures a workload.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow};
-use wasmtime::Engine;
 
 use crate::clock::{self, ClockCalibration};
-use crate::env::{Prepared, prepare_measuring_thread};
-use crate::instance::{Builtins, Instance, Linkers};
+use crate::env::{Prepared, measuring_core, prepare_measuring_thread};
+use crate::guard::Guard;
+use crate::instance::{Builtins, Instance, Limits, Linkers, Safety};
 use crate::measure::{self, Calibration};
 use crate::result::{Environment, Row};
 use crate::settings::Settings;
-use crate::workload::{self, Kind, RUN_EXPORT, Workload, one_line, workload_name};
+use crate::workload::{self, Engines, Kind, RUN_EXPORT, Workload, one_line, workload_name};
 
-/// Run `work` on a dedicated measuring thread, so that the calling thread
-/// (and anything it spawns) is not pinned with it.
-pub fn on_measuring_thread<T: Send>(work: impl FnOnce() -> Result<T> + Send) -> Result<T> {
-    std::thread::scope(|scope| {
+/// Native stack of the measuring thread: room for wasm's own 512 KiB limit
+/// and the host frames around it.
+const MEASURING_STACK: usize = 8 << 20;
+
+/// Create the engines, start the guard thread (off the measuring core), and
+/// run `work` on a dedicated measuring thread, so that the calling thread
+/// and the guard are not pinned with it.
+pub fn supervised<T: Send>(
+    settings: &Settings,
+    work: impl FnOnce(&Engines, &Arc<Guard>) -> Result<T> + Send,
+) -> Result<T> {
+    let engines = Engines::new()?;
+    let (guard, ticker) = Guard::start(
+        engines.guarded.clone(),
+        settings.timeout,
+        measuring_core(settings.pin),
+    );
+    let result = std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("measure".into())
-            .spawn_scoped(scope, work)
+            .stack_size(MEASURING_STACK)
+            .spawn_scoped(scope, || work(&engines, &guard))
             .context("starting the measuring thread")?
             .join()
             .map_err(|_| anyhow!("the measuring thread panicked"))?
-    })
+    });
+    guard.stop();
+    let _ = ticker.join();
+    result
 }
 
 /// The built-in guests of one kind and their calibration.
@@ -40,16 +60,23 @@ pub struct KindSetup {
 
 impl KindSetup {
     fn new(
-        engine: &Engine,
+        engines: &Engines,
         linkers: &Linkers,
+        limits: Limits,
         kind: Kind,
         clock: ClockCalibration,
     ) -> Result<Self> {
-        let builtins = Builtins::new(engine, kind)?;
+        let builtins = Builtins::new(&engines.fast, kind)?;
         let calibration = measure::calibrate(
             clock,
-            &mut builtins.empty_instance(linkers)?,
-            &mut Instance::new(linkers, &builtins.pause_pair, RUN_EXPORT)?,
+            &mut builtins.empty_instance(linkers, limits)?,
+            &mut Instance::new(
+                linkers,
+                &builtins.pause_pair,
+                RUN_EXPORT,
+                limits,
+                Safety::Trusted,
+            )?,
         )?;
         Ok(KindSetup {
             builtins,
@@ -67,11 +94,26 @@ pub struct Planned<'a> {
     pub workload: Result<&'a Workload, LoadError>,
 }
 
+/// The instances one row is measured with.
+pub struct RowInstances {
+    /// The copy with epoch checks (set up).
+    pub guarded: Instance,
+    /// The copy without them (set up).
+    pub fast: Instance,
+    /// The empty guest of the same kind (set up).
+    pub empty: Instance,
+    /// Instantiation of the fast copy, in ms.
+    pub instantiate_ms: f64,
+}
+
 /// Everything set up before measuring.
 pub struct Session {
     pub prepared: Prepared,
-    pub engine: Engine,
+    pub engines: Engines,
     pub linkers: Linkers,
+    pub guarded_linkers: Linkers,
+    pub guard: Arc<Guard>,
+    pub limits: Limits,
     pub workloads: Vec<(PathBuf, Result<Workload, LoadError>)>,
     pub modules: KindSetup,
     pub components: Option<KindSetup>,
@@ -80,31 +122,48 @@ pub struct Session {
 
 impl Session {
     /// Prepare the calling (measuring) thread, calibrate, and load `files`.
-    pub fn new(settings: &Settings, files: &[PathBuf]) -> Result<Self> {
+    pub fn new(
+        settings: &Settings,
+        files: &[PathBuf],
+        engines: &Engines,
+        guard: &Arc<Guard>,
+    ) -> Result<Self> {
         let prepared = prepare_measuring_thread(settings.pin, settings.priority);
         let clock = clock::calibrate();
-        let engine = workload::engine()?;
-        let linkers = Linkers::new(&engine)?;
+        let linkers = Linkers::new(&engines.fast)?;
+        let guarded_linkers = Linkers::new(&engines.guarded)?;
+        let limits = Limits {
+            max_memory_bytes: settings.max_memory_bytes,
+        };
         let workloads: Vec<(PathBuf, Result<Workload, LoadError>)> = files
             .iter()
             .map(|path| {
-                let loaded = workload::load(&engine, path)
+                let loaded = workload::load(engines, path)
                     .map_err(|(kind, e)| (kind, format!("{}: {}", path.display(), one_line(&e))));
                 (path.clone(), loaded)
             })
             .collect();
-        let modules = KindSetup::new(&engine, &linkers, Kind::Module, clock)?;
+        let modules = KindSetup::new(engines, &linkers, limits, Kind::Module, clock)?;
         let any_component = workloads
             .iter()
             .any(|(_, w)| matches!(w, Ok(w) if w.code.kind() == Kind::Component));
         let components = match any_component {
-            true => Some(KindSetup::new(&engine, &linkers, Kind::Component, clock)?),
+            true => Some(KindSetup::new(
+                engines,
+                &linkers,
+                limits,
+                Kind::Component,
+                clock,
+            )?),
             false => None,
         };
         Ok(Session {
             prepared,
-            engine,
+            engines: engines.clone(),
             linkers,
+            guarded_linkers,
+            guard: Arc::clone(guard),
+            limits,
             workloads,
             modules,
             components,
@@ -126,7 +185,7 @@ impl Session {
             &self.modules.calibration,
             self.components.as_ref().map(|c| &c.calibration),
             self.seed,
-            settings.drift_pct,
+            settings,
             measure::target_sample_time(settings.sample_time, &self.modules.calibration)
                 .as_secs_f64()
                 * 1e3,
@@ -140,6 +199,62 @@ impl Session {
             .iter()
             .flat_map(|(path, loaded)| rows_of(path, loaded, sizes))
             .collect()
+    }
+
+    /// Instantiate and set up the guarded copy first (it may not return:
+    /// the deadline stops it), then the fast copy and the empty guest.
+    pub fn instances(&self, workload: &Workload, row: &Row) -> Result<RowInstances> {
+        let size = row.size.unwrap_or(0);
+        let mut guarded = Instance::new(
+            &self.guarded_linkers,
+            &workload.guarded,
+            &row.export,
+            self.limits,
+            Safety::Guarded(Arc::clone(&self.guard)),
+        )?;
+        guarded.setup(size)?;
+        self.guard
+            .describe_unguarded(format!("{} ({})", row.path.display(), row.export));
+        let start = Instant::now();
+        let mut fast = Instance::new(
+            &self.linkers,
+            &workload.code,
+            &row.export,
+            self.limits,
+            Safety::Watched(Arc::clone(&self.guard)),
+        )?;
+        let instantiate_ms = start.elapsed().as_secs_f64() * 1e3;
+        fast.setup(size)?;
+        let mut empty = self
+            .kind_setup(workload.code.kind())
+            .builtins
+            .empty_instance(&self.linkers, self.limits)?;
+        empty.setup(size)?;
+        Ok(RowInstances {
+            guarded,
+            fast,
+            empty,
+            instantiate_ms,
+        })
+    }
+
+    /// Count wasm instructions per op with fuel: compile the row's workload
+    /// again with fuel on, and difference two calls so that per-call overhead
+    /// cancels.
+    pub fn fuel_per_op(&self, row: &Row, count: u64) -> Result<f64> {
+        let engine = workload::fuel_engine()?;
+        self.guard.watch_engine(&engine);
+        let linkers = Linkers::new(&engine)?;
+        let code = workload::compile_file(&engine, &row.path)?;
+        let safety = Safety::Guarded(Arc::clone(&self.guard));
+        let mut instance = Instance::new(&linkers, &code, &row.export, self.limits, safety)?;
+        instance.setup(row.size.unwrap_or(0))?;
+        // Loops unrolled by the compiler are exact multiples of 16 iterations.
+        let ops = count.clamp(1, 256);
+        let ops = if ops >= 16 { ops / 16 * 16 } else { ops };
+        let one = instance.fuel(ops, self.seed)?;
+        let two = instance.fuel(2 * ops, self.seed)?;
+        Ok(two.saturating_sub(one) as f64 / ops as f64)
     }
 }
 
@@ -171,20 +286,4 @@ fn rows_of<'a>(
                 .collect()
         }
     }
-}
-
-/// Count wasm instructions per op with fuel: compile `workload` again with
-/// fuel on, and difference two calls so that per-call overhead cancels.
-pub fn fuel_per_op(row: &Row, count: u64, seed: u64) -> Result<f64> {
-    let engine = workload::fuel_engine()?;
-    let linkers = Linkers::new(&engine)?;
-    let workload = workload::load(&engine, &row.path).map_err(|(_, e)| e)?;
-    let mut instance = Instance::new(&linkers, &workload.code, &row.export)?;
-    instance.setup(row.size.unwrap_or(0))?;
-    // Loops unrolled by the compiler are exact multiples of 16 iterations.
-    let ops = count.clamp(1, 256);
-    let ops = if ops >= 16 { ops / 16 * 16 } else { ops };
-    let one = instance.fuel(ops, seed)?;
-    let two = instance.fuel(2 * ops, seed)?;
-    Ok(two.saturating_sub(one) as f64 / ops as f64)
 }

@@ -95,6 +95,10 @@ pub struct Settings {
     /// What comparisons judge by.
     pub metric: Metric,
     pub baselines: Baselines,
+    /// Cap on each instance's linear memories and tables, in bytes.
+    pub max_memory_bytes: u64,
+    /// Deadline of one guest call.
+    pub timeout: Duration,
 }
 
 /// What comparisons judge by.
@@ -198,6 +202,8 @@ impl Settings {
                 MetricArg::Instructions => Metric::Instructions,
             },
             baselines,
+            max_memory_bytes: parse_bytes("--max-memory", &args.max_memory)?,
+            timeout: positive_duration("--timeout", &args.timeout)?,
         })
     }
 }
@@ -238,6 +244,35 @@ impl CompareSettings {
             time_cap,
         })
     }
+}
+
+/// Parse a size in bytes: `1GiB`, `512MiB`, `64KiB`, `1G`, `100M` (binary
+/// units either way) or a plain number of bytes.
+pub fn parse_bytes(flag: &str, text: &str) -> Result<u64> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        _ => bail!("{flag}: `{text}` is not a size (try `1GiB` or `256MiB`)"),
+    };
+    let value: u64 = number
+        .parse()
+        .ok()
+        .with_context(|| format!("{flag}: `{text}` is not a size (try `1GiB` or `256MiB`)"))?;
+    let bytes = value
+        .checked_mul(scale)
+        .with_context(|| format!("{flag}: `{text}` is too large"))?;
+    if bytes == 0 {
+        bail!("{flag} must be larger than zero");
+    }
+    Ok(bytes)
 }
 
 /// A duration that must be longer than zero.
@@ -428,6 +463,26 @@ mod tests {
     }
 
     #[test]
+    fn byte_sizes() -> Result<()> {
+        assert_eq!(parse_bytes("--max-memory", "1GiB")?, 1 << 30);
+        assert_eq!(parse_bytes("--max-memory", "256MiB")?, 256 << 20);
+        assert_eq!(parse_bytes("--max-memory", "64k")?, 64 << 10);
+        assert_eq!(parse_bytes("--max-memory", "4096")?, 4096);
+        for bad in ["", "GiB", "1.5GiB", "0", "12 parsecs", "99999999999T"] {
+            assert!(
+                parse_bytes("--max-memory", bad).is_err(),
+                "{bad} was accepted"
+            );
+        }
+        let s = settings(&["x.wasm", "--max-memory", "64MiB", "--timeout", "2s"])?;
+        assert_eq!(
+            (s.max_memory_bytes, s.timeout),
+            (64 << 20, Duration::from_secs(2))
+        );
+        Ok(())
+    }
+
+    #[test]
     fn bad_values_name_the_flag() {
         for (args, flag) in [
             (&["x.wasm", "--count", "0"][..], "--count"),
@@ -436,6 +491,8 @@ mod tests {
             (&["x.wasm", "--time", "0s"][..], "--time"),
             (&["x.wasm", "--precision=-1"][..], "--precision"),
             (&["x.wasm", "--drift=-1"][..], "--drift"),
+            (&["x.wasm", "--max-memory", "lots"][..], "--max-memory"),
+            (&["x.wasm", "--timeout", "0s"][..], "--timeout"),
         ] {
             match settings(args) {
                 Ok(_) => panic!("{args:?} was accepted"),

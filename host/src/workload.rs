@@ -54,21 +54,43 @@ impl fmt::Display for Kind {
     }
 }
 
-/// Create the engine every workload is compiled with: Cranelift, optimised
-/// for speed, components enabled, no wasm backtraces (trap messages stay one
-/// line).
-pub fn engine() -> Result<Engine> {
-    Engine::new(&config()).map_err(|e| anyhow!("creating the wasmtime engine: {e}"))
+/// The engines workloads are compiled with.
+///
+/// Every workload is compiled twice: a *guarded* copy with epoch checks, which
+/// a deadline can interrupt, runs everything that might not return (set-up,
+/// warm-up, pilot); a *fast* copy without them takes the samples (see
+/// [`crate::guard`]).
+#[derive(Clone)]
+pub struct Engines {
+    pub fast: Engine,
+    pub guarded: Engine,
 }
 
-/// The same engine with fuel counting on, for the deterministic
-/// instruction-count pass (never used for timing: fuel checks slow code down).
+impl Engines {
+    pub fn new() -> Result<Self> {
+        let mut guarded = config();
+        guarded.epoch_interruption(true);
+        Ok(Engines {
+            fast: Engine::new(&config())
+                .map_err(|e| anyhow!("creating the wasmtime engine: {e}"))?,
+            guarded: Engine::new(&guarded)
+                .map_err(|e| anyhow!("creating the wasmtime engine: {e}"))?,
+        })
+    }
+}
+
+/// An engine with fuel counting (and epoch checks, for the deadline), for the
+/// deterministic instruction-count pass; never used for timing.
 pub fn fuel_engine() -> Result<Engine> {
     let mut config = config();
     config.consume_fuel(true);
+    config.epoch_interruption(true);
     Engine::new(&config).map_err(|e| anyhow!("creating the wasmtime engine: {e}"))
 }
 
+/// Cranelift, optimised for speed, components on, no wasm backtraces (trap
+/// messages stay one line), the default wasm stack limit (512 KiB): deep
+/// recursion ends in a stack-overflow trap.
 fn config() -> Config {
     let mut config = Config::new();
     config.cranelift_opt_level(OptLevel::Speed);
@@ -146,9 +168,12 @@ impl Code {
 /// A compiled workload that follows the contract.
 pub struct Workload {
     pub path: PathBuf,
+    /// The copy samples are taken with.
     pub code: Code,
+    /// The copy with epoch checks, for everything that might not return.
+    pub guarded: Code,
     pub contract: Contract,
-    /// Wall time of compiling it, in ms.
+    /// Wall time of compiling the fast copy, in ms.
     pub compile_ms: f64,
 }
 
@@ -161,26 +186,43 @@ pub struct Contract {
     pub uses_pause: bool,
 }
 
-/// Read, compile and check one workload file. On failure, the kind is
-/// returned when it was known.
-pub fn load(engine: &Engine, path: &Path) -> Result<Workload, (Option<Kind>, anyhow::Error)> {
+/// Read, compile (twice: fast and guarded) and check one workload file. On
+/// failure, the kind is returned when it was known.
+pub fn load(engines: &Engines, path: &Path) -> Result<Workload, (Option<Kind>, anyhow::Error)> {
     let bytes = read_binary(path).map_err(|e| (None, e))?;
-    let kind = detect(&bytes).map_err(|e| (None, e))?;
+    load_bytes(engines, path, &bytes)
+}
+
+/// [`load`] for bytes already read (`.wat` already converted).
+pub fn load_bytes(
+    engines: &Engines,
+    path: &Path,
+    bytes: &[u8],
+) -> Result<Workload, (Option<Kind>, anyhow::Error)> {
+    let kind = detect(bytes).map_err(|e| (None, e))?;
     let start = Instant::now();
-    let code = compile(engine, kind, &bytes).map_err(|e| (Some(kind), e))?;
+    let code = compile(&engines.fast, kind, bytes).map_err(|e| (Some(kind), e))?;
     let compile_ms = start.elapsed().as_secs_f64() * 1e3;
     let contract =
-        check_contract(engine, &code, &workload_name(path)).map_err(|e| (Some(kind), e))?;
+        check_contract(&engines.fast, &code, &workload_name(path)).map_err(|e| (Some(kind), e))?;
+    let guarded = compile(&engines.guarded, kind, bytes).map_err(|e| (Some(kind), e))?;
     Ok(Workload {
         path: path.to_path_buf(),
         code,
+        guarded,
         contract,
         compile_ms,
     })
 }
 
+/// Compile a workload file for one engine only (the fuel pass).
+pub fn compile_file(engine: &Engine, path: &Path) -> Result<Code> {
+    let bytes = read_binary(path)?;
+    compile(engine, detect(&bytes)?, &bytes)
+}
+
 /// The file's bytes, with `.wat` text converted to binary.
-fn read_binary(path: &Path) -> Result<Vec<u8>> {
+pub fn read_binary(path: &Path) -> Result<Vec<u8>> {
     let bytes = std::fs::read(path).map_err(|e| anyhow!("cannot read the file: {e}"))?;
     if bytes.is_empty() {
         bail!("the file is empty");
@@ -441,7 +483,7 @@ mod tests {
 
     /// Compile WAT (a module or a component) and check its contract.
     fn contract(wat: &str) -> Result<Contract> {
-        let engine = engine()?;
+        let engine = Engines::new()?.fast;
         let bytes = wat::parse_str(wat)?;
         let code = compile(&engine, detect(&bytes)?, &bytes)?;
         check_contract(&engine, &code, "w")
