@@ -650,4 +650,60 @@ mod tests {
         let e = anyhow!("first\nsecond").context("outer");
         assert_eq!(one_line(&e), "outer: first; second");
     }
+
+    /// The WIT file is the contract: it must say what the host checks.
+    #[test]
+    fn the_wit_world_matches_what_the_host_checks() -> Result<()> {
+        use wit_parser::{Resolve, Type as WitType, WorldItem};
+        let wit = Path::new(env!("CARGO_MANIFEST_DIR")).join("../wit");
+        let mut resolve = Resolve::default();
+        let (package, _) = resolve.push_dir(&wit)?;
+        let world = &resolve.worlds[resolve.select_world(&[package], Some("workload"))?];
+
+        let imports: Vec<String> = world
+            .imports
+            .iter()
+            .map(|(key, item)| match item {
+                WorldItem::Interface { id, .. } => resolve
+                    .id_of(*id)
+                    .unwrap_or_else(|| resolve.name_world_key(key)),
+                _ => resolve.name_world_key(key),
+            })
+            .collect();
+        assert_eq!(imports, [TIMING_INTERFACE]);
+        let Some((_, WorldItem::Interface { id, .. })) = world.imports.first() else {
+            panic!("the timing import is not an interface");
+        };
+        let timing: Vec<(&str, usize, bool)> = resolve.interfaces[*id]
+            .functions
+            .values()
+            .map(|f| (f.name.as_str(), f.params.len(), f.result.is_some()))
+            .collect();
+        assert_eq!(timing, [("pause", 0, false), ("resume", 0, false)]);
+
+        let exports: Vec<(String, Vec<WitType>, Option<WitType>)> = world
+            .exports
+            .iter()
+            .map(|(key, item)| match item {
+                WorldItem::Function(f) => (
+                    resolve.name_world_key(key),
+                    f.params.iter().map(|p| p.ty).collect(),
+                    f.result,
+                ),
+                _ => panic!("export {} is not a function", resolve.name_world_key(key)),
+            })
+            .collect();
+        assert_eq!(
+            exports,
+            [
+                (SETUP_EXPORT.to_string(), vec![WitType::U64], None),
+                (
+                    RUN_EXPORT.to_string(),
+                    vec![WitType::U64, WitType::U64],
+                    Some(WitType::U64)
+                ),
+            ]
+        );
+        Ok(())
+    }
 }
