@@ -177,19 +177,41 @@ pub struct CompareArgs {
 
 #[derive(Debug, Args)]
 pub struct SelftestArgs {
-    /// The workload to measure the harness with.
-    #[arg(long, value_name = "FILE", default_value = "workloads/xor.wasm")]
-    pub workload: PathBuf,
+    /// Folder of the bundled workloads (xor, empty, mod13, mod16, chain100,
+    /// chain101, xor-component, empty-component).
+    #[arg(long, value_name = "DIR", default_value = "workloads")]
+    pub workloads: PathBuf,
 
-    /// The empty workload (its per-op time should be 0).
-    #[arg(long, value_name = "FILE", default_value = "workloads/empty.wasm")]
-    pub empty: PathBuf,
+    /// Sections to run (default: all).
+    #[arg(long, value_enum, value_name = "SECTION")]
+    pub only: Vec<SelftestSection>,
 
-    /// Number of separate runs (separate processes) for repeatability.
+    /// Number of separate runs for repeatability.
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub runs: usize,
+
+    /// Number of separate A-against-A comparisons.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub same_runs: usize,
 
     /// Write the self-test figures as JSON to FILE (`-` for stdout).
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
+}
+
+/// Parts of `host selftest`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SelftestSection {
+    /// Medians of xor over separate runs, their spread, interval coverage,
+    /// time to a result.
+    Repeatability,
+    /// Per-op time of xor and the empty guest at counts 10^3 to 10^7.
+    Counts,
+    /// What epoch checks would cost the sampled code.
+    Epoch,
+    /// Components against core modules: empty and xor.
+    Components,
+    /// Verdicts of `host compare`: A against A, mod13 against mod16, a real
+    /// 1% difference (chain100 against chain101).
+    Verdicts,
 }
