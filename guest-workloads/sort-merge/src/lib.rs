@@ -150,9 +150,13 @@ unsafe fn merge_sort(a: *mut u64, b: *mut u64, n: usize) -> *const u64 {
 /// Reserves room for `size` u64 values and as much scratch. Called once per
 /// fresh instance; calling it again just resizes (reusing and, if needed,
 /// growing memory).
+/// Elements sorted when no size is given.
+const DEFAULT_LEN: u64 = 1024;
+
 #[unsafe(no_mangle)]
 pub extern "C" fn setup(size: i64) {
-    let n = size as u64;
+    // Without `--size` the host passes 0: sort a default of 1024 elements.
+    let n = if size == 0 { DEFAULT_LEN } else { size as u64 };
     if n > MAX_LEN {
         wasm32::unreachable();
     }
