@@ -1,1 +1,151 @@
-//! Helpers shared by the end-to-end tests live in `e2e.rs`; this crate has no library code.
+//! Helpers shared by the end-to-end test files: where the built `host`
+//! binary, the fixtures and the bundled workloads are, and how to run the
+//! binary with a time bound.
+
+use std::error::Error;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// The workspace root (the folder above this package).
+pub fn workspace_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the e2e package lives inside the workspace")
+}
+
+/// A file in `tests/fixtures/`, as an absolute path.
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+/// The bundled `workloads/` folder, as an absolute path.
+pub fn workloads() -> PathBuf {
+    workspace_root().join("workloads")
+}
+
+/// The `host` binary, built once per test process.
+///
+/// Neither `cargo test --workspace` nor a dev-dependency on `host` builds the
+/// binary of another package, and `CARGO_BIN_EXE_host` exists only for the
+/// tests of `host` itself. So the first test to need it runs `cargo build
+/// --release -p host` (with the `cargo` that runs the tests): a no-op taking a
+/// fraction of a second when the binary is fresh, a rebuild when the sources
+/// changed. Cargo reports where it put the binary, so a custom target folder
+/// is handled too. A failed build is remembered, so that every test reports
+/// it without running cargo again. `WASM_BENCH_HOST` names a prebuilt binary
+/// instead.
+pub fn host_binary() -> &'static Path {
+    static HOST: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let host = HOST.get_or_init(|| match std::env::var_os("WASM_BENCH_HOST") {
+        Some(path) => Ok(PathBuf::from(path)),
+        None => build_host().map_err(|e| e.to_string()),
+    });
+    match host {
+        Ok(path) => path,
+        Err(e) => panic!("cannot build the host binary: {e}"),
+    }
+}
+
+fn build_host() -> Result<PathBuf, Box<dyn Error>> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(&cargo)
+        .current_dir(workspace_root())
+        .args(["build", "--release", "-p", "host", "--bin", "host"])
+        .arg("--message-format=json-render-diagnostics")
+        .output()?;
+    if !output.status.success() {
+        return Err(format!(
+            "`{} build --release -p host` failed ({}):\n{}",
+            cargo.to_string_lossy(),
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        )
+        .into());
+    }
+    let stdout = String::from_utf8(output.stdout)?;
+    for line in stdout.lines() {
+        let Ok(message) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let is_host_bin = message["reason"] == "compiler-artifact"
+            && message["target"]["name"] == "host"
+            && message["target"]["kind"]
+                .as_array()
+                .is_some_and(|kinds| kinds.iter().any(|k| k == "bin"));
+        if let (true, Some(executable)) = (is_host_bin, message["executable"].as_str()) {
+            return Ok(PathBuf::from(executable));
+        }
+    }
+    Err("cargo built no `host` executable".into())
+}
+
+/// What a bounded run of the binary left.
+#[derive(Debug)]
+pub struct Finished {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+}
+
+/// Start `host` with `args` in `dir`, with piped output.
+pub fn spawn_host(args: &[&str], dir: &Path) -> std::io::Result<Child> {
+    Command::new(host_binary())
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+}
+
+/// Wait for `child` at most `limit`; kill it and fail past that.
+pub fn finish_within(mut child: Child, limit: Duration) -> Result<Finished, Box<dyn Error>> {
+    let start = Instant::now();
+    // Read the pipes on threads so that a chatty child never blocks.
+    let mut out = child.stdout.take().ok_or("no stdout")?;
+    let mut err = child.stderr.take().ok_or("no stderr")?;
+    let out_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("the host did not finish within {limit:?}").into());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Ok(Finished {
+        status,
+        stdout: out_reader.join().map_err(|_| "stdout reader panicked")?,
+        stderr: err_reader.join().map_err(|_| "stderr reader panicked")?,
+        elapsed: start.elapsed(),
+    })
+}
+
+/// Run `host` with `args` in `dir`, bounded by `limit`.
+pub fn run_host_within(
+    args: &[&str],
+    dir: &Path,
+    limit: Duration,
+) -> Result<Finished, Box<dyn Error>> {
+    finish_within(spawn_host(args, dir)?, limit)
+}
