@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Rebuild every bundled guest workload into ../workloads/<name>.wasm: the core
-# modules (wasm32-unknown-unknown) and the components (wasm32-wasip2, against
-# ../wit/workload.wit).
+# modules (wasm32-unknown-unknown), the components (wasm32-wasip2, against
+# ../wit/workload.wit) and the programs (WASI preview1 commands following the
+# Sightglass protocol, wasm32-wasip1; crate `<name>-program` becomes
+# <name>.wasm), plus the programs' generated inputs (wc.input.txt).
 # Works from any current directory and any clone location; the output is
 # byte-for-byte reproducible (no absolute paths are embedded).
 set -euo pipefail
@@ -11,12 +13,14 @@ cd "$here"
 
 core_target=wasm32-unknown-unknown
 component_target=wasm32-wasip2
+program_target=wasm32-wasip1
 core_workloads=(empty xor mod13 mod16 remove sort-insertion sort-merge chain100 chain101)
 component_workloads=(empty-component xor-component remove-component)
+program_workloads=(wc-program)
 out_dir="../workloads"
 
 installed="$(rustup target list --installed)"
-for target in "$core_target" "$component_target"; do
+for target in "$core_target" "$component_target" "$program_target"; do
     if ! grep -qx "$target" <<<"$installed"; then
         rustup target add "$target"
     fi
@@ -57,9 +61,66 @@ install() {
     done
 }
 
+# install_program <crate>...: copy the built commands (bins keep their `-`)
+# to workloads/<crate without -program>.wasm.
+install_program() {
+    for name in "$@"; do
+        local short="${name%-program}"
+        cp "target/$program_target/release/$name.wasm" "$out_dir/$short.wasm"
+        printf 'wrote workloads/%s.wasm (%s bytes)\n' "$short" "$(wc -c < "$out_dir/$short.wasm" | tr -d ' ')"
+    done
+}
+
+# gen_wc_input <file>: write the input of the wc program, ~256 KiB of
+# pseudo-words (1-4 syllables from a skewed pick, so a few words are far more
+# frequent than most; occasional punctuation), 0-15 words a line (0 = an empty
+# line), separated by a space, sometimes two spaces or a tab. Deterministic:
+# a fixed-seed 31-bit LCG in shell arithmetic (never overflows 64 bits), ASCII
+# only, no dependence on locale, bash version or platform.
+gen_wc_input() {
+    local LC_ALL=C
+    local -a syl=(ka to ri mu ne so la vi en or an ut be de fi go
+                  hu ja ke lo ma no pe qu ra se ti ul va we xo yi)
+    local -a punct=("," "." ";" ":" "!" "?")
+    local x=20240601 total=0 target=262144 line word n i k r
+    local text=""
+    while (( total < target )); do
+        x=$(( (x * 1103515245 + 12345) & 0x7fffffff )); r=$(( x >> 16 ))
+        n=$(( r % 16 ))
+        line=""
+        for (( i = 0; i < n; i++ )); do
+            x=$(( (x * 1103515245 + 12345) & 0x7fffffff )); r=$(( x >> 16 ))
+            k=$(( 1 + (r & 3) * (r >> 2 & 3) / 3 ))
+            word=""
+            while (( k-- > 0 )); do
+                x=$(( (x * 1103515245 + 12345) & 0x7fffffff )); r=$(( x >> 16 ))
+                word+=${syl[ (r & 31) * (r >> 5 & 31) / 31 ]}
+            done
+            (( r >> 10 & 15 )) || word+=${punct[ (r >> 5) % 6 ]}
+            if (( i > 0 )); then
+                case $(( r >> 11 & 31 )) in
+                    0) line+=$'\t' ;;
+                    1) line+="  " ;;
+                    *) line+=" " ;;
+                esac
+            fi
+            line+=$word
+        done
+        text+=$line$'\n'
+        total=$(( total + ${#line} + 1 ))
+    done
+    printf '%s' "$text" > "$1"
+    printf 'wrote workloads/%s (%s bytes)\n' "${1##*/}" "$(wc -c < "$1" | tr -d ' ')"
+}
+
 build "$core_target" "${core_workloads[@]}"
 build "$component_target" "${component_workloads[@]}"
+build "$program_target" "${program_workloads[@]}"
 
 mkdir -p "$out_dir"
 install "$core_target" "${core_workloads[@]}"
 install "$component_target" "${component_workloads[@]}"
+install_program "${program_workloads[@]}"
+# The programs' inputs. (Their <name>.stdout.expected / .stderr.expected are
+# committed, not generated: producing them needs a WASI runtime.)
+gen_wc_input "$out_dir/wc.input.txt"

@@ -84,6 +84,35 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
 
+    /// Compiler: `cranelift` (optimising), `winch` (baseline) or `pulley`
+    /// (interpreter). Repeat it to measure every workload under each; rows
+    /// are then named `name[engine]`, and `host compare` compares them.
+    #[arg(long, value_enum, value_name = "ENGINE", default_values_t = vec![EngineArg::Cranelift])]
+    pub engine: Vec<EngineArg>,
+
+    /// Cranelift's optimisation level.
+    #[arg(long, value_enum, value_name = "LEVEL", default_value_t = OptLevelArg::Speed)]
+    pub opt_level: OptLevelArg,
+
+    /// Compile every time instead of using the compile cache
+    /// (`$WASM_BENCH_CACHE`, else `~/.cache/wasm-bench`).
+    #[arg(long)]
+    pub no_cache: bool,
+
+    /// Programs only: preopen HOST (read-write) as GUEST (`HOST::GUEST`, or
+    /// HOST as itself). The workload's own folder is always preopened
+    /// read-only as `.`.
+    #[arg(long, value_name = "HOST[::GUEST]")]
+    pub dir: Vec<String>,
+
+    /// Programs only: set an environment variable (`KEY=VALUE`).
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+
+    /// Programs only: pass an argument (after the program name).
+    #[arg(long, value_name = "ARG", allow_hyphen_values = true)]
+    pub arg: Vec<String>,
+
     /// Cap on each instance's linear memories (all together) and tables,
     /// e.g. `1GiB`, `256MiB`; a guest that grows past it gets a failed grow.
     #[arg(long, value_name = "SIZE", default_value = "1GiB")]
@@ -97,6 +126,22 @@ pub struct MeasureArgs {
     /// deterministic pass); `host compare` and `--baseline` then judge by it.
     #[arg(long, value_enum, default_value_t = MetricArg::Time)]
     pub metric: MetricArg,
+}
+
+/// The compiler of `--engine`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    Cranelift,
+    Winch,
+    Pulley,
+}
+
+/// `--opt-level` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OptLevelArg {
+    None,
+    Speed,
+    SpeedAndSize,
 }
 
 /// What comparisons judge by.

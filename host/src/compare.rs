@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, bail};
 use serde::Serialize;
 
+use crate::cache::CacheOutcome;
 use crate::measure::{self, Blocks, Plan, Warmup};
 use crate::result::{BenchResult, Environment, Figures, Row, Stages, Tool};
 use crate::run::describe_failure;
@@ -73,6 +74,7 @@ struct Variant {
     row: Row,
     kind: Kind,
     compile_ms: f64,
+    compile_cache: CacheOutcome,
     instances: RowInstances,
     warmup: Warmup,
     pilot_count: u64,
@@ -100,11 +102,12 @@ fn compare_all(settings: &CompareSettings, session: &Session) -> Result<CompareR
         let row = planned.row;
         let failed = |e: anyhow::Error| anyhow::anyhow!("{}", describe_failure(&row, &e));
         let mut instances = session.instances(workload, &row).map_err(failed)?;
-        let calibration = &session.kind_setup(kind).calibration;
+        let calibration = &session.kind_setup(row.engine_set, kind).calibration;
         let (warmup, pilot_count) =
             measure::tune(&plan, calibration, &mut instances.guarded).map_err(failed)?;
         variants.push(Variant {
             compile_ms: workload.compile_ms,
+            compile_cache: workload.cache.clone(),
             row,
             kind,
             instances,
@@ -144,7 +147,7 @@ fn compare_all(settings: &CompareSettings, session: &Session) -> Result<CompareR
     // One shared count: the slowest variant's sample fills the target.
     let count = variants.iter().map(|v| v.pilot_count).min().unwrap_or(1);
     for v in &mut variants {
-        let calibration = &session.kind_setup(v.kind).calibration;
+        let calibration = &session.kind_setup(v.row.engine_set, v.kind).calibration;
         let failed = |e: anyhow::Error| anyhow::anyhow!("{}", describe_failure(&v.row, &e));
         measure::prove(&mut v.instances.guarded, count, session.seed).map_err(failed)?;
         v.warmup = measure::warm_up_at(&plan, calibration, count, v.warmup, &mut v.instances.fast)
@@ -211,6 +214,7 @@ fn compare_all(settings: &CompareSettings, session: &Session) -> Result<CompareR
                         Stages {
                             kind: v.kind,
                             compile_ms: v.compile_ms,
+                            compile_cache: v.compile_cache.clone(),
                             instantiate_ms: v.instances.instantiate_ms,
                         },
                         common.warmup_cap.as_secs_f64() * 1e3,

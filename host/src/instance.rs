@@ -98,10 +98,25 @@ impl Limits {
 /// Tracks the store's memory against [`Limits`] and remembers a refusal, so
 /// that the error can say why a guest failed.
 #[derive(Debug)]
-struct Limiter {
+pub struct Limiter {
     limits: Limits,
     memory_bytes: u64,
     refused: Option<String>,
+}
+
+impl Limiter {
+    pub fn new(limits: Limits) -> Self {
+        Limiter {
+            limits,
+            memory_bytes: 0,
+            refused: None,
+        }
+    }
+
+    /// The last refusal, in plain words.
+    pub fn refused(&self) -> Option<&str> {
+        self.refused.as_deref()
+    }
 }
 
 impl ResourceLimiter for Limiter {
@@ -177,11 +192,7 @@ impl HostState {
             pauses: 0,
             paused_fuel: None,
             fuel_while_paused: 0,
-            limiter: Limiter {
-                limits,
-                memory_bytes: 0,
-                refused: None,
-            },
+            limiter: Limiter::new(limits),
         }
     }
 
@@ -536,7 +547,7 @@ pub struct Builtins {
 impl Builtins {
     pub fn new(engine: &Engine, kind: Kind) -> Result<Self> {
         let (empty, pause_pair) = match kind {
-            Kind::Module => (EMPTY_MODULE_WAT, PAUSE_PAIR_MODULE_WAT),
+            Kind::Module | Kind::Program => (EMPTY_MODULE_WAT, PAUSE_PAIR_MODULE_WAT),
             Kind::Component => (EMPTY_COMPONENT_WAT, PAUSE_PAIR_COMPONENT_WAT),
         };
         Ok(Builtins {
@@ -554,14 +565,28 @@ impl Builtins {
 /// A guest failure in plain words: the trap, what it means, and any limit
 /// that was refused on the way.
 fn explain(error: &wasmtime::Error, state: &HostState, safety: &Safety) -> String {
+    let timeout = match safety {
+        Safety::Guarded(guard) => Some(guard.timeout()),
+        _ => None,
+    };
+    explain_trap(error, state.limiter.refused.as_deref(), timeout)
+}
+
+/// A trap in plain words, with the refused limit if any; `timeout` is the
+/// deadline when the code was guarded.
+pub fn explain_trap(
+    error: &wasmtime::Error,
+    refused: Option<&str>,
+    timeout: Option<Duration>,
+) -> String {
     let mut text = match error.downcast_ref::<Trap>() {
         Some(Trap::Interrupt) if guard::interrupted() => "interrupted".to_string(),
-        Some(Trap::Interrupt) => match safety {
-            Safety::Guarded(guard) => format!(
+        Some(Trap::Interrupt) => match timeout {
+            Some(timeout) => format!(
                 "did not return within --timeout {} (infinite loop?)",
-                humantime::format_duration(guard.timeout())
+                humantime::format_duration(timeout)
             ),
-            _ => "interrupted".to_string(),
+            None => "interrupted".to_string(),
         },
         Some(Trap::StackOverflow) => {
             "stack overflow: call stack exhausted (unbounded recursion?)".to_string()
@@ -573,7 +598,7 @@ fn explain(error: &wasmtime::Error, state: &HostState, safety: &Safety) -> Strin
         }
         _ => one_line(error),
     };
-    if let Some(refused) = &state.limiter.refused {
+    if let Some(refused) = refused {
         text.push_str("; ");
         text.push_str(refused);
     }

@@ -11,6 +11,7 @@
 //! harness itself.
 
 pub mod baseline;
+pub mod cache;
 pub mod cli;
 pub mod clock;
 pub mod compare;
@@ -20,6 +21,7 @@ pub mod export;
 pub mod guard;
 pub mod instance;
 pub mod measure;
+pub mod program;
 pub mod report;
 pub mod result;
 pub mod run;

@@ -67,7 +67,7 @@ impl<W: Write> Table<W> {
         }
         writeln!(
             self.out,
-            "limits: memory {} per instance · {} per call · no capabilities beyond the timing imports",
+            "limits: memory {} per instance · {} per call · no capabilities beyond the timing imports (programs: WASI, their folder read-only)",
             crate::instance::bytes(env.max_memory_bytes),
             humantime::format_duration(std::time::Duration::from_millis(env.timeout_ms as u64))
         )?;
@@ -125,6 +125,21 @@ impl<W: Write> Table<W> {
             format_count(f.count),
             f.outliers,
         )?;
+        if let Some(p) = &f.phases {
+            let region = match p.timed_region {
+                crate::program::TimedRegion::StartToEnd => "bench.start..bench.end",
+                crate::program::TimedRegion::WholeStart => "whole _start",
+            };
+            writeln!(
+                self.out,
+                "{:<w$}  phases: compile {:.2} ms · instantiate {} · execute {} ({region}), medians of {} iterations",
+                "",
+                p.compile_ms,
+                format_ns(p.instantiate_ns.median),
+                format_ns(p.execute_ns.median),
+                p.execute_ns.samples
+            )?;
+        }
         if let Some(fuel) = f.fuel_per_op {
             writeln!(self.out, "{:<w$}  instructions: {fuel:.2} per op", "")?;
         }

@@ -8,12 +8,13 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::cache::CacheOutcome;
 use crate::complexity::{Candidate, Complexity};
 use crate::env::Prepared;
 use crate::measure::{Calibration, MAX_COUNT, Measurement, RESAMPLES_FINAL};
 use crate::stats::{self, OutlierClass, Outliers};
 use crate::verdict::Verdict;
-use crate::workload::Kind;
+use crate::workload::{EngineConfig, Kind};
 
 /// Everything one `host run` produced.
 #[derive(Debug, Clone, Serialize)]
@@ -122,6 +123,10 @@ pub struct Environment {
     /// Target duration of one sample, in ms.
     pub sample_time_ms: f64,
     pub cpu_model: Option<String>,
+    /// How code was compiled, per `--engine`.
+    pub engines: Vec<EngineConfig>,
+    /// Whether compiled code went through the on-disk cache.
+    pub compile_cache: Option<String>,
     /// Cap on each instance's memories and tables, in bytes.
     pub max_memory_bytes: u64,
     /// Deadline of one guest call, in ms.
@@ -152,6 +157,8 @@ impl Environment {
             seed,
             drift_pct: settings.drift_pct,
             sample_time_ms,
+            engines: settings.engines.clone(),
+            compile_cache: settings.cache.as_ref().map(|p| p.display().to_string()),
             max_memory_bytes: settings.max_memory_bytes,
             timeout_ms: settings.timeout.as_secs_f64() * 1e3,
             cpu_model: cpu_model(),
@@ -177,6 +184,9 @@ pub struct BenchResult {
     pub benchmark: String,
     /// The size passed to `setup`, when sizes were given.
     pub size: Option<u64>,
+    /// The engine, when several are measured (`--engine`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
     pub path: String,
     pub kind: Option<Kind>,
     /// Why it failed, on one line; absent when it was measured.
@@ -195,6 +205,7 @@ impl BenchResult {
             name: row.name.clone(),
             benchmark: row.benchmark.clone(),
             size: row.size,
+            engine: row.engine.clone(),
             path: row.path.display().to_string(),
             kind,
             error: Some(error),
@@ -208,6 +219,7 @@ impl BenchResult {
             name: row.name.clone(),
             benchmark: row.benchmark.clone(),
             size: row.size,
+            engine: row.engine.clone(),
             path: row.path.display().to_string(),
             kind: Some(kind),
             error: None,
@@ -226,19 +238,38 @@ pub struct Row {
     pub path: std::path::PathBuf,
     /// The export to call.
     pub export: String,
+    /// Which engine set (`--engine`, in order) measures it.
+    pub engine_set: usize,
+    /// The engine's short name, when several engines are compared.
+    pub engine: Option<String>,
 }
 
 impl Row {
-    pub fn new(path: &Path, benchmark: &str, export: &str, size: Option<u64>) -> Self {
+    /// A row named `benchmark`, `benchmark/size`, and `[engine]` after it
+    /// when several engines are measured.
+    pub fn new(
+        path: &Path,
+        benchmark: &str,
+        export: &str,
+        size: Option<u64>,
+        engine_set: usize,
+        engine: Option<&str>,
+    ) -> Self {
+        let mut name = match size {
+            Some(size) => format!("{benchmark}/{size}"),
+            None => benchmark.to_string(),
+        };
+        if let Some(engine) = engine {
+            name = format!("{name}[{engine}]");
+        }
         Row {
-            name: match size {
-                Some(size) => format!("{benchmark}/{size}"),
-                None => benchmark.to_string(),
-            },
+            name,
             benchmark: benchmark.to_string(),
             size,
             path: path.to_path_buf(),
             export: export.to_string(),
+            engine_set,
+            engine: engine.map(str::to_string),
         }
     }
 }
@@ -284,6 +315,8 @@ pub struct Figures {
     pub warmup_settled: bool,
     pub warmup_rounds: usize,
     pub compile_ms: f64,
+    /// Where the compiled code came from: `off`, `miss`, `hit`, or `rebuilt`.
+    pub compile_cache: CacheOutcome,
     pub instantiate_ms: f64,
     pub sampling_ms: f64,
     /// What `run(count, seed)` returned (as the guest typed it: i64 for
@@ -292,6 +325,9 @@ pub struct Figures {
     /// `bench.pause` calls per sample (median), and in all.
     pub pauses_per_sample: u64,
     pub pauses_total: u64,
+    /// Program workloads: compile, instantiate and execute phases.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phases: Option<crate::program::Phases>,
     /// Wasm instructions per op (fuel), with `--metric instructions`.
     pub fuel_per_op: Option<f64>,
     /// True when the per-op time cannot be told apart from the empty guest.
@@ -321,17 +357,18 @@ pub enum Checksum {
 impl Checksum {
     pub fn new(kind: Kind, bits: u64) -> Self {
         match kind {
-            Kind::Module => Checksum::Signed(bits as i64),
+            Kind::Module | Kind::Program => Checksum::Signed(bits as i64),
             Kind::Component => Checksum::Unsigned(bits),
         }
     }
 }
 
 /// Timings of the stages before measurement, in ms.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Stages {
     pub kind: Kind,
     pub compile_ms: f64,
+    pub compile_cache: CacheOutcome,
     pub instantiate_ms: f64,
 }
 
@@ -379,6 +416,16 @@ impl Figures {
                 "warm-up did not settle within {warmup_cap_ms:.0} ms"
             ));
         }
+        match &stages.compile_cache {
+            CacheOutcome::Hit => notes.push(format!(
+                "compiled code loaded from the cache in {:.2} ms",
+                stages.compile_ms
+            )),
+            CacheOutcome::Rebuilt(reason) => {
+                notes.push(format!("cache entry refused ({reason}): compiled again"))
+            }
+            CacheOutcome::Off | CacheOutcome::Miss => {}
+        }
         if pauses_per_sample > 0 {
             notes.push(format!(
                 "{pauses_per_sample} pause(s) per sample; {:.1} ns subtracted per pause/resume pair",
@@ -416,11 +463,13 @@ impl Figures {
             warmup_settled: m.warmup.settled,
             warmup_rounds: m.warmup.rounds,
             compile_ms: stages.compile_ms,
+            compile_cache: stages.compile_cache.clone(),
             instantiate_ms: stages.instantiate_ms,
             sampling_ms: m.sampling_ms,
             checksum: Checksum::new(stages.kind, m.checksum),
             pauses_per_sample,
             pauses_total: m.total_pauses(),
+            phases: None,
             fuel_per_op: None,
             indistinguishable_from_empty: indistinguishable,
             precision_reached: m.precision_reached,

@@ -13,6 +13,7 @@ use crate::complexity;
 use crate::export::write_json;
 use crate::guard;
 use crate::measure::{self, Measurement, Plan};
+use crate::program::{self, Program, TimedRegion};
 use crate::result::{
     BaselineComparison, BenchResult, ComplexityResult, Environment, Figures, Row, RunReport,
     Stages, Tool,
@@ -20,7 +21,7 @@ use crate::result::{
 use crate::session::{Session, supervised};
 use crate::settings::{Metric, Settings};
 use crate::verdict;
-use crate::workload::{Workload, one_line};
+use crate::workload::{Kind, Workload, one_line};
 
 /// Told about progress as it happens (the terminal report listens).
 pub trait Observer: Send {
@@ -121,7 +122,7 @@ fn measure_all(
             Ok(workload) => {
                 // The first row of a file carries its compile time, and its
                 // budget includes it.
-                let compile_ms = if compiled.insert(row.path.clone()) {
+                let compile_ms = if compiled.insert((row.path.clone(), row.engine_set)) {
                     workload.compile_ms
                 } else {
                     0.0
@@ -164,10 +165,13 @@ fn measure_row(
     row: &Row,
     compile_ms: f64,
 ) -> BenchResult {
-    let kind = workload.code.kind();
+    let kind = workload.kind();
     let started = Instant::now()
         .checked_sub(Duration::from_secs_f64(compile_ms / 1e3))
         .unwrap_or_else(Instant::now);
+    if kind == Kind::Program {
+        return measure_program(settings, session, workload, row, compile_ms, started);
+    }
     let measured =
         measure_one(plan, session, workload, row, started).and_then(|(m, instantiate_ms)| {
             let mut figures = Figures::new(
@@ -175,6 +179,7 @@ fn measure_row(
                 Stages {
                     kind,
                     compile_ms,
+                    compile_cache: workload.cache.clone(),
                     instantiate_ms,
                 },
                 settings.warmup_cap.as_secs_f64() * 1e3,
@@ -189,6 +194,52 @@ fn measure_row(
     match measured {
         Ok(figures) => BenchResult::measured(row, kind, figures),
         Err(e) => BenchResult::failed(row, Some(kind), describe_failure(row, &e)),
+    }
+}
+
+/// Measure a program workload (the Sightglass protocol).
+fn measure_program(
+    settings: &Settings,
+    session: &Session,
+    workload: &Workload,
+    row: &Row,
+    compile_ms: f64,
+    started: Instant,
+) -> BenchResult {
+    let measured = Program::new(
+        &row.path,
+        &workload.guarded,
+        &settings.grants,
+        session.limits,
+        &session.guard,
+    )
+    .and_then(|program| {
+        program::measure(&program, settings.stop, started, compile_ms, session.seed)
+    })
+    .map(|(m, phases)| {
+        let mut figures = Figures::new(
+            &m,
+            Stages {
+                kind: Kind::Program,
+                compile_ms,
+                compile_cache: workload.cache.clone(),
+                instantiate_ms: phases.instantiate_ns.median / 1e6,
+            },
+            settings.warmup_cap.as_secs_f64() * 1e3,
+            session.seed,
+            settings.drift_pct,
+        );
+        if phases.timed_region == TimedRegion::WholeStart {
+            figures.notes.push(
+                "calls neither bench.start nor bench.end: timed over the whole of _start".into(),
+            );
+        }
+        figures.phases = Some(phases);
+        figures
+    });
+    match measured {
+        Ok(figures) => BenchResult::measured(row, Kind::Program, figures),
+        Err(e) => BenchResult::failed(row, Some(Kind::Program), describe_failure(row, &e)),
     }
 }
 
@@ -213,7 +264,9 @@ fn measure_one(
     started: Instant,
 ) -> Result<(Measurement, f64)> {
     let mut instances = session.instances(workload, row)?;
-    let calibration = &session.kind_setup(workload.code.kind()).calibration;
+    let calibration = &session
+        .kind_setup(row.engine_set, workload.code.kind())
+        .calibration;
     let measurement = measure::measure(
         plan,
         calibration,

@@ -442,7 +442,9 @@ fn epoch_check_cost(file: &Path) -> Result<Ratio> {
             .context("no benchmark")?;
         let workload = planned.workload.map_err(|(_, e)| anyhow::anyhow!("{e}"))?;
         let mut instances = session.instances(workload, &planned.row)?;
-        let calibration = &session.kind_setup(workload.code.kind()).calibration;
+        let calibration = &session
+            .kind_setup(planned.row.engine_set, workload.code.kind())
+            .calibration;
         let plan = Plan {
             sample_time: settings.sample_time,
             warmup_cap: settings.warmup_cap,

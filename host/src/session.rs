@@ -30,14 +30,22 @@ const MEASURING_STACK: usize = 8 << 20;
 /// and the guard are not pinned with it.
 pub fn supervised<T: Send>(
     settings: &Settings,
-    work: impl FnOnce(&Engines, &Arc<Guard>) -> Result<T> + Send,
+    work: impl FnOnce(&[Engines], &Arc<Guard>) -> Result<T> + Send,
 ) -> Result<T> {
-    let engines = Engines::new()?;
+    let engines = settings
+        .engines
+        .iter()
+        .map(|&config| Engines::new(config, settings.cache.clone()))
+        .collect::<Result<Vec<_>>>()?;
+    let first = engines.first().context("no engine configured")?;
     let (guard, ticker) = Guard::start(
-        engines.guarded.clone(),
+        first.guarded.clone(),
         settings.timeout,
         measuring_core(settings.pin),
     );
+    for other in &engines[1..] {
+        guard.watch_engine(&other.guarded);
+    }
     let result = std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("measure".into())
@@ -106,107 +114,128 @@ pub struct RowInstances {
     pub instantiate_ms: f64,
 }
 
-/// Everything set up before measuring.
-pub struct Session {
-    pub prepared: Prepared,
+/// One engine configuration with its linkers and its built-in guests.
+pub struct EngineSet {
     pub engines: Engines,
     pub linkers: Linkers,
     pub guarded_linkers: Linkers,
-    pub guard: Arc<Guard>,
-    pub limits: Limits,
-    pub workloads: Vec<(PathBuf, Result<Workload, LoadError>)>,
     pub modules: KindSetup,
     pub components: Option<KindSetup>,
+}
+
+/// Everything set up before measuring.
+pub struct Session {
+    pub prepared: Prepared,
+    /// One per `--engine`, in order.
+    pub sets: Vec<EngineSet>,
+    pub guard: Arc<Guard>,
+    pub limits: Limits,
+    /// Every file under every engine: the path, the engine set, the workload.
+    pub workloads: Vec<(PathBuf, usize, Result<Workload, LoadError>)>,
     pub seed: u64,
 }
 
 impl Session {
-    /// Prepare the calling (measuring) thread, calibrate, and load `files`.
+    /// Prepare the calling (measuring) thread, calibrate, and load `files`
+    /// under every engine.
     pub fn new(
         settings: &Settings,
         files: &[PathBuf],
-        engines: &Engines,
+        engines: &[Engines],
         guard: &Arc<Guard>,
     ) -> Result<Self> {
         let prepared = prepare_measuring_thread(settings.pin, settings.priority);
         let clock = clock::calibrate();
-        let linkers = Linkers::new(&engines.fast)?;
-        let guarded_linkers = Linkers::new(&engines.guarded)?;
         let limits = Limits {
             max_memory_bytes: settings.max_memory_bytes,
         };
-        let workloads: Vec<(PathBuf, Result<Workload, LoadError>)> = files
-            .iter()
-            .map(|path| {
+        let mut workloads = Vec::new();
+        for path in files {
+            for (set, engines) in engines.iter().enumerate() {
                 let loaded = workload::load(engines, path)
                     .map_err(|(kind, e)| (kind, format!("{}: {}", path.display(), one_line(&e))));
-                (path.clone(), loaded)
-            })
-            .collect();
-        let modules = KindSetup::new(engines, &linkers, limits, Kind::Module, clock)?;
-        let any_component = workloads
-            .iter()
-            .any(|(_, w)| matches!(w, Ok(w) if w.code.kind() == Kind::Component));
-        let components = match any_component {
-            true => Some(KindSetup::new(
-                engines,
-                &linkers,
-                limits,
-                Kind::Component,
-                clock,
-            )?),
-            false => None,
-        };
+                workloads.push((path.clone(), set, loaded));
+            }
+        }
+        let mut sets = Vec::new();
+        for (index, engines) in engines.iter().enumerate() {
+            let linkers = Linkers::new(&engines.fast)?;
+            let modules = KindSetup::new(engines, &linkers, limits, Kind::Module, clock)?;
+            let any_component = workloads.iter().any(|(_, set, w)| {
+                *set == index && matches!(w, Ok(w) if w.code.kind() == Kind::Component)
+            });
+            let components = match any_component {
+                true => Some(KindSetup::new(
+                    engines,
+                    &linkers,
+                    limits,
+                    Kind::Component,
+                    clock,
+                )?),
+                false => None,
+            };
+            sets.push(EngineSet {
+                guarded_linkers: Linkers::new(&engines.guarded)?,
+                engines: engines.clone(),
+                linkers,
+                modules,
+                components,
+            });
+        }
         Ok(Session {
             prepared,
-            engines: engines.clone(),
-            linkers,
-            guarded_linkers,
+            sets,
             guard: Arc::clone(guard),
             limits,
             workloads,
-            modules,
-            components,
             seed: settings.seed.unwrap_or_else(|| fastrand::u64(..) >> 1),
         })
     }
 
-    /// The built-ins and calibration for workloads of `kind`.
-    pub fn kind_setup(&self, kind: Kind) -> &KindSetup {
-        match (kind, &self.components) {
+    /// The built-ins and calibration for workloads of `kind` measured in
+    /// engine set `set`.
+    pub fn kind_setup(&self, set: usize, kind: Kind) -> &KindSetup {
+        let set = &self.sets[set];
+        match (kind, &set.components) {
             (Kind::Component, Some(components)) => components,
-            _ => &self.modules,
+            _ => &set.modules,
         }
     }
 
     pub fn environment(&self, settings: &Settings) -> Environment {
+        let first = &self.sets[0];
         Environment::new(
             &self.prepared,
-            &self.modules.calibration,
-            self.components.as_ref().map(|c| &c.calibration),
+            &first.modules.calibration,
+            first.components.as_ref().map(|c| &c.calibration),
             self.seed,
             settings,
-            measure::target_sample_time(settings.sample_time, &self.modules.calibration)
+            measure::target_sample_time(settings.sample_time, &first.modules.calibration)
                 .as_secs_f64()
                 * 1e3,
         )
     }
 
-    /// Every row: one per benchmark and size, or one failed row per file
-    /// that could not be loaded.
+    /// Every row: one per benchmark, size and engine, or one failed row per
+    /// file (and engine) that could not be loaded.
     pub fn rows(&self, sizes: &[u64]) -> Vec<Planned<'_>> {
+        let several = self.sets.len() > 1;
         self.workloads
             .iter()
-            .flat_map(|(path, loaded)| rows_of(path, loaded, sizes))
+            .flat_map(|(path, set, loaded)| {
+                let engine = several.then(|| (*set, self.sets[*set].engines.config.short_name()));
+                rows_of(path, engine, loaded, sizes)
+            })
             .collect()
     }
 
     /// Instantiate and set up the guarded copy first (it may not return:
     /// the deadline stops it), then the fast copy and the empty guest.
     pub fn instances(&self, workload: &Workload, row: &Row) -> Result<RowInstances> {
+        let set = &self.sets[row.engine_set];
         let size = row.size.unwrap_or(0);
         let mut guarded = Instance::new(
-            &self.guarded_linkers,
+            &set.guarded_linkers,
             &workload.guarded,
             &row.export,
             self.limits,
@@ -217,7 +246,7 @@ impl Session {
             .describe_unguarded(format!("{} ({})", row.path.display(), row.export));
         let start = Instant::now();
         let mut fast = Instance::new(
-            &self.linkers,
+            &set.linkers,
             &workload.code,
             &row.export,
             self.limits,
@@ -226,9 +255,9 @@ impl Session {
         let instantiate_ms = start.elapsed().as_secs_f64() * 1e3;
         fast.setup(size)?;
         let mut empty = self
-            .kind_setup(workload.code.kind())
+            .kind_setup(row.engine_set, workload.code.kind())
             .builtins
-            .empty_instance(&self.linkers, self.limits)?;
+            .empty_instance(&set.linkers, self.limits)?;
         empty.setup(size)?;
         Ok(RowInstances {
             guarded,
@@ -242,7 +271,7 @@ impl Session {
     /// again with fuel on, and difference two calls so that per-call overhead
     /// cancels.
     pub fn fuel_per_op(&self, row: &Row, count: u64) -> Result<f64> {
-        let engine = workload::fuel_engine()?;
+        let engine = self.sets[row.engine_set].engines.fuel()?;
         self.guard.watch_engine(&engine);
         let linkers = Linkers::new(&engine)?;
         let code = workload::compile_file(&engine, &row.path)?;
@@ -260,12 +289,15 @@ impl Session {
 
 fn rows_of<'a>(
     path: &Path,
+    engine: Option<(usize, &str)>,
     loaded: &'a Result<Workload, LoadError>,
     sizes: &[u64],
 ) -> Vec<Planned<'a>> {
+    let set = engine.map_or(0, |(set, _)| set);
+    let suffix = engine.map(|(_, name)| name);
     match loaded {
         Err(error) => vec![Planned {
-            row: Row::new(path, &workload_name(path), RUN_EXPORT, None),
+            row: Row::new(path, &workload_name(path), RUN_EXPORT, None, set, suffix),
             workload: Err(error.clone()),
         }],
         Ok(workload) => {
@@ -279,7 +311,7 @@ fn rows_of<'a>(
                 .iter()
                 .flat_map(|bench| {
                     sizes.iter().map(move |&size| Planned {
-                        row: Row::new(path, &bench.name, &bench.export, size),
+                        row: Row::new(path, &bench.name, &bench.export, size, set, suffix),
                         workload: Ok(workload),
                     })
                 })

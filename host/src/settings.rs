@@ -10,7 +10,10 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use crate::cli::{CompareArgs, MeasureArgs, MetricArg, PriorityArg, RunArgs};
+use crate::cli::{
+    CompareArgs, EngineArg, MeasureArgs, MetricArg, OptLevelArg, PriorityArg, RunArgs,
+};
+use crate::workload::{Compiler, EngineConfig, OptimizeFor};
 
 /// Default wall-clock budget for one workload, compile included.
 pub const DEFAULT_BUDGET: Duration = Duration::from_secs(2);
@@ -95,6 +98,12 @@ pub struct Settings {
     /// What comparisons judge by.
     pub metric: Metric,
     pub baselines: Baselines,
+    /// What program workloads are granted beyond their own folder.
+    pub grants: Grants,
+    /// How code is compiled: one entry per `--engine`, in order.
+    pub engines: Vec<EngineConfig>,
+    /// The compile cache folder; `None` with `--no-cache`.
+    pub cache: Option<PathBuf>,
     /// Cap on each instance's linear memories and tables, in bytes.
     pub max_memory_bytes: u64,
     /// Deadline of one guest call.
@@ -108,6 +117,42 @@ pub enum Metric {
     Time,
     /// Wasm instructions per op (fuel), measured beside the time.
     Instructions,
+}
+
+/// Capabilities granted to program workloads (`--dir`, `--env`, `--arg`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Grants {
+    /// Host folder and the guest path it appears at.
+    pub dirs: Vec<(PathBuf, String)>,
+    pub env: Vec<(String, String)>,
+    pub args: Vec<String>,
+}
+
+impl Grants {
+    fn parse(dirs: &[String], env: &[String], args: &[String]) -> Result<Self> {
+        let dirs = dirs
+            .iter()
+            .map(|d| match d.split_once("::") {
+                Some((host, guest)) if !host.is_empty() && !guest.is_empty() => {
+                    Ok((PathBuf::from(host), guest.to_string()))
+                }
+                Some(_) => bail!("--dir: `{d}` is not HOST::GUEST"),
+                None => Ok((PathBuf::from(d), d.clone())),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let env = env
+            .iter()
+            .map(|e| match e.split_once('=') {
+                Some((key, value)) if !key.is_empty() => Ok((key.to_string(), value.to_string())),
+                _ => bail!("--env: `{e}` is not KEY=VALUE"),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Grants {
+            dirs,
+            env,
+            args: args.to_vec(),
+        })
+    }
 }
 
 /// Saved baselines to write or compare with.
@@ -202,6 +247,13 @@ impl Settings {
                 MetricArg::Instructions => Metric::Instructions,
             },
             baselines,
+            grants: Grants::parse(&args.dir, &args.env, &args.arg)?,
+            engines: engine_configs(&args.engine, args.opt_level),
+            cache: if args.no_cache {
+                None
+            } else {
+                crate::cache::default_folder()
+            },
             max_memory_bytes: parse_bytes("--max-memory", &args.max_memory)?,
             timeout: positive_duration("--timeout", &args.timeout)?,
         })
@@ -244,6 +296,34 @@ impl CompareSettings {
             time_cap,
         })
     }
+}
+
+/// One engine configuration per `--engine`, without repeats.
+fn engine_configs(engines: &[EngineArg], opt_level: OptLevelArg) -> Vec<EngineConfig> {
+    let opt_level = match opt_level {
+        OptLevelArg::None => OptimizeFor::None,
+        OptLevelArg::Speed => OptimizeFor::Speed,
+        OptLevelArg::SpeedAndSize => OptimizeFor::SpeedAndSize,
+    };
+    let mut configs: Vec<EngineConfig> = Vec::new();
+    for engine in engines {
+        let compiler = match engine {
+            EngineArg::Cranelift => Compiler::Cranelift,
+            EngineArg::Winch => Compiler::Winch,
+            EngineArg::Pulley => Compiler::Pulley,
+        };
+        let config = EngineConfig {
+            compiler,
+            opt_level,
+        };
+        if !configs.contains(&config) {
+            configs.push(config);
+        }
+    }
+    if configs.is_empty() {
+        configs.push(EngineConfig::default());
+    }
+    configs
 }
 
 /// Parse a size in bytes: `1GiB`, `512MiB`, `64KiB`, `1G`, `100M` (binary

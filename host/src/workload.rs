@@ -21,7 +21,9 @@ use anyhow::{Context, Result, anyhow, bail};
 use serde::Serialize;
 use wasmtime::component::types::{ComponentFunc, ComponentItem};
 use wasmtime::component::{Component, Type};
-use wasmtime::{Config, Engine, ExternType, FuncType, Module, OptLevel, ValType};
+use wasmtime::{Config, Engine, ExternType, FuncType, Module, OptLevel, Strategy, ValType};
+
+use crate::cache::{self, CacheOutcome};
 
 /// Core-module name of the timing-control imports.
 pub const BENCH_MODULE: &str = "bench";
@@ -36,6 +38,10 @@ pub const RUN_PREFIX: &str = "run_";
 pub const COMPONENT_RUN_PREFIX: &str = "run-";
 /// Export name of the optional set-up function.
 pub const SETUP_EXPORT: &str = "setup";
+/// Entry point of a WASI command (a program workload).
+pub const START_EXPORT: &str = "_start";
+/// Module name of WASI preview1 imports.
+pub const WASI_P1_MODULE: &str = "wasi_snapshot_preview1";
 
 /// What kind of WebAssembly binary a workload is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -43,6 +49,8 @@ pub const SETUP_EXPORT: &str = "setup";
 pub enum Kind {
     Module,
     Component,
+    /// A WASI preview1 command (`_start`), timed by the Sightglass protocol.
+    Program,
 }
 
 impl fmt::Display for Kind {
@@ -50,53 +58,150 @@ impl fmt::Display for Kind {
         f.write_str(match self {
             Kind::Module => "module",
             Kind::Component => "component",
+            Kind::Program => "program",
         })
     }
 }
 
-/// The engines workloads are compiled with.
+/// Which compiler turns wasm into code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Compiler {
+    /// Cranelift, the optimising compiler (the default).
+    Cranelift,
+    /// Winch, the baseline compiler: fast to compile, slower code.
+    Winch,
+    /// Pulley, wasmtime's portable interpreter.
+    Pulley,
+}
+
+/// Cranelift's optimisation level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OptimizeFor {
+    None,
+    Speed,
+    SpeedAndSize,
+}
+
+/// How code is compiled: recorded in the report and part of cache keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct EngineConfig {
+    pub compiler: Compiler,
+    pub opt_level: OptimizeFor,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            compiler: Compiler::Cranelift,
+            opt_level: OptimizeFor::Speed,
+        }
+    }
+}
+
+impl fmt::Display for EngineConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.compiler {
+            Compiler::Cranelift => {
+                let level = match self.opt_level {
+                    OptimizeFor::None => "none",
+                    OptimizeFor::Speed => "speed",
+                    OptimizeFor::SpeedAndSize => "speed_and_size",
+                };
+                write!(f, "cranelift (opt-level {level})")
+            }
+            Compiler::Winch => f.write_str("winch"),
+            Compiler::Pulley => f.write_str("pulley"),
+        }
+    }
+}
+
+impl EngineConfig {
+    /// A short name for row suffixes: `cranelift`, `winch`, `pulley`.
+    pub fn short_name(&self) -> &'static str {
+        match self.compiler {
+            Compiler::Cranelift => "cranelift",
+            Compiler::Winch => "winch",
+            Compiler::Pulley => "pulley",
+        }
+    }
+
+    /// The wasmtime configuration: the compiler, components on, no wasm
+    /// backtraces (trap messages stay one line), the default wasm stack limit
+    /// (512 KiB): deep recursion ends in a stack-overflow trap.
+    fn wasmtime(&self) -> Result<Config> {
+        let mut config = Config::new();
+        match self.compiler {
+            Compiler::Cranelift => {
+                config.strategy(Strategy::Cranelift);
+                config.cranelift_opt_level(match self.opt_level {
+                    OptimizeFor::None => OptLevel::None,
+                    OptimizeFor::Speed => OptLevel::Speed,
+                    OptimizeFor::SpeedAndSize => OptLevel::SpeedAndSize,
+                });
+            }
+            Compiler::Winch => {
+                config.strategy(Strategy::Winch);
+            }
+            Compiler::Pulley => {
+                config
+                    .target("pulley64")
+                    .map_err(|e| anyhow!("the pulley interpreter is not available: {e}"))?;
+            }
+        }
+        config.wasm_component_model(true);
+        config.wasm_backtrace_max_frames(None);
+        Ok(config)
+    }
+}
+
+/// The engines workloads are compiled with, for one [`EngineConfig`].
 ///
 /// Every workload is compiled twice: a *guarded* copy with epoch checks, which
 /// a deadline can interrupt, runs everything that might not return (set-up,
 /// warm-up, pilot); a *fast* copy without them takes the samples (see
-/// [`crate::guard`]).
+/// [`crate::guard`]). Compiled code goes through the cache when one is given.
 #[derive(Clone)]
 pub struct Engines {
+    pub config: EngineConfig,
     pub fast: Engine,
     pub guarded: Engine,
+    pub cache: Option<PathBuf>,
 }
 
 impl Engines {
-    pub fn new() -> Result<Self> {
-        let mut guarded = config();
+    pub fn new(config: EngineConfig, cache: Option<PathBuf>) -> Result<Self> {
+        let create =
+            |c: &Config| Engine::new(c).map_err(|e| anyhow!("creating the {config} engine: {e}"));
+        let mut guarded = config.wasmtime()?;
         guarded.epoch_interruption(true);
         Ok(Engines {
-            fast: Engine::new(&config())
-                .map_err(|e| anyhow!("creating the wasmtime engine: {e}"))?,
-            guarded: Engine::new(&guarded)
-                .map_err(|e| anyhow!("creating the wasmtime engine: {e}"))?,
+            config,
+            fast: create(&config.wasmtime()?)?,
+            guarded: create(&guarded)?,
+            cache,
         })
     }
-}
 
-/// An engine with fuel counting (and epoch checks, for the deadline), for the
-/// deterministic instruction-count pass; never used for timing.
-pub fn fuel_engine() -> Result<Engine> {
-    let mut config = config();
-    config.consume_fuel(true);
-    config.epoch_interruption(true);
-    Engine::new(&config).map_err(|e| anyhow!("creating the wasmtime engine: {e}"))
-}
+    /// An engine with fuel counting (and epoch checks, for the deadline),
+    /// for the deterministic instruction-count pass; never used for timing.
+    pub fn fuel(&self) -> Result<Engine> {
+        let mut config = self.config.wasmtime()?;
+        config.consume_fuel(true);
+        config.epoch_interruption(true);
+        Engine::new(&config).map_err(|e| anyhow!("creating the wasmtime engine: {e}"))
+    }
 
-/// Cranelift, optimised for speed, components on, no wasm backtraces (trap
-/// messages stay one line), the default wasm stack limit (512 KiB): deep
-/// recursion ends in a stack-overflow trap.
-fn config() -> Config {
-    let mut config = Config::new();
-    config.cranelift_opt_level(OptLevel::Speed);
-    config.wasm_component_model(true);
-    config.wasm_backtrace_max_frames(None);
-    config
+    /// Compile `bytes` of `kind` for `engine`, through the cache.
+    fn compile(&self, engine: &Engine, kind: Kind, bytes: &[u8]) -> Result<(Code, CacheOutcome)> {
+        match &self.cache {
+            Some(folder) => {
+                cache::load_or_compile(folder, engine, kind, bytes, || compile(engine, kind, bytes))
+            }
+            None => Ok((compile(engine, kind, bytes)?, CacheOutcome::Off)),
+        }
+    }
 }
 
 /// Expand the paths given on the command line: a folder stands for the
@@ -149,6 +254,16 @@ pub struct Benchmark {
     pub export: String,
 }
 
+impl Workload {
+    /// Module, component or program.
+    pub fn kind(&self) -> Kind {
+        match self.contract.program {
+            true => Kind::Program,
+            false => self.code.kind(),
+        }
+    }
+}
+
 /// Compiled code of a workload.
 #[derive(Clone)]
 pub enum Code {
@@ -173,8 +288,12 @@ pub struct Workload {
     /// The copy with epoch checks, for everything that might not return.
     pub guarded: Code,
     pub contract: Contract,
-    /// Wall time of compiling the fast copy, in ms.
+    /// Wall time of compiling (or loading from the cache) the fast copy, in ms.
     pub compile_ms: f64,
+    /// Where the fast copy came from.
+    pub cache: CacheOutcome,
+    /// The engine configuration it was compiled with.
+    pub engine: EngineConfig,
 }
 
 /// What a workload offers under the contract.
@@ -184,6 +303,8 @@ pub struct Contract {
     pub has_setup: bool,
     /// Whether it imports the timing controls.
     pub uses_pause: bool,
+    /// A WASI command (`_start`) rather than a `run` workload.
+    pub program: bool,
 }
 
 /// Read, compile (twice: fast and guarded) and check one workload file. On
@@ -201,17 +322,23 @@ pub fn load_bytes(
 ) -> Result<Workload, (Option<Kind>, anyhow::Error)> {
     let kind = detect(bytes).map_err(|e| (None, e))?;
     let start = Instant::now();
-    let code = compile(&engines.fast, kind, bytes).map_err(|e| (Some(kind), e))?;
+    let (code, cache) = engines
+        .compile(&engines.fast, kind, bytes)
+        .map_err(|e| (Some(kind), e))?;
     let compile_ms = start.elapsed().as_secs_f64() * 1e3;
     let contract =
         check_contract(&engines.fast, &code, &workload_name(path)).map_err(|e| (Some(kind), e))?;
-    let guarded = compile(&engines.guarded, kind, bytes).map_err(|e| (Some(kind), e))?;
+    let (guarded, _) = engines
+        .compile(&engines.guarded, kind, bytes)
+        .map_err(|e| (Some(kind), e))?;
     Ok(Workload {
         path: path.to_path_buf(),
         code,
         guarded,
         contract,
         compile_ms,
+        cache,
+        engine: engines.config,
     })
 }
 
@@ -254,7 +381,7 @@ pub fn detect(bytes: &[u8]) -> Result<Kind> {
 
 fn compile(engine: &Engine, kind: Kind, bytes: &[u8]) -> Result<Code> {
     let code = match kind {
-        Kind::Module => Module::new(engine, bytes).map(Code::Module),
+        Kind::Module | Kind::Program => Module::new(engine, bytes).map(Code::Module),
         Kind::Component => Component::new(engine, bytes).map(Code::Component),
     };
     code.map_err(|e| anyhow!("does not compile: {}", one_line(&e)))
@@ -276,6 +403,12 @@ pub fn check_contract(engine: &Engine, code: &Code, file_name: &str) -> Result<C
 }
 
 fn check_module(module: &Module, file_name: &str) -> Result<Contract> {
+    let exports_run = module
+        .exports()
+        .any(|e| e.name() == RUN_EXPORT || e.name().starts_with(RUN_PREFIX));
+    if !exports_run && module.get_export(START_EXPORT).is_some() {
+        return check_program(module, file_name);
+    }
     let unit = || FuncType::new(module.engine(), [], []);
     let mut uses_pause = false;
     for import in module.imports() {
@@ -338,6 +471,48 @@ fn check_module(module: &Module, file_name: &str) -> Result<Contract> {
         benchmarks,
         has_setup,
         uses_pause,
+        program: false,
+    })
+}
+
+/// A WASI preview1 command: exports `_start: () -> ()`, imports only WASI
+/// preview1 functions and `bench.start`/`bench.end` (`() -> ()`).
+fn check_program(module: &Module, file_name: &str) -> Result<Contract> {
+    let unit = FuncType::new(module.engine(), [], []);
+    for import in module.imports() {
+        let qualified = format!("{}.{}", import.module(), import.name());
+        if import.module() == WASI_P1_MODULE {
+            continue;
+        }
+        if import.module() != BENCH_MODULE || !matches!(import.name(), "start" | "end") {
+            bail!(
+                "unknown import `{qualified}`: a program may import only WASI preview1 and bench.start/bench.end"
+            );
+        }
+        match import.ty() {
+            ExternType::Func(ty) if FuncType::eq(&ty, &unit) => {}
+            other => bail!(
+                "import `{qualified}` has type {}, expected () -> ()",
+                describe_extern(&other)
+            ),
+        }
+    }
+    match module.get_export(START_EXPORT) {
+        Some(ExternType::Func(ty)) if FuncType::eq(&ty, &unit) => {}
+        Some(other) => bail!(
+            "export `_start` has type {}, expected () -> ()",
+            describe_extern(&other)
+        ),
+        None => bail!("exports no `_start`"),
+    }
+    Ok(Contract {
+        benchmarks: vec![Benchmark {
+            name: file_name.to_string(),
+            export: START_EXPORT.to_string(),
+        }],
+        has_setup: false,
+        uses_pause: false,
+        program: true,
     })
 }
 
@@ -355,6 +530,14 @@ fn benchmark(file_name: &str, export: &str, prefix: &str) -> Benchmark {
 fn check_component(engine: &Engine, component: &Component, file_name: &str) -> Result<Contract> {
     let ty = component.component_type();
     let mut uses_pause = false;
+    let is_wasi_command = ty
+        .exports(engine)
+        .any(|(name, _)| name.starts_with("wasi:cli/run"));
+    if is_wasi_command {
+        bail!(
+            "is a WASI command component (exports wasi:cli/run); program workloads must be WASI preview1 command modules (build for wasm32-wasip1)"
+        );
+    }
     for (name, item) in ty.imports(engine) {
         // Any version 0.1.x of the timing interface is this one.
         if name != TIMING_INTERFACE {
@@ -418,6 +601,7 @@ fn check_component(engine: &Engine, component: &Component, file_name: &str) -> R
         benchmarks,
         has_setup,
         uses_pause,
+        program: false,
     })
 }
 
@@ -483,7 +667,7 @@ mod tests {
 
     /// Compile WAT (a module or a component) and check its contract.
     fn contract(wat: &str) -> Result<Contract> {
-        let engine = Engines::new()?.fast;
+        let engine = Engines::new(EngineConfig::default(), None)?.fast;
         let bytes = wat::parse_str(wat)?;
         let code = compile(&engine, detect(&bytes)?, &bytes)?;
         check_contract(&engine, &code, "w")

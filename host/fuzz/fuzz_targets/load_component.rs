@@ -6,7 +6,8 @@
 //! functions; each asking for arbitrary functions) and an export list (`run`,
 //! `run-<name>`, `setup`, other names; functions of arbitrary primitive
 //! signatures lifted from a core module, or a core module in place of a
-//! function). It is written as WAT, converted, and loaded; a description that
+//! function). It is written as WAT, converted, and loaded with one of the engine
+//! configurations; a description that
 //! makes no valid component (a duplicate name, say) is an error like any
 //! other. Guest code is never run (the core functions are `unreachable`).
 
@@ -19,6 +20,8 @@ use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]
 struct Spec {
+    /// Engine configuration (see `host_fuzz::config`).
+    engine: u8,
     imports: Vec<Import>,
     exports: Vec<Export>,
 }
@@ -256,6 +259,6 @@ fn wat(spec: &Spec) -> String {
 fuzz_target!(|spec: Spec| {
     let text = wat(&spec);
     if let Ok(bytes) = wat::parse_str(&text) {
-        host_fuzz::load("component.wasm", &bytes);
+        host_fuzz::load(usize::from(spec.engine), "component.wasm", &bytes);
     }
 });

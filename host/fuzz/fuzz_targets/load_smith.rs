@@ -2,7 +2,8 @@
 //!
 //! Raw bytes rarely get past the validator; wasm-smith makes modules that do,
 //! so compiling (both engines) and the contract check see real code. The
-//! first bytes choose the shape: the exports are arbitrary or forced (a `run`
+//! first bytes choose the engine configuration (Cranelift at opt-level speed
+//! or none, Winch, Pulley: see `host_fuzz::config`) and the shape: the exports are arbitrary or forced (a `run`
 //! of the right type, several `run_<name>`, a `setup`, or wrong types), and
 //! the imports are arbitrary or limited to the timing controls (right or
 //! wrong types). The rest drives wasm-smith's own configuration, with
@@ -89,6 +90,9 @@ fn module(u: &mut Unstructured) -> Result<Vec<u8>> {
 
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
+    let Ok(engine) = u.choose_index(host_fuzz::CONFIGS) else {
+        return;
+    };
     let Ok(bytes) = module(&mut u) else { return };
-    host_fuzz::load("smith.wasm", &bytes);
+    host_fuzz::load(engine, "smith.wasm", &bytes);
 });

@@ -10,12 +10,35 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use host::workload::{self, COMPONENT_RUN_PREFIX, Engines, Kind, RUN_EXPORT, RUN_PREFIX, Workload};
+use host::workload::{
+    self, COMPONENT_RUN_PREFIX, Compiler, EngineConfig, Engines, Kind, OptimizeFor, RUN_EXPORT,
+    RUN_PREFIX, Workload,
+};
 
-/// The engines, created once: creating them per input would dominate the time.
-pub fn engines() -> &'static Engines {
-    static ENGINES: OnceLock<Engines> = OnceLock::new();
-    ENGINES.get_or_init(|| Engines::new().expect("creating the wasmtime engines"))
+/// How many engine configurations [`config`] knows.
+pub const CONFIGS: usize = 4;
+
+/// Engine configuration `i` (`0..CONFIGS`): 0 is the host's default
+/// (Cranelift, opt-level speed), then Cranelift unoptimised, Winch and Pulley.
+pub fn config(i: usize) -> EngineConfig {
+    let with = |compiler, opt_level| EngineConfig {
+        compiler,
+        opt_level,
+    };
+    match i {
+        0 => EngineConfig::default(),
+        1 => with(Compiler::Cranelift, OptimizeFor::None),
+        2 => with(Compiler::Winch, OptimizeFor::Speed),
+        _ => with(Compiler::Pulley, OptimizeFor::Speed),
+    }
+}
+
+/// The engines for configuration `i`, created once (creating them per input
+/// would dominate the time), with no compilation cache (no disk I/O).
+pub fn engines(i: usize) -> &'static Engines {
+    static ENGINES: [OnceLock<Engines>; CONFIGS] = [const { OnceLock::new() }; CONFIGS];
+    let i = i % CONFIGS;
+    ENGINES[i].get_or_init(|| Engines::new(config(i), None).expect("creating the wasmtime engines"))
 }
 
 /// Whether `data` should take the text path (as a `.wat` file would): UTF-8
@@ -40,13 +63,16 @@ pub enum Outcome {
     Loaded(Kind),
 }
 
-/// Load `bytes` as the workload file `file_name` (which must have a stem),
-/// and check the invariants of the answer.
-pub fn load(file_name: &str, bytes: &[u8]) -> Outcome {
+/// Load `bytes` as the workload file `file_name` (which must have a stem)
+/// with the engines of configuration `engine` (see [`config`]), and check
+/// the invariants of the answer.
+pub fn load(engine: usize, file_name: &str, bytes: &[u8]) -> Outcome {
     let path = Path::new(file_name);
     let detected = workload::detect(bytes).ok();
-    match workload::load_bytes(engines(), path, bytes) {
+    let engines = engines(engine);
+    match workload::load_bytes(engines, path, bytes) {
         Ok(w) => {
+            assert_eq!(w.engine, engines.config, "compiled with another engine");
             check_loaded(&w, path, detected);
             Outcome::Loaded(w.code.kind())
         }
