@@ -14,90 +14,11 @@ use std::error::Error;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
+use e2e::{fixture, host_binary, workloads, workspace_root};
 use serde_json::Value;
 
 type TestResult = Result<(), Box<dyn Error>>;
-
-// ---------------------------------------------------------------------------
-// Locating things
-// ---------------------------------------------------------------------------
-
-/// The workspace root (the folder above this package).
-fn workspace_root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the e2e package lives inside the workspace")
-}
-
-/// A file in `tests/fixtures/`, as an absolute path.
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(name)
-}
-
-/// The bundled `workloads/` folder, as an absolute path.
-fn workloads() -> PathBuf {
-    workspace_root().join("workloads")
-}
-
-/// The `host` binary, built once per test process.
-///
-/// Neither `cargo test --workspace` nor a dev-dependency on `host` builds the
-/// binary of another package, and `CARGO_BIN_EXE_host` exists only for the
-/// tests of `host` itself. So the first test to need it runs `cargo build
-/// --release -p host` (with the `cargo` that runs the tests): a no-op taking a
-/// fraction of a second when the binary is fresh, a rebuild when the sources
-/// changed. Cargo reports where it put the binary, so a custom target folder
-/// is handled too.
-/// A failed build is remembered too, so that every test reports it without
-/// running cargo again.
-fn host_binary() -> &'static Path {
-    static HOST: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let host = HOST.get_or_init(|| match std::env::var_os("WASM_BENCH_HOST") {
-        Some(path) => Ok(PathBuf::from(path)),
-        None => build_host().map_err(|e| e.to_string()),
-    });
-    match host {
-        Ok(path) => path,
-        Err(e) => panic!("cannot build the host binary: {e}"),
-    }
-}
-
-fn build_host() -> Result<PathBuf, Box<dyn Error>> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(&cargo)
-        .current_dir(workspace_root())
-        .args(["build", "--release", "-p", "host", "--bin", "host"])
-        .arg("--message-format=json-render-diagnostics")
-        .output()?;
-    if !output.status.success() {
-        return Err(format!(
-            "`{} build --release -p host` failed ({}):\n{}",
-            cargo.to_string_lossy(),
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        )
-        .into());
-    }
-    let stdout = String::from_utf8(output.stdout)?;
-    for line in stdout.lines() {
-        let Ok(message) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        let is_host_bin = message["reason"] == "compiler-artifact"
-            && message["target"]["name"] == "host"
-            && message["target"]["kind"]
-                .as_array()
-                .is_some_and(|kinds| kinds.iter().any(|k| k == "bin"));
-        if let (true, Some(executable)) = (is_host_bin, message["executable"].as_str()) {
-            return Ok(PathBuf::from(executable));
-        }
-    }
-    Err("cargo built no `host` executable".into())
-}
 
 // ---------------------------------------------------------------------------
 // Running it
@@ -290,6 +211,14 @@ fn assert_measured_as(row: &Value, kind: &str) -> TestResult {
     match kind {
         "module" => {
             checksum(row)?;
+        }
+        "program" => {
+            // A program returns nothing: its phases stand in for a checksum.
+            assert_eq!(checksum(row)?, 0, "{row}");
+            for phase in ["instantiate_ns", "execute_ns"] {
+                let median = number(&row["phases"][phase], "median")?;
+                assert!(median.is_finite() && median > 0.0, "{row}");
+            }
         }
         "component" => {
             checksum_u64(row)?;
@@ -1420,7 +1349,8 @@ fn workload_files(folder: &Path) -> Result<Vec<PathBuf>, Box<dyn Error>> {
 
 /// What is known of a bundled workload: its kind, and the pauses per sample
 /// it makes without `--size`.
-const KNOWN_BUNDLED: [(&str, &str, u64); 8] = [
+const KNOWN_BUNDLED: [(&str, &str, u64); 9] = [
+    ("wc", "program", 0),
     ("empty", "module", 0),
     ("empty-component", "component", 0),
     ("mod13", "module", 0),
@@ -1480,7 +1410,7 @@ fn bundled_workloads_run_end_to_end() -> TestResult {
             path.display()
         );
         let kind = r["kind"].as_str().ok_or_else(|| format!("no kind: {r}"))?;
-        assert!(kind == "module" || kind == "component", "{r}");
+        assert!(matches!(kind, "module" | "component" | "program"), "{r}");
         assert_measured_as(r, kind)?;
         assert_eq!(r["samples"], SAMPLES, "{r}");
     }
@@ -1522,5 +1452,992 @@ fn bundled_workloads_run_end_to_end() -> TestResult {
             assert_eq!(checksum_u64(xor)?, xor_u64(count, seed));
         }
     }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Instruction counts (`--metric instructions`)
+// ---------------------------------------------------------------------------
+
+/// `fuel_per_op` of a row, which must be a number.
+fn fuel(row: &Value) -> Result<f64, Box<dyn Error>> {
+    let fuel = number(row, "fuel_per_op")?;
+    assert!(fuel.is_finite() && fuel >= 0.0, "{row}");
+    Ok(fuel)
+}
+
+/// Two instruction counts that must agree (they are integers over a power of
+/// two, so in practice they are equal to the last bit).
+fn assert_same_fuel(a: f64, b: f64, what: &str) {
+    assert!(
+        (a - b).abs() <= 1e-9 * a.abs().max(1.0),
+        "{what}: {a} vs {b}"
+    );
+}
+
+#[test]
+fn instruction_counts_are_exact_and_repeatable() -> TestResult {
+    let count_light = |count: &str| -> Result<(f64, f64), Box<dyn Error>> {
+        let (code, report, table) = json_run(
+            bench_samples([fixture("light.wat"), fixture("heavy.wat")], 5).args([
+                "--metric",
+                "instructions",
+                "--count",
+                count,
+                "--seed",
+                "4",
+            ]),
+        )?;
+        assert_eq!(code, Some(0), "{table}");
+        let (light, heavy) = (row(&report, "light")?, row(&report, "heavy")?);
+        for r in [light, heavy] {
+            assert_measured(r)?;
+        }
+        let count: i64 = count.parse()?;
+        assert_eq!(checksum(light)?, 4 + count);
+        assert_eq!(checksum(heavy)?, 4 + 2 * count);
+        // The table shows the count under each row.
+        assert_eq!(
+            table.matches("instructions: ").count(),
+            2,
+            "one instruction line per row:\n{table}"
+        );
+        Ok((fuel(light)?, fuel(heavy)?))
+    };
+    let (light, heavy) = count_light("1000")?;
+    // A straight 13-instruction loop body per op (see light.wat); a loose
+    // range, should wasmtime ever price an instruction differently.
+    assert!((8.0..=30.0).contains(&light), "light: {light} per op");
+    assert_same_fuel(heavy, 2.0 * light, "heavy.wat does twice light.wat's work");
+
+    // The same again: deterministic.
+    let (again, heavy_again) = count_light("1000")?;
+    assert_same_fuel(again, light, "two runs");
+    assert_same_fuel(heavy_again, heavy, "two runs");
+    // Per op, whatever the count (7 is below the 16-op rounding).
+    let (small, heavy_small) = count_light("7")?;
+    assert_same_fuel(small, light, "count 7 against count 1000");
+    assert_same_fuel(heavy_small, heavy, "count 7 against count 1000");
+    Ok(())
+}
+
+#[test]
+fn instruction_counts_are_only_there_when_asked() -> TestResult {
+    let (code, report, table) =
+        json_run(bench_samples([fixture("light.wat")], 3).args(["--count", "100"]))?;
+    assert_eq!(code, Some(0), "{table}");
+    let light = row(&report, "light")?;
+    assert_measured(light)?;
+    assert!(light["fuel_per_op"].is_null(), "{light}");
+    assert!(!table.contains("instructions:"), "{table}");
+    Ok(())
+}
+
+#[test]
+fn instruction_counts_of_constant_time_and_component_workloads() -> TestResult {
+    // multi.wat's benchmarks do no per-op work: 0 instructions per op. The
+    // xor component counts like a module does.
+    let (code, report, table) = json_run(
+        bench_samples([fixture("multi.wat"), fixture("xor_component.wat")], 3).args([
+            "--metric",
+            "instructions",
+            "--count",
+            "64",
+        ]),
+    )?;
+    assert_eq!(code, Some(0), "{table}");
+    assert_eq!(fuel(row(&report, "multi:a")?)?, 0.0);
+    assert_eq!(fuel(row(&report, "multi:b")?)?, 0.0);
+    let xor = row(&report, "xor_component")?;
+    assert_measured_as(xor, "component")?;
+    assert!(fuel(xor)? > 0.0, "{xor}");
+    Ok(())
+}
+
+#[test]
+fn instruction_counts_leave_out_paused_work() -> TestResult {
+    let (code, report, table) = json_run(bench_samples([fixture("paused_work.wat")], 3).args([
+        "--metric",
+        "instructions",
+        "--count",
+        "50",
+        "--seed",
+        "9",
+    ]))?;
+    assert_eq!(code, Some(0), "{table}");
+    let (plain, paused) = (
+        row(&report, "paused_work:plain")?,
+        row(&report, "paused_work:paused")?,
+    );
+    for r in [plain, paused] {
+        assert_measured(r)?;
+        assert_eq!(r["pauses_per_sample"], 50, "one pause per op: {r}");
+        assert_eq!(checksum(r)?, 9);
+    }
+    assert!(fuel(plain)? > 0.0, "{plain}");
+    assert_same_fuel(
+        fuel(paused)?,
+        fuel(plain)?,
+        "100 paused iterations per op must not count",
+    );
+    Ok(())
+}
+
+#[test]
+fn instruction_counts_of_workloads_with_setup() -> TestResult {
+    // The counting pass calls `setup` too, on a store with fuel on (it once
+    // failed there: "all fuel consumed"). sized.wat loops `size` times per
+    // op: the count grows linearly with the size.
+    let (code, report, table) = json_run(
+        bench_samples([fixture("sized.wat"), fixture("paused.wat")], 3).args([
+            "--metric",
+            "instructions",
+            "--count",
+            "32",
+            "--size",
+            "3,6",
+        ]),
+    )?;
+    assert_eq!(code, Some(0), "{table}");
+    let (three, six) = (row(&report, "sized/3")?, row(&report, "sized/6")?);
+    assert_measured(three)?;
+    assert_measured(six)?;
+    assert!(fuel(three)? > 0.0, "{three}");
+    assert_same_fuel(fuel(six)?, 2.0 * fuel(three)?, "size 6 against size 3");
+    for size in [3, 6] {
+        let paused = row(&report, &format!("paused/{size}"))?;
+        assert_measured(paused)?;
+        fuel(paused)?;
+    }
+    Ok(())
+}
+
+#[test]
+fn instruction_count_failure_is_a_failed_row() -> TestResult {
+    // Timed at count 1000 it works; the counting pass (fewer ops) traps.
+    let path = fixture("fuel_trap.wat");
+    let (code, report, table) =
+        json_run(bench_samples([&path], 3).args(["--metric", "instructions", "--count", "1000"]))?;
+    assert_eq!(code, Some(1), "{table}");
+    let failed = row(&report, "fuel_trap")?;
+    let error = assert_failed(failed)?;
+    assert!(
+        error.starts_with(&format!("{} (run): ", path.display())),
+        "{error}"
+    );
+    assert!(error.contains("counting instructions"), "{error}");
+    assert!(error.contains("unreachable"), "{error}");
+
+    // Without counting, the same file measures fine.
+    let (code, report, table) = json_run(bench_samples([&path], 3).args(["--count", "1000"]))?;
+    assert_eq!(code, Some(0), "{table}");
+    assert_measured(row(&report, "fuel_trap")?)?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// host compare
+// ---------------------------------------------------------------------------
+
+/// `host compare PATHS` with fast flags and a 2 s cap.
+fn compare<I, S>(paths: I) -> Command
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    compare_for(paths, "2s")
+}
+
+/// `host compare PATHS --time CAP` with fast flags.
+fn compare_for<I, S>(paths: I, cap: &str) -> Command
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let mut command = Command::new(host_binary());
+    command.arg("compare").args(paths).args([
+        "--warmup",
+        "20ms",
+        "--sample-time",
+        "200us",
+        "--time",
+        cap,
+    ]);
+    command
+}
+
+/// The comparison of `variant` with the reference.
+fn comparison<'a>(report: &'a Value, variant: &str) -> Result<&'a Value, Box<dyn Error>> {
+    report["comparisons"]
+        .as_array()
+        .ok_or_else(|| format!("`comparisons` is not a list: {report}"))?
+        .iter()
+        .find(|c| c["variant"] == variant)
+        .ok_or_else(|| format!("no comparison of {variant}: {report}").into())
+}
+
+/// The variant rows of a comparison, by name.
+fn variant<'a>(report: &'a Value, name: &str) -> Result<&'a Value, Box<dyn Error>> {
+    report["variants"]
+        .as_array()
+        .ok_or_else(|| format!("`variants` is not a list: {report}"))?
+        .iter()
+        .find(|v| v["name"] == name)
+        .ok_or_else(|| format!("no variant named {name}: {report}").into())
+}
+
+fn variant_names(report: &Value) -> Result<Vec<&str>, Box<dyn Error>> {
+    Ok(report["variants"]
+        .as_array()
+        .ok_or_else(|| format!("`variants` is not a list: {report}"))?
+        .iter()
+        .filter_map(|v| v["name"].as_str())
+        .collect())
+}
+
+const VERDICTS: [&str; 4] = ["faster", "slower", "same", "unsure"];
+
+/// The common shape of a compare report: the shared count on every variant,
+/// one comparison per other variant, intervals around their ratios, and one
+/// table line per verdict (`table` is what went to the terminal).
+fn assert_compare_report(report: &Value, reference: &str, table: &str) -> TestResult {
+    assert_eq!(report["tool"]["name"], "wasm-bench");
+    assert_eq!(report["reference"], reference, "{report}");
+    let count = integer(report, "count")?;
+    let rounds = integer(report, "rounds")?;
+    assert!(count >= 1 && rounds >= 1, "{report}");
+    let sampling = number(report, "sampling_ms")?;
+    assert!(sampling.is_finite() && sampling >= 0.0, "{report}");
+    assert!(number(report, "noise_pct")? >= 0.0, "{report}");
+
+    let names = variant_names(report)?;
+    for v in report["variants"].as_array().ok_or("no variants")? {
+        assert!(v.get("error").is_none(), "{v}");
+        assert_eq!(v["count"], count, "every variant has the shared count: {v}");
+        assert!(integer(v, "samples")? >= 1, "{v}");
+    }
+    let comparisons = report["comparisons"]
+        .as_array()
+        .ok_or("`comparisons` is not a list")?;
+    let mut compared: Vec<&str> = comparisons
+        .iter()
+        .filter_map(|c| c["variant"].as_str())
+        .collect();
+    let mut others: Vec<&str> = names.iter().copied().filter(|n| *n != reference).collect();
+    compared.sort_unstable();
+    others.sort_unstable();
+    assert_eq!(compared, others, "one comparison per other variant");
+    for c in comparisons {
+        assert_eq!(c["reference"], reference, "{c}");
+        let metric = c["metric"].as_str().ok_or("no metric")?;
+        assert!(metric == "time" || metric == "instructions", "{c}");
+        let verdict = c["verdict"].as_str().ok_or("no verdict")?;
+        assert!(VERDICTS.contains(&verdict), "{c}");
+        let (ratio, low, high) = (
+            number(c, "ratio")?,
+            number(c, "ci95_low")?,
+            number(c, "ci95_high")?,
+        );
+        assert!(low <= ratio && ratio <= high, "{c}");
+        let text = c["text"].as_str().ok_or("no text")?;
+        let variant = c["variant"].as_str().ok_or("no variant")?;
+        assert!(text.contains(&format!("`{variant}`")), "{c}");
+        // The terminal: the verdict word first, then the text.
+        assert!(
+            table
+                .lines()
+                .any(|l| l.starts_with(verdict) && l.ends_with(text)),
+            "no verdict line for {variant}:\n{table}"
+        );
+    }
+    let rounds_line = format!("{rounds} rounds of interleaved samples, count {count} shared, ");
+    assert!(
+        table.lines().any(|l| l.starts_with(&rounds_line)),
+        "{table}"
+    );
+    for name in &names {
+        assert!(
+            table.lines().any(|l| l.starts_with(&format!("{name} "))),
+            "no row for {name}:\n{table}"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn compare_by_instructions_gives_exact_verdicts() -> TestResult {
+    // light, heavy (twice the work), and light again (`light#2`).
+    let (code, report, table) = json_run(
+        compare([
+            fixture("light.wat"),
+            fixture("heavy.wat"),
+            fixture("light.wat"),
+        ])
+        .args(["--metric", "instructions", "--seed", "5"]),
+    )?;
+    assert_eq!(code, Some(0), "{table}");
+    assert_eq!(variant_names(&report)?, ["light", "heavy", "light#2"]);
+    assert_compare_report(&report, "light", &table)?;
+    assert_eq!(number(&report, "noise_pct")?, 1.0);
+    assert_eq!(report["environment"]["seed"], 5);
+
+    let count = integer(&report, "count")? as i64;
+    let light = variant(&report, "light")?;
+    assert_measured(light)?;
+    assert_measured(variant(&report, "heavy")?)?;
+    assert_eq!(checksum(light)?, 5 + count);
+    assert_eq!(checksum(variant(&report, "heavy")?)?, 5 + 2 * count);
+    // The second light is the same file under a new name.
+    let twin = variant(&report, "light#2")?;
+    assert_eq!(twin["path"], light["path"], "{twin}");
+    assert_eq!(checksum(twin)?, 5 + count);
+
+    let light_fuel = fuel(light)?;
+    assert_same_fuel(fuel(variant(&report, "heavy")?)?, 2.0 * light_fuel, "heavy");
+    assert_same_fuel(fuel(twin)?, light_fuel, "light#2");
+
+    let heavy = comparison(&report, "heavy")?;
+    assert_eq!(heavy["metric"], "instructions", "{heavy}");
+    assert_eq!(heavy["verdict"], "slower", "{heavy}");
+    assert_same_fuel(number(heavy, "ratio")?, 2.0, "heavy / light");
+    assert_eq!(heavy["ci95_low"], heavy["ratio"], "an exact count: {heavy}");
+    assert_eq!(
+        heavy["ci95_high"], heavy["ratio"],
+        "an exact count: {heavy}"
+    );
+    assert!(
+        heavy["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("`heavy` is 2.000× slower than `light`")),
+        "{heavy}"
+    );
+
+    let twin = comparison(&report, "light#2")?;
+    assert_eq!(twin["metric"], "instructions", "{twin}");
+    assert_eq!(twin["verdict"], "same", "{twin}");
+    assert_eq!(number(twin, "ratio")?, 1.0, "{twin}");
+    assert!(
+        table.contains("\nslower  `heavy` is 2.000× slower"),
+        "{table}"
+    );
+    assert!(table.contains("\nsame    `light#2` vs `light`"), "{table}");
+    Ok(())
+}
+
+#[test]
+fn compare_reference_flag_and_table_on_stdout() -> TestResult {
+    // The table goes to stdout when the JSON goes to a file.
+    let dir = tempfile::tempdir()?;
+    let json = dir.path().join("compare.json");
+    let (out, stdout, stderr) = output(
+        compare([fixture("light.wat"), fixture("heavy.wat")])
+            .args(["--metric", "instructions", "--reference", "heavy"])
+            .args(["--noise", "3", "--count", "20000", "--export-json"])
+            .arg(&json),
+    )?;
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let report: Value = serde_json::from_slice(&std::fs::read(&json)?)?;
+    assert_compare_report(&report, "heavy", &stdout)?;
+    assert_eq!(number(&report, "noise_pct")?, 3.0);
+    assert_eq!(report["count"], 20000, "--count is the shared count");
+    assert!(stdout.contains("noise threshold ±3%"), "{stdout}");
+
+    let comparisons = report["comparisons"].as_array().ok_or("no comparisons")?;
+    assert_eq!(
+        comparisons.len(),
+        1,
+        "the reference is not compared: {report}"
+    );
+    let light = comparison(&report, "light")?;
+    assert_eq!(light["verdict"], "faster", "{light}");
+    assert_same_fuel(number(light, "ratio")?, 0.5, "light / heavy");
+    assert!(
+        light["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("`light` is 2.000× faster than `heavy`")),
+        "{light}"
+    );
+    assert!(
+        stdout.lines().any(|l| l.starts_with("faster  `light`")),
+        "{stdout}"
+    );
+    // Written in place, with no temporary left behind.
+    let left: Vec<_> = std::fs::read_dir(dir.path())?.collect::<Result<_, _>>()?;
+    assert_eq!(left.len(), 1, "{left:?}");
+    Ok(())
+}
+
+#[test]
+fn compare_by_time_sees_a_300_fold_difference() -> TestResult {
+    // At size 300, sized.wat loops 300 times per op; light.wat ignores the
+    // size and does one iteration per op. Far beyond any timing noise. A
+    // large count keeps the number of samples (and the JSON) small.
+    let (code, report, table) = json_run(
+        compare([fixture("light.wat"), fixture("sized.wat")])
+            .args(["--size", "300", "--count", "20000", "--seed", "3"]),
+    )?;
+    assert_eq!(code, Some(0), "{table}");
+    assert_eq!(variant_names(&report)?, ["light/300", "sized/300"]);
+    assert_compare_report(&report, "light/300", &table)?;
+    assert_eq!(report["count"], 20000);
+    for name in ["light/300", "sized/300"] {
+        let v = variant(&report, name)?;
+        assert_measured(v)?;
+        assert_eq!(v["size"], 300, "{v}");
+        assert!(v["fuel_per_op"].is_null(), "no instruction counts: {v}");
+    }
+    assert_eq!(checksum(variant(&report, "light/300")?)?, 3 + 20000);
+    assert_eq!(checksum(variant(&report, "sized/300")?)?, 3 + 300);
+    let sized = comparison(&report, "sized/300")?;
+    assert_eq!(sized["metric"], "time", "{sized}");
+    assert_eq!(sized["verdict"], "slower", "{sized}");
+    assert!(number(sized, "ratio")? > 10.0, "{sized}");
+    Ok(())
+}
+
+#[test]
+fn compare_of_constant_time_variants_falls_back_to_time() -> TestResult {
+    // multi.wat's two benchmarks are two variants of one file. They do no
+    // per-op work: 0 instructions per op, so no instruction ratio exists and
+    // the comparison is by time; per-op times of 0 may give no ratio at all
+    // (null), but the report stays valid JSON. Capped at 300 ms.
+    let (code, report, table) = json_run(compare_for([fixture("multi.wat")], "300ms").args([
+        "--metric",
+        "instructions",
+        "--count",
+        "1000",
+    ]))?;
+    assert_eq!(code, Some(0), "{table}");
+    assert_eq!(variant_names(&report)?, ["multi:a", "multi:b"]);
+    assert_eq!(report["reference"], "multi:a");
+    for name in ["multi:a", "multi:b"] {
+        let v = variant(&report, name)?;
+        assert_measured(v)?;
+        assert_eq!(v["count"], 1000, "{v}");
+        assert_eq!(fuel(v)?, 0.0);
+    }
+    let b = comparison(&report, "multi:b")?;
+    assert_eq!(b["metric"], "time", "{b}");
+    assert_eq!(b["reference"], "multi:a", "{b}");
+    let verdict = b["verdict"].as_str().ok_or("no verdict")?;
+    assert!(VERDICTS.contains(&verdict), "{b}");
+    for key in ["ratio", "ci95_low", "ci95_high"] {
+        assert!(b[key].is_number() || b[key].is_null(), "{b}");
+    }
+    assert!(
+        table
+            .lines()
+            .any(|l| l.starts_with(verdict) && l.contains("`multi:b`")),
+        "{table}"
+    );
+    Ok(())
+}
+
+/// `host compare` stopped by an error: exit status 1, nothing on stdout, one
+/// `error:` line holding every needle.
+fn assert_compare_error(command: &mut Command, needles: &[&str]) -> TestResult {
+    let (out, stdout, stderr) = output(command)?;
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    assert!(stdout.is_empty(), "{stdout}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "expected one line on stderr:\n{stderr}");
+    assert!(lines[0].starts_with("error: "), "{stderr}");
+    for needle in needles {
+        assert!(lines[0].contains(needle), "no {needle:?} in: {stderr}");
+    }
+    Ok(())
+}
+
+#[test]
+fn compare_needs_two_variants_and_a_known_reference() -> TestResult {
+    assert_compare_error(
+        &mut compare([fixture("light.wat")]),
+        &["at least two variants"],
+    )?;
+    assert_compare_error(
+        compare([fixture("light.wat"), fixture("light.wat")]).args(["--reference", "nope"]),
+        &["--reference", "`nope`", "light, light#2"],
+    )
+}
+
+#[test]
+fn compare_stops_at_a_broken_variant() -> TestResult {
+    let light = fixture("light.wat");
+    let dir = tempfile::tempdir()?;
+    let missing = dir.path().join("missing.wat");
+    for (bad, reason) in [
+        (fixture("trap_run.wat"), "unreachable"),
+        (fixture("div_zero.wat"), "integer divide by zero"),
+        (fixture("pause_no_resume.wat"), "pause without resume"),
+        (fixture("not_wasm.wasm"), "not a WebAssembly binary"),
+        (fixture("unknown_import.wat"), "unknown import `env.foo`"),
+        (missing, "cannot read the file"),
+    ] {
+        let shown = bad.display().to_string();
+        assert_compare_error(
+            &mut compare([light.as_path(), bad.as_path()]),
+            &[&format!("error: {shown}"), reason],
+        )?;
+    }
+    Ok(())
+}
+
+#[test]
+fn compare_setup_failure_names_the_file() -> TestResult {
+    let bad = fixture("trap_setup.wat");
+    assert_compare_error(
+        &mut compare([fixture("light.wat"), bad.clone()]),
+        &[&format!("error: {}", bad.display()), "`setup(0)` failed"],
+    )
+}
+
+#[test]
+fn compare_instruction_count_failure_names_the_file() -> TestResult {
+    let bad = fixture("fuel_trap.wat");
+    assert_compare_error(
+        compare([fixture("light.wat"), bad.clone()]).args([
+            "--metric",
+            "instructions",
+            "--count",
+            "1000",
+        ]),
+        &[
+            &format!("error: {}", bad.display()),
+            "counting instructions",
+        ],
+    )
+}
+
+#[test]
+fn compare_usage_errors() -> TestResult {
+    let (light, heavy) = (fixture("light.wat"), fixture("heavy.wat"));
+    let plain = |args: &[&str]| {
+        let mut command = Command::new(host_binary());
+        command.arg("compare").arg(&light).arg(&heavy).args(args);
+        command
+    };
+    assert_fatal(&mut plain(&["--noise=-1"]), "--noise")?;
+    assert_fatal(&mut plain(&["--time", "0s"]), "--time")?;
+    assert_fatal(&mut plain(&["--count", "0"]), "--count")?;
+    assert_fatal(&mut plain(&["--size", "1,2"]), "--size")?;
+    let dir = tempfile::tempdir()?;
+    let json = dir.path().join("no").join("out.json");
+    assert_fatal(plain(&[]).arg("--export-json").arg(&json), "--export-json")?;
+    assert_clap_error(&mut plain(&["--metric", "cycles"]), "--metric")?;
+    assert_clap_error(
+        &mut plain(&["--fail-on-regression", "5"]),
+        "--fail-on-regression",
+    )?;
+    let mut none = Command::new(host_binary());
+    assert_clap_error(none.arg("compare"), "FILE")
+}
+
+// ---------------------------------------------------------------------------
+// Saved baselines (stored relative to the working directory)
+// ---------------------------------------------------------------------------
+
+/// `host run FILES --samples 5 --metric instructions`, run in `dir`.
+fn in_dir<I, S>(dir: &Path, files: I) -> Command
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let mut command = bench_samples(files, 5);
+    command
+        .current_dir(dir)
+        .args(["--metric", "instructions", "--count", "256"]);
+    command
+}
+
+/// Put a copy of fixture `from` at `dir/to`.
+fn place(dir: &Path, from: &str, to: &str) -> TestResult {
+    std::fs::copy(fixture(from), dir.join(to))?;
+    Ok(())
+}
+
+/// The files in `dir/results/baselines`, sorted.
+fn saved_files(dir: &Path) -> Result<Vec<String>, Box<dyn Error>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir.join("results").join("baselines"))? {
+        files.push(entry?.file_name().to_string_lossy().into_owned());
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The `baseline` object of a row, checked for shape.
+fn baseline_of<'a>(report: &'a Value, name: &str) -> Result<&'a Value, Box<dyn Error>> {
+    let b = &row(report, name)?["baseline"];
+    assert!(
+        b.is_object(),
+        "row {name} has no baseline comparison: {report}"
+    );
+    assert!(b["name"].is_string(), "{b}");
+    let metric = b["metric"].as_str().ok_or("no metric")?;
+    assert!(metric == "time" || metric == "instructions", "{b}");
+    let verdict = b["verdict"].as_str().ok_or("no verdict")?;
+    assert!(VERDICTS.contains(&verdict), "{b}");
+    let (ratio, low, high) = (
+        number(b, "ratio")?,
+        number(b, "ci95_low")?,
+        number(b, "ci95_high")?,
+    );
+    assert!(ratio > 0.0 && low <= ratio && ratio <= high, "{b}");
+    assert!(b["text"].is_string(), "{b}");
+    assert!(b["regression"].is_boolean(), "{b}");
+    Ok(b)
+}
+
+#[test]
+fn save_baseline_writes_it_under_the_working_directory() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    place(dir.path(), "light.wat", "w.wat")?;
+    let (out, stdout, stderr) =
+        output(in_dir(dir.path(), ["w.wat"]).args(["--save-baseline", "first", "--seed", "6"]))?;
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let footer: Vec<&str> = stdout.lines().rev().take(3).collect();
+    assert!(footer.contains(&"1 measured"), "{stdout}");
+    assert!(
+        footer.contains(&"saved as baseline: results/baselines/first.json"),
+        "{stdout}"
+    );
+    assert_eq!(
+        saved_files(dir.path())?,
+        ["first.json"],
+        "no temporary left"
+    );
+
+    let path = dir.path().join("results/baselines/first.json");
+    let saved: Value = serde_json::from_slice(&std::fs::read(&path)?)?;
+    assert_eq!(saved["tool"]["name"], "wasm-bench");
+    assert_eq!(saved["environment"]["seed"], 6);
+    let w = row(&saved, "w")?;
+    assert_measured(w)?;
+    assert_eq!(checksum(w)?, 6 + 256);
+    assert!(fuel(w)? > 0.0, "{w}");
+    assert!(
+        w["samples_ns_per_op"]
+            .as_array()
+            .is_some_and(|s| !s.is_empty()),
+        "{w}"
+    );
+
+    // Saved again: replaced in place. The JSON export says where it went.
+    let (code, report, table) =
+        json_run(in_dir(dir.path(), ["w.wat"]).args(["--save-baseline", "first", "--seed", "8"]))?;
+    assert_eq!(code, Some(0), "{table}");
+    assert_eq!(report["saved_baseline"], "results/baselines/first.json");
+    assert!(report["baseline"].is_null(), "{report}");
+    assert!(
+        table.contains("saved as baseline: results/baselines/first.json"),
+        "{table}"
+    );
+    assert_eq!(saved_files(dir.path())?, ["first.json"]);
+    let saved: Value = serde_json::from_slice(&std::fs::read(&path)?)?;
+    assert_eq!(saved["environment"]["seed"], 8);
+    Ok(())
+}
+
+#[test]
+fn baseline_verdicts_by_instructions_and_the_regression_exit() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let w = |from: &str| place(dir.path(), from, "w.wat");
+
+    // The light version, saved.
+    w("light.wat")?;
+    let (out, stdout, stderr) =
+        output(in_dir(dir.path(), ["w.wat"]).args(["--save-baseline", "light"]))?;
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+
+    // Twice the work under the same name: a certain regression, exit 3. The
+    // run is saved too.
+    w("heavy.wat")?;
+    let (code, report, table) = json_run(in_dir(dir.path(), ["w.wat"]).args([
+        "--baseline",
+        "light",
+        "--fail-on-regression",
+        "5",
+        "--save-baseline",
+        "heavy",
+    ]))?;
+    assert_eq!(code, Some(3), "{table}");
+    assert_eq!(report["baseline"], "light");
+    let b = baseline_of(&report, "w")?;
+    assert_eq!(b["name"], "light");
+    assert_eq!(b["metric"], "instructions");
+    assert_eq!(b["verdict"], "slower");
+    assert_eq!(b["regression"], true);
+    assert_same_fuel(number(b, "ratio")?, 2.0, "heavy / light");
+    assert_eq!(b["ci95_low"], b["ratio"], "{b}");
+    assert_eq!(b["ci95_high"], b["ratio"], "{b}");
+    assert!(
+        table.contains("vs baseline `light` (instructions): `w` is 2.000× slower"),
+        "{table}"
+    );
+    assert!(table.contains("(regression)"), "{table}");
+    assert!(
+        table.contains("\n1 regression(s) against baseline\n"),
+        "{table}"
+    );
+    assert!(
+        table.contains("saved as baseline: results/baselines/heavy.json"),
+        "{table}"
+    );
+    assert_eq!(saved_files(dir.path())?, ["heavy.json", "light.json"]);
+
+    // The same without --fail-on-regression: slower, but not a failure.
+    let (code, report, table) =
+        json_run(in_dir(dir.path(), ["w.wat"]).args(["--baseline", "light"]))?;
+    assert_eq!(code, Some(0), "{table}");
+    let b = baseline_of(&report, "w")?;
+    assert_eq!(b["verdict"], "slower");
+    assert_eq!(b["regression"], false);
+    assert!(!table.contains("regression"), "{table}");
+
+    // A threshold above the slowdown: within it, so the same, exit 0.
+    let (code, report, table) = json_run(in_dir(dir.path(), ["w.wat"]).args([
+        "--baseline",
+        "light",
+        "--fail-on-regression",
+        "150",
+    ]))?;
+    assert_eq!(code, Some(0), "{table}");
+    let b = baseline_of(&report, "w")?;
+    assert_eq!(b["regression"], false);
+    assert_eq!(b["verdict"], "same", "{b}");
+
+    // Back to the light version against the heavy baseline: faster, exit 0.
+    w("light.wat")?;
+    let (code, report, table) = json_run(in_dir(dir.path(), ["w.wat"]).args([
+        "--baseline",
+        "heavy",
+        "--fail-on-regression",
+        "5",
+    ]))?;
+    assert_eq!(code, Some(0), "{table}");
+    let b = baseline_of(&report, "w")?;
+    assert_eq!(b["name"], "heavy");
+    assert_eq!(b["verdict"], "faster");
+    assert_eq!(b["regression"], false);
+    assert_same_fuel(number(b, "ratio")?, 0.5, "light / heavy");
+    assert!(
+        table.contains("vs baseline `heavy` (instructions): `w` is 2.000× faster"),
+        "{table}"
+    );
+    assert!(!table.contains("regression"), "{table}");
+
+    // Against itself: the same.
+    let (code, report, table) = json_run(in_dir(dir.path(), ["w.wat"]).args([
+        "--baseline",
+        "light",
+        "--fail-on-regression",
+        "0",
+    ]))?;
+    assert_eq!(code, Some(0), "{table}");
+    let b = baseline_of(&report, "w")?;
+    assert_eq!(b["verdict"], "same");
+    assert_eq!(number(b, "ratio")?, 1.0);
+    assert_eq!(b["regression"], false);
+    Ok(())
+}
+
+#[test]
+fn baseline_without_instruction_counts_is_compared_by_time() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    place(dir.path(), "light.wat", "w.wat")?;
+    // Saved without counting instructions...
+    let (out, stdout, stderr) =
+        output(bench_samples(["w.wat"], 5).current_dir(dir.path()).args([
+            "--count",
+            "256",
+            "--save-baseline",
+            "timed",
+        ]))?;
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    // ...compared with counting on: only times can be compared.
+    let (code, report, table) =
+        json_run(in_dir(dir.path(), ["w.wat"]).args(["--baseline", "timed"]))?;
+    assert_eq!(code, Some(0), "{table}");
+    assert_eq!(baseline_of(&report, "w")?["metric"], "time");
+    assert!(table.contains("vs baseline `timed` (time): "), "{table}");
+    Ok(())
+}
+
+#[test]
+fn baseline_compares_only_rows_it_measured() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    place(dir.path(), "light.wat", "w.wat")?;
+    place(dir.path(), "trap_run.wat", "x.wat")?;
+    // A run with a failed row is still saved, failure included.
+    let (out, stdout, stderr) =
+        output(in_dir(dir.path(), ["w.wat", "x.wat"]).args(["--save-baseline", "mixed"]))?;
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("saved as baseline: results/baselines/mixed.json"),
+        "{stdout}"
+    );
+
+    // x now works, y is new: neither has anything to be compared with.
+    place(dir.path(), "light.wat", "x.wat")?;
+    place(dir.path(), "light.wat", "y.wat")?;
+    let (code, report, table) =
+        json_run(in_dir(dir.path(), ["w.wat", "x.wat", "y.wat"]).args(["--baseline", "mixed"]))?;
+    assert_eq!(code, Some(0), "{table}");
+    assert_eq!(baseline_of(&report, "w")?["verdict"], "same");
+    for name in ["x", "y"] {
+        let r = row(&report, name)?;
+        assert_measured(r)?;
+        assert!(r.get("baseline").is_none(), "{r}");
+    }
+    assert_eq!(table.matches("vs baseline `mixed`").count(), 1, "{table}");
+    Ok(())
+}
+
+#[test]
+fn baseline_environment_differences_are_warnings() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    place(dir.path(), "light.wat", "w.wat")?;
+    let (out, stdout, stderr) =
+        output(in_dir(dir.path(), ["w.wat"]).args(["--save-baseline", "loose", "--no-pin"]))?;
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let (code, report, table) =
+        json_run(in_dir(dir.path(), ["w.wat"]).args(["--baseline", "loose", "--core", "0"]))?;
+    assert_eq!(code, Some(0), "warnings do not fail the run:\n{table}");
+    baseline_of(&report, "w")?;
+    let env = &report["environment"];
+    let warnings: Vec<&str> = env["warnings"]
+        .as_array()
+        .ok_or_else(|| format!("`warnings` is not a list: {env}"))?
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    // Core 0 always exists, but pinning may be refused (then both runs were
+    // unpinned and nothing differs).
+    if env["pinned_core"] == 0 {
+        let pinning: Vec<&&str> = warnings
+            .iter()
+            .filter(|w| w.contains("baseline") && w.contains("pinned to core"))
+            .collect();
+        assert_eq!(pinning.len(), 1, "{warnings:?}");
+        assert!(
+            table
+                .lines()
+                .any(|l| l == format!("warning: {}", pinning[0])),
+            "{table}"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn missing_baseline_is_fatal() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    place(dir.path(), "light.wat", "w.wat")?;
+    assert_fatal(
+        in_dir(dir.path(), ["w.wat"]).args(["--baseline", "nope"]),
+        "`nope`",
+    )?;
+    let (_, _, stderr) = output(in_dir(dir.path(), ["w.wat"]).args(["--baseline", "nope"]))?;
+    assert!(
+        stderr.contains("results/baselines/nope.json"),
+        "the error names the path: {stderr}"
+    );
+    assert!(
+        stderr.contains("--save-baseline nope"),
+        "the error says how to make one: {stderr}"
+    );
+    assert!(!dir.path().join("results").exists(), "nothing was created");
+    Ok(())
+}
+
+#[test]
+fn corrupt_baseline_is_fatal() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    place(dir.path(), "light.wat", "w.wat")?;
+    let (out, stdout, stderr) =
+        output(in_dir(dir.path(), ["w.wat"]).args(["--save-baseline", "good"]))?;
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let good = std::fs::read(dir.path().join("results/baselines/good.json"))?;
+
+    let corrupt: [(&str, &[u8]); 6] = [
+        ("garbage", b"this is not json"),
+        ("empty", b""),
+        ("truncated", &good[..good.len() / 2]),
+        ("object", b"{}"),
+        ("list", b"[1, 2, 3]"),
+        (
+            "results",
+            br#"{"tool": {"version": "0.1.0"}, "environment": {"priority": "x"}, "results": 5}"#,
+        ),
+    ];
+    for (name, bytes) in corrupt {
+        std::fs::write(
+            dir.path().join(format!("results/baselines/{name}.json")),
+            bytes,
+        )?;
+        assert_fatal(
+            in_dir(dir.path(), ["w.wat"]).args(["--baseline", name]),
+            &format!("results/baselines/{name}.json is not a valid baseline"),
+        )?;
+    }
+    // The good one still works.
+    let (code, report, table) =
+        json_run(in_dir(dir.path(), ["w.wat"]).args(["--baseline", "good"]))?;
+    assert_eq!(code, Some(0), "{table}");
+    assert_eq!(baseline_of(&report, "w")?["verdict"], "same");
+    Ok(())
+}
+
+#[test]
+fn bad_baseline_names_are_usage_errors() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    place(dir.path(), "light.wat", "w.wat")?;
+    for bad in ["../x", "a/b", "", ".hidden", "x y"] {
+        for flag in ["--baseline", "--save-baseline"] {
+            assert_fatal(
+                in_dir(dir.path(), ["w.wat"]).args([flag, bad]),
+                &format!("baseline name `{bad}`"),
+            )?;
+        }
+    }
+    assert!(!dir.path().join("results").exists(), "nothing was created");
+    assert!(!dir.path().join("x.json").exists());
+    Ok(())
+}
+
+#[test]
+fn regression_threshold_needs_a_baseline_and_a_percentage() -> TestResult {
+    let light = fixture("light.wat");
+    assert_clap_error(
+        host_run([light.as_os_str()]).args(["--fail-on-regression", "5"]),
+        "--baseline",
+    )?;
+    assert_fatal(
+        host_run([light.as_os_str()]).args(["--baseline", "b", "--fail-on-regression=-5"]),
+        "--fail-on-regression",
+    )
+}
+
+#[test]
+fn unwritable_baseline_folder_is_an_error() -> TestResult {
+    // `results` is a file: the baseline cannot be saved, and the run says so
+    // instead of claiming it was.
+    let dir = tempfile::tempdir()?;
+    place(dir.path(), "light.wat", "w.wat")?;
+    std::fs::write(dir.path().join("results"), "in the way")?;
+    let (out, stdout, stderr) =
+        output(in_dir(dir.path(), ["w.wat"]).args(["--save-baseline", "b"]))?;
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(!stdout.contains("saved as baseline"), "{stdout}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(
+        lines[0].starts_with("error: ") && lines[0].contains("results/baselines"),
+        "{stderr}"
+    );
     Ok(())
 }
