@@ -23,6 +23,12 @@ pub fn path(name: &str) -> PathBuf {
     PathBuf::from(FOLDER).join(format!("{name}.json"))
 }
 
+/// Make sure baseline `name` can be written, before anything is measured.
+pub fn prepare_save(name: &str) -> Result<()> {
+    std::fs::create_dir_all(FOLDER).with_context(|| format!("--save-baseline {name}: cannot create {FOLDER}"))?;
+    Ok(())
+}
+
 /// Save `report` as baseline `name`; returns where.
 pub fn save(name: &str, report: &RunReport) -> Result<PathBuf> {
     let path = path(name);
@@ -103,9 +109,11 @@ impl Saved {
             ));
         }
         if self.environment.pinned_core != now.pinned_core {
+            let core = |c: Option<usize>| c.map_or("not pinned".to_string(), |c| format!("core {c}"));
             differences.push(format!(
-                "baseline pinned to core {:?}, now {:?}",
-                self.environment.pinned_core, now.pinned_core
+                "baseline ran {}, now {}",
+                core(self.environment.pinned_core).replace("core", "on core"),
+                core(now.pinned_core).replace("core", "on core")
             ));
         }
         if self.environment.priority != now.priority {
@@ -115,9 +123,11 @@ impl Saved {
             ));
         }
         if self.environment.cpu_model != now.cpu_model {
+            let cpu = |c: &Option<String>| c.clone().unwrap_or_else(|| "an unknown CPU".to_string());
             differences.push(format!(
-                "baseline ran on CPU {:?}, now {:?}",
-                self.environment.cpu_model, now.cpu_model
+                "baseline ran on {}, now on {}",
+                cpu(&self.environment.cpu_model),
+                cpu(&now.cpu_model)
             ));
         }
         differences

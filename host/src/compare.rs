@@ -28,6 +28,8 @@ use crate::workload::Kind;
 pub const MIN_ROUNDS: usize = 30;
 /// Target wall time of one variant's block in a round.
 pub const ROUND_BLOCK_TIME: Duration = Duration::from_millis(5);
+/// Most samples one variant takes in a round (very short calls).
+pub const ROUND_BLOCK_MAX: usize = 100;
 
 /// One variant against the reference.
 #[derive(Debug, Clone, Serialize)]
@@ -171,7 +173,7 @@ fn compare_all(settings: &CompareSettings, session: &Session) -> Result<CompareR
         .map(|v| {
             v.blocks
                 .as_ref()
-                .map_or(1, |b| b.samples_per(ROUND_BLOCK_TIME))
+                .map_or(1, |b| b.samples_per(ROUND_BLOCK_TIME).min(ROUND_BLOCK_MAX))
         })
         .collect();
 
@@ -197,7 +199,10 @@ fn compare_all(settings: &CompareSettings, session: &Session) -> Result<CompareR
         rounds += 1;
         comparisons = judge(&variants, reference, settings.noise, common.metric);
         let certain = comparisons.iter().all(|c| c.verdict.is_certain());
-        if (rounds >= MIN_ROUNDS && certain) || sampling.elapsed() >= settings.time_cap {
+        let full = variants
+            .iter()
+            .any(|v| v.blocks.as_ref().is_some_and(|b| b.taken >= measure::MAX_SAMPLES));
+        if (rounds >= MIN_ROUNDS && certain) || sampling.elapsed() >= settings.time_cap || full {
             break;
         }
     }

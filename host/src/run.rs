@@ -49,6 +49,9 @@ pub fn run(
         Some(name) => Some(baseline::load(name)?),
         None => None,
     };
+    if let Some(name) = &settings.baselines.save {
+        baseline::prepare_save(name)?;
+    }
     let progress = Arc::new(Mutex::new(Progress::default()));
     let mut report = supervised(settings, |engines, guard| {
         let shared = Arc::clone(&progress);
