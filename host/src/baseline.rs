@@ -25,7 +25,8 @@ pub fn path(name: &str) -> PathBuf {
 
 /// Make sure baseline `name` can be written, before anything is measured.
 pub fn prepare_save(name: &str) -> Result<()> {
-    std::fs::create_dir_all(FOLDER).with_context(|| format!("--save-baseline {name}: cannot create {FOLDER}"))?;
+    std::fs::create_dir_all(FOLDER)
+        .with_context(|| format!("--save-baseline {name}: cannot create {FOLDER}"))?;
     Ok(())
 }
 
@@ -109,7 +110,8 @@ impl Saved {
             ));
         }
         if self.environment.pinned_core != now.pinned_core {
-            let core = |c: Option<usize>| c.map_or("not pinned".to_string(), |c| format!("core {c}"));
+            let core =
+                |c: Option<usize>| c.map_or("not pinned".to_string(), |c| format!("core {c}"));
             differences.push(format!(
                 "baseline ran {}, now {}",
                 core(self.environment.pinned_core).replace("core", "on core"),
@@ -123,7 +125,8 @@ impl Saved {
             ));
         }
         if self.environment.cpu_model != now.cpu_model {
-            let cpu = |c: &Option<String>| c.clone().unwrap_or_else(|| "an unknown CPU".to_string());
+            let cpu =
+                |c: &Option<String>| c.clone().unwrap_or_else(|| "an unknown CPU".to_string());
             differences.push(format!(
                 "baseline ran on {}, now on {}",
                 cpu(&self.environment.cpu_model),

@@ -22,9 +22,24 @@ pub enum Command {
     Run(RunArgs),
     /// Compare variants, interleaved in rounds, with a verdict per variant.
     Compare(CompareArgs),
+    /// Measure workloads, then again whenever a file changes, with the
+    /// change against the previous measurement (takes the flags of `run`).
+    Watch(RunArgs),
     /// Measure the harness itself: repeatability over separate runs, count
     /// independence, time to a result.
     Selftest(SelftestArgs),
+    /// What this machine offers and what would disturb measurements, with a
+    /// fix for each finding where there is one.
+    Doctor(DoctorArgs),
+    /// Scaffold a workload that builds against the contract.
+    New(NewArgs),
+    /// Print a shell completion script (`host completions bash > ...`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff).
+    Man,
 }
 
 /// Which scheduling class the measuring thread asks for.
@@ -83,6 +98,11 @@ pub struct MeasureArgs {
     /// Write every figure, raw samples included, as JSON to FILE (`-` for stdout).
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
+
+    /// No progress display on stderr (it is off anyway when stderr is not a
+    /// terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
 
     /// Compiler: `cranelift` (optimising), `winch` (baseline) or `pulley`
     /// (interpreter). Repeat it to measure every workload under each; rows
@@ -218,6 +238,35 @@ pub struct CompareArgs {
 
     #[command(flatten)]
     pub measure: MeasureArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Print the findings as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Languages `host new` scaffolds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LangArg {
+    /// A Rust crate built for wasm32-unknown-unknown (a core module).
+    Rust,
+    /// A WAT file, measured as it is.
+    Wat,
+}
+
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// Name of the workload (letters, digits, `-`, `_`).
+    pub name: String,
+
+    #[arg(long, value_enum, default_value_t = LangArg::Rust)]
+    pub lang: LangArg,
+
+    /// Folder to create it in.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
 }
 
 #[derive(Debug, Args)]

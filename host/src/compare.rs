@@ -16,6 +16,7 @@ use serde::Serialize;
 
 use crate::cache::CacheOutcome;
 use crate::measure::{self, Blocks, Plan, Warmup};
+use crate::progress::{Progress, Stage};
 use crate::result::{BenchResult, Environment, Figures, Row, Stages, Tool};
 use crate::run::describe_failure;
 use crate::session::{RowInstances, Session, supervised};
@@ -65,10 +66,16 @@ pub struct CompareReport {
 }
 
 /// Compare the variants in `files`.
-pub fn compare(settings: &CompareSettings, files: &[PathBuf]) -> Result<CompareReport> {
+pub fn compare(
+    settings: &CompareSettings,
+    files: &[PathBuf],
+    progress: &dyn Progress,
+) -> Result<CompareReport> {
     supervised(&settings.settings, |engines, guard| {
-        let session = Session::new(&settings.settings, files, engines, guard)?;
-        compare_all(settings, &session)
+        let session = Session::new(&settings.settings, files, engines, guard, progress)?;
+        let report = compare_all(settings, &session, progress);
+        progress.finish();
+        report
     })
 }
 
@@ -84,7 +91,11 @@ struct Variant {
     fuel_per_op: Option<f64>,
 }
 
-fn compare_all(settings: &CompareSettings, session: &Session) -> Result<CompareReport> {
+fn compare_all(
+    settings: &CompareSettings,
+    session: &Session,
+    progress: &dyn Progress,
+) -> Result<CompareReport> {
     let common = &settings.settings;
     let environment = session.environment(common);
     let plan = Plan {
@@ -103,6 +114,7 @@ fn compare_all(settings: &CompareSettings, session: &Session) -> Result<CompareR
         let kind = workload.code.kind();
         let row = planned.row;
         let failed = |e: anyhow::Error| anyhow::anyhow!("{}", describe_failure(&row, &e));
+        progress.stage(&row.name, Stage::Warmup);
         let mut instances = session.instances(workload, &row).map_err(failed)?;
         let calibration = &session.kind_setup(row.engine_set, kind).calibration;
         let (warmup, pilot_count) =
@@ -177,6 +189,7 @@ fn compare_all(settings: &CompareSettings, session: &Session) -> Result<CompareR
         })
         .collect();
 
+    progress.stage("variants", Stage::Sampling);
     let sampling = Instant::now();
     let mut rounds = 0;
     let mut comparisons;
@@ -199,9 +212,11 @@ fn compare_all(settings: &CompareSettings, session: &Session) -> Result<CompareR
         rounds += 1;
         comparisons = judge(&variants, reference, settings.noise, common.metric);
         let certain = comparisons.iter().all(|c| c.verdict.is_certain());
-        let full = variants
-            .iter()
-            .any(|v| v.blocks.as_ref().is_some_and(|b| b.taken >= measure::MAX_SAMPLES));
+        let full = variants.iter().any(|v| {
+            v.blocks
+                .as_ref()
+                .is_some_and(|b| b.taken >= measure::MAX_SAMPLES)
+        });
         if (rounds >= MIN_ROUNDS && certain) || sampling.elapsed() >= settings.time_cap || full {
             break;
         }

@@ -14,6 +14,7 @@ use clap::Parser;
 use host::cli::{Cli, Command};
 use host::compare::compare;
 use host::export::write_json;
+use host::progress::{Bar, Progress, Silent};
 use host::report::Table;
 use host::result::{BenchResult, Environment};
 use host::run::Observer;
@@ -35,7 +36,20 @@ fn main() -> ExitCode {
         Command::Compare(args) => {
             CompareSettings::from_args(args).and_then(|s| compare_variants(&s))
         }
+        Command::Watch(args) => Settings::from_run_args(args).and_then(|s| {
+            host::watch::watch(&s, anstream::stdout())?;
+            Ok(ExitCode::from(host::guard::EXIT_INTERRUPTED as u8))
+        }),
         Command::Selftest(args) => selftest::selftest(&args).map(|()| ExitCode::SUCCESS),
+        Command::Doctor(args) => doctor(args.json),
+        Command::New(args) => scaffold(&args),
+        Command::Completions { shell } => {
+            host::completions::completions(shell, &mut std::io::stdout())
+                .map(|()| ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            host::completions::man_page(&mut std::io::stdout()).map(|()| ExitCode::SUCCESS)
+        }
     };
     match outcome {
         Ok(code) => code,
@@ -60,9 +74,43 @@ impl<W: Write + Send> Observer for Printer<W> {
 
 /// The human-readable report goes to stdout, or to stderr when JSON does.
 fn table_stream(export: &Option<Output>) -> Box<dyn Write + Send> {
+    // anstream drops the colours when the stream is not a terminal or
+    // NO_COLOR is set.
     match export {
-        Some(Output::Stdout) => Box::new(std::io::stderr()),
-        _ => Box::new(std::io::stdout()),
+        Some(Output::Stdout) => Box::new(anstream::stderr()),
+        _ => Box::new(anstream::stdout()),
+    }
+}
+
+fn doctor(json: bool) -> Result<ExitCode> {
+    let findings = host::doctor::examine();
+    if json {
+        write_json(&findings, &Output::Stdout)?;
+    } else {
+        print!("{}", host::doctor::render(&findings));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn scaffold(args: &host::cli::NewArgs) -> Result<ExitCode> {
+    let lang = match args.lang {
+        host::cli::LangArg::Rust => host::scaffold::Lang::Rust,
+        host::cli::LangArg::Wat => host::scaffold::Lang::Wat,
+    };
+    let made = host::scaffold::create(&args.name, lang, &args.dir)?;
+    for file in &made.files {
+        println!("created {}", file.display());
+    }
+    println!("build: {}", made.build_command);
+    println!("run:   {}", made.run_command);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A progress line on stderr, unless `--quiet` or stderr is not a terminal.
+fn progress_display(settings: &Settings) -> Box<dyn Progress> {
+    match (settings.quiet, Bar::new()) {
+        (false, Some(bar)) => Box::new(bar),
+        _ => Box::new(Silent),
     }
 }
 
@@ -88,7 +136,8 @@ fn run(settings: &Settings) -> Result<ExitCode> {
     let files = workload::discover(&settings.paths)?;
     check_writable_folder(&settings.export_json)?;
     let mut printer = Printer(Table::new(table_stream(&settings.export_json)));
-    let report = host::run::run(settings, &files, &mut printer)?;
+    let progress = progress_display(settings);
+    let report = host::run::run(settings, &files, &mut printer, progress.as_ref())?;
     let _ = printer.0.footer(&report);
     if let Some(output) = &settings.export_json {
         write_json(&report, output)?;
@@ -107,7 +156,8 @@ fn run(settings: &Settings) -> Result<ExitCode> {
 fn compare_variants(settings: &CompareSettings) -> Result<ExitCode> {
     let files = workload::discover(&settings.settings.paths)?;
     check_writable_folder(&settings.settings.export_json)?;
-    let report = match compare(settings, &files) {
+    let progress = progress_display(&settings.settings);
+    let report = match compare(settings, &files, progress.as_ref()) {
         Ok(report) => report,
         Err(e) => {
             eprintln!("error: {}", workload::one_line(&e));

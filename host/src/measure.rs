@@ -26,6 +26,7 @@ use serde::Serialize;
 
 use crate::clock::ClockCalibration;
 use crate::instance::{Instance, RawSample};
+use crate::progress::{Progress, Stage};
 use crate::settings::StopRule;
 use crate::stats;
 
@@ -199,6 +200,9 @@ pub fn calibrate(
 /// `guarded` is the copy with epoch checks: the warm-up and the pilot run on
 /// it, and it must return from one call at the chosen count before `fast`,
 /// the copy without checks, is warmed up and sampled at that count.
+///
+/// Stages and estimates go to `progress`, under the row name `name`.
+#[allow(clippy::too_many_arguments)]
 pub fn measure(
     plan: &Plan,
     calibration: &Calibration,
@@ -206,11 +210,36 @@ pub fn measure(
     fast: &mut Instance,
     empty: &mut Instance,
     started: Instant,
+    progress: &dyn Progress,
+    name: &str,
 ) -> Result<Measurement> {
+    progress.stage(name, Stage::Warmup);
     let (tuning, count) = tune(plan, calibration, guarded)?;
+    progress.stage(name, Stage::Pilot);
     prove(guarded, count, plan.seed)?;
     let warmup = warm_up_at(plan, calibration, count, tuning, fast)?;
-    sample(plan, calibration, count, warmup, fast, empty, started)
+    progress.stage(name, Stage::Baseline);
+    let blocks = Blocks::start(calibration, count, plan.seed, fast, empty)?;
+    progress.stage(name, Stage::Sampling);
+    sample(
+        plan,
+        calibration,
+        blocks,
+        warmup,
+        fast,
+        empty,
+        started,
+        &|per_op: &[Vec<f64>], left| {
+            let all: Vec<f64> = per_op.iter().flatten().copied().collect();
+            let median = stats::median(&all);
+            let deviations: Vec<f64> = all
+                .iter()
+                .filter(|x| **x != 0.0)
+                .map(|x| ((x - median) / x).abs() * 100.0)
+                .collect();
+            progress.estimate(name, median, stats::median(&deviations), left);
+        },
+    )
 }
 
 /// Warm up the guarded copy and pick the count (the pilot): returns the
@@ -353,17 +382,25 @@ fn round(workload: &mut Instance, count: u64, seed: u64, target_ns: f64) -> Resu
     Ok((total, calls))
 }
 
+/// Told, after every block, the per-op samples so far and the time left.
+type Report<'a> = dyn Fn(&[Vec<f64>], Option<Duration>) + 'a;
+
 /// Sample in blocks until the stop rule says so.
+///
+/// After every block, `report` gets the per-op samples so far and the time
+/// left, if known.
+#[allow(clippy::too_many_arguments)]
 fn sample(
     plan: &Plan,
     calibration: &Calibration,
-    count: u64,
+    mut blocks: Blocks,
     warmup: Warmup,
     workload: &mut Instance,
     empty: &mut Instance,
     started: Instant,
+    report: &Report<'_>,
 ) -> Result<Measurement> {
-    let mut blocks = Blocks::start(calibration, count, plan.seed, workload, empty)?;
+    let count = blocks.count;
     let per_block = blocks.samples_per(BLOCK_TIME);
     loop {
         let block_len = match plan.stop {
@@ -392,6 +429,15 @@ fn sample(
         if done || blocks.taken >= MAX_SAMPLES {
             break;
         }
+        let left = match plan.stop {
+            StopRule::Samples(n) => {
+                let per_sample = blocks.started.elapsed() / blocks.taken.max(1) as u32;
+                Some(per_sample * (n.get() - blocks.taken) as u32)
+            }
+            StopRule::Time(t) => Some(t.saturating_sub(blocks.started.elapsed())),
+            StopRule::Precision { budget, .. } => Some(budget.saturating_sub(started.elapsed())),
+        };
+        report(&blocks.corrected_per_op(), left);
     }
     Ok(blocks.finish(warmup))
 }

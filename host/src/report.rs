@@ -6,11 +6,31 @@
 
 use std::io::{self, Write};
 
+use anstyle::{AnsiColor, Style};
+
 use crate::compare::CompareReport;
 use crate::result::{BenchResult, Environment, RunReport, Tool};
 use crate::units::{format_count, format_ns, format_ns_in, format_rate, unit_for};
+use crate::verdict::Verdict;
 
-/// Writes the human-readable report to one stream.
+const BOLD: Style = Style::new().bold();
+const DIM: Style = Style::new().dimmed();
+const ERROR: Style = AnsiColor::Red.on_default().bold();
+const FAST: Style = AnsiColor::Green.on_default().bold();
+
+/// The colour of a verdict word.
+fn verdict_style(verdict: Verdict) -> Style {
+    match verdict {
+        Verdict::Faster => AnsiColor::Green.on_default().bold(),
+        Verdict::Slower => AnsiColor::Red.on_default().bold(),
+        Verdict::Same => AnsiColor::Cyan.on_default(),
+        Verdict::Unsure => AnsiColor::Yellow.on_default(),
+    }
+}
+
+/// Writes the human-readable report to one stream. Colours are ANSI
+/// escapes: give it an `anstream` stream, which drops them when the stream
+/// is not a terminal or `NO_COLOR` is set.
 pub struct Table<W: Write> {
     out: W,
     name_width: usize,
@@ -19,6 +39,11 @@ pub struct Table<W: Write> {
 impl<W: Write> Table<W> {
     pub fn new(out: W) -> Self {
         Table { out, name_width: 9 }
+    }
+
+    /// The stream, for lines of the caller's own.
+    pub fn out(&mut self) -> &mut W {
+        &mut self.out
     }
 
     /// The environment lines and the column headings; `rows` are the names of
@@ -96,8 +121,12 @@ impl<W: Write> Table<W> {
         let w = self.name_width;
         let Some(f) = &result.figures else {
             let error = result.error.as_deref().unwrap_or("not measured");
-            return writeln!(self.out, "{:<w$}  error: {error}", result.name)
-                .and_then(|()| self.out.flush());
+            return writeln!(
+                self.out,
+                "{:<w$}  {ERROR}error:{ERROR:#} {error}",
+                result.name
+            )
+            .and_then(|()| self.out.flush());
         };
         let unit = unit_for(&[
             f.ns_per_op.median,
@@ -115,7 +144,7 @@ impl<W: Write> Table<W> {
         };
         writeln!(
             self.out,
-            "{:<w$}  {:>11}  {:>7}  {:>25}  {:>11}  {:>7}  {:>6}  {:>8}",
+            "{:<w$}  {BOLD}{:>11}{BOLD:#}  {:>7}  {:>25}  {:>11}  {:>7}  {:>6}  {:>8}",
             result.name,
             format_ns_in(f.ns_per_op.median, unit),
             format!("±{:.1}%", f.err_pct.min(999.9)),
@@ -144,10 +173,14 @@ impl<W: Write> Table<W> {
             writeln!(self.out, "{:<w$}  instructions: {fuel:.2} per op", "")?;
         }
         for note in &f.notes {
-            writeln!(self.out, "{:<w$}  note: {note}", "")?;
+            writeln!(self.out, "{:<w$}  {DIM}note: {note}{DIM:#}", "")?;
         }
         if let Some(b) = &result.baseline {
-            let flag = if b.regression { " (regression)" } else { "" };
+            let flag = if b.regression {
+                format!(" {ERROR}(regression){ERROR:#}")
+            } else {
+                String::new()
+            };
             writeln!(
                 self.out,
                 "{:<w$}  vs baseline `{}` ({}): {}{flag}",
@@ -175,7 +208,13 @@ impl<W: Write> Table<W> {
             report.noise_pct
         )?;
         for c in &report.comparisons {
-            writeln!(self.out, "{:<7} {}", c.verdict.to_string(), c.text)?;
+            let style = verdict_style(c.verdict);
+            writeln!(
+                self.out,
+                "{style}{:<7}{style:#} {}",
+                c.verdict.to_string(),
+                c.text
+            )?;
         }
         self.out.flush()
     }
@@ -203,10 +242,27 @@ impl<W: Write> Table<W> {
             }
         }
         writeln!(self.out)?;
+        let fastest = report
+            .results
+            .iter()
+            .filter_map(|r| Some((r, r.figures.as_ref()?)))
+            .filter(|(_, f)| !f.indistinguishable_from_empty)
+            .min_by(|a, b| a.1.ns_per_op.median.total_cmp(&b.1.ns_per_op.median));
+        if let (Some((row, f)), true) = (fastest, measured > 1) {
+            writeln!(
+                self.out,
+                "fastest: {FAST}{}{FAST:#} ({} per op)",
+                row.name,
+                format_ns(f.ns_per_op.median)
+            )?;
+        }
         if failures == 0 {
             writeln!(self.out, "{measured} measured")?;
         } else {
-            writeln!(self.out, "{measured} measured, {failures} failed")?;
+            writeln!(
+                self.out,
+                "{measured} measured, {ERROR}{failures} failed{ERROR:#}"
+            )?;
         }
         if let Some(reason) = &report.stopped {
             writeln!(self.out, "stopped early: {reason}")?;
@@ -216,7 +272,10 @@ impl<W: Write> Table<W> {
         }
         let regressions = report.regressions();
         if regressions > 0 {
-            writeln!(self.out, "{regressions} regression(s) against baseline")?;
+            writeln!(
+                self.out,
+                "{ERROR}{regressions} regression(s) against baseline{ERROR:#}"
+            )?;
         }
         self.out.flush()
     }

@@ -14,6 +14,7 @@ use crate::export::write_json;
 use crate::guard;
 use crate::measure::{self, Measurement, Plan};
 use crate::program::{self, Program, TimedRegion};
+use crate::progress::Progress;
 use crate::result::{
     BaselineComparison, BenchResult, ComplexityResult, Environment, Figures, Row, RunReport,
     Stages, Tool,
@@ -32,7 +33,7 @@ pub trait Observer: Send {
 
 /// What has been finished so far, for the watchdog's last word.
 #[derive(Default)]
-struct Progress {
+struct Finished {
     environment: Option<Environment>,
     results: Vec<BenchResult>,
 }
@@ -44,6 +45,7 @@ pub fn run(
     settings: &Settings,
     files: &[PathBuf],
     observer: &mut dyn Observer,
+    progress: &dyn Progress,
 ) -> Result<RunReport> {
     let saved = match &settings.baselines.compare {
         Some(name) => Some(baseline::load(name)?),
@@ -52,9 +54,9 @@ pub fn run(
     if let Some(name) = &settings.baselines.save {
         baseline::prepare_save(name)?;
     }
-    let progress = Arc::new(Mutex::new(Progress::default()));
+    let finished = Arc::new(Mutex::new(Finished::default()));
     let mut report = supervised(settings, |engines, guard| {
-        let shared = Arc::clone(&progress);
+        let shared = Arc::clone(&finished);
         let export = settings.export_json.clone();
         let baseline_name = settings.baselines.compare.clone();
         guard.on_emergency(Box::new(move |reason| {
@@ -77,8 +79,17 @@ pub fn run(
                 }
             }
         }));
-        let session = Session::new(settings, files, engines, guard)?;
-        measure_all(settings, &session, saved.as_ref(), observer, &progress)
+        let session = Session::new(settings, files, engines, guard, progress)?;
+        let report = measure_all(
+            settings,
+            &session,
+            saved.as_ref(),
+            observer,
+            &finished,
+            progress,
+        );
+        progress.finish();
+        report
     })?;
     if let Some(name) = &settings.baselines.save
         && report.stopped.is_none()
@@ -93,7 +104,8 @@ fn measure_all(
     session: &Session,
     saved: Option<&Saved>,
     observer: &mut dyn Observer,
-    progress: &Mutex<Progress>,
+    finished: &Mutex<Finished>,
+    progress: &dyn Progress,
 ) -> Result<RunReport> {
     let plan = Plan {
         sample_time: settings.sample_time,
@@ -111,9 +123,10 @@ fn measure_all(
     let rows = session.rows(&settings.sizes);
     let names: Vec<String> = rows.iter().map(|p| p.row.name.clone()).collect();
     observer.start(&environment, &names);
-    if let Ok(mut progress) = progress.lock() {
-        progress.environment = Some(environment.clone());
+    if let Ok(mut finished) = finished.lock() {
+        finished.environment = Some(environment.clone());
     }
+    progress.rows(rows.len());
 
     let mut results = Vec::new();
     let mut stopped = None;
@@ -130,7 +143,9 @@ fn measure_all(
                 } else {
                     0.0
                 };
-                measure_row(settings, &plan, session, workload, row, compile_ms)
+                measure_row(
+                    settings, &plan, session, workload, row, compile_ms, progress,
+                )
             }
         };
         if guard::interrupted() {
@@ -143,9 +158,10 @@ fn measure_all(
                 compare_with_saved(settings, saved, &result.name, figures, session.seed);
         }
         observer.result(&result);
-        if let Ok(mut progress) = progress.lock() {
-            progress.results.push(result.clone());
+        if let Ok(mut finished) = finished.lock() {
+            finished.results.push(result.clone());
         }
+        progress.row_done();
         results.push(result);
     }
     Ok(RunReport {
@@ -167,6 +183,7 @@ fn measure_row(
     workload: &Workload,
     row: &Row,
     compile_ms: f64,
+    progress: &dyn Progress,
 ) -> BenchResult {
     let kind = workload.kind();
     let started = Instant::now()
@@ -175,8 +192,8 @@ fn measure_row(
     if kind == Kind::Program {
         return measure_program(settings, session, workload, row, compile_ms, started);
     }
-    let measured =
-        measure_one(plan, session, workload, row, started).and_then(|(m, instantiate_ms)| {
+    let measured = measure_one(plan, session, workload, row, started, progress).and_then(
+        |(m, instantiate_ms)| {
             let mut figures = Figures::new(
                 &m,
                 Stages {
@@ -193,7 +210,8 @@ fn measure_row(
                 figures.fuel_per_op = Some(session.fuel_per_op(row, m.count)?);
             }
             Ok(figures)
-        });
+        },
+    );
     match measured {
         Ok(figures) => BenchResult::measured(row, kind, figures),
         Err(e) => BenchResult::failed(row, Some(kind), describe_failure(row, &e)),
@@ -265,6 +283,7 @@ fn measure_one(
     workload: &Workload,
     row: &Row,
     started: Instant,
+    progress: &dyn Progress,
 ) -> Result<(Measurement, f64)> {
     let mut instances = session.instances(workload, row)?;
     let calibration = &session
@@ -277,6 +296,8 @@ fn measure_one(
         &mut instances.fast,
         &mut instances.empty,
         started,
+        progress,
+        &row.name,
     )?;
     Ok((measurement, instances.instantiate_ms))
 }

@@ -434,6 +434,7 @@ fn epoch_check_cost(file: &Path) -> Result<Ratio> {
             std::slice::from_ref(&file.to_path_buf()),
             engines,
             guard,
+            &crate::progress::Silent,
         )?;
         let planned = session
             .rows(&[])

@@ -17,6 +17,7 @@ use crate::env::{Prepared, measuring_core, prepare_measuring_thread};
 use crate::guard::Guard;
 use crate::instance::{Builtins, Instance, Limits, Linkers, Safety};
 use crate::measure::{self, Calibration};
+use crate::progress::{Progress, Stage};
 use crate::result::{Environment, Row};
 use crate::settings::Settings;
 use crate::workload::{self, Engines, Kind, RUN_EXPORT, Workload, one_line, workload_name};
@@ -143,6 +144,7 @@ impl Session {
         files: &[PathBuf],
         engines: &[Engines],
         guard: &Arc<Guard>,
+        progress: &dyn Progress,
     ) -> Result<Self> {
         let prepared = prepare_measuring_thread(settings.pin, settings.priority);
         let clock = clock::calibrate();
@@ -152,6 +154,7 @@ impl Session {
         let mut workloads = Vec::new();
         for path in files {
             for (set, engines) in engines.iter().enumerate() {
+                progress.stage(&workload_name(path), Stage::Compile);
                 let loaded = workload::load(engines, path)
                     .map_err(|(kind, e)| (kind, format!("{}: {}", path.display(), one_line(&e))));
                 workloads.push((path.clone(), set, loaded));

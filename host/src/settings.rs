@@ -98,6 +98,8 @@ pub struct Settings {
     /// What comparisons judge by.
     pub metric: Metric,
     pub baselines: Baselines,
+    /// No progress display.
+    pub quiet: bool,
     /// What program workloads are granted beyond their own folder.
     pub grants: Grants,
     /// How code is compiled: one entry per `--engine`, in order.
@@ -247,6 +249,7 @@ impl Settings {
                 MetricArg::Instructions => Metric::Instructions,
             },
             baselines,
+            quiet: args.quiet,
             grants: Grants::parse(&args.dir, &args.env, &args.arg)?,
             engines: engine_configs(&args.engine, args.opt_level),
             cache: if args.no_cache {

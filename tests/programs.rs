@@ -1,0 +1,246 @@
+//! End-to-end tests of program workloads (the Sightglass protocol), engine
+//! selection and the compile cache (issue #6). No test asserts a time.
+
+use std::error::Error;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use e2e::{Finished, fixture, run_host_within, workloads};
+use serde_json::Value;
+
+type TestResult = Result<(), Box<dyn Error>>;
+
+const BOUND: Duration = Duration::from_secs(60);
+
+fn program(name: &str) -> PathBuf {
+    fixture(&format!("programs/{name}"))
+}
+
+/// Run `host run FILES --samples 5 ... --export-json -` in `dir` with the
+/// cache in `dir/cache`; returns the finished process and its JSON.
+fn run(files: &[&Path], extra: &[&str], dir: &Path) -> Result<(Finished, Value), Box<dyn Error>> {
+    let mut args: Vec<String> = vec!["run".into()];
+    args.extend(files.iter().map(|p| p.display().to_string()));
+    for a in ["--samples", "5", "--warmup", "20ms", "--timeout", "5s", "--export-json", "-"] {
+        args.push(a.into());
+    }
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // SAFETY-free: the cache folder is chosen through the environment.
+    let finished = {
+        let mut command = std::process::Command::new(e2e::host_binary());
+        command
+            .args(&args)
+            .current_dir(dir)
+            .env("WASM_BENCH_CACHE", dir.join("cache"))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        e2e::finish_within(command.spawn()?, BOUND)?
+    };
+    assert!(!finished.stderr.contains("panicked"), "{}", finished.stderr);
+    let report: Value = serde_json::from_str(&finished.stdout)
+        .map_err(|e| format!("{e}: stdout was {} / stderr {}", finished.stdout, finished.stderr))?;
+    Ok((finished, report))
+}
+
+fn row<'a>(report: &'a Value, name: &str) -> Result<&'a Value, Box<dyn Error>> {
+    report["results"]
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["name"] == name))
+        .ok_or_else(|| format!("no row {name}: {report}").into())
+}
+
+fn error_of(report: &Value, name: &str) -> Result<String, Box<dyn Error>> {
+    Ok(row(report, name)?["error"]
+        .as_str()
+        .ok_or_else(|| format!("{name} did not fail"))?
+        .to_string())
+}
+
+#[test]
+fn the_bundled_program_is_measured_with_phases() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (finished, report) = run(&[&workloads().join("wc.wasm")], &[], dir.path())?;
+    assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+    let wc = row(&report, "wc")?;
+    assert_eq!(wc["kind"], "program");
+    assert_eq!(wc["samples"], 5);
+    let phases = &wc["phases"];
+    assert!(phases["compile_ms"].as_f64().is_some_and(|x| x > 0.0), "{phases}");
+    for phase in ["instantiate_ns", "execute_ns"] {
+        let p = &phases[phase];
+        for key in ["median", "mean", "min", "max"] {
+            assert!(p[key].as_f64().is_some_and(|x| x > 0.0), "{phase}.{key}: {p}");
+        }
+        assert_eq!(p["samples"], 5);
+    }
+    assert_eq!(phases["timed_region"], "start_to_end");
+    assert_eq!(wc["ns_per_op"]["median"], phases["execute_ns"]["median"]);
+    Ok(())
+}
+
+#[test]
+fn expected_output_passes_and_fails() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (finished, report) = run(&[&program("hello.wat")], &[], dir.path())?;
+    assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+    assert!(row(&report, "hello")?.get("error").is_none());
+
+    // The same program beside a wrong expectation.
+    let copy = dir.path().join("hello.wat");
+    std::fs::copy(program("hello.wat"), &copy)?;
+    std::fs::write(dir.path().join("hello.stdout.expected"), "goodbye\n")?;
+    let (finished, report) = run(&[&copy], &[], dir.path())?;
+    assert_eq!(finished.status.code(), Some(1));
+    let error = error_of(&report, "hello")?;
+    assert!(error.contains("stdout differs from the expected output"), "{error}");
+    assert!(error.contains("got `hello`, expected `goodbye`"), "{error}");
+
+    // `default.stdout.expected` applies when there is no `<name>.stdout.expected`.
+    std::fs::remove_file(dir.path().join("hello.stdout.expected"))?;
+    std::fs::write(dir.path().join("default.stdout.expected"), "hello\n")?;
+    std::fs::write(dir.path().join("default.stderr.expected"), "")?;
+    let (finished, _) = run(&[&copy], &[], dir.path())?;
+    assert_eq!(finished.status.code(), Some(0), "{}", finished.stdout);
+    std::fs::write(dir.path().join("default.stderr.expected"), "a warning\n")?;
+    let (_, report) = run(&[&copy], &[], dir.path())?;
+    assert!(error_of(&report, "hello")?.contains("stderr differs"));
+    Ok(())
+}
+
+#[test]
+fn exit_codes() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (finished, report) = run(&[&program("exit_code.wat"), &program("exit_zero.wat")], &[], dir.path())?;
+    assert_eq!(finished.status.code(), Some(1));
+    let error = error_of(&report, "exit_code")?;
+    assert!(error.ends_with("exited with code 3"), "{error}");
+    assert!(row(&report, "exit_zero")?.get("error").is_none());
+    Ok(())
+}
+
+#[test]
+fn start_and_end_protocol() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (_, report) = run(
+        &[&program("only_start.wat"), &program("end_first.wat"), &program("whole.wat"), &program("trap.wat")],
+        &[],
+        dir.path(),
+    )?;
+    assert!(error_of(&report, "only_start")?.contains("called bench.start but never bench.end"));
+    assert!(error_of(&report, "end_first")?.contains("bench.end called before bench.start"));
+    assert!(error_of(&report, "trap")?.contains("wasm `unreachable` executed"));
+    let whole = row(&report, "whole")?;
+    assert_eq!(whole["phases"]["timed_region"], "whole_start");
+    let notes = whole["notes"].to_string();
+    assert!(notes.contains("timed over the whole of _start"), "{notes}");
+    Ok(())
+}
+
+#[test]
+fn program_grants() -> TestResult {
+    // Without --dir, a program sees only its own folder (read-only): the
+    // bundled wc reads its input from there.
+    let dir = tempfile::tempdir()?;
+    let (finished, _) = run(&[&workloads().join("wc.wasm")], &["--env", "A=1", "--arg", "x"], dir.path())?;
+    assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+    let bad = run_host_within(&["run", "x.wasm", "--env", "novalue"], dir.path(), BOUND)?;
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(bad.stderr.contains("--env"), "{}", bad.stderr);
+    Ok(())
+}
+
+#[test]
+fn engines_are_selected_and_recorded() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let xor = workloads().join("xor.wasm");
+    let (finished, report) = run(
+        &[&xor],
+        &["--engine", "cranelift", "--engine", "winch", "--engine", "pulley", "--count", "1000"],
+        dir.path(),
+    )?;
+    assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+    let engines = report["environment"]["engines"].as_array().ok_or("no engines")?;
+    let compilers: Vec<&str> = engines.iter().filter_map(|e| e["compiler"].as_str()).collect();
+    assert_eq!(compilers, ["cranelift", "winch", "pulley"]);
+    for engine in ["cranelift", "winch", "pulley"] {
+        let r = row(&report, &format!("xor[{engine}]"))?;
+        assert_eq!(r["engine"], engine);
+        assert!(r.get("error").is_none(), "{r}");
+        // Every engine computes the same thing.
+        assert_eq!(r["checksum"], row(&report, "xor[cranelift]")?["checksum"]);
+    }
+    let (_, report) = run(&[&xor], &["--opt-level", "none"], dir.path())?;
+    assert_eq!(report["environment"]["engines"][0]["opt_level"], "none");
+    assert!(row(&report, "xor")?.get("engine").is_none());
+
+    // Compare across engines: one variant per engine.
+    let compared = run_host_within(
+        &[
+            "compare",
+            &xor.display().to_string(),
+            "--engine",
+            "cranelift",
+            "--engine",
+            "winch",
+            "--metric",
+            "instructions",
+            "--time",
+            "2s",
+            "--export-json",
+            "-",
+        ],
+        dir.path(),
+        BOUND,
+    )?;
+    assert_eq!(compared.status.code(), Some(0), "{}", compared.stderr);
+    let compared: Value = serde_json::from_str(&compared.stdout)?;
+    assert_eq!(compared["comparisons"][0]["variant"], "xor[winch]");
+    assert_eq!(compared["comparisons"][0]["reference"], "xor[cranelift]");
+    // The same wasm: the same instruction count under both compilers.
+    assert_eq!(compared["comparisons"][0]["verdict"], "same");
+    Ok(())
+}
+
+#[test]
+fn compile_cache_miss_hit_and_damaged_entry() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let xor = workloads().join("xor.wasm");
+    let (_, report) = run(&[&xor], &[], dir.path())?;
+    assert_eq!(row(&report, "xor")?["compile_cache"], "miss");
+    let (_, report) = run(&[&xor], &[], dir.path())?;
+    assert_eq!(row(&report, "xor")?["compile_cache"], "hit");
+    let (_, report) = run(&[&xor], &["--no-cache"], dir.path())?;
+    assert_eq!(row(&report, "xor")?["compile_cache"], "off");
+    assert_eq!(report["environment"]["compile_cache"], Value::Null);
+
+    // Damage every entry: each is refused, rebuilt and replaced.
+    let entries: Vec<PathBuf> = std::fs::read_dir(dir.path().join("cache"))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    assert!(!entries.is_empty());
+    for entry in &entries {
+        let mut bytes = std::fs::read(entry)?;
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0xff;
+        std::fs::write(entry, &bytes)?;
+    }
+    let (finished, report) = run(&[&xor], &[], dir.path())?;
+    assert_eq!(finished.status.code(), Some(0));
+    let outcome = &row(&report, "xor")?["compile_cache"];
+    assert!(
+        outcome["rebuilt"].as_str().is_some_and(|r| r.contains("checksum mismatch")),
+        "{outcome}"
+    );
+    let (_, report) = run(&[&xor], &[], dir.path())?;
+    assert_eq!(row(&report, "xor")?["compile_cache"], "hit");
+
+    // An entry that is not an entry at all.
+    for entry in &entries {
+        std::fs::write(entry, b"junk")?;
+    }
+    let (_, report) = run(&[&xor], &[], dir.path())?;
+    assert!(row(&report, "xor")?["compile_cache"]["rebuilt"].is_string());
+    Ok(())
+}
