@@ -21,7 +21,16 @@ fn program(name: &str) -> PathBuf {
 fn run(files: &[&Path], extra: &[&str], dir: &Path) -> Result<(Finished, Value), Box<dyn Error>> {
     let mut args: Vec<String> = vec!["run".into()];
     args.extend(files.iter().map(|p| p.display().to_string()));
-    for a in ["--samples", "5", "--warmup", "20ms", "--timeout", "5s", "--export-json", "-"] {
+    for a in [
+        "--samples",
+        "5",
+        "--warmup",
+        "20ms",
+        "--timeout",
+        "5s",
+        "--export-json",
+        "-",
+    ] {
         args.push(a.into());
     }
     args.extend(extra.iter().map(|s| s.to_string()));
@@ -39,8 +48,12 @@ fn run(files: &[&Path], extra: &[&str], dir: &Path) -> Result<(Finished, Value),
         e2e::finish_within(command.spawn()?, BOUND)?
     };
     assert!(!finished.stderr.contains("panicked"), "{}", finished.stderr);
-    let report: Value = serde_json::from_str(&finished.stdout)
-        .map_err(|e| format!("{e}: stdout was {} / stderr {}", finished.stdout, finished.stderr))?;
+    let report: Value = serde_json::from_str(&finished.stdout).map_err(|e| {
+        format!(
+            "{e}: stdout was {} / stderr {}",
+            finished.stdout, finished.stderr
+        )
+    })?;
     Ok((finished, report))
 }
 
@@ -67,11 +80,17 @@ fn the_bundled_program_is_measured_with_phases() -> TestResult {
     assert_eq!(wc["kind"], "program");
     assert_eq!(wc["samples"], 5);
     let phases = &wc["phases"];
-    assert!(phases["compile_ms"].as_f64().is_some_and(|x| x > 0.0), "{phases}");
+    assert!(
+        phases["compile_ms"].as_f64().is_some_and(|x| x > 0.0),
+        "{phases}"
+    );
     for phase in ["instantiate_ns", "execute_ns"] {
         let p = &phases[phase];
         for key in ["median", "mean", "min", "max"] {
-            assert!(p[key].as_f64().is_some_and(|x| x > 0.0), "{phase}.{key}: {p}");
+            assert!(
+                p[key].as_f64().is_some_and(|x| x > 0.0),
+                "{phase}.{key}: {p}"
+            );
         }
         assert_eq!(p["samples"], 5);
     }
@@ -94,7 +113,10 @@ fn expected_output_passes_and_fails() -> TestResult {
     let (finished, report) = run(&[&copy], &[], dir.path())?;
     assert_eq!(finished.status.code(), Some(1));
     let error = error_of(&report, "hello")?;
-    assert!(error.contains("stdout differs from the expected output"), "{error}");
+    assert!(
+        error.contains("stdout differs from the expected output"),
+        "{error}"
+    );
     assert!(error.contains("got `hello`, expected `goodbye`"), "{error}");
 
     // `default.stdout.expected` applies when there is no `<name>.stdout.expected`.
@@ -112,7 +134,11 @@ fn expected_output_passes_and_fails() -> TestResult {
 #[test]
 fn exit_codes() -> TestResult {
     let dir = tempfile::tempdir()?;
-    let (finished, report) = run(&[&program("exit_code.wat"), &program("exit_zero.wat")], &[], dir.path())?;
+    let (finished, report) = run(
+        &[&program("exit_code.wat"), &program("exit_zero.wat")],
+        &[],
+        dir.path(),
+    )?;
     assert_eq!(finished.status.code(), Some(1));
     let error = error_of(&report, "exit_code")?;
     assert!(error.ends_with("exited with code 3"), "{error}");
@@ -124,7 +150,12 @@ fn exit_codes() -> TestResult {
 fn start_and_end_protocol() -> TestResult {
     let dir = tempfile::tempdir()?;
     let (_, report) = run(
-        &[&program("only_start.wat"), &program("end_first.wat"), &program("whole.wat"), &program("trap.wat")],
+        &[
+            &program("only_start.wat"),
+            &program("end_first.wat"),
+            &program("whole.wat"),
+            &program("trap.wat"),
+        ],
         &[],
         dir.path(),
     )?;
@@ -143,7 +174,11 @@ fn program_grants() -> TestResult {
     // Without --dir, a program sees only its own folder (read-only): the
     // bundled wc reads its input from there.
     let dir = tempfile::tempdir()?;
-    let (finished, _) = run(&[&workloads().join("wc.wasm")], &["--env", "A=1", "--arg", "x"], dir.path())?;
+    let (finished, _) = run(
+        &[&workloads().join("wc.wasm")],
+        &["--env", "A=1", "--arg", "x"],
+        dir.path(),
+    )?;
     assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
     let bad = run_host_within(&["run", "x.wasm", "--env", "novalue"], dir.path(), BOUND)?;
     assert_eq!(bad.status.code(), Some(2));
@@ -157,12 +192,26 @@ fn engines_are_selected_and_recorded() -> TestResult {
     let xor = workloads().join("xor.wasm");
     let (finished, report) = run(
         &[&xor],
-        &["--engine", "cranelift", "--engine", "winch", "--engine", "pulley", "--count", "1000"],
+        &[
+            "--engine",
+            "cranelift",
+            "--engine",
+            "winch",
+            "--engine",
+            "pulley",
+            "--count",
+            "1000",
+        ],
         dir.path(),
     )?;
     assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
-    let engines = report["environment"]["engines"].as_array().ok_or("no engines")?;
-    let compilers: Vec<&str> = engines.iter().filter_map(|e| e["compiler"].as_str()).collect();
+    let engines = report["environment"]["engines"]
+        .as_array()
+        .ok_or("no engines")?;
+    let compilers: Vec<&str> = engines
+        .iter()
+        .filter_map(|e| e["compiler"].as_str())
+        .collect();
     assert_eq!(compilers, ["cranelift", "winch", "pulley"]);
     for engine in ["cranelift", "winch", "pulley"] {
         let r = row(&report, &format!("xor[{engine}]"))?;
@@ -230,7 +279,9 @@ fn compile_cache_miss_hit_and_damaged_entry() -> TestResult {
     assert_eq!(finished.status.code(), Some(0));
     let outcome = &row(&report, "xor")?["compile_cache"];
     assert!(
-        outcome["rebuilt"].as_str().is_some_and(|r| r.contains("checksum mismatch")),
+        outcome["rebuilt"]
+            .as_str()
+            .is_some_and(|r| r.contains("checksum mismatch")),
         "{outcome}"
     );
     let (_, report) = run(&[&xor], &[], dir.path())?;

@@ -99,6 +99,23 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
 
+    /// Write a Markdown table to FILE (`-` for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+
+    /// Write CSV to FILE (`-` for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+
+    /// Write one self-contained HTML page with plots to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub export_html: Option<PathBuf>,
+
+    /// Write results in github-action-benchmark's `customSmallerIsBetter`
+    /// JSON to FILE (`-` for stdout), for dashboards (`host run` only).
+    #[arg(long, value_name = "FILE")]
+    pub export_dashboard: Option<PathBuf>,
+
     /// No progress display on stderr (it is off anyway when stderr is not a
     /// terminal).
     #[arg(long, short)]

@@ -13,7 +13,7 @@ use clap::Parser;
 
 use host::cli::{Cli, Command};
 use host::compare::compare;
-use host::export::write_json;
+use host::export::{self, write_json};
 use host::progress::{Bar, Progress, Silent};
 use host::report::Table;
 use host::result::{BenchResult, Environment};
@@ -72,14 +72,63 @@ impl<W: Write + Send> Observer for Printer<W> {
     }
 }
 
-/// The human-readable report goes to stdout, or to stderr when JSON does.
-fn table_stream(export: &Option<Output>) -> Box<dyn Write + Send> {
+/// The human-readable report goes to stdout, or to stderr when an export
+/// does.
+fn table_stream(settings: &Settings) -> Box<dyn Write + Send> {
     // anstream drops the colours when the stream is not a terminal or
     // NO_COLOR is set.
-    match export {
-        Some(Output::Stdout) => Box::new(anstream::stderr()),
-        _ => Box::new(anstream::stdout()),
+    match settings.exports_to_stdout() {
+        true => Box::new(anstream::stderr()),
+        false => Box::new(anstream::stdout()),
     }
+}
+
+/// Fail before measuring when an export could not be written afterwards.
+fn check_writable_folders(settings: &Settings) -> Result<()> {
+    for (flag, output) in settings.exports() {
+        let Output::File(path) = output else { continue };
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if !folder.is_dir() {
+            anyhow::bail!("{flag}: the folder {} does not exist", folder.display());
+        }
+    }
+    Ok(())
+}
+
+/// Write `text` to `output`.
+fn write_text(text: &str, output: &Output) -> Result<()> {
+    match output {
+        Output::Stdout => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(text.as_bytes())?;
+            stdout.flush()?;
+            Ok(())
+        }
+        Output::File(path) => export::write_atomically(path, text.as_bytes()),
+    }
+}
+
+/// Every export of a `host run` report.
+fn write_run_exports(settings: &Settings, report: &host::result::RunReport) -> Result<()> {
+    if let Some(output) = &settings.export_json {
+        write_json(report, output)?;
+    }
+    if let Some(output) = &settings.export_markdown {
+        write_text(&export::markdown_run(report), output)?;
+    }
+    if let Some(output) = &settings.export_csv {
+        write_text(&export::csv_run(report), output)?;
+    }
+    if let Some(output) = &settings.export_html {
+        write_text(&export::html_run(report), output)?;
+    }
+    if let Some(output) = &settings.export_dashboard {
+        write_text(&export::dashboard_run(report), output)?;
+    }
+    Ok(())
 }
 
 fn doctor(json: bool) -> Result<ExitCode> {
@@ -114,34 +163,14 @@ fn progress_display(settings: &Settings) -> Box<dyn Progress> {
     }
 }
 
-/// Fail before measuring when an export could not be written afterwards.
-fn check_writable_folder(export: &Option<Output>) -> Result<()> {
-    let Some(Output::File(path)) = export else {
-        return Ok(());
-    };
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if !folder.is_dir() {
-        anyhow::bail!(
-            "--export-json: the folder {} does not exist",
-            folder.display()
-        );
-    }
-    Ok(())
-}
-
 fn run(settings: &Settings) -> Result<ExitCode> {
     let files = workload::discover(&settings.paths)?;
-    check_writable_folder(&settings.export_json)?;
-    let mut printer = Printer(Table::new(table_stream(&settings.export_json)));
+    check_writable_folders(settings)?;
+    let mut printer = Printer(Table::new(table_stream(settings)));
     let progress = progress_display(settings);
     let report = host::run::run(settings, &files, &mut printer, progress.as_ref())?;
     let _ = printer.0.footer(&report);
-    if let Some(output) = &settings.export_json {
-        write_json(&report, output)?;
-    }
+    write_run_exports(settings, &report)?;
     Ok(if report.stopped.is_some() {
         ExitCode::from(host::guard::EXIT_INTERRUPTED as u8)
     } else if report.failures() > 0 {
@@ -155,7 +184,7 @@ fn run(settings: &Settings) -> Result<ExitCode> {
 
 fn compare_variants(settings: &CompareSettings) -> Result<ExitCode> {
     let files = workload::discover(&settings.settings.paths)?;
-    check_writable_folder(&settings.settings.export_json)?;
+    check_writable_folders(&settings.settings)?;
     let progress = progress_display(&settings.settings);
     let report = match compare(settings, &files, progress.as_ref()) {
         Ok(report) => report,
@@ -164,10 +193,20 @@ fn compare_variants(settings: &CompareSettings) -> Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_FAILED));
         }
     };
-    let mut table = Table::new(table_stream(&settings.settings.export_json));
+    let mut table = Table::new(table_stream(&settings.settings));
     let _ = table.comparison(&report);
-    if let Some(output) = &settings.settings.export_json {
+    let common = &settings.settings;
+    if let Some(output) = &common.export_json {
         write_json(&report, output)?;
+    }
+    if let Some(output) = &common.export_markdown {
+        write_text(&export::markdown_compare(&report), output)?;
+    }
+    if let Some(output) = &common.export_csv {
+        write_text(&export::csv_compare(&report), output)?;
+    }
+    if let Some(output) = &common.export_html {
+        write_text(&export::html_compare(&report), output)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -48,6 +48,10 @@ pub trait Progress: Sync {
     fn row_done(&self) {}
     /// Everything is finished: clear the display.
     fn finish(&self) {}
+    /// Run `print` (which writes to the terminal) with the display hidden.
+    fn suspend(&self, print: &mut dyn FnMut()) {
+        print();
+    }
 }
 
 /// Shows nothing.
@@ -108,5 +112,9 @@ impl Progress for Bar {
 
     fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+
+    fn suspend(&self, print: &mut dyn FnMut()) {
+        self.bar.suspend(print);
     }
 }

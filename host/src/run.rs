@@ -122,7 +122,7 @@ fn measure_all(
     }
     let rows = session.rows(&settings.sizes);
     let names: Vec<String> = rows.iter().map(|p| p.row.name.clone()).collect();
-    observer.start(&environment, &names);
+    progress.suspend(&mut || observer.start(&environment, &names));
     if let Ok(mut finished) = finished.lock() {
         finished.environment = Some(environment.clone());
     }
@@ -157,7 +157,7 @@ fn measure_all(
             result.baseline =
                 compare_with_saved(settings, saved, &result.name, figures, session.seed);
         }
-        observer.result(&result);
+        progress.suspend(&mut || observer.result(&result));
         if let Ok(mut finished) = finished.lock() {
             finished.results.push(result.clone());
         }

@@ -95,6 +95,10 @@ pub struct Settings {
     /// Input sizes, ascending; empty when none were given (then `setup(0)`).
     pub sizes: Vec<u64>,
     pub export_json: Option<Output>,
+    pub export_markdown: Option<Output>,
+    pub export_csv: Option<Output>,
+    pub export_html: Option<Output>,
+    pub export_dashboard: Option<Output>,
     /// What comparisons judge by.
     pub metric: Metric,
     pub baselines: Baselines,
@@ -168,6 +172,41 @@ pub struct Baselines {
 }
 
 impl Settings {
+    /// Every export asked for, with its flag.
+    pub fn exports(&self) -> Vec<(&'static str, &Output)> {
+        [
+            ("--export-json", &self.export_json),
+            ("--export-markdown", &self.export_markdown),
+            ("--export-csv", &self.export_csv),
+            ("--export-html", &self.export_html),
+            ("--export-dashboard", &self.export_dashboard),
+        ]
+        .into_iter()
+        .filter_map(|(flag, output)| output.as_ref().map(|o| (flag, o)))
+        .collect()
+    }
+
+    /// Whether an export goes to stdout (then the table goes to stderr).
+    pub fn exports_to_stdout(&self) -> bool {
+        self.exports().iter().any(|(_, o)| **o == Output::Stdout)
+    }
+
+    fn check_exports(&self) -> Result<()> {
+        let to_stdout: Vec<&str> = self
+            .exports()
+            .into_iter()
+            .filter(|(_, o)| **o == Output::Stdout)
+            .map(|(flag, _)| flag)
+            .collect();
+        if to_stdout.len() > 1 {
+            bail!(
+                "{}: only one export can go to stdout (`-`)",
+                to_stdout.join(", ")
+            );
+        }
+        Ok(())
+    }
+
     /// Check and convert the flags of `host run`.
     pub fn from_run_args(args: RunArgs) -> Result<Self> {
         let stop = match (args.samples, args.time) {
@@ -201,7 +240,10 @@ impl Settings {
             compare: args.baseline,
             fail_on_regression_pct: args.fail_on_regression,
         };
-        Self::from_measure_args(args.paths, args.measure, stop, args.drift, baselines)
+        let settings =
+            Self::from_measure_args(args.paths, args.measure, stop, args.drift, baselines)?;
+        settings.check_exports()?;
+        Ok(settings)
     }
 
     /// The options every measuring command shares.
@@ -244,6 +286,10 @@ impl Settings {
             drift_pct,
             sizes: parse_sizes(&args.size)?,
             export_json: args.export_json.map(Output::from_path),
+            export_markdown: args.export_markdown.map(Output::from_path),
+            export_csv: args.export_csv.map(Output::from_path),
+            export_html: args.export_html.map(Output::from_path),
+            export_dashboard: args.export_dashboard.map(Output::from_path),
             metric: match args.metric {
                 MetricArg::Time => Metric::Time,
                 MetricArg::Instructions => Metric::Instructions,
@@ -289,6 +335,12 @@ impl CompareSettings {
             0.0,
             Baselines::default(),
         )?;
+        settings.check_exports()?;
+        if settings.export_dashboard.is_some() {
+            bail!(
+                "--export-dashboard: for `host run` only (a dashboard tracks each workload over time)"
+            );
+        }
         if settings.sizes.len() > 1 {
             bail!("--size: compare takes one size (variants are compared at the same size)");
         }
