@@ -254,3 +254,93 @@ fn watch_measures_again_on_change() -> TestResult {
     assert_eq!(status.code(), Some(130));
     Ok(())
 }
+
+/// Every export flag writes its format; only one may go to stdout.
+#[test]
+fn exports_in_every_format() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let xor = workloads().join("xor.wasm").display().to_string();
+    let mut args = vec![
+        "run",
+        &xor,
+        "--export-markdown",
+        "out.md",
+        "--export-csv",
+        "out.csv",
+        "--export-html",
+        "out.html",
+        "--export-dashboard",
+        "-",
+    ];
+    args.extend(FAST);
+    let finished = run_host_within(&args, dir.path(), BOUND)?;
+    assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+    // The dashboard went to stdout (pure JSON); the table to stderr.
+    let dashboard: Value = serde_json::from_str(&finished.stdout)?;
+    assert_eq!(dashboard[0]["name"], "xor");
+    assert_eq!(dashboard[0]["unit"], "ns/op");
+    assert!(dashboard[0]["value"].as_f64().is_some_and(|v| v > 0.0));
+    assert!(
+        finished.stderr.contains("1 measured"),
+        "{}",
+        finished.stderr
+    );
+    let markdown = std::fs::read_to_string(dir.path().join("out.md"))?;
+    assert!(
+        markdown.starts_with("| benchmark | time/op |"),
+        "{markdown}"
+    );
+    let csv = std::fs::read_to_string(dir.path().join("out.csv"))?;
+    assert!(csv.starts_with("name,benchmark,size,"), "{csv}");
+    assert_eq!(csv.lines().count(), 2);
+    let html = std::fs::read_to_string(dir.path().join("out.html"))?;
+    assert!(html.contains("<svg") && html.contains("xor"));
+    assert!(
+        !html.contains("<script") && !html.contains("src="),
+        "the page must be self-contained"
+    );
+
+    // Compare exports its verdicts.
+    let compared = run_host_within(
+        &[
+            "compare",
+            &xor,
+            &xor,
+            "--export-markdown",
+            "-",
+            "--export-html",
+            "cmp.html",
+            "--time",
+            "1s",
+        ],
+        dir.path(),
+        BOUND,
+    )?;
+    assert_eq!(compared.status.code(), Some(0), "{}", compared.stderr);
+    assert!(
+        compared.stdout.contains("| variant |"),
+        "{}",
+        compared.stdout
+    );
+    assert!(std::fs::read_to_string(dir.path().join("cmp.html"))?.contains("<svg"));
+
+    // Two exports to stdout, or a dashboard of a comparison: usage errors.
+    let two = run_host_within(
+        &["run", &xor, "--export-json", "-", "--export-csv", "-"],
+        dir.path(),
+        BOUND,
+    )?;
+    assert_eq!(two.status.code(), Some(2));
+    assert!(
+        two.stderr.contains("only one export can go to stdout"),
+        "{}",
+        two.stderr
+    );
+    let dash = run_host_within(
+        &["compare", &xor, &xor, "--export-dashboard", "d.json"],
+        dir.path(),
+        BOUND,
+    )?;
+    assert_eq!(dash.status.code(), Some(2));
+    Ok(())
+}
