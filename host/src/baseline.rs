@@ -110,12 +110,13 @@ impl Saved {
             ));
         }
         if self.environment.pinned_core != now.pinned_core {
-            let core =
-                |c: Option<usize>| c.map_or("not pinned".to_string(), |c| format!("core {c}"));
+            let pin = |c: Option<usize>| {
+                c.map_or("not pinned".to_string(), |c| format!("pinned to core {c}"))
+            };
             differences.push(format!(
-                "baseline ran {}, now {}",
-                core(self.environment.pinned_core).replace("core", "on core"),
-                core(now.pinned_core).replace("core", "on core")
+                "baseline {}, now {}",
+                pin(self.environment.pinned_core),
+                pin(now.pinned_core)
             ));
         }
         if self.environment.priority != now.priority {
