@@ -1840,7 +1840,7 @@ fn compare_reference_flag_and_table_on_stdout() -> TestResult {
     assert_compare_report(&report, "heavy", &stdout)?;
     assert_eq!(number(&report, "noise_pct")?, 3.0);
     assert_eq!(report["count"], 20000, "--count is the shared count");
-    assert!(stdout.contains("noise threshold ±3%"), "{stdout}");
+    assert!(stdout.contains("noise band ±1.5%"), "{stdout}");
 
     let comparisons = report["comparisons"].as_array().ok_or("no comparisons")?;
     assert_eq!(

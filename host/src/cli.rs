@@ -245,7 +245,8 @@ pub struct CompareArgs {
     #[arg(long, value_name = "NAME")]
     pub reference: Option<String>,
 
-    /// Differences within this many percent count as "same".
+    /// Width of the noise band, in percent: differences within ±half of it
+    /// count as "same" (the default 1 is ±0.5%).
     #[arg(long, value_name = "PCT", default_value_t = 1.0)]
     pub noise: f64,
 

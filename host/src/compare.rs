@@ -210,7 +210,7 @@ fn compare_all(
             }
         }
         rounds += 1;
-        comparisons = judge(&variants, reference, settings.noise, common.metric);
+        comparisons = judge(&variants, reference, settings.noise / 2.0, common.metric);
         let certain = comparisons.iter().all(|c| c.verdict.is_certain());
         let full = variants.iter().any(|v| {
             v.blocks

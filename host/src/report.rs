@@ -201,11 +201,11 @@ impl<W: Write> Table<W> {
         writeln!(self.out)?;
         writeln!(
             self.out,
-            "{} rounds of interleaved samples, count {} shared, {:.2} s; noise threshold ±{}%",
+            "{} rounds of interleaved samples, count {} shared, {:.2} s; noise band ±{}%",
             report.rounds,
             report.count,
             report.sampling_ms / 1e3,
-            report.noise_pct
+            report.noise_pct / 2.0
         )?;
         for c in &report.comparisons {
             let style = verdict_style(c.verdict);

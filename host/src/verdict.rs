@@ -11,10 +11,11 @@
 //!   percentile-bootstrap interval (blocks of each run resampled
 //!   independently), widened by the run-to-run drift of both runs.
 //!
-//! The verdict reads the interval against a noise threshold t: "same" when it
-//! lies within [1/(1+t), 1+t]; otherwise "slower" when it lies above 1,
-//! "faster" when below 1, and "unsure" when it holds 1 and reaches past the
-//! threshold. Pure arithmetic: no I/O, no clocks.
+//! The verdict reads the interval against a threshold h either side of 1:
+//! "same" when it lies within [1/(1+h), 1+h]; "slower" when it lies wholly
+//! above 1+h, "faster" when wholly below 1/(1+h); "unsure" when it straddles
+//! a threshold (more samples would narrow it). Pure arithmetic: no I/O, no
+//! clocks.
 
 use std::fmt;
 
@@ -58,18 +59,20 @@ pub struct Ratio {
     pub ci95_high: f64,
 }
 
-/// The verdict on `ratio` with noise threshold `noise` (a fraction: 0.01 is 1%).
+/// The verdict on `ratio` with threshold `noise` either side of 1 (a
+/// fraction: 0.005 is ±0.5%).
 pub fn verdict(ratio: &Ratio, noise: f64) -> Verdict {
     let (low, high) = (ratio.ci95_low, ratio.ci95_high);
     if !(low.is_finite() && high.is_finite()) {
         return Verdict::Unsure;
     }
     let upper = 1.0 + noise;
-    if low >= 1.0 / upper && high <= upper {
+    let lower = 1.0 / upper;
+    if low >= lower && high <= upper {
         Verdict::Same
-    } else if low > 1.0 {
+    } else if low > upper {
         Verdict::Slower
-    } else if high < 1.0 {
+    } else if high < lower {
         Verdict::Faster
     } else {
         Verdict::Unsure
@@ -223,7 +226,9 @@ mod tests {
         assert_eq!(verdict(&ratio(1.0, 0.995, 1.005), t), Verdict::Same);
         assert_eq!(verdict(&ratio(1.005, 1.002, 1.008), t), Verdict::Same);
         assert_eq!(verdict(&ratio(1.42, 1.40, 1.44), t), Verdict::Slower);
-        assert_eq!(verdict(&ratio(1.01, 1.005, 1.015), t), Verdict::Slower);
+        // Straddling the threshold: more samples needed, even if 1 is out.
+        assert_eq!(verdict(&ratio(1.01, 1.005, 1.015), t), Verdict::Unsure);
+        assert_eq!(verdict(&ratio(1.02, 1.015, 1.025), t), Verdict::Slower);
         assert_eq!(verdict(&ratio(0.70, 0.69, 0.71), t), Verdict::Faster);
         assert_eq!(verdict(&ratio(1.0, 0.98, 1.03), t), Verdict::Unsure);
         assert_eq!(verdict(&ratio(1.0, f64::NAN, 1.0), t), Verdict::Unsure);
