@@ -539,7 +539,7 @@ fn check_component(engine: &Engine, component: &Component, file_name: &str) -> R
         );
     }
     for (name, item) in ty.imports(engine) {
-        // Any version 0.1.x of the timing interface is this one.
+        // Exactly this version of the timing interface (the one in wit/).
         if name != TIMING_INTERFACE {
             bail!(
                 "imports `{name}`: a workload component targets the `wasm-bench:workload/workload` world and may import only `{TIMING_INTERFACE}`"

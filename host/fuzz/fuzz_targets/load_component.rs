@@ -4,9 +4,9 @@
 //! a valid one, so this target builds one from a structured description: an
 //! import list (the timing interface, other versions, other interfaces, bare
 //! functions; each asking for arbitrary functions) and an export list (`run`,
-//! `run-<name>`, `setup`, other names; functions of arbitrary primitive
-//! signatures lifted from a core module, or a core module in place of a
-//! function). It is written as WAT, converted, and loaded with one of the engine
+//! `run-<name>`, `setup`, other names; functions lifted from a core module,
+//! of the contract's type or of arbitrary primitive types, or a core module
+//! in place of a function). It is written as WAT, converted, and loaded with one of the engine
 //! configurations; a description that
 //! makes no valid component (a duplicate name, say) is an error like any
 //! other. Guest code is never run (the core functions are `unreachable`).
@@ -103,7 +103,7 @@ struct Import {
     name: ImportName,
     /// An instance asking for these functions, or (when `None`) a bare
     /// function.
-    funcs: Option<Vec<(FuncName, Sig)>>,
+    funcs: Option<Vec<(FuncName, Typing)>>,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -117,8 +117,8 @@ enum ExportName {
 #[derive(Arbitrary, Debug)]
 struct Export {
     name: ExportName,
-    /// A lifted function of this type, or (when `None`) a core module.
-    sig: Option<Sig>,
+    /// A lifted function, or (when `None`) a core module.
+    sig: Option<Typing>,
 }
 
 #[derive(Arbitrary, Debug, Clone, Copy)]
@@ -166,7 +166,40 @@ impl Prim {
     }
 }
 
+/// A function's type: the one the contract asks for in its place (half the
+/// time, so that components that follow the contract are common), or any.
 #[derive(Arbitrary, Debug)]
+enum Typing {
+    Right,
+    Any(Sig),
+}
+
+impl Typing {
+    /// The type, where `right` is the contract's.
+    fn sig(&self, right: &[Prim], right_result: Option<Prim>) -> Sig {
+        match self {
+            Typing::Right => Sig {
+                params: right.to_vec(),
+                result: right_result,
+            },
+            Typing::Any(sig) => sig.clone(),
+        }
+    }
+
+    /// For an export named `name`: `run*` take (u64, u64) -> u64, `setup`
+    /// takes (u64); anything else, nothing.
+    fn export_sig(&self, name: &str) -> Sig {
+        if name == "run" || name.starts_with("run-") {
+            self.sig(&[Prim::U64, Prim::U64], Some(Prim::U64))
+        } else if name == "setup" {
+            self.sig(&[Prim::U64], None)
+        } else {
+            self.sig(&[], None)
+        }
+    }
+}
+
+#[derive(Arbitrary, Debug, Clone)]
 struct Sig {
     params: Vec<Prim>,
     result: Option<Prim>,
@@ -212,7 +245,8 @@ fn wat(spec: &Spec) -> String {
             }
             Some(funcs) => {
                 let _ = write!(w, "  (import \"{name}\" (instance");
-                for (f, sig) in funcs.iter().take(4) {
+                for (f, typing) in funcs.iter().take(4) {
+                    let sig = typing.sig(&[], None);
                     let f = match f {
                         FuncName::Pause => "pause".to_string(),
                         FuncName::Resume => "resume".to_string(),
@@ -224,22 +258,30 @@ fn wat(spec: &Spec) -> String {
             }
         }
     }
-    let exports: Vec<&Export> = spec.exports.iter().take(6).collect();
+    let exports: Vec<(String, Option<Sig>)> = spec
+        .exports
+        .iter()
+        .take(6)
+        .map(|e| {
+            let name = match &e.name {
+                ExportName::Run => "run".to_string(),
+                ExportName::RunNamed(n) => format!("run-{}", n.text()),
+                ExportName::Setup => "setup".to_string(),
+                ExportName::Other(n) => n.text(),
+            };
+            let sig = e.sig.as_ref().map(|t| t.export_sig(&name));
+            (name, sig)
+        })
+        .collect();
     w.push_str("  (core module $m\n");
-    for (i, e) in exports.iter().enumerate() {
-        if let Some(sig) = &e.sig {
+    for (i, (_, sig)) in exports.iter().enumerate() {
+        if let Some(sig) = sig {
             let _ = writeln!(w, "    (func (export \"f{i}\"){} unreachable)", sig.core());
         }
     }
     w.push_str("  )\n  (core instance $i (instantiate $m))\n");
-    for (i, e) in exports.iter().enumerate() {
-        let name = match &e.name {
-            ExportName::Run => "run".to_string(),
-            ExportName::RunNamed(n) => format!("run-{}", n.text()),
-            ExportName::Setup => "setup".to_string(),
-            ExportName::Other(n) => n.text(),
-        };
-        match &e.sig {
+    for (i, (name, sig)) in exports.iter().enumerate() {
+        match sig {
             Some(sig) => {
                 let _ = writeln!(
                     w,

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use host::workload::{
     self, COMPONENT_RUN_PREFIX, Compiler, EngineConfig, Engines, Kind, OptimizeFor, RUN_EXPORT,
-    RUN_PREFIX, Workload,
+    RUN_PREFIX, START_EXPORT, Workload,
 };
 
 /// How many engine configurations [`config`] knows.
@@ -59,8 +59,18 @@ pub enum Outcome {
     NotWasm,
     /// A module or component that did not compile or broke the contract.
     Rejected(Kind),
-    /// Compiled twice and follows the contract.
+    /// Compiled twice and follows the contract (a `run` workload, or a WASI
+    /// command: [`Kind::Program`]).
     Loaded(Kind),
+}
+
+/// Whether to print every outcome, to see what a target's inputs turn into:
+/// `HOST_FUZZ_VERBOSE=1` prints error messages up to their first detail (so
+/// alike ones group: `2>&1 | grep '^outcome' | sort | uniq -c`), `=full`
+/// prints them whole.
+fn verbose() -> Option<bool> {
+    static VERBOSE: OnceLock<Option<bool>> = OnceLock::new();
+    *VERBOSE.get_or_init(|| std::env::var_os("HOST_FUZZ_VERBOSE").map(|v| v.as_os_str() == "full"))
 }
 
 /// Load `bytes` as the workload file `file_name` (which must have a stem)
@@ -74,7 +84,10 @@ pub fn load(engine: usize, file_name: &str, bytes: &[u8]) -> Outcome {
         Ok(w) => {
             assert_eq!(w.engine, engines.config, "compiled with another engine");
             check_loaded(&w, path, detected);
-            Outcome::Loaded(w.code.kind())
+            if verbose().is_some() {
+                eprintln!("outcome: loaded {} ({})", w.kind(), engines.config);
+            }
+            Outcome::Loaded(w.kind())
         }
         Err((kind, error)) => {
             // The kind is given back exactly when the header told it.
@@ -83,6 +96,13 @@ pub fn load(engine: usize, file_name: &str, bytes: &[u8]) -> Outcome {
             assert!(!text.is_empty(), "an empty error message");
             let line = workload::one_line(&error);
             assert!(!line.contains('\n'), "one_line() left a newline: {line:?}");
+            if let Some(full) = verbose() {
+                let head = match full {
+                    true => &line[..],
+                    false => line.split(['`', ':']).next().unwrap_or_default(),
+                };
+                eprintln!("outcome: rejected {kind:?} ({}): {head}", engines.config);
+            }
             match kind {
                 None => Outcome::NotWasm,
                 Some(kind) => Outcome::Rejected(kind),
@@ -92,9 +112,17 @@ pub fn load(engine: usize, file_name: &str, bytes: &[u8]) -> Outcome {
 }
 
 fn check_loaded(w: &Workload, path: &Path, detected: Option<Kind>) {
-    let kind = w.code.kind();
-    assert_eq!(Some(kind), detected, "loaded as {kind}, but detect() disagrees");
-    assert_eq!(w.guarded.kind(), kind, "the guarded copy is of another kind");
+    let code_kind = w.code.kind();
+    assert_eq!(
+        Some(code_kind),
+        detected,
+        "compiled as a {code_kind}, but detect() disagrees"
+    );
+    assert_eq!(
+        w.guarded.kind(),
+        code_kind,
+        "the guarded copy is of another kind"
+    );
     assert_eq!(w.path, path);
     assert!(
         w.compile_ms.is_finite() && w.compile_ms >= 0.0,
@@ -102,12 +130,30 @@ fn check_loaded(w: &Workload, path: &Path, detected: Option<Kind>) {
         w.compile_ms
     );
     let contract = &w.contract;
-    assert!(!contract.benchmarks.is_empty(), "loaded without a benchmark");
+    assert!(
+        !contract.benchmarks.is_empty(),
+        "loaded without a benchmark"
+    );
     let stem = workload::workload_name(path);
-    let prefix = match kind {
+    let prefix = match w.kind() {
+        Kind::Program => {
+            // A WASI command: one row, the file, calling `_start`.
+            assert!(contract.program);
+            assert_eq!(
+                code_kind,
+                Kind::Module,
+                "a program that is not a core module"
+            );
+            assert_eq!(contract.benchmarks.len(), 1);
+            assert_eq!(contract.benchmarks[0].name, stem);
+            assert_eq!(contract.benchmarks[0].export, START_EXPORT);
+            assert!(!contract.has_setup && !contract.uses_pause);
+            return;
+        }
         Kind::Module => RUN_PREFIX,
         Kind::Component => COMPONENT_RUN_PREFIX,
     };
+    assert!(!contract.program);
     for (i, b) in contract.benchmarks.iter().enumerate() {
         if b.export == RUN_EXPORT {
             assert_eq!(b.name, stem);
@@ -119,7 +165,9 @@ fn check_loaded(w: &Workload, path: &Path, detected: Option<Kind>) {
             assert_eq!(b.name, format!("{stem}:{suffix}"));
         }
         assert!(
-            contract.benchmarks[..i].iter().all(|o| o.export != b.export),
+            contract.benchmarks[..i]
+                .iter()
+                .all(|o| o.export != b.export),
             "benchmark export {:?} listed twice",
             b.export
         );
