@@ -411,13 +411,14 @@ fn sample(
             _ => per_block,
         };
         blocks.take(workload, empty, block_len)?;
+        let per_op = blocks.corrected_per_op();
         let done = match plan.stop {
             StopRule::Samples(n) => blocks.taken >= n.get(),
             StopRule::Time(t) => blocks.started.elapsed() >= t,
             StopRule::Precision { pct, budget } => {
                 if blocks.blocks.len() >= MIN_BLOCKS {
                     blocks.precision_reached = precise_enough(
-                        &blocks.corrected_per_op(),
+                        &per_op,
                         pct,
                         calibration.clock.resolution_ns / count as f64,
                         plan.seed,
@@ -437,7 +438,7 @@ fn sample(
             StopRule::Time(t) => Some(t.saturating_sub(blocks.started.elapsed())),
             StopRule::Precision { budget, .. } => Some(budget.saturating_sub(started.elapsed())),
         };
-        report(&blocks.corrected_per_op(), left);
+        report(&per_op, left);
     }
     Ok(blocks.finish(warmup))
 }

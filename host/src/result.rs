@@ -391,7 +391,6 @@ impl Figures {
         );
         let raw: Vec<f64> = m.raw_per_op().into_iter().flatten().collect();
         let all: Vec<f64> = per_op.iter().flatten().copied().collect();
-        let (_, sample_classes) = stats::tukey(&all);
         let samples = all.len();
         let pauses: Vec<f64> = m.pauses.iter().flatten().map(|&p| p as f64).collect();
         let pauses_per_sample = if pauses.is_empty() {
@@ -476,7 +475,7 @@ impl Figures {
             notes,
             raw_samples_ns: m.blocks.clone(),
             samples_ns_per_op: per_op,
-            sample_classes,
+            sample_classes: summary.classes.clone(),
             baseline_calls_ns: m.baseline_calls_ns.clone(),
         }
     }

@@ -90,6 +90,8 @@ pub struct Summary {
     /// median absolute percentage error, in percent: median over i of |x_i - median| / |x_i| * 100  (nanobench's err%). Samples equal to 0 are skipped in that median; if all are 0 (or no samples), err_pct is 0.
     pub err_pct: f64,
     pub outliers: Outliers,
+    /// Tukey class of every sample, in input order (block by block).
+    pub classes: Vec<OutlierClass>,
 }
 
 /// Quantile with linear interpolation between order statistics (Hyndman & Fan type 7, the default of R and numpy). `sorted` must be sorted ascending and non-empty; q in [0,1].
@@ -194,6 +196,7 @@ pub fn summarize(blocks: &[Vec<f64>], resamples: usize, seed: u64) -> Summary {
             ci95_high: f64::NAN,
             err_pct: 0.0,
             outliers: Outliers::empty(),
+            classes: Vec::new(),
         };
     }
 
@@ -227,8 +230,9 @@ pub fn summarize(blocks: &[Vec<f64>], resamples: usize, seed: u64) -> Summary {
         fences,
         ..Outliers::empty()
     };
-    for &x in &samples {
-        count(&mut outliers, classify(x, &fences));
+    let classes: Vec<OutlierClass> = samples.iter().map(|&x| classify(x, &fences)).collect();
+    for &class in &classes {
+        count(&mut outliers, class);
     }
 
     let (ci95_low, ci95_high) = median_ci(blocks, 0.95, resamples, seed);
@@ -243,6 +247,7 @@ pub fn summarize(blocks: &[Vec<f64>], resamples: usize, seed: u64) -> Summary {
         ci95_high,
         err_pct,
         outliers,
+        classes,
     }
 }
 
