@@ -1,8 +1,8 @@
 //! Raw command-line flags, parsed by clap.
 //!
-//! Nothing here is validated beyond what clap does itself: [`crate::settings`]
+//! Nothing here is validated beyond what clap does itself: [`crate::options`]
 //! turns these flags into typed settings once, and nothing after it reads clap
-//! types.
+//! types. This module imports nothing of the crate.
 
 use std::path::PathBuf;
 
@@ -159,6 +159,12 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "DURATION", default_value = "10s")]
     pub timeout: String,
 
+    /// Width of the noise band, in percent: ratios within ±half of it count
+    /// as "same" (the default 1 is ±0.5%), in `host compare`, against a
+    /// `--baseline` and in `host watch`.
+    #[arg(long, value_name = "PCT", default_value_t = 1.0)]
+    pub noise: f64,
+
     /// Also count wasm instructions per op with wasmtime's fuel (a separate,
     /// deterministic pass); `host compare` and `--baseline` then judge by it.
     #[arg(long, value_enum, default_value_t = MetricArg::Time)]
@@ -215,7 +221,7 @@ pub struct RunArgs {
     /// run can see it, so it is added (in quadrature) to each side of the 95%
     /// interval; 0 gives the within-run interval alone. `host selftest`
     /// measures it.
-    #[arg(long, value_name = "PCT", default_value_t = crate::settings::DEFAULT_DRIFT_PCT)]
+    #[arg(long, value_name = "PCT", default_value_t = 0.75)]
     pub drift: f64,
 
     /// Save the results as baseline NAME (in `results/baselines/NAME.json`).
@@ -244,11 +250,6 @@ pub struct CompareArgs {
     /// The variant the others are compared with (default: the first).
     #[arg(long, value_name = "NAME")]
     pub reference: Option<String>,
-
-    /// Width of the noise band, in percent: differences within ±half of it
-    /// count as "same" (the default 1 is ±0.5%).
-    #[arg(long, value_name = "PCT", default_value_t = 1.0)]
-    pub noise: f64,
 
     /// Keep sampling while any verdict is unsure, up to this long.
     #[arg(long, value_name = "DURATION", default_value = "10s")]

@@ -1,39 +1,27 @@
 //! wasm-bench: measure WebAssembly workloads precisely.
 //!
-//! The pipeline runs one way, one module per stage:
-//! [`cli`] (raw flags) -> [`settings`] (validated options) -> [`env`] (pin the
-//! measuring thread, raise its priority) -> [`clock`] (calibrate the clock) ->
-//! [`workload`] (load, check the contract, instantiate) -> [`measure`] (warm up,
-//! pilot, baseline, sample) -> [`stats`] -> [`result`] (the one result type) ->
-//! [`report`] (terminal table) and [`export`] (JSON).
+//! One folder per stage; a stage imports only the stages below it, so data
+//! flows one way:
 //!
-//! [`run`] ties the stages together for `host run`; [`selftest`] measures the
-//! harness itself.
+//! [`cli`] (raw flags) -> [`options`] (typed settings) -> [`platform`] (the
+//! measuring thread, the clock) -> [`guest`] (the contract, engines,
+//! loading, the compile cache, instances, the sandbox) -> [`results`] (plain
+//! data) -> [`analysis`] (statistics, corrections, verdicts) ->
+//! [`benchmark`] (calibration, the measuring sequence, the stop rule, the
+//! scheduler) -> [`output`] (table, progress, exports) -> [`command`] (one
+//! module per subcommand). [`util`] holds what every stage may use.
+//!
+//! The benchmark stage sits above analysis because it asks it when to stop
+//! (the precision rule, compare's verdicts); results sit below analysis
+//! because analysis makes them. README.md's "Code map" says the same.
 
-pub mod baseline;
-pub mod cache;
+pub mod analysis;
+pub mod benchmark;
 pub mod cli;
-pub mod clock;
-pub mod compare;
-pub mod completions;
-pub mod complexity;
-pub mod doctor;
-pub mod env;
-pub mod export;
-pub mod guard;
-pub mod instance;
-pub mod measure;
-pub mod program;
-pub mod progress;
-pub mod report;
-pub mod result;
-pub mod run;
-pub mod scaffold;
-pub mod selftest;
-pub mod session;
-pub mod settings;
-pub mod stats;
-pub mod units;
-pub mod verdict;
-pub mod watch;
-pub mod workload;
+pub mod command;
+pub mod guest;
+pub mod options;
+pub mod output;
+pub mod platform;
+pub mod results;
+pub mod util;

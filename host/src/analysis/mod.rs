@@ -1,0 +1,21 @@
+//! The analysis stage: what the numbers mean. Pure arithmetic over samples,
+//! deterministic (bootstraps take a seed), no I/O and no clocks.
+//!
+//! - [`stats`]: quantiles, Tukey outliers, err%, the block bootstrap;
+//! - [`summary`]: the correction (empty guest, pause pairs) and the figures
+//!   of a row;
+//! - [`verdict`]: ratios with intervals, and the verdict against the noise
+//!   band;
+//! - [`compare`]: verdicts of interleaved variants;
+//! - [`baseline`]: a row against a saved baseline;
+//! - [`complexity`]: per-op time fitted against input size.
+//!
+//! The benchmark stage asks it when to stop (the precision rule, compare's
+//! verdicts); results are made from what it returns.
+
+pub mod baseline;
+pub mod compare;
+pub mod complexity;
+pub mod stats;
+pub mod summary;
+pub mod verdict;

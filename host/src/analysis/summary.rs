@@ -1,0 +1,203 @@
+//! Summaries: from a raw [`Measurement`] to the [`Figures`] of a row.
+//!
+//! The correction step of the method lives here, once: every sample less the
+//! median empty-guest call with the same count, less the calibrated cost of
+//! each pause/resume pair, divided by the count. Then the statistics of
+//! [`crate::analysis::stats`] and the notes a reader needs. Pure arithmetic:
+//! no I/O, no clocks.
+
+use crate::analysis::stats;
+use crate::guest::Kind;
+use crate::guest::cache::CacheOutcome;
+use crate::results::{Checksum, Figures, Measurement, NsPerOp, PhaseStats};
+
+/// Bootstrap resamples for the checks made while sampling.
+pub const RESAMPLES_WHILE_SAMPLING: usize = 300;
+/// Bootstrap resamples for the final summary.
+pub const RESAMPLES_FINAL: usize = 2_000;
+
+/// Timings of the stages before measurement, in ms.
+#[derive(Debug, Clone)]
+pub struct Stages {
+    pub kind: Kind,
+    pub compile_ms: f64,
+    pub compile_cache: CacheOutcome,
+    pub instantiate_ms: f64,
+}
+
+/// Per-op times of `m` after subtracting the empty-guest call and the
+/// calibrated pause/resume pairs, block by block.
+pub fn corrected_per_op(m: &Measurement) -> Vec<Vec<f64>> {
+    corrected(
+        &m.blocks,
+        &m.pauses,
+        m.baseline_ns_per_call,
+        m.pause_pair_ns,
+        m.count,
+    )
+}
+
+/// Per-op times of `blocks` (time of one call each) taken at `count`, less
+/// `baseline` per call and `pair` per pause.
+pub fn corrected(
+    blocks: &[Vec<f64>],
+    pauses: &[Vec<u64>],
+    baseline: f64,
+    pair: f64,
+    count: u64,
+) -> Vec<Vec<f64>> {
+    let count = count as f64;
+    blocks
+        .iter()
+        .enumerate()
+        .map(|(b, block)| {
+            block
+                .iter()
+                .enumerate()
+                .map(|(i, ns)| {
+                    let p = pauses.get(b).and_then(|p| p.get(i)).copied().unwrap_or(0) as f64;
+                    (ns - baseline - p * pair) / count
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Summary of one program phase over the iterations, in ns.
+pub fn phase_stats(values: &[f64]) -> PhaseStats {
+    PhaseStats {
+        median: stats::median(values),
+        mean: values.iter().sum::<f64>() / values.len().max(1) as f64,
+        min: values.iter().copied().fold(f64::INFINITY, f64::min),
+        max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        samples: values.len(),
+    }
+}
+
+/// Summarise a measurement into the figures of a row: statistics of the
+/// corrected per-op samples, the interval (widened by `drift_pct`, when
+/// given), and plain-words notes.
+pub fn figures(
+    m: &Measurement,
+    stages: Stages,
+    warmup_cap_ms: f64,
+    seed: u64,
+    drift_pct: f64,
+) -> Figures {
+    let per_op = corrected_per_op(m);
+    let summary = stats::summarize(&per_op, RESAMPLES_FINAL, seed);
+    let (ci95_low, ci95_high) = stats::widen_for_drift(
+        summary.median,
+        summary.ci95_low,
+        summary.ci95_high,
+        drift_pct / 100.0,
+    );
+    let raw: Vec<f64> = m.raw_per_op().into_iter().flatten().collect();
+    let all: Vec<f64> = per_op.iter().flatten().copied().collect();
+    let samples = all.len();
+    let pauses: Vec<f64> = m.pauses.iter().flatten().map(|&p| p as f64).collect();
+    let pauses_per_sample = if pauses.is_empty() {
+        0
+    } else {
+        stats::median(&pauses) as u64
+    };
+    // NaN (no samples) counts as indistinguishable too.
+    let indistinguishable = ci95_low.is_nan() || ci95_low <= 0.0;
+
+    let mut notes = Vec::new();
+    if indistinguishable {
+        notes.push("cannot be told apart from the empty guest".to_string());
+    }
+    if m.count_capped {
+        notes.push(format!(
+                "time does not grow with the count (pilot stopped at {}): the work may have been optimised away",
+                m.count
+            ));
+    }
+    if !m.warmup.settled {
+        notes.push(format!(
+            "warm-up did not settle within {warmup_cap_ms:.0} ms"
+        ));
+    }
+    match &stages.compile_cache {
+        CacheOutcome::Hit => notes.push(format!(
+            "compiled code loaded from the cache in {:.2} ms",
+            stages.compile_ms
+        )),
+        CacheOutcome::Rebuilt(reason) => {
+            notes.push(format!("cache entry refused ({reason}): compiled again"))
+        }
+        CacheOutcome::Off | CacheOutcome::Miss => {}
+    }
+    if pauses_per_sample > 0 {
+        notes.push(format!(
+            "{pauses_per_sample} pause(s) per sample; {:.1} ns subtracted per pause/resume pair",
+            m.pause_pair_ns
+        ));
+    }
+    if summary.outliers.high_severe + summary.outliers.low_severe > samples / 10 {
+        notes.push(format!(
+            "{} of {samples} samples are severe outliers: the machine was busy",
+            summary.outliers.high_severe + summary.outliers.low_severe
+        ));
+    }
+
+    Figures {
+        count: m.count,
+        samples,
+        ns_per_op: NsPerOp {
+            median: summary.median,
+            mean: summary.mean,
+            stddev: summary.stddev,
+            min: summary.min,
+            max: summary.max,
+            ci95_low,
+            ci95_high,
+            ci95_within_run_low: summary.ci95_low,
+            ci95_within_run_high: summary.ci95_high,
+        },
+        raw_ns_per_op_median: stats::median(&raw),
+        err_pct: summary.err_pct,
+        ops_per_sec: (summary.median > 0.0).then(|| 1e9 / summary.median),
+        baseline_ns_per_call: m.baseline_ns_per_call,
+        outliers: summary.outliers.total(),
+        outlier_counts: summary.outliers.clone(),
+        warmup_ms: m.warmup.elapsed_ms,
+        warmup_settled: m.warmup.settled,
+        warmup_rounds: m.warmup.rounds,
+        compile_ms: stages.compile_ms,
+        compile_cache: stages.compile_cache.clone(),
+        instantiate_ms: stages.instantiate_ms,
+        sampling_ms: m.sampling_ms,
+        checksum: m.checksum.map(|bits| Checksum::new(stages.kind, bits)),
+        pauses_per_sample,
+        pauses_total: m.total_pauses(),
+        phases: None,
+        fuel_per_op: None,
+        indistinguishable_from_empty: indistinguishable,
+        precision_reached: m.precision_reached,
+        notes,
+        raw_samples_ns: m.blocks.clone(),
+        samples_ns_per_op: per_op,
+        sample_classes: summary.classes.clone(),
+        baseline_calls_ns: m.baseline_calls_ns.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn correction_subtracts_baseline_and_pauses_per_call() {
+        let blocks = vec![vec![1030.0, 1130.0]];
+        let pauses = vec![vec![0, 2]];
+        let per_op = corrected(&blocks, &pauses, 30.0, 50.0, 100);
+        assert_eq!(per_op, vec![vec![10.0, 10.0]]);
+        // Without pause records, nothing is subtracted for pauses.
+        assert_eq!(
+            corrected(&blocks, &[], 30.0, 50.0, 100),
+            vec![vec![10.0, 11.0]]
+        );
+    }
+}

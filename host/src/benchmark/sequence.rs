@@ -1,0 +1,564 @@
+//! The measuring sequence of a `run(count, seed)` workload, written once and
+//! used by `host run`, `host compare` and `host selftest`: warm-up, pilot,
+//! proof, baseline, sampling in blocks, and the stop rule.
+//!
+//! Method (after divan's tuning, criterion's warm-up and nanobench's epochs):
+//! 1. *Warm-up* ([`tune`]) on the guarded copy, in rounds of about one target
+//!    sample each, growing the count until a sample fills the target, until
+//!    the per-op times of the last rounds agree within [`SETTLE_TOLERANCE`]
+//!    or the cap is reached.
+//! 2. *Pilot*: the settled per-op estimate gives the count that makes one
+//!    sample last the target duration (at least 1000x the clock resolution
+//!    and the per-call overhead).
+//! 3. *Proof and baseline* ([`settle`]): one call of the guarded copy at that
+//!    count proves the workload returns from it; only then is the fast copy
+//!    (no checks) warmed up and sampled at it. An empty guest with the same
+//!    exports is called with the same count through the very same path, a
+//!    few calls before every block; the median of those calls is subtracted
+//!    from every sample.
+//! 4. *Sampling* in blocks ([`Blocks`]) spread over the run, so that drift
+//!    between blocks shows up in the interval, until the stop rule
+//!    ([`stop_now`]) says so.
+//!
+//! This module decides when and how often to call the guest; the timed
+//! region itself is [`crate::guest::instance::Instance::sample`], and what
+//! the numbers mean is [`crate::analysis`]'s job.
+
+use std::num::NonZeroU64;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+use crate::analysis::stats;
+use crate::analysis::summary::{self, RESAMPLES_WHILE_SAMPLING};
+use crate::benchmark::calibrate::Calibration;
+use crate::benchmark::progress::{Progress, Stage};
+use crate::guest::instance::{Instance, RawSample};
+use crate::options::StopRule;
+use crate::results::{Measurement, Warmup};
+
+/// The pilot never asks for more operations per sample than this. A workload
+/// that reaches it does not get slower with its count: its loop was probably
+/// optimised away, or it does nothing.
+pub const MAX_COUNT: u64 = 1 << 32;
+/// Warm-up rounds that must agree before the warm-up counts as settled.
+pub const SETTLE_ROUNDS: usize = 5;
+/// How closely they must agree: (max - min) / median.
+pub const SETTLE_TOLERANCE: f64 = 0.02;
+/// Target wall time of one block of samples.
+pub const BLOCK_TIME: Duration = Duration::from_millis(50);
+/// Fewest blocks before the precision rule may stop sampling.
+pub const MIN_BLOCKS: usize = 8;
+/// Bounds on the samples in one block.
+pub const BLOCK_SAMPLES: (usize, usize) = (5, 5_000);
+/// Most samples kept for one benchmark.
+pub const MAX_SAMPLES: usize = 50_000;
+/// Empty-guest calls before every block.
+pub const BASELINE_CALLS_PER_BLOCK: usize = 25;
+
+/// How one benchmark is to be measured.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    /// Target duration of one sample.
+    pub sample_time: Duration,
+    pub warmup_cap: Duration,
+    /// Fixed count, if the user chose one.
+    pub count: Option<NonZeroU64>,
+    pub stop: StopRule,
+    pub seed: u64,
+}
+
+/// The instances one row is measured with, each set up.
+pub struct Subjects {
+    /// The copy with epoch checks: warm-up, pilot and proof run on it.
+    pub guarded: Instance,
+    /// The copy without them: samples are taken on it.
+    pub fast: Instance,
+    /// The empty guest of the same format.
+    pub empty: Instance,
+}
+
+/// What [`tune`] found: the warm-up so far and the count.
+#[derive(Debug, Clone, Copy)]
+pub struct Tuned {
+    pub warmup: Warmup,
+    pub count: u64,
+}
+
+/// Measure one benchmark: every step in order. `started` is when work on it
+/// began (compile included), for the time budget. Stages and estimates go to
+/// `progress`, under the row name `name`.
+pub fn measure(
+    plan: &Plan,
+    calibration: &Calibration,
+    subjects: &mut Subjects,
+    started: Instant,
+    progress: &dyn Progress,
+    name: &str,
+) -> Result<Measurement> {
+    progress.stage(name, Stage::Warmup);
+    let tuned = tune(plan, calibration, &mut subjects.guarded)?;
+    progress.stage(name, Stage::Pilot);
+    let blocks = settle(plan, calibration, tuned, tuned.count, subjects)?;
+    progress.stage(name, Stage::Sampling);
+    sample(
+        plan,
+        calibration,
+        blocks,
+        subjects,
+        started,
+        &|per_op, left| {
+            let all: Vec<f64> = per_op.iter().flatten().copied().collect();
+            let median = stats::median(&all);
+            progress.estimate(name, median, stats::err_pct(&all, median), left);
+        },
+    )
+}
+
+/// Steps 1 and 2: warm up the guarded copy and pick the count (the pilot).
+pub fn tune(plan: &Plan, calibration: &Calibration, guarded: &mut Instance) -> Result<Tuned> {
+    let target = target_sample_time(plan.sample_time, calibration);
+    let (warmup, warm_count) = warm_up(plan, target, guarded)?;
+    let count = match plan.count {
+        Some(n) => n.get(),
+        None => pilot(warm_count, warmup.per_op_ns, target),
+    };
+    Ok(Tuned { warmup, count })
+}
+
+/// Step 3: prove `count` on the guarded copy, warm up the fast copy at it,
+/// and start the blocks (the baseline's first calls). `count` is the tuned
+/// count, or one shared by several variants.
+pub fn settle(
+    plan: &Plan,
+    calibration: &Calibration,
+    tuned: Tuned,
+    count: u64,
+    subjects: &mut Subjects,
+) -> Result<Blocks> {
+    subjects
+        .guarded
+        .sample(count, plan.seed)
+        .with_context(|| format!("at count {count}"))?;
+    let target = target_sample_time(plan.sample_time, calibration);
+    let fixed = Plan {
+        count: NonZeroU64::new(count),
+        ..*plan
+    };
+    let (fast, _) = warm_up(&fixed, target, &mut subjects.fast)?;
+    let warmup = Warmup {
+        elapsed_ms: tuned.warmup.elapsed_ms + fast.elapsed_ms,
+        settled: fast.settled,
+        rounds: tuned.warmup.rounds + fast.rounds,
+        per_op_ns: fast.per_op_ns,
+    };
+    Blocks::start(
+        calibration,
+        count,
+        plan.seed,
+        warmup,
+        &mut subjects.fast,
+        &mut subjects.empty,
+    )
+}
+
+/// The target duration of one sample: what the user asked for, but never
+/// shorter than 1000x the clock resolution or 1000x the empty-guest call.
+pub fn target_sample_time(asked: Duration, calibration: &Calibration) -> Duration {
+    let floor_ns = 1000.0
+        * calibration
+            .clock
+            .resolution_ns
+            .max(calibration.empty_call_ns);
+    asked.max(Duration::from_nanos(floor_ns as u64))
+}
+
+/// The count that makes one sample last `target`, from a per-op estimate.
+pub fn pilot(warm_count: u64, per_op_ns: Option<f64>, target: Duration) -> u64 {
+    let Some(per_op_ns) = per_op_ns.filter(|ns| ns.is_finite() && *ns > 0.0) else {
+        return warm_count.max(1);
+    };
+    let count = (target.as_nanos() as f64 / per_op_ns).round();
+    (count as u64).clamp(1, MAX_COUNT)
+}
+
+/// Warm up in rounds of about `target` each (at the fixed count, if the plan
+/// has one); returns the warm-up record and the count reached.
+fn warm_up(plan: &Plan, target: Duration, workload: &mut Instance) -> Result<(Warmup, u64)> {
+    let start = Instant::now();
+    let target_ns = target.as_nanos() as f64;
+    let mut count = plan.count.map_or(1, NonZeroU64::get);
+    let mut history: Vec<f64> = Vec::new();
+    let mut returned_at = None;
+    let mut rounds = 0;
+    let mut settled = false;
+    loop {
+        rounds += 1;
+        let (round_ns, calls) =
+            round(workload, count, plan.seed, target_ns).with_context(|| match returned_at {
+                Some(good) if good != count => {
+                    format!("at count {count} (it had returned at count {good})")
+                }
+                _ => format!("at count {count}"),
+            })?;
+        returned_at = Some(count);
+        let per_call = round_ns / calls as f64;
+        if plan.count.is_none() && per_call < target_ns / 2.0 && count < MAX_COUNT {
+            // Too short: grow the count (at most 100x a round) and start over.
+            let factor = (target_ns / per_call.max(1.0)).clamp(2.0, 100.0);
+            count = ((count as f64 * factor) as u64).clamp(count + 1, MAX_COUNT);
+            history.clear();
+        } else {
+            history.push(per_call / count as f64);
+            if let Some(last) = history
+                .len()
+                .checked_sub(SETTLE_ROUNDS)
+                .map(|i| &history[i..])
+            {
+                let (lo, hi) = last
+                    .iter()
+                    .fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+                if (hi - lo) <= SETTLE_TOLERANCE * stats::median(last) {
+                    settled = true;
+                    break;
+                }
+            }
+        }
+        if start.elapsed() >= plan.warmup_cap {
+            break;
+        }
+    }
+    let recent = &history[history.len().saturating_sub(SETTLE_ROUNDS)..];
+    let per_op_ns = (!recent.is_empty()).then(|| stats::median(recent));
+    let warmup = Warmup {
+        elapsed_ms: start.elapsed().as_secs_f64() * 1e3,
+        settled,
+        rounds,
+        per_op_ns,
+    };
+    Ok((warmup, count))
+}
+
+/// Call the workload at `count` until at least `target_ns` of calls are
+/// spent (at least once); returns the total time and the number of calls.
+fn round(workload: &mut Instance, count: u64, seed: u64, target_ns: f64) -> Result<(f64, u64)> {
+    let mut total = 0.0;
+    let mut calls = 0;
+    while total < target_ns || calls == 0 {
+        total += workload.sample(count, seed)?.elapsed_ns;
+        calls += 1;
+    }
+    Ok((total, calls))
+}
+
+/// Told, after every block, the per-op samples so far and the time left.
+type Report<'a> = dyn Fn(&[Vec<f64>], Option<Duration>) + 'a;
+
+/// Step 4: sample in blocks until the stop rule says so.
+///
+/// After every block, `report` gets the per-op samples so far and the time
+/// left, if known.
+fn sample(
+    plan: &Plan,
+    calibration: &Calibration,
+    mut blocks: Blocks,
+    subjects: &mut Subjects,
+    started: Instant,
+    report: &Report<'_>,
+) -> Result<Measurement> {
+    let count = blocks.count;
+    let per_block = blocks.samples_per(BLOCK_TIME);
+    let floor_ns = calibration.clock.resolution_ns / count as f64;
+    loop {
+        let block_len = match plan.stop {
+            StopRule::Samples(n) => per_block
+                .min(n.get() - blocks.taken)
+                .max(1)
+                .min(n.get().div_ceil(MIN_BLOCKS).max(1)),
+            _ => per_block,
+        };
+        blocks.take(&mut subjects.fast, &mut subjects.empty, block_len)?;
+        let per_op = blocks.corrected_per_op();
+        let progress = Sampled {
+            per_op: &per_op,
+            taken: blocks.taken,
+            sampling_since: blocks.started,
+            work_since: started,
+        };
+        let decision = stop_now(plan.stop, &progress, MIN_BLOCKS, 1, floor_ns, plan.seed);
+        blocks.precision_reached |= decision.precision_reached;
+        if decision.stop || blocks.taken >= MAX_SAMPLES {
+            break;
+        }
+        report(&per_op, decision.left);
+    }
+    Ok(blocks.finish())
+}
+
+/// Where sampling stands, for the stop rule.
+pub struct Sampled<'a> {
+    /// Per-op samples so far, block by block.
+    pub per_op: &'a [Vec<f64>],
+    /// Samples taken so far.
+    pub taken: usize,
+    /// When sampling began.
+    pub sampling_since: Instant,
+    /// When work on the row began (compile included), for the budget.
+    pub work_since: Instant,
+}
+
+/// What the stop rule says after a block.
+#[derive(Debug, Clone, Copy)]
+pub struct Decision {
+    pub stop: bool,
+    /// The precision goal is met (precision rule only).
+    pub precision_reached: bool,
+    /// Time left, when known, for the progress display.
+    pub left: Option<Duration>,
+}
+
+/// The stop rule, written once for `run` workloads and programs: exactly N
+/// samples; sampling for a time; or the precision rule, which stops once the
+/// 95% interval of the median is within `pct` (checked from `min_blocks`
+/// blocks on) or once the row has used its budget (from `min_for_budget`
+/// blocks on). `floor_ns` is the narrowest half-width worth asking for (one
+/// clock tick spread over the count).
+pub fn stop_now(
+    stop: StopRule,
+    sampled: &Sampled<'_>,
+    min_blocks: usize,
+    min_for_budget: usize,
+    floor_ns: f64,
+    seed: u64,
+) -> Decision {
+    let blocks = sampled.per_op.len();
+    match stop {
+        StopRule::Samples(n) => {
+            let per_sample = sampled.sampling_since.elapsed() / sampled.taken.max(1) as u32;
+            Decision {
+                stop: sampled.taken >= n.get(),
+                precision_reached: false,
+                left: Some(per_sample * n.get().saturating_sub(sampled.taken) as u32),
+            }
+        }
+        StopRule::Time(t) => Decision {
+            stop: sampled.sampling_since.elapsed() >= t,
+            precision_reached: false,
+            left: Some(t.saturating_sub(sampled.sampling_since.elapsed())),
+        },
+        StopRule::Precision { pct, budget } => {
+            let reached =
+                blocks >= min_blocks && precise_enough(sampled.per_op, pct, floor_ns, seed);
+            let spent = sampled.work_since.elapsed();
+            Decision {
+                stop: reached || (blocks >= min_for_budget && spent >= budget),
+                precision_reached: reached,
+                left: Some(budget.saturating_sub(spent)),
+            }
+        }
+    }
+}
+
+/// Samples taken block by block, each block right after a few empty-guest
+/// calls with the same count.
+pub struct Blocks {
+    count: u64,
+    seed: u64,
+    pause_pair_ns: f64,
+    started: Instant,
+    /// Time of one call in ns, block by block.
+    pub blocks: Vec<Vec<f64>>,
+    pauses: Vec<Vec<u64>>,
+    baseline_calls_ns: Vec<f64>,
+    checksum: u64,
+    /// Samples taken so far.
+    pub taken: usize,
+    probe_ns: f64,
+    precision_reached: bool,
+    /// Both warm-ups (guarded and fast copy) added up.
+    warmup: Warmup,
+}
+
+impl Blocks {
+    /// Start sampling `workload` at `count`: one probe call, and a few calls
+    /// of the empty guest to warm it at this count. `warmup` is what the
+    /// measurement will report of the warm-up.
+    pub fn start(
+        calibration: &Calibration,
+        count: u64,
+        seed: u64,
+        warmup: Warmup,
+        workload: &mut Instance,
+        empty: &mut Instance,
+    ) -> Result<Self> {
+        let started = Instant::now();
+        let probe = workload.sample(count, seed)?;
+        for _ in 0..BASELINE_CALLS_PER_BLOCK {
+            empty.sample(count, seed)?;
+        }
+        Ok(Blocks {
+            count,
+            seed,
+            pause_pair_ns: calibration.pause_pair_ns,
+            started,
+            blocks: Vec::new(),
+            pauses: Vec::new(),
+            baseline_calls_ns: Vec::new(),
+            checksum: probe.checksum,
+            taken: 0,
+            probe_ns: probe.elapsed_ns,
+            precision_reached: false,
+            warmup,
+        })
+    }
+
+    /// How many samples fill about `time`.
+    pub fn samples_per(&self, time: Duration) -> usize {
+        ((time.as_nanos() as f64 / self.probe_ns.max(1.0)) as usize)
+            .clamp(BLOCK_SAMPLES.0, BLOCK_SAMPLES.1)
+    }
+
+    /// Take one block of `len` samples.
+    pub fn take(
+        &mut self,
+        workload: &mut Instance,
+        empty: &mut Instance,
+        len: usize,
+    ) -> Result<()> {
+        for _ in 0..BASELINE_CALLS_PER_BLOCK {
+            self.baseline_calls_ns
+                .push(empty.sample(self.count, self.seed)?.elapsed_ns);
+        }
+        let mut block = Vec::with_capacity(len);
+        let mut block_pauses = Vec::with_capacity(len);
+        for _ in 0..len {
+            let RawSample {
+                elapsed_ns,
+                pauses,
+                checksum,
+            } = workload.sample(self.count, self.seed)?;
+            block.push(elapsed_ns);
+            block_pauses.push(pauses);
+            self.checksum = checksum;
+        }
+        self.taken += block.len();
+        self.blocks.push(block);
+        self.pauses.push(block_pauses);
+        Ok(())
+    }
+
+    /// The count every sample is taken at.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Per-op times so far, corrected with the empty-guest calls so far.
+    pub fn corrected_per_op(&self) -> Vec<Vec<f64>> {
+        summary::corrected(
+            &self.blocks,
+            &self.pauses,
+            stats::median(&self.baseline_calls_ns),
+            self.pause_pair_ns,
+            self.count,
+        )
+    }
+
+    /// The measurement these blocks make.
+    pub fn finish(self) -> Measurement {
+        let pauses = match self.pauses.iter().flatten().all(|&p| p == 0) {
+            true => Vec::new(),
+            false => self.pauses,
+        };
+        Measurement {
+            count: self.count,
+            warmup: self.warmup,
+            count_capped: self.count >= MAX_COUNT,
+            baseline_ns_per_call: stats::median(&self.baseline_calls_ns),
+            blocks: self.blocks,
+            pauses,
+            baseline_calls_ns: self.baseline_calls_ns,
+            pause_pair_ns: self.pause_pair_ns,
+            checksum: Some(self.checksum),
+            sampling_ms: self.started.elapsed().as_secs_f64() * 1e3,
+            precision_reached: self.precision_reached,
+        }
+    }
+}
+
+/// Whether the 95% interval of the median is within `pct` percent of it, or
+/// narrower than `floor_ns` either side.
+pub fn precise_enough(per_op: &[Vec<f64>], pct: f64, floor_ns: f64, seed: u64) -> bool {
+    let all: Vec<f64> = per_op.iter().flatten().copied().collect();
+    let median = stats::median(&all);
+    let (low, high) = stats::median_ci(per_op, 0.95, RESAMPLES_WHILE_SAMPLING, seed);
+    let half_width = (median - low).max(high - median);
+    stats::relative_half_width_pct(median, low, high) <= pct || half_width <= floor_ns
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn calibration(resolution_ns: f64, empty_call_ns: f64) -> Calibration {
+        Calibration {
+            clock: crate::platform::clock::ClockCalibration {
+                resolution_ns,
+                overhead_ns: 20.0,
+            },
+            empty_call_ns,
+            pause_pair_ns: 0.0,
+        }
+    }
+
+    #[test]
+    fn target_is_never_below_1000_ticks() {
+        let c = calibration(20.0, 30.0);
+        assert_eq!(
+            target_sample_time(Duration::from_millis(1), &c),
+            Duration::from_millis(1)
+        );
+        assert_eq!(
+            target_sample_time(Duration::from_micros(1), &c),
+            Duration::from_micros(30)
+        );
+    }
+
+    #[test]
+    fn pilot_fills_the_target() {
+        assert_eq!(pilot(1, Some(0.5), Duration::from_millis(1)), 2_000_000);
+        assert_eq!(pilot(1, Some(2e6), Duration::from_millis(1)), 1);
+        assert_eq!(pilot(7, None, Duration::from_millis(1)), 7);
+        assert_eq!(pilot(7, Some(f64::NAN), Duration::from_millis(1)), 7);
+        assert_eq!(pilot(1, Some(1e-12), Duration::from_millis(1)), MAX_COUNT);
+    }
+
+    #[test]
+    fn precision_rule() {
+        let tight: Vec<Vec<f64>> = (0..4)
+            .map(|b| {
+                (0..50)
+                    .map(|i| 100.0 + ((i * 7 + b) % 5) as f64 * 0.01)
+                    .collect()
+            })
+            .collect();
+        assert!(precise_enough(&tight, 1.0, 0.0, 1));
+        // Blocks centred 10% apart: the interval spans them.
+        let loose: Vec<Vec<f64>> = (0..4)
+            .map(|b| {
+                (0..50)
+                    .map(|i| 100.0 + 10.0 * b as f64 + (i % 5) as f64 * 0.01)
+                    .collect()
+            })
+            .collect();
+        assert!(!precise_enough(&loose, 1.0, 0.0, 1));
+        // Around zero only the absolute floor can be met.
+        let zero: Vec<Vec<f64>> = (0..4)
+            .map(|b| {
+                let mut rng = fastrand::Rng::with_seed(b);
+                (0..50).map(|_| (rng.f64() - 0.5) * 1e-8).collect()
+            })
+            .collect();
+        assert!(!precise_enough(&zero, 1.0, 0.0, 1));
+        assert!(precise_enough(&zero, 1.0, 1e-8, 1));
+    }
+}

@@ -1,0 +1,33 @@
+//! `host compare`: variants measured in one process, interleaved in rounds
+//! ([`crate::benchmark::schedule::compare_rounds`]), with a verdict per
+//! variant; print the verdicts and export.
+
+use anyhow::Result;
+
+use crate::benchmark::schedule;
+use crate::command::run::{progress_display, table_stream};
+use crate::guest::discover;
+use crate::options::CompareSettings;
+use crate::output::export::{check_writable_folders, write_compare_exports};
+use crate::output::table::Table;
+use crate::util::error::one_line;
+use crate::util::exit::ExitStatus;
+
+/// Compare the variants `settings` names.
+pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
+    let common = &settings.settings;
+    let files = discover(&common.paths)?;
+    check_writable_folders(common)?;
+    let progress = progress_display(common);
+    let report = match schedule::compare_rounds(settings, &files, progress.as_ref()) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("error: {}", one_line(&e));
+            return Ok(ExitStatus::Failed);
+        }
+    };
+    let mut table = Table::new(table_stream(common));
+    let _ = table.comparison(&report);
+    write_compare_exports(common, &report)?;
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,19 @@
+//! The commands of `host`, one module each: each takes its typed settings,
+//! drives the stages below, and returns how the process should end.
+//!
+//! - [`run`]: measure workloads, print, save or compare with a baseline,
+//!   export;
+//! - [`compare`]: variants interleaved, with verdicts;
+//! - [`watch`]: measure again whenever a file changes;
+//! - [`selftest`]: measure the harness itself;
+//! - [`doctor`]: what would disturb measurements here;
+//! - [`new`]: scaffold a workload;
+//! - [`completions`]: shell completions and the man page.
+
+pub mod compare;
+pub mod completions;
+pub mod doctor;
+pub mod new;
+pub mod run;
+pub mod selftest;
+pub mod watch;

@@ -1,0 +1,110 @@
+//! `host run`: measure every row, print the table as rows finish, save or
+//! compare with a baseline, export, and say how the run ended.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::benchmark::progress::Progress;
+use crate::benchmark::schedule::{self, Observer};
+use crate::guest::discover;
+use crate::options::Settings;
+use crate::output::export::{check_writable_folders, write_json, write_run_exports};
+use crate::output::progress::Bar;
+use crate::output::table::Table;
+use crate::results::{BenchResult, Environment, RunReport, baseline};
+use crate::util::error::one_line;
+use crate::util::exit::ExitStatus;
+
+/// Measure, print, save and export what `settings` asks for.
+pub fn run(settings: &Settings) -> Result<ExitStatus> {
+    let files = discover(&settings.paths)?;
+    check_writable_folders(settings)?;
+    let mut printer = Printer(Table::new(table_stream(settings)));
+    let progress = progress_display(settings);
+    let report = measure(settings, &files, &mut printer, progress.as_ref())?;
+    let _ = printer.0.footer(&report);
+    write_run_exports(settings, &report)?;
+    Ok(if report.stopped.is_some() {
+        ExitStatus::Interrupted
+    } else if report.failures() > 0 {
+        ExitStatus::Failed
+    } else if report.regressions() > 0 {
+        ExitStatus::Regression
+    } else {
+        ExitStatus::Success
+    })
+}
+
+/// Measure `files`: read the baseline to compare with (an error before
+/// anything is measured when it is missing or damaged), measure every row,
+/// and save the results as a baseline when asked.
+pub fn measure(
+    settings: &Settings,
+    files: &[PathBuf],
+    observer: &mut dyn Observer,
+    progress: &dyn Progress,
+) -> Result<RunReport> {
+    let saved = match &settings.baselines.compare {
+        Some(name) => Some(baseline::load(name)?),
+        None => None,
+    };
+    if let Some(name) = &settings.baselines.save {
+        baseline::prepare_save(name)?;
+    }
+    // Should the watchdog end the run, the rows finished so far still reach
+    // the JSON export.
+    let export = settings.export_json.clone();
+    let last_word = Box::new(move |report: &RunReport| {
+        if let Some(output) = &export
+            && let Err(e) = write_json(report, output)
+        {
+            eprintln!("error: {}", one_line(&e));
+        }
+    });
+    let mut report = schedule::run_rows(
+        settings,
+        files,
+        saved.as_ref(),
+        observer,
+        progress,
+        last_word,
+    )?;
+    if let Some(name) = &settings.baselines.save
+        && report.stopped.is_none()
+    {
+        report.saved_baseline = Some(baseline::save(name, &report)?.display().to_string());
+    }
+    Ok(report)
+}
+
+/// Forwards finished rows to the terminal table.
+pub struct Printer<W: Write + Send>(pub Table<W>);
+
+impl<W: Write + Send> Observer for Printer<W> {
+    fn start(&mut self, env: &Environment, rows: &[String]) {
+        let _ = self.0.header(env, rows);
+    }
+    fn result(&mut self, result: &BenchResult) {
+        let _ = self.0.row(result);
+    }
+}
+
+/// The human-readable report goes to stdout, or to stderr when an export
+/// does. anstream drops the colours when the stream is not a terminal or
+/// NO_COLOR is set.
+pub fn table_stream(settings: &Settings) -> Box<dyn Write + Send> {
+    match settings.exports_to_stdout() {
+        true => Box::new(anstream::stderr()),
+        false => Box::new(anstream::stdout()),
+    }
+}
+
+/// A progress line on stderr, unless `--quiet` or stderr is not a terminal.
+pub fn progress_display(settings: &Settings) -> Box<dyn Progress> {
+    match (settings.quiet, Bar::new()) {
+        (false, Some(bar)) => Box::new(bar),
+        _ => Box::new(crate::benchmark::progress::Silent),
+    }
+}

@@ -1,0 +1,119 @@
+//! The wasmtime engines a workload is compiled with, and compiling.
+//!
+//! For one [`EngineConfig`] there are two engines: a *fast* one whose code
+//! carries no checks (samples are taken on it) and a *guarded* one with epoch
+//! checks, which a deadline can interrupt (everything that might not return
+//! runs on it: set-up, warm-up, the pilot, programs). A third, with fuel
+//! counting, is made on demand for the instruction pass. Compiled code goes
+//! through the compile cache ([`crate::guest::cache`]) when one is given.
+//! This module compiles; it neither checks the contract nor runs code.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use wasmtime::component::Component;
+use wasmtime::{Config, Engine, Module, OptLevel, Strategy};
+
+use crate::guest::cache::{self, CacheOutcome};
+use crate::guest::format::{Code, Format, detect};
+use crate::options::{Compiler, EngineConfig, OptimizeFor};
+
+/// The wasmtime configuration of `config`: the compiler, components on, no
+/// wasm backtraces (trap messages stay one line), the default wasm stack
+/// limit (512 KiB): deep recursion ends in a stack-overflow trap.
+fn wasmtime_config(config: &EngineConfig) -> Result<Config> {
+    let mut wasmtime = Config::new();
+    match config.compiler {
+        Compiler::Cranelift => {
+            wasmtime.strategy(Strategy::Cranelift);
+            wasmtime.cranelift_opt_level(match config.opt_level {
+                OptimizeFor::None => OptLevel::None,
+                OptimizeFor::Speed => OptLevel::Speed,
+                OptimizeFor::SpeedAndSize => OptLevel::SpeedAndSize,
+            });
+        }
+        Compiler::Winch => {
+            wasmtime.strategy(Strategy::Winch);
+        }
+        Compiler::Pulley => {
+            wasmtime
+                .target("pulley64")
+                .map_err(anyhow::Error::from)
+                .context("the pulley interpreter is not available")?;
+        }
+    }
+    wasmtime.wasm_component_model(true);
+    wasmtime.wasm_backtrace_max_frames(None);
+    Ok(wasmtime)
+}
+
+/// Make an engine from a configuration.
+fn engine(config: &EngineConfig, wasmtime: &Config) -> Result<Engine> {
+    Engine::new(wasmtime)
+        .map_err(anyhow::Error::from)
+        .with_context(|| format!("creating the {config} engine"))
+}
+
+/// The engines workloads are compiled with, for one [`EngineConfig`].
+#[derive(Clone)]
+pub struct Engines {
+    pub config: EngineConfig,
+    /// No checks in the compiled code: samples are taken on it.
+    pub fast: Engine,
+    /// Epoch checks: a deadline can interrupt its calls.
+    pub guarded: Engine,
+    pub cache: Option<PathBuf>,
+}
+
+impl Engines {
+    pub fn new(config: EngineConfig, cache: Option<PathBuf>) -> Result<Self> {
+        let mut guarded = wasmtime_config(&config)?;
+        guarded.epoch_interruption(true);
+        Ok(Engines {
+            config,
+            fast: engine(&config, &wasmtime_config(&config)?)?,
+            guarded: engine(&config, &guarded)?,
+            cache,
+        })
+    }
+
+    /// An engine with fuel counting (and epoch checks, for the deadline),
+    /// for the deterministic instruction-count pass; never used for timing.
+    pub fn fuel(&self) -> Result<Engine> {
+        let mut wasmtime = wasmtime_config(&self.config)?;
+        wasmtime.consume_fuel(true);
+        wasmtime.epoch_interruption(true);
+        engine(&self.config, &wasmtime)
+    }
+
+    /// Compile `bytes` of `format` for `engine`, through the cache.
+    pub fn compile(
+        &self,
+        engine: &Engine,
+        format: Format,
+        bytes: &[u8],
+    ) -> Result<(Code, CacheOutcome)> {
+        match &self.cache {
+            Some(folder) => cache::load_or_compile(folder, engine, format, bytes, || {
+                compile(engine, format, bytes)
+            }),
+            None => Ok((compile(engine, format, bytes)?, CacheOutcome::Off)),
+        }
+    }
+}
+
+/// Compile `bytes` of `format` for `engine` (no cache).
+pub fn compile(engine: &Engine, format: Format, bytes: &[u8]) -> Result<Code> {
+    let code = match format {
+        Format::Module => Module::new(engine, bytes).map(Code::Module),
+        Format::Component => Component::new(engine, bytes).map(Code::Component),
+    };
+    code.map_err(anyhow::Error::from)
+        .context("does not compile")
+}
+
+/// Compile a built-in guest written in WAT (a module or a component).
+pub fn builtin(engine: &Engine, wat: &str) -> Result<Code> {
+    let bytes = wat::parse_str(wat).context("a built-in guest")?;
+    compile(engine, detect(&bytes)?, &bytes).context("compiling a built-in guest")
+}

@@ -1,0 +1,65 @@
+//! The binary format of a WebAssembly file, told by its header, and compiled
+//! code in that format. Nothing here knows the contract.
+
+use std::fmt;
+
+use anyhow::{Result, bail};
+use wasmtime::component::Component;
+use wasmtime::{Engine, Module};
+
+/// The binary format of a file, told by its header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Module,
+    Component,
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::Module => "module",
+            Format::Component => "component",
+        })
+    }
+}
+
+/// Tell a core module from a component by the binary header.
+pub fn detect(bytes: &[u8]) -> Result<Format> {
+    if bytes.is_empty() {
+        bail!("the file is empty");
+    }
+    if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
+        bail!("not a WebAssembly binary (no `\\0asm` header)");
+    }
+    // The 4 bytes after the magic: version 1 and layer 0 for a core module,
+    // layer 1 for a component.
+    match (bytes[6], bytes[7]) {
+        (0, 0) => Ok(Format::Module),
+        (1, 0) => Ok(Format::Component),
+        _ => bail!("unknown WebAssembly binary layer"),
+    }
+}
+
+/// Compiled code of a workload, in its binary format.
+#[derive(Clone)]
+pub enum Code {
+    Module(Module),
+    Component(Component),
+}
+
+impl Code {
+    pub fn format(&self) -> Format {
+        match self {
+            Code::Module(_) => Format::Module,
+            Code::Component(_) => Format::Component,
+        }
+    }
+
+    /// The engine the code was compiled for.
+    pub fn engine(&self) -> &Engine {
+        match self {
+            Code::Module(module) => module.engine(),
+            Code::Component(component) => component.engine(),
+        }
+    }
+}

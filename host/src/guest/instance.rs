@@ -1,0 +1,445 @@
+//! Instantiate `run(count, seed)` workloads and call them: the one timed
+//! region of the harness.
+//!
+//! [`Instance::sample`] reads the clock, calls `run(count, seed)` once, and
+//! reads the clock again; nothing else sits between the two reads. The host
+//! side of `bench.pause`/`bench.resume` (core modules) and of the
+//! `wasm-bench:workload/timing` interface (components) lives here too, with
+//! each store's limits ([`Limits`]), the call deadline of guarded copies, and
+//! plain-words explanations of traps. This module does not decide how often
+//! to call; that is [`crate::benchmark`]'s job.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use wasmtime::component::{self, Component, TypedFunc as ComponentFunc};
+use wasmtime::{Caller, Engine, Linker, Module, Store, StoreContextMut, Trap, TypedFunc};
+
+use crate::guest::contract::{BENCH_MODULE, SETUP_EXPORT, TIMING_INTERFACE};
+use crate::guest::format::{Code, Format};
+use crate::guest::limits::{Limiter, Limits};
+use crate::guest::sandbox::{self, Guard};
+
+/// Per-store state: pause/resume bookkeeping and the limiter.
+#[derive(Debug)]
+pub struct HostState {
+    paused_since: Option<Instant>,
+    paused: Duration,
+    pauses: u64,
+    /// Fuel left when paused, and fuel spent while paused (fuel pass only).
+    paused_fuel: Option<u64>,
+    fuel_while_paused: u64,
+    limiter: Limiter,
+}
+
+impl HostState {
+    fn new(limits: Limits) -> Self {
+        HostState {
+            paused_since: None,
+            paused: Duration::ZERO,
+            pauses: 0,
+            paused_fuel: None,
+            fuel_while_paused: 0,
+            limiter: Limiter::new(limits),
+        }
+    }
+
+    fn reset(&mut self) {
+        self.paused_since = None;
+        self.paused = Duration::ZERO;
+        self.pauses = 0;
+        self.paused_fuel = None;
+        self.fuel_while_paused = 0;
+    }
+
+    /// `fuel` is the fuel left, when fuel is being counted.
+    fn pause(&mut self, fuel: Option<u64>) -> wasmtime::Result<()> {
+        let now = Instant::now();
+        if self.paused_since.is_some() {
+            return Err(wasmtime::Error::msg("pause called while already paused"));
+        }
+        self.paused_since = Some(now);
+        self.paused_fuel = fuel;
+        self.pauses += 1;
+        Ok(())
+    }
+
+    fn resume(&mut self, fuel: Option<u64>) -> wasmtime::Result<()> {
+        let Some(since) = self.paused_since.take() else {
+            return Err(wasmtime::Error::msg("resume called without pause"));
+        };
+        self.paused += Instant::now().duration_since(since);
+        if let (Some(before), Some(after)) = (self.paused_fuel.take(), fuel) {
+            self.fuel_while_paused += before.saturating_sub(after);
+        }
+        Ok(())
+    }
+}
+
+/// The linkers every workload is instantiated with: they provide the timing
+/// controls and nothing else.
+///
+/// Timing linkers ([`Linkers::new`]) never touch fuel: a pause or resume does
+/// nothing but read the clock and keep count. Only the linkers of the
+/// instruction pass ([`Linkers::counting_fuel`]) read the fuel left, so that
+/// paused work is not counted.
+pub struct Linkers {
+    module: Linker<HostState>,
+    component: component::Linker<HostState>,
+}
+
+impl Linkers {
+    /// Linkers for timing.
+    pub fn new(engine: &Engine) -> Result<Self> {
+        Self::build::<false>(engine)
+    }
+
+    /// Linkers for the instruction pass, on an engine with fuel.
+    pub fn counting_fuel(engine: &Engine) -> Result<Self> {
+        Self::build::<true>(engine)
+    }
+
+    /// With `FUEL`, pause and resume record the fuel left; without, the
+    /// fuel code is not compiled into them at all.
+    fn build<const FUEL: bool>(engine: &Engine) -> Result<Self> {
+        let mut module = Linker::new(engine);
+        module.func_wrap(
+            BENCH_MODULE,
+            "pause",
+            |mut caller: Caller<'_, HostState>| {
+                let left = if FUEL { caller.get_fuel().ok() } else { None };
+                caller.data_mut().pause(left)
+            },
+        )?;
+        module.func_wrap(
+            BENCH_MODULE,
+            "resume",
+            |mut caller: Caller<'_, HostState>| {
+                let left = if FUEL { caller.get_fuel().ok() } else { None };
+                caller.data_mut().resume(left)
+            },
+        )?;
+        let mut component = component::Linker::new(engine);
+        let mut timing = component.instance(TIMING_INTERFACE)?;
+        timing.func_wrap(
+            "pause",
+            |mut store: StoreContextMut<'_, HostState>, (): ()| {
+                let left = if FUEL { store.get_fuel().ok() } else { None };
+                store.data_mut().pause(left)
+            },
+        )?;
+        timing.func_wrap(
+            "resume",
+            |mut store: StoreContextMut<'_, HostState>, (): ()| {
+                let left = if FUEL { store.get_fuel().ok() } else { None };
+                store.data_mut().resume(left)
+            },
+        )?;
+        Ok(Linkers { module, component })
+    }
+}
+
+/// Fuel given before a call of the instruction pass: more than any call
+/// spends before its deadline.
+const FUEL_TANK: u64 = u64::MAX / 4;
+
+/// One timed guest call.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RawSample {
+    /// Time between the two clock reads, less the time spent paused, in ns.
+    pub elapsed_ns: f64,
+    /// Pauses during the sample.
+    pub pauses: u64,
+    /// What `run` returned.
+    pub checksum: u64,
+}
+
+enum Entry {
+    Module {
+        run: TypedFunc<(i64, i64), i64>,
+        setup: Option<TypedFunc<i64, ()>>,
+    },
+    Component {
+        run: ComponentFunc<(u64, u64), (u64,)>,
+        setup: Option<ComponentFunc<(u64,), ()>>,
+    },
+}
+
+/// How a store is protected from a call that never returns.
+#[derive(Clone)]
+pub enum Safety {
+    /// A guarded copy (epoch checks): every call gets the deadline.
+    Guarded(Arc<Guard>),
+    /// A fast copy, only called at counts a guarded copy returned from; the
+    /// watchdog ends the run should a call hang all the same.
+    Watched(Arc<Guard>),
+    /// A built-in guest.
+    Trusted,
+}
+
+/// A live instance of a workload, ready to be sampled.
+pub struct Instance {
+    store: Store<HostState>,
+    entry: Entry,
+    safety: Safety,
+}
+
+impl Instance {
+    /// Instantiate `code` in a fresh store, under `limits`, and look up
+    /// `export`.
+    pub fn new(
+        linkers: &Linkers,
+        code: &Code,
+        export: &str,
+        limits: Limits,
+        safety: Safety,
+    ) -> Result<Self> {
+        let mut store = Store::new(code.engine(), HostState::new(limits));
+        store.limiter(|state| &mut state.limiter);
+        if let Safety::Guarded(guard) = &safety {
+            store.set_epoch_deadline(guard.deadline_ticks());
+        }
+        let entry = match code {
+            Code::Module(module) => Self::module(&mut store, linkers, module, export, &safety)?,
+            Code::Component(component) => {
+                Self::component(&mut store, linkers, component, export, &safety)?
+            }
+        };
+        Ok(Instance {
+            store,
+            entry,
+            safety,
+        })
+    }
+
+    fn module(
+        store: &mut Store<HostState>,
+        linkers: &Linkers,
+        module: &Module,
+        export: &str,
+        safety: &Safety,
+    ) -> Result<Entry> {
+        let instance = linkers
+            .module
+            .instantiate(&mut *store, module)
+            .map_err(|e| explain(e, store.data(), safety))
+            .context("instantiation failed")?;
+        let run = instance
+            .get_typed_func::<(i64, i64), i64>(&mut *store, export)
+            .map_err(anyhow::Error::from)
+            .with_context(|| format!("export `{export}`"))?;
+        let setup = match instance.get_func(&mut *store, SETUP_EXPORT) {
+            Some(func) => Some(
+                func.typed::<i64, ()>(&*store)
+                    .map_err(anyhow::Error::from)
+                    .with_context(|| format!("export `{SETUP_EXPORT}`"))?,
+            ),
+            None => None,
+        };
+        Ok(Entry::Module { run, setup })
+    }
+
+    fn component(
+        store: &mut Store<HostState>,
+        linkers: &Linkers,
+        component: &Component,
+        export: &str,
+        safety: &Safety,
+    ) -> Result<Entry> {
+        let instance = linkers
+            .component
+            .instantiate(&mut *store, component)
+            .map_err(|e| explain(e, store.data(), safety))
+            .context("instantiation failed")?;
+        let run = instance
+            .get_typed_func::<(u64, u64), (u64,)>(&mut *store, export)
+            .map_err(anyhow::Error::from)
+            .with_context(|| format!("export `{export}`"))?;
+        let setup = match instance.get_func(&mut *store, SETUP_EXPORT) {
+            Some(func) => Some(
+                func.typed::<(u64,), ()>(&*store)
+                    .map_err(anyhow::Error::from)
+                    .with_context(|| format!("export `{SETUP_EXPORT}`"))?,
+            ),
+            None => None,
+        };
+        Ok(Entry::Component { run, setup })
+    }
+
+    /// Give the next call its full deadline (guarded copies only).
+    fn arm(&mut self) {
+        if let Safety::Guarded(guard) = &self.safety {
+            self.store.set_epoch_deadline(guard.deadline_ticks());
+        }
+    }
+
+    pub fn format(&self) -> Format {
+        match self.entry {
+            Entry::Module { .. } => Format::Module,
+            Entry::Component { .. } => Format::Component,
+        }
+    }
+
+    /// Call `setup(size)` if the workload exports it (untimed).
+    pub fn setup(&mut self, size: u64) -> Result<()> {
+        self.arm();
+        // With fuel counting on (the instruction pass), fill the tank; on
+        // other engines this is refused and changes nothing.
+        let _ = self.store.set_fuel(FUEL_TANK);
+        let watchdog = match &self.safety {
+            Safety::Watched(guard) => Some(Arc::clone(guard)),
+            _ => None,
+        };
+        if let Some(guard) = &watchdog {
+            guard.unguarded_start();
+        }
+        let result = match &self.entry {
+            Entry::Module { setup: Some(f), .. } => f.call(&mut self.store, size as i64),
+            Entry::Component { setup: Some(f), .. } => f.call(&mut self.store, (size,)),
+            _ => Ok(()),
+        };
+        if let Some(guard) = &watchdog {
+            guard.unguarded_end();
+        }
+        result
+            .map_err(|e| explain(e, self.store.data(), &self.safety))
+            .with_context(|| format!("`setup({size})` failed"))?;
+        self.check_not_paused("setup")
+    }
+
+    /// Time one call of `run(count, seed)`. Nothing but the guest call sits
+    /// between the two clock reads.
+    #[inline(never)]
+    pub fn sample(&mut self, count: u64, seed: u64) -> Result<RawSample> {
+        if sandbox::interrupted() {
+            bail!("interrupted");
+        }
+        self.store.data_mut().reset();
+        self.arm();
+        let watchdog = match &self.safety {
+            Safety::Watched(guard) => Some(Arc::clone(guard)),
+            _ => None,
+        };
+        if let Some(guard) = &watchdog {
+            guard.unguarded_start();
+        }
+        let result = match &self.entry {
+            Entry::Module { run, .. } => {
+                let args = (count as i64, seed as i64);
+                let start = Instant::now();
+                let result = run.call(&mut self.store, args);
+                let end = Instant::now();
+                result.map(|r| (r as u64, end.duration_since(start)))
+            }
+            Entry::Component { run, .. } => {
+                let start = Instant::now();
+                let result = run.call(&mut self.store, (count, seed));
+                let end = Instant::now();
+                result.map(|(r,)| (r, end.duration_since(start)))
+            }
+        };
+        if let Some(guard) = &watchdog {
+            guard.unguarded_end();
+        }
+        let (checksum, elapsed) = result
+            .map_err(|e| explain(e, self.store.data(), &self.safety))
+            .context("`run` failed")?;
+        self.check_not_paused("run")?;
+        let state = self.store.data();
+        Ok(RawSample {
+            elapsed_ns: elapsed.saturating_sub(state.paused).as_nanos() as f64,
+            pauses: state.pauses,
+            checksum: std::hint::black_box(checksum),
+        })
+    }
+
+    /// Wasm instructions (fuel) one `run` call spends on `count` operations,
+    /// paused work excluded. The engine must have been built with fuel.
+    pub fn fuel(&mut self, count: u64, seed: u64) -> Result<u64> {
+        const TANK: u64 = FUEL_TANK;
+        self.store.data_mut().reset();
+        self.arm();
+        self.store
+            .set_fuel(TANK)
+            .map_err(anyhow::Error::from)
+            .context("fuel is not enabled")?;
+        let result = match &self.entry {
+            Entry::Module { run, .. } => run
+                .call(&mut self.store, (count as i64, seed as i64))
+                .map(|_| ()),
+            Entry::Component { run, .. } => run.call(&mut self.store, (count, seed)).map(|_| ()),
+        };
+        result
+            .map_err(|e| explain(e, self.store.data(), &self.safety))
+            .context("`run` failed while counting instructions")?;
+        self.check_not_paused("run")?;
+        let left = self
+            .store
+            .get_fuel()
+            .map_err(anyhow::Error::from)
+            .context("reading the fuel left")?;
+        Ok(TANK
+            .saturating_sub(left)
+            .saturating_sub(self.store.data().fuel_while_paused))
+    }
+
+    fn check_not_paused(&self, function: &str) -> Result<()> {
+        if self.store.data().paused_since.is_some() {
+            bail!("`{function}` returned while paused (pause without resume)");
+        }
+        Ok(())
+    }
+}
+
+/// A guest failure with its explanation: see [`guest_failure`].
+fn explain(error: wasmtime::Error, state: &HostState, safety: &Safety) -> anyhow::Error {
+    let timeout = match safety {
+        Safety::Guarded(guard) => Some(guard.timeout()),
+        _ => None,
+    };
+    guest_failure(error, state.limiter.refused(), timeout)
+}
+
+/// A guest failure as an error chain: the plain-words meaning of the trap and
+/// any limit that was refused on the way, over wasmtime's own error.
+/// `timeout` is the deadline when the code was guarded.
+pub fn guest_failure(
+    error: wasmtime::Error,
+    refused: Option<&str>,
+    timeout: Option<Duration>,
+) -> anyhow::Error {
+    let words = plain_words(&error, timeout);
+    let error = anyhow::Error::from(error);
+    let words = match (words, refused) {
+        (Some(words), Some(refused)) => Some(format!("{words}; {refused}")),
+        (words, refused) => words.or(refused.map(str::to_string)),
+    };
+    match words {
+        Some(words) => error.context(words),
+        None => error,
+    }
+}
+
+/// What a trap means, in plain words, when it is one of the known traps.
+fn plain_words(error: &wasmtime::Error, timeout: Option<Duration>) -> Option<String> {
+    Some(match error.downcast_ref::<Trap>()? {
+        Trap::Interrupt if sandbox::interrupted() => "interrupted".to_string(),
+        Trap::Interrupt => match timeout {
+            Some(timeout) => format!(
+                "did not return within --timeout {} (infinite loop?)",
+                humantime::format_duration(timeout)
+            ),
+            None => "interrupted".to_string(),
+        },
+        Trap::StackOverflow => {
+            "stack overflow: call stack exhausted (unbounded recursion?)".to_string()
+        }
+        Trap::IntegerDivisionByZero => "integer divide by zero".to_string(),
+        Trap::MemoryOutOfBounds => "out-of-bounds memory access".to_string(),
+        Trap::UnreachableCodeReached => {
+            "wasm `unreachable` executed (the guest aborted)".to_string()
+        }
+        _ => return None,
+    })
+}

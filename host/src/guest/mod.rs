@@ -1,0 +1,30 @@
+//! The guest stage: everything that touches WebAssembly.
+//!
+//! - [`format`]: the binary format told from the header, and compiled code;
+//! - [`contract`]: every name and check of the workload contract;
+//! - [`engine`]: wasmtime engines (fast, guarded, fuel) and compiling;
+//! - [`cache`]: the compile cache on disk;
+//! - [`load`]: finding, reading, compiling and checking workload files;
+//! - [`limits`]: each store's memory and table limits;
+//! - [`sandbox`]: the call deadline, the watchdog and Ctrl-C;
+//! - [`instance`]: `run(count, seed)` workloads instantiated and called, the
+//!   one timed region;
+//! - [`builtin`]: the empty guests and the pause/resume calibrator;
+//! - [`program`]: one iteration of a WASI program (the Sightglass protocol).
+//!
+//! Nothing here decides how often to call a guest, or what the numbers mean.
+
+pub mod builtin;
+pub mod cache;
+pub mod contract;
+pub mod engine;
+pub mod format;
+pub mod instance;
+pub mod limits;
+pub mod load;
+pub mod program;
+pub mod sandbox;
+
+pub use contract::{Contract, Kind};
+pub use format::Format;
+pub use load::{LoadError, Workload, discover, workload_name};

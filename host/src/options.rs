@@ -1,0 +1,763 @@
+//! Typed settings, made once from the raw flags of [`crate::cli`].
+//!
+//! Everything after this stage reads [`Settings`] (and [`CompareSettings`]),
+//! never clap types. This module checks values and converts units
+//! (durations, sizes, bytes, percentages); it does not touch the file system
+//! or the machine.
+
+use std::fmt;
+use std::num::{NonZeroU64, NonZeroUsize};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use crate::cli::{
+    CompareArgs, EngineArg, MeasureArgs, MetricArg, OptLevelArg, PriorityArg, RunArgs,
+};
+
+/// Default wall-clock budget for one workload, compile included.
+pub const DEFAULT_BUDGET: Duration = Duration::from_secs(2);
+
+/// Where the measuring thread should run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PinRequest {
+    /// The last core the process may run on.
+    LastCore,
+    /// A core chosen by the user.
+    Core(usize),
+    /// Do not pin.
+    None,
+}
+
+/// Which scheduling class the measuring thread asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PriorityRequest {
+    /// nice -20 under the normal scheduler.
+    Nice,
+    /// SCHED_FIFO, falling back to nice -20.
+    Fifo,
+    /// Leave it alone.
+    None,
+}
+
+/// When sampling stops.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StopRule {
+    /// Stop once the 95% interval of the median is within `pct` percent of
+    /// it, or once the workload has used `budget` (compile included).
+    Precision { pct: f64, budget: Duration },
+    /// Take exactly this many samples.
+    Samples(NonZeroUsize),
+    /// Sample for this long.
+    Time(Duration),
+}
+
+/// Where an export goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Output {
+    Stdout,
+    File(PathBuf),
+}
+
+impl Output {
+    fn from_path(path: PathBuf) -> Self {
+        if path.as_os_str() == "-" {
+            Output::Stdout
+        } else {
+            Output::File(path)
+        }
+    }
+}
+
+/// Everything `host run` needs to know, checked.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Files or folders as given; [`crate::guest::discover`] expands folders.
+    pub paths: Vec<PathBuf>,
+    pub pin: PinRequest,
+    pub priority: PriorityRequest,
+    /// Upper bound on the warm-up of one workload.
+    pub warmup_cap: Duration,
+    /// Operations per sample, when fixed by the user.
+    pub count: Option<NonZeroU64>,
+    pub stop: StopRule,
+    /// Target duration of one sample; the pilot picks a count that fills it.
+    pub sample_time: Duration,
+    /// Seed passed to `run`; `None` draws a fresh one.
+    pub seed: Option<u64>,
+    /// Run-to-run drift added to the interval, in percent.
+    pub drift_pct: f64,
+    /// Input sizes, ascending; empty when none were given (then `setup(0)`).
+    pub sizes: Vec<u64>,
+    pub export_json: Option<Output>,
+    pub export_markdown: Option<Output>,
+    pub export_csv: Option<Output>,
+    pub export_html: Option<Output>,
+    pub export_dashboard: Option<Output>,
+    /// What comparisons judge by.
+    pub metric: Metric,
+    /// Ratios that count as "no difference" (compare, baseline, watch).
+    pub noise: NoiseBand,
+    pub baselines: Baselines,
+    /// No progress display.
+    pub quiet: bool,
+    /// What program workloads are granted beyond their own folder.
+    pub grants: Grants,
+    /// How code is compiled: one entry per `--engine`, in order.
+    pub engines: Vec<EngineConfig>,
+    /// The compile cache folder; `None` with `--no-cache`.
+    pub cache: Option<PathBuf>,
+    /// Cap on each instance's linear memories and tables, in bytes.
+    pub max_memory_bytes: u64,
+    /// Deadline of one guest call.
+    pub timeout: Duration,
+}
+
+/// What comparisons judge by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    /// Time per op.
+    Time,
+    /// Wasm instructions per op (fuel), measured beside the time.
+    Instructions,
+}
+
+/// The band of ratios that count as "no difference". `--noise PCT` is its
+/// width: with the default 1, ratios within ±0.5% of 1 are "same". The band
+/// is symmetric in log space, `[1/(1+h), 1+h]` with `h` half the width.
+/// Compare, the baseline comparison and watch all read this one definition.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NoiseBand {
+    width_pct: f64,
+}
+
+impl NoiseBand {
+    /// The band `--noise PCT` asks for.
+    pub fn from_width_pct(width_pct: f64) -> Result<Self> {
+        if !(width_pct >= 0.0 && width_pct.is_finite()) {
+            bail!("--noise must be a percentage of 0 or more");
+        }
+        Ok(NoiseBand { width_pct })
+    }
+
+    /// The whole width, in percent (what `--noise` says).
+    pub fn width_pct(&self) -> f64 {
+        self.width_pct
+    }
+
+    /// Half the width, as a fraction: `h` in `[1/(1+h), 1+h]`.
+    pub fn half(&self) -> f64 {
+        self.width_pct / 200.0
+    }
+}
+
+impl Default for NoiseBand {
+    fn default() -> Self {
+        NoiseBand { width_pct: 1.0 }
+    }
+}
+
+impl fmt::Display for NoiseBand {
+    /// `noise band ±0.5%`: the one wording every output uses.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "noise band ±{}%", self.width_pct / 2.0)
+    }
+}
+
+/// Which compiler turns wasm into code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Compiler {
+    /// Cranelift, the optimising compiler (the default).
+    Cranelift,
+    /// Winch, the baseline compiler: fast to compile, slower code.
+    Winch,
+    /// Pulley, wasmtime's portable interpreter.
+    Pulley,
+}
+
+/// Cranelift's optimisation level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OptimizeFor {
+    None,
+    Speed,
+    SpeedAndSize,
+}
+
+/// How code is compiled: recorded in the report and part of cache keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct EngineConfig {
+    pub compiler: Compiler,
+    pub opt_level: OptimizeFor,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            compiler: Compiler::Cranelift,
+            opt_level: OptimizeFor::Speed,
+        }
+    }
+}
+
+impl fmt::Display for EngineConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.compiler {
+            Compiler::Cranelift => {
+                let level = match self.opt_level {
+                    OptimizeFor::None => "none",
+                    OptimizeFor::Speed => "speed",
+                    OptimizeFor::SpeedAndSize => "speed_and_size",
+                };
+                write!(f, "cranelift (opt-level {level})")
+            }
+            Compiler::Winch => f.write_str("winch"),
+            Compiler::Pulley => f.write_str("pulley"),
+        }
+    }
+}
+
+impl EngineConfig {
+    /// A short name for row suffixes: `cranelift`, `winch`, `pulley`.
+    pub fn short_name(&self) -> &'static str {
+        match self.compiler {
+            Compiler::Cranelift => "cranelift",
+            Compiler::Winch => "winch",
+            Compiler::Pulley => "pulley",
+        }
+    }
+}
+
+/// The compile cache folder: `$WASM_BENCH_CACHE`, else
+/// `$XDG_CACHE_HOME/wasm-bench`, else `~/.cache/wasm-bench`.
+pub fn default_cache_folder() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("WASM_BENCH_CACHE") {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
+        return Some(PathBuf::from(dir).join("wasm-bench"));
+    }
+    std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache").join("wasm-bench"))
+}
+
+/// Capabilities granted to program workloads (`--dir`, `--env`, `--arg`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Grants {
+    /// Host folder and the guest path it appears at.
+    pub dirs: Vec<(PathBuf, String)>,
+    pub env: Vec<(String, String)>,
+    pub args: Vec<String>,
+}
+
+impl Grants {
+    fn parse(dirs: &[String], env: &[String], args: &[String]) -> Result<Self> {
+        let dirs = dirs
+            .iter()
+            .map(|d| match d.split_once("::") {
+                Some((host, guest)) if !host.is_empty() && !guest.is_empty() => {
+                    Ok((PathBuf::from(host), guest.to_string()))
+                }
+                Some(_) => bail!("--dir: `{d}` is not HOST::GUEST"),
+                None => Ok((PathBuf::from(d), d.clone())),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let env = env
+            .iter()
+            .map(|e| match e.split_once('=') {
+                Some((key, value)) if !key.is_empty() => Ok((key.to_string(), value.to_string())),
+                _ => bail!("--env: `{e}` is not KEY=VALUE"),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Grants {
+            dirs,
+            env,
+            args: args.to_vec(),
+        })
+    }
+}
+
+/// Saved baselines to write or compare with.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Baselines {
+    pub save: Option<String>,
+    pub compare: Option<String>,
+    /// Exit with a distinct status when a workload is certainly slower than
+    /// the baseline by more than this many percent.
+    pub fail_on_regression_pct: Option<f64>,
+}
+
+impl Settings {
+    /// Every export asked for, with its flag.
+    pub fn exports(&self) -> Vec<(&'static str, &Output)> {
+        [
+            ("--export-json", &self.export_json),
+            ("--export-markdown", &self.export_markdown),
+            ("--export-csv", &self.export_csv),
+            ("--export-html", &self.export_html),
+            ("--export-dashboard", &self.export_dashboard),
+        ]
+        .into_iter()
+        .filter_map(|(flag, output)| output.as_ref().map(|o| (flag, o)))
+        .collect()
+    }
+
+    /// Whether an export goes to stdout (then the table goes to stderr).
+    pub fn exports_to_stdout(&self) -> bool {
+        self.exports().iter().any(|(_, o)| **o == Output::Stdout)
+    }
+
+    fn check_exports(&self) -> Result<()> {
+        let to_stdout: Vec<&str> = self
+            .exports()
+            .into_iter()
+            .filter(|(_, o)| **o == Output::Stdout)
+            .map(|(flag, _)| flag)
+            .collect();
+        if to_stdout.len() > 1 {
+            bail!(
+                "{}: only one export can go to stdout (`-`)",
+                to_stdout.join(", ")
+            );
+        }
+        Ok(())
+    }
+
+    /// Check and convert the flags of `host run`.
+    pub fn from_run_args(args: RunArgs) -> Result<Self> {
+        let stop = match (args.samples, args.time) {
+            (Some(n), _) => {
+                StopRule::Samples(NonZeroUsize::new(n).context("--samples must be at least 1")?)
+            }
+            (None, Some(time)) => StopRule::Time(positive_duration("--time", &time)?),
+            (None, None) => {
+                if !(args.precision > 0.0 && args.precision.is_finite()) {
+                    bail!("--precision must be a positive percentage");
+                }
+                StopRule::Precision {
+                    pct: args.precision,
+                    budget: DEFAULT_BUDGET,
+                }
+            }
+        };
+        if !(args.drift >= 0.0 && args.drift.is_finite()) {
+            bail!("--drift must be a percentage of 0 or more");
+        }
+        if let Some(pct) = args.fail_on_regression
+            && !(pct >= 0.0 && pct.is_finite())
+        {
+            bail!("--fail-on-regression must be a percentage of 0 or more");
+        }
+        for name in [&args.save_baseline, &args.baseline].into_iter().flatten() {
+            check_baseline_name(name)?;
+        }
+        let baselines = Baselines {
+            save: args.save_baseline,
+            compare: args.baseline,
+            fail_on_regression_pct: args.fail_on_regression,
+        };
+        let settings =
+            Self::from_measure_args(args.paths, args.measure, stop, args.drift, baselines)?;
+        settings.check_exports()?;
+        Ok(settings)
+    }
+
+    /// The options every measuring command shares.
+    fn from_measure_args(
+        paths: Vec<PathBuf>,
+        args: MeasureArgs,
+        stop: StopRule,
+        drift_pct: f64,
+        baselines: Baselines,
+    ) -> Result<Self> {
+        let pin = match (args.no_pin, args.core) {
+            (true, _) => PinRequest::None,
+            (false, Some(core)) => PinRequest::Core(core),
+            (false, None) => PinRequest::LastCore,
+        };
+        let priority = match args.priority {
+            PriorityArg::Nice => PriorityRequest::Nice,
+            PriorityArg::Fifo => PriorityRequest::Fifo,
+            PriorityArg::None => PriorityRequest::None,
+        };
+        let count = match args.count {
+            None => None,
+            Some(n) => {
+                let n = NonZeroU64::new(n).context("--count must be at least 1")?;
+                if n.get() > i64::MAX as u64 {
+                    bail!("--count must fit in a signed 64-bit integer");
+                }
+                Some(n)
+            }
+        };
+        Ok(Settings {
+            paths,
+            pin,
+            priority,
+            warmup_cap: parse_duration("--warmup", &args.warmup)?,
+            count,
+            stop,
+            sample_time: positive_duration("--sample-time", &args.sample_time)?,
+            seed: args.seed,
+            drift_pct,
+            sizes: parse_sizes(&args.size)?,
+            export_json: args.export_json.map(Output::from_path),
+            export_markdown: args.export_markdown.map(Output::from_path),
+            export_csv: args.export_csv.map(Output::from_path),
+            export_html: args.export_html.map(Output::from_path),
+            export_dashboard: args.export_dashboard.map(Output::from_path),
+            noise: NoiseBand::from_width_pct(args.noise)?,
+            metric: match args.metric {
+                MetricArg::Time => Metric::Time,
+                MetricArg::Instructions => Metric::Instructions,
+            },
+            baselines,
+            quiet: args.quiet,
+            grants: Grants::parse(&args.dir, &args.env, &args.arg)?,
+            engines: engine_configs(&args.engine, args.opt_level),
+            cache: if args.no_cache {
+                None
+            } else {
+                default_cache_folder()
+            },
+            max_memory_bytes: parse_bytes("--max-memory", &args.max_memory)?,
+            timeout: positive_duration("--timeout", &args.timeout)?,
+        })
+    }
+}
+
+/// What `host compare` needs beyond [`Settings`].
+#[derive(Debug, Clone)]
+pub struct CompareSettings {
+    pub settings: Settings,
+    /// Name of the reference variant; the first when `None`.
+    pub reference: Option<String>,
+    /// Sampling stops at this point even if a verdict is unsure.
+    pub time_cap: Duration,
+}
+
+impl CompareSettings {
+    /// Check and convert the flags of `host compare`.
+    pub fn from_args(args: CompareArgs) -> Result<Self> {
+        let time_cap = positive_duration("--time", &args.time)?;
+        let settings = Settings::from_measure_args(
+            args.paths,
+            args.measure,
+            StopRule::Time(time_cap),
+            0.0,
+            Baselines::default(),
+        )?;
+        settings.check_exports()?;
+        if settings.export_dashboard.is_some() {
+            bail!(
+                "--export-dashboard: for `host run` only (a dashboard tracks each workload over time)"
+            );
+        }
+        if settings.sizes.len() > 1 {
+            bail!("--size: compare takes one size (variants are compared at the same size)");
+        }
+        Ok(CompareSettings {
+            settings,
+            reference: args.reference,
+            time_cap,
+        })
+    }
+}
+
+/// One engine configuration per `--engine`, without repeats.
+fn engine_configs(engines: &[EngineArg], opt_level: OptLevelArg) -> Vec<EngineConfig> {
+    let opt_level = match opt_level {
+        OptLevelArg::None => OptimizeFor::None,
+        OptLevelArg::Speed => OptimizeFor::Speed,
+        OptLevelArg::SpeedAndSize => OptimizeFor::SpeedAndSize,
+    };
+    let mut configs: Vec<EngineConfig> = Vec::new();
+    for engine in engines {
+        let compiler = match engine {
+            EngineArg::Cranelift => Compiler::Cranelift,
+            EngineArg::Winch => Compiler::Winch,
+            EngineArg::Pulley => Compiler::Pulley,
+        };
+        let config = EngineConfig {
+            compiler,
+            opt_level,
+        };
+        if !configs.contains(&config) {
+            configs.push(config);
+        }
+    }
+    if configs.is_empty() {
+        configs.push(EngineConfig::default());
+    }
+    configs
+}
+
+/// Parse a size in bytes: `1GiB`, `512MiB`, `64KiB`, `1G`, `100M` (binary
+/// units either way) or a plain number of bytes.
+pub fn parse_bytes(flag: &str, text: &str) -> Result<u64> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        _ => bail!("{flag}: `{text}` is not a size (try `1GiB` or `256MiB`)"),
+    };
+    let value: u64 = number
+        .parse()
+        .ok()
+        .with_context(|| format!("{flag}: `{text}` is not a size (try `1GiB` or `256MiB`)"))?;
+    let bytes = value
+        .checked_mul(scale)
+        .with_context(|| format!("{flag}: `{text}` is too large"))?;
+    if bytes == 0 {
+        bail!("{flag} must be larger than zero");
+    }
+    Ok(bytes)
+}
+
+/// A duration that must be longer than zero.
+fn positive_duration(flag: &str, text: &str) -> Result<Duration> {
+    let duration = parse_duration(flag, text)?;
+    if duration.is_zero() {
+        bail!("{flag} must be longer than zero");
+    }
+    Ok(duration)
+}
+
+/// Baseline names become file names: keep them plain.
+fn check_baseline_name(name: &str) -> Result<()> {
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && !name.starts_with('.');
+    if !plain {
+        bail!("baseline name `{name}`: use letters, digits, `-`, `_` and `.` only");
+    }
+    Ok(())
+}
+
+/// Most rows one `--size` range may produce.
+const MAX_SIZES: usize = 1_000;
+
+/// Parse `--size` values: comma-separated terms, each a number, a power
+/// (`2^10`) or a doubling range (`16..4096`, `2^4..2^16`, ends included).
+/// Returns the sizes ascending, without repeats.
+pub fn parse_sizes(specs: &[String]) -> Result<Vec<u64>> {
+    let mut sizes = Vec::new();
+    for spec in specs {
+        for term in spec.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            match term.split_once("..") {
+                Some((from, to)) => {
+                    let (from, to) = (size_term(from)?, size_term(to)?);
+                    if from == 0 || from > to {
+                        bail!(
+                            "--size: `{term}` is not a range from a positive size up to a larger one"
+                        );
+                    }
+                    let mut n = from;
+                    while n < to {
+                        sizes.push(n);
+                        n = n.saturating_mul(2);
+                        if sizes.len() > MAX_SIZES {
+                            bail!("--size: `{term}` gives more than {MAX_SIZES} sizes");
+                        }
+                    }
+                    sizes.push(to);
+                }
+                None => sizes.push(size_term(term)?),
+            }
+        }
+    }
+    sizes.sort_unstable();
+    sizes.dedup();
+    Ok(sizes)
+}
+
+fn size_term(term: &str) -> Result<u64> {
+    let term = term.trim();
+    let value = match term.split_once('^') {
+        Some((base, exp)) => {
+            let base: u64 = base
+                .trim()
+                .parse()
+                .ok()
+                .with_context(|| format!("--size: `{term}` is not a size"))?;
+            let exp: u32 = exp
+                .trim()
+                .parse()
+                .ok()
+                .with_context(|| format!("--size: `{term}` is not a size"))?;
+            base.checked_pow(exp)
+                .with_context(|| format!("--size: `{term}` is too large"))?
+        }
+        None => term
+            .parse()
+            .ok()
+            .with_context(|| format!("--size: `{term}` is not a size"))?,
+    };
+    if value > i64::MAX as u64 {
+        bail!("--size: `{term}` must fit in a signed 64-bit integer");
+    }
+    Ok(value)
+}
+
+/// Parse a duration such as `1s`, `500ms`, `2.5s`, naming the flag on error.
+pub fn parse_duration(flag: &str, text: &str) -> Result<Duration> {
+    let text = text.trim();
+    if let Ok(duration) = humantime::parse_duration(text) {
+        return Ok(duration);
+    }
+    // humantime has no fractional units; accept "2.5s" and plain seconds.
+    let (number, scale) = if let Some(n) = text.strip_suffix("ms") {
+        (n, 1e-3)
+    } else if let Some(n) = text.strip_suffix('s') {
+        (n, 1.0)
+    } else {
+        (text, 1.0)
+    };
+    match number.trim().parse::<f64>() {
+        Ok(value) if value >= 0.0 && value.is_finite() => {
+            Ok(Duration::from_secs_f64(value * scale))
+        }
+        _ => bail!("{flag}: `{text}` is not a duration (try `1s` or `500ms`)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn settings(args: &[&str]) -> Result<Settings> {
+        let mut argv = vec!["host", "run"];
+        argv.extend_from_slice(args);
+        let cli = crate::cli::Cli::try_parse_from(argv)?;
+        match cli.command {
+            crate::cli::Command::Run(run) => Settings::from_run_args(run),
+            _ => bail!("not a run"),
+        }
+    }
+
+    #[test]
+    fn defaults() -> Result<()> {
+        let s = settings(&["x.wasm"])?;
+        assert_eq!(s.pin, PinRequest::LastCore);
+        assert_eq!(s.priority, PriorityRequest::Nice);
+        assert_eq!(s.warmup_cap, Duration::from_secs(1));
+        assert_eq!(s.sample_time, Duration::from_millis(1));
+        assert_eq!(s.count, None);
+        assert_eq!(
+            s.stop,
+            StopRule::Precision {
+                pct: 1.0,
+                budget: DEFAULT_BUDGET
+            }
+        );
+        assert_eq!(s.export_json, None);
+        Ok(())
+    }
+
+    #[test]
+    fn overrides() -> Result<()> {
+        let s = settings(&[
+            "x.wasm",
+            "--core",
+            "0",
+            "--count",
+            "1000",
+            "--samples",
+            "7",
+            "--warmup",
+            "250ms",
+            "--export-json",
+            "-",
+        ])?;
+        assert_eq!(s.pin, PinRequest::Core(0));
+        assert_eq!(s.count.map(NonZeroU64::get), Some(1000));
+        assert_eq!(
+            s.stop,
+            StopRule::Samples(NonZeroUsize::new(7).context("7")?)
+        );
+        assert_eq!(s.warmup_cap, Duration::from_millis(250));
+        assert_eq!(s.export_json, Some(Output::Stdout));
+        let s = settings(&["x.wasm", "--time", "2.5s", "--no-pin"])?;
+        assert_eq!(s.stop, StopRule::Time(Duration::from_millis(2500)));
+        assert_eq!(s.pin, PinRequest::None);
+        Ok(())
+    }
+
+    #[test]
+    fn sizes_lists_powers_and_ranges() -> Result<()> {
+        let parse =
+            |specs: &[&str]| parse_sizes(&specs.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(parse(&[])?, Vec::<u64>::new());
+        assert_eq!(parse(&["100,1000,10000"])?, [100, 1000, 10000]);
+        assert_eq!(parse(&["2^4..2^7"])?, [16, 32, 64, 128]);
+        assert_eq!(parse(&["10..50"])?, [10, 20, 40, 50]);
+        assert_eq!(parse(&["101", "100", "2^10", "100"])?, [100, 101, 1024]);
+        for bad in ["x", "2^", "0..8", "8..4", "2^70", "-3"] {
+            assert!(parse(&[bad]).is_err(), "{bad} was accepted");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn byte_sizes() -> Result<()> {
+        assert_eq!(parse_bytes("--max-memory", "1GiB")?, 1 << 30);
+        assert_eq!(parse_bytes("--max-memory", "256MiB")?, 256 << 20);
+        assert_eq!(parse_bytes("--max-memory", "64k")?, 64 << 10);
+        assert_eq!(parse_bytes("--max-memory", "4096")?, 4096);
+        for bad in ["", "GiB", "1.5GiB", "0", "12 parsecs", "99999999999T"] {
+            assert!(
+                parse_bytes("--max-memory", bad).is_err(),
+                "{bad} was accepted"
+            );
+        }
+        let s = settings(&["x.wasm", "--max-memory", "64MiB", "--timeout", "2s"])?;
+        assert_eq!(
+            (s.max_memory_bytes, s.timeout),
+            (64 << 20, Duration::from_secs(2))
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn bad_values_name_the_flag() {
+        for (args, flag) in [
+            (&["x.wasm", "--count", "0"][..], "--count"),
+            (&["x.wasm", "--samples", "0"][..], "--samples"),
+            (&["x.wasm", "--warmup", "soon"][..], "--warmup"),
+            (&["x.wasm", "--time", "0s"][..], "--time"),
+            (&["x.wasm", "--precision=-1"][..], "--precision"),
+            (&["x.wasm", "--drift=-1"][..], "--drift"),
+            (&["x.wasm", "--max-memory", "lots"][..], "--max-memory"),
+            (&["x.wasm", "--timeout", "0s"][..], "--timeout"),
+        ] {
+            match settings(args) {
+                Ok(_) => panic!("{args:?} was accepted"),
+                Err(e) => assert!(format!("{e:#}").contains(flag), "{e:#}"),
+            }
+        }
+    }
+
+    #[test]
+    fn one_noise_band_for_every_comparison() -> Result<()> {
+        let s = settings(&["x.wasm"])?;
+        assert_eq!(s.noise.width_pct(), 1.0);
+        assert_eq!(s.noise.half(), 0.005);
+        assert_eq!(s.noise.to_string(), "noise band ±0.5%");
+        let s = settings(&["x.wasm", "--noise", "3"])?;
+        assert_eq!(s.noise.half(), 0.015);
+        assert!(settings(&["x.wasm", "--noise=-1"]).is_err());
+        Ok(())
+    }
+}

@@ -1,0 +1,218 @@
+//! RFC 4180 CSV of a run (one record per row) or of a comparison (one record
+//! per variant against the reference).
+//!
+//! Records end in CRLF; a field holding a comma, a double quote, CR or LF is
+//! quoted, its quotes doubled. Numbers are in ns (or plain ratios) with every
+//! digit Rust prints for an `f64` (the shortest text that reads back the same
+//! value); an absent or non-finite value is an empty field.
+
+use crate::results::CompareReport;
+use crate::results::RunReport;
+
+const RUN_HEADER: [&str; 20] = [
+    "name",
+    "benchmark",
+    "size",
+    "engine",
+    "path",
+    "kind",
+    "error",
+    "count",
+    "samples",
+    "median_ns",
+    "mean_ns",
+    "stddev_ns",
+    "min_ns",
+    "max_ns",
+    "ci95_low_ns",
+    "ci95_high_ns",
+    "err_pct",
+    "ops_per_sec",
+    "outliers",
+    "fuel_per_op",
+];
+
+const COMPARE_HEADER: [&str; 7] = [
+    "variant",
+    "reference",
+    "metric",
+    "ratio",
+    "ci95_low",
+    "ci95_high",
+    "verdict",
+];
+
+/// The rows of `host run` as CSV, header first; a failed row has its
+/// `error` and empty figures.
+pub fn csv_run(report: &RunReport) -> String {
+    let mut out = record(RUN_HEADER.iter().map(|s| s.to_string()));
+    for r in &report.results {
+        let mut fields = vec![
+            r.name.clone(),
+            r.benchmark.clone(),
+            r.size.map(|s| s.to_string()).unwrap_or_default(),
+            r.engine.clone().unwrap_or_default(),
+            r.path.clone(),
+            r.kind.map(|k| k.to_string()).unwrap_or_default(),
+            r.error.clone().unwrap_or_default(),
+        ];
+        match &r.figures {
+            Some(f) => {
+                let ns = &f.ns_per_op;
+                fields.extend([
+                    f.count.to_string(),
+                    f.samples.to_string(),
+                    number(ns.median),
+                    number(ns.mean),
+                    number(ns.stddev),
+                    number(ns.min),
+                    number(ns.max),
+                    number(ns.ci95_low),
+                    number(ns.ci95_high),
+                    number(f.err_pct),
+                    f.ops_per_sec.map(number).unwrap_or_default(),
+                    f.outliers.to_string(),
+                    f.fuel_per_op.map(number).unwrap_or_default(),
+                ]);
+            }
+            None => fields.extend(std::iter::repeat_n(String::new(), 13)),
+        }
+        out.push_str(&record(fields));
+    }
+    out
+}
+
+/// The verdicts of `host compare` as CSV, header first: one record per
+/// variant against the reference.
+pub fn csv_compare(report: &CompareReport) -> String {
+    let mut out = record(COMPARE_HEADER.iter().map(|s| s.to_string()));
+    for c in &report.comparisons {
+        out.push_str(&record([
+            c.variant.clone(),
+            c.reference.clone(),
+            c.metric.clone(),
+            number(c.ratio),
+            number(c.ci95_low),
+            number(c.ci95_high),
+            c.verdict.to_string(),
+        ]));
+    }
+    out
+}
+
+/// One record: fields quoted where needed, joined by commas, ended by CRLF.
+fn record(fields: impl IntoIterator<Item = String>) -> String {
+    let mut line = fields
+        .into_iter()
+        .map(|f| field(&f))
+        .collect::<Vec<_>>()
+        .join(",");
+    line.push_str("\r\n");
+    line
+}
+
+/// A field, quoted (quotes doubled) when it holds a comma, a quote, CR or LF.
+fn field(s: &str) -> String {
+    if s.contains([',', '"', '\r', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// A number as Rust prints it (round-trips); empty when not finite.
+fn number(x: f64) -> String {
+    if x.is_finite() {
+        x.to_string()
+    } else {
+        String::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::export::fixtures;
+
+    #[test]
+    fn run_csv_has_a_header_and_one_record_per_row() {
+        let csv = csv_run(&fixtures::run_report());
+        let expected = "name,benchmark,size,engine,path,kind,error,count,samples,median_ns,mean_ns,stddev_ns,min_ns,max_ns,ci95_low_ns,ci95_high_ns,err_pct,ops_per_sec,outliers,fuel_per_op\r\n\
+xor.wasm,xor.wasm,,,workloads/xor.wasm,module,,1000,100,1234.5,1240,12,1200,1300,1230,1240,0.52,810044.552,3,\r\n\
+trap.wasm,trap.wasm,,,workloads/trap.wasm,module,\"wasm trap: unreachable, in `run`\",,,,,,,,,,,,,\r\n";
+        assert_eq!(csv, expected);
+        for line in csv.split_terminator("\r\n") {
+            assert_eq!(parse_record(line).len(), 20, "{line}");
+        }
+    }
+
+    #[test]
+    fn fields_are_quoted_only_when_needed() {
+        assert_eq!(field("plain"), "plain");
+        assert_eq!(field("a,b"), "\"a,b\"");
+        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(field("two\nlines"), "\"two\nlines\"");
+        assert_eq!(field("cr\r"), "\"cr\r\"");
+        assert_eq!(field(""), "");
+        assert_eq!(number(f64::NAN), "");
+        assert_eq!(number(0.1 + 0.2), "0.30000000000000004");
+    }
+
+    #[test]
+    fn awkward_names_survive_a_round_trip() {
+        let mut report = fixtures::run_report();
+        let name = "odd, \"quoted\"\nname.wasm";
+        report.results[0].name = name.to_string();
+        report.results[0].size = Some(64);
+        report.results[0].engine = Some("winch".to_string());
+        report.results[0]
+            .figures
+            .as_mut()
+            .expect("measured")
+            .fuel_per_op = Some(17.25);
+        let csv = csv_run(&report);
+        let body = csv
+            .split_once("\r\n")
+            .map(|(_, rest)| rest)
+            .expect("a header");
+        let first = body.split_once("\r\nt").map(|(r, _)| r).expect("two rows");
+        let fields = parse_record(first);
+        assert_eq!(fields.len(), 20);
+        assert_eq!(fields[0], name);
+        assert_eq!(fields[2], "64");
+        assert_eq!(fields[3], "winch");
+        assert_eq!(fields[19], "17.25");
+    }
+
+    #[test]
+    fn compare_csv_lists_the_verdicts() {
+        let csv = csv_compare(&fixtures::compare_report());
+        let expected = "variant,reference,metric,ratio,ci95_low,ci95_high,verdict\r\n\
+mod16.wasm,mod13.wasm,time,1.2,1.17,1.23,slower\r\n\
+mod17.wasm,mod13.wasm,time,0.706,0.69,0.72,faster\r\n\
+mod13|copy.wasm,mod13.wasm,time,1.003,0.996,1.008,same\r\n";
+        assert_eq!(csv, expected);
+    }
+
+    /// A minimal RFC 4180 reader for one record (quoted fields may hold
+    /// anything).
+    fn parse_record(line: &str) -> Vec<String> {
+        let mut fields = vec![String::new()];
+        let mut quoted = false;
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            let current = fields.last_mut().expect("one field at least");
+            match (c, quoted) {
+                ('"', false) if current.is_empty() => quoted = true,
+                ('"', true) if chars.peek() == Some(&'"') => {
+                    current.push('"');
+                    chars.next();
+                }
+                ('"', true) => quoted = false,
+                (',', false) => fields.push(String::new()),
+                (c, _) => current.push(c),
+            }
+        }
+        fields
+    }
+}

@@ -1,0 +1,289 @@
+//! Hand-made reports for the export tests: a small run report with fixed
+//! figures (for exact snapshots), and realistic reports built from generated
+//! samples (for the plots).
+
+use crate::analysis::{complexity, stats};
+use crate::guest::Kind;
+use crate::guest::cache::CacheOutcome;
+use crate::options::EngineConfig;
+use crate::results::{
+    BenchResult, Checksum, CompareReport, Comparison, Complexity, ComplexityResult, Environment,
+    Figures, NsPerOp, RunReport, Tool, Verdict,
+};
+
+pub fn environment() -> Environment {
+    Environment {
+        pinned_core: Some(3),
+        cores: 8,
+        priority: "nice -20 (SCHED_OTHER)".to_string(),
+        clock_resolution_ns: 20.0,
+        clock_overhead_ns: 18.5,
+        empty_call_ns: 4.2,
+        pause_pair_ns: 9.8,
+        empty_component_call_ns: None,
+        component_pause_pair_ns: None,
+        seed: 42,
+        drift_pct: 0.5,
+        sample_time_ms: 10.0,
+        cpu_model: Some("Test CPU @ 3.00GHz".to_string()),
+        engines: vec![EngineConfig::default()],
+        compile_cache: None,
+        max_memory_bytes: 1 << 30,
+        timeout_ms: 10_000.0,
+        warnings: vec![],
+    }
+}
+
+/// Blocks of per-op samples around `median` with a spread of `spread`
+/// (relative), a few mild and severe high outliers, deterministic per `seed`.
+pub fn samples(
+    median: f64,
+    spread: f64,
+    blocks: usize,
+    per_block: usize,
+    seed: u64,
+) -> Vec<Vec<f64>> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    (0..blocks)
+        .map(|_| {
+            (0..per_block)
+                .map(|_| {
+                    // Roughly normal: the sum of three uniforms.
+                    let z = (rng.f64() + rng.f64() + rng.f64() - 1.5) * 2.0;
+                    let mut x = median * (1.0 + spread * z);
+                    let roll = rng.f64();
+                    if roll < 0.01 {
+                        x *= 1.0 + 20.0 * spread * (1.0 + rng.f64());
+                    } else if roll < 0.04 {
+                        x *= 1.0 + 5.0 * spread * (1.0 + rng.f64() * 0.5);
+                    }
+                    x
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Figures with hand-set statistics (for exact snapshots) over `samples`.
+pub fn fixed_figures(samples: Vec<Vec<f64>>) -> Figures {
+    let all: Vec<f64> = samples.iter().flatten().copied().collect();
+    let (outlier_counts, sample_classes) = stats::tukey(&all);
+    Figures {
+        count: 1000,
+        samples: 100,
+        ns_per_op: NsPerOp {
+            median: 1234.5,
+            mean: 1240.0,
+            stddev: 12.0,
+            min: 1200.0,
+            max: 1300.0,
+            ci95_low: 1230.0,
+            ci95_high: 1240.0,
+            ci95_within_run_low: 1231.0,
+            ci95_within_run_high: 1239.0,
+        },
+        raw_ns_per_op_median: 1238.7,
+        err_pct: 0.52,
+        ops_per_sec: Some(810_044.552),
+        baseline_ns_per_call: 4200.0,
+        outliers: 3,
+        outlier_counts,
+        warmup_ms: 120.0,
+        warmup_settled: true,
+        warmup_rounds: 4,
+        compile_ms: 12.5,
+        compile_cache: CacheOutcome::Miss,
+        instantiate_ms: 0.4,
+        sampling_ms: 1500.0,
+        checksum: Some(Checksum::Signed(-7)),
+        pauses_per_sample: 0,
+        pauses_total: 0,
+        phases: None,
+        fuel_per_op: None,
+        indistinguishable_from_empty: false,
+        precision_reached: true,
+        notes: vec!["warm-up did not settle within 500 ms".to_string()],
+        raw_samples_ns: samples.clone(),
+        samples_ns_per_op: samples,
+        sample_classes,
+        baseline_calls_ns: vec![4200.0; 10],
+    }
+}
+
+/// Figures computed from `samples` the way a run computes them.
+pub fn figures_from(samples: Vec<Vec<f64>>, count: u64, seed: u64) -> Figures {
+    let summary = stats::summarize(&samples, 1000, seed);
+    let all: Vec<f64> = samples.iter().flatten().copied().collect();
+    let (_, sample_classes) = stats::tukey(&all);
+    let mut f = fixed_figures(samples);
+    f.count = count;
+    f.samples = all.len();
+    f.ns_per_op = NsPerOp {
+        median: summary.median,
+        mean: summary.mean,
+        stddev: summary.stddev,
+        min: summary.min,
+        max: summary.max,
+        ci95_low: summary.ci95_low,
+        ci95_high: summary.ci95_high,
+        ci95_within_run_low: summary.ci95_low,
+        ci95_within_run_high: summary.ci95_high,
+    };
+    f.raw_ns_per_op_median = summary.median + 4.2;
+    f.err_pct = summary.err_pct;
+    f.ops_per_sec = (summary.median > 0.0).then(|| 1e9 / summary.median);
+    f.outliers = summary.outliers.total();
+    f.outlier_counts = summary.outliers;
+    f.sample_classes = sample_classes;
+    f.notes = vec![];
+    f
+}
+
+pub fn measured(name: &str, size: Option<u64>, figures: Figures) -> BenchResult {
+    let benchmark = name.split('/').next().unwrap_or(name).to_string();
+    BenchResult {
+        name: name.to_string(),
+        path: format!(
+            "workloads/{}",
+            benchmark.split(':').next().unwrap_or(&benchmark)
+        ),
+        benchmark,
+        size,
+        engine: None,
+        kind: Some(Kind::Module),
+        error: None,
+        figures: Some(figures),
+        baseline: None,
+    }
+}
+
+pub fn failed(name: &str, error: &str) -> BenchResult {
+    BenchResult {
+        name: name.to_string(),
+        benchmark: name.to_string(),
+        size: None,
+        engine: None,
+        path: format!("workloads/{name}"),
+        kind: Some(Kind::Module),
+        error: Some(error.to_string()),
+        figures: None,
+        baseline: None,
+    }
+}
+
+/// Two rows: one measured with fixed figures, one failed.
+pub fn run_report() -> RunReport {
+    RunReport {
+        tool: Tool::this(),
+        environment: environment(),
+        results: vec![
+            measured(
+                "xor.wasm",
+                None,
+                fixed_figures(samples(1234.5, 0.01, 4, 25, 1)),
+            ),
+            failed("trap.wasm", "wasm trap: unreachable, in `run`"),
+        ],
+        complexity: vec![],
+        baseline: None,
+        saved_baseline: None,
+        stopped: None,
+    }
+}
+
+fn comparison(variant: &str, ratio: f64, low: f64, high: f64, verdict: Verdict) -> Comparison {
+    Comparison {
+        variant: variant.to_string(),
+        reference: "mod13.wasm".to_string(),
+        metric: "time".to_string(),
+        ratio,
+        ci95_low: low,
+        ci95_high: high,
+        verdict,
+        text: format!("`{variant}` vs `mod13.wasm`: {verdict}"),
+    }
+}
+
+/// Three variants against the first: slower, faster, same.
+pub fn compare_report() -> CompareReport {
+    let variant = |name: &str, median: f64, seed: u64| {
+        measured(
+            name,
+            None,
+            figures_from(samples(median, 0.02, 30, 40, seed), 500, seed),
+        )
+    };
+    CompareReport {
+        tool: Tool::this(),
+        environment: environment(),
+        reference: "mod13.wasm".to_string(),
+        noise_pct: 1.0,
+        count: 500,
+        rounds: 30,
+        sampling_ms: 1800.0,
+        variants: vec![
+            variant("mod13.wasm", 850.0, 11),
+            variant("mod16.wasm", 1020.0, 12),
+            variant("mod17.wasm", 600.0, 13),
+            variant("mod13|copy.wasm", 853.0, 14),
+        ],
+        comparisons: vec![
+            comparison("mod16.wasm", 1.2, 1.17, 1.23, Verdict::Slower),
+            comparison("mod17.wasm", 0.706, 0.69, 0.72, Verdict::Faster),
+            comparison("mod13|copy.wasm", 1.003, 0.996, 1.008, Verdict::Same),
+        ],
+    }
+}
+
+/// A run over three sizes of one benchmark, one plain row, one failure, and
+/// the complexity fit of the sized benchmark.
+pub fn realistic_run_report() -> RunReport {
+    let mut results = Vec::new();
+    let mut points = Vec::new();
+    for (i, size) in [100u64, 1_000, 10_000, 100_000].into_iter().enumerate() {
+        let n = size as f64;
+        let median = 3.0 * n * n.log2() + 40.0;
+        let f = figures_from(samples(median, 0.015, 40, 50, i as u64), 100, i as u64);
+        points.push((size, f.ns_per_op.median));
+        results.push(measured(&format!("sort.wasm:quick/{size}"), Some(size), f));
+    }
+    let mut xor = figures_from(samples(3.2, 0.05, 100, 200, 9), 1_000_000, 9);
+    xor.notes = vec!["2 of 20000 samples are severe outliers: the machine was busy".to_string()];
+    results.push(measured("xor.wasm", None, xor));
+    results.push(failed(
+        "trap.wasm",
+        "wasm trap: wasm `unreachable` instruction executed",
+    ));
+    let fitted: Vec<(f64, f64)> = points.iter().map(|&(n, t)| (n as f64, t)).collect();
+    let fit = complexity::fit(&fitted).expect("four sizes fit");
+    RunReport {
+        tool: Tool::this(),
+        environment: environment(),
+        results,
+        complexity: vec![ComplexityResult {
+            benchmark: "sort.wasm:quick".to_string(),
+            path: "workloads/sort.wasm".to_string(),
+            best: fit.best,
+            coefficient: fit.coefficient,
+            rms: fit.rms,
+            candidates: fit.candidates,
+            points,
+        }],
+        baseline: None,
+        saved_baseline: None,
+        stopped: None,
+    }
+}
+
+/// A complexity fit of `class` over `points` (for tests of the plot).
+pub fn fit_of(benchmark: &str, class: Complexity, points: Vec<(u64, f64)>) -> ComplexityResult {
+    ComplexityResult {
+        benchmark: benchmark.to_string(),
+        path: format!("workloads/{benchmark}"),
+        best: class,
+        coefficient: 2.0,
+        rms: 0.03,
+        candidates: vec![],
+        points,
+    }
+}

@@ -1,0 +1,186 @@
+//! GitHub-flavoured Markdown tables of a run or a comparison, in the spirit
+//! of hyperfine's `--export-markdown`: one table row per benchmark (failed
+//! rows carry their error), the notes as a list below.
+
+use std::fmt::Write;
+
+use crate::output::units::format_ns;
+use crate::results::CompareReport;
+use crate::results::{BenchResult, RunReport};
+
+use crate::output::cells::{Cells, format_ratio, row_notes};
+
+const HEADER: &str = "| benchmark | time/op | ± err% | 95% CI | ops/s | samples | count | outliers |\n\
+                      |:---|---:|---:|---:|---:|---:|---:|---:|\n";
+
+/// The results of `host run` as a Markdown table, notes (and the complexity
+/// fits, and why the run stopped early) below it.
+pub fn markdown_run(report: &RunReport) -> String {
+    let mut out = results_table(&report.results);
+    if !report.complexity.is_empty() {
+        out.push_str("\nComplexity (per-op time against size, least squares):\n\n");
+        out.push_str("| benchmark | best fit | coefficient | rms |\n|:---|:---|---:|---:|\n");
+        for fit in &report.complexity {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {:.1}% |",
+                cell(&fit.benchmark),
+                fit.best,
+                format_ns(fit.coefficient),
+                fit.rms * 100.0
+            );
+        }
+    }
+    if let Some(reason) = &report.stopped {
+        let _ = writeln!(out, "\nStopped early: {}", text(reason));
+    }
+    out
+}
+
+/// The report of `host compare` as Markdown: the variants' table, then one
+/// row per variant against the reference with its ratio and verdict.
+pub fn markdown_compare(report: &CompareReport) -> String {
+    let mut out = results_table(&report.variants);
+    let metric = report
+        .comparisons
+        .first()
+        .map_or("time", |c| c.metric.as_str());
+    let _ = writeln!(
+        out,
+        "\nRatios of {metric} per op against {}: {} rounds of interleaved samples, count {} shared; {}.\n",
+        text(&report.reference),
+        report.rounds,
+        report.count,
+        report.noise_band()
+    );
+    out.push_str("| variant | vs | ratio | 95% CI | verdict |\n|:---|:---|---:|---:|:---|\n");
+    for c in &report.comparisons {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | [{}, {}] | {} |",
+            cell(&c.variant),
+            cell(&c.reference),
+            format_ratio(c.ratio),
+            format_ratio(c.ci95_low),
+            format_ratio(c.ci95_high),
+            c.verdict
+        );
+    }
+    out
+}
+
+/// The table of rows, and the list of their notes below it.
+fn results_table(results: &[BenchResult]) -> String {
+    let mut out = String::from(HEADER);
+    let mut notes = Vec::new();
+    for r in results {
+        let name = cell(&r.name);
+        let Some(f) = &r.figures else {
+            let error = r.error.as_deref().unwrap_or("not measured");
+            let _ = writeln!(out, "| {name} | error: {} | | | | | | |", cell(error));
+            continue;
+        };
+        let c = Cells::of(f);
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {} | {} | {} | {} | {} | {} |",
+            c.time, c.err, c.ci, c.rate, f.samples, c.count, f.outliers
+        );
+        for note in row_notes(r) {
+            notes.push(format!("{}: {}", text(&r.name), text(&note)));
+        }
+    }
+    if !notes.is_empty() {
+        out.push_str("\nNotes:\n\n");
+        for note in notes {
+            let _ = writeln!(out, "- {note}");
+        }
+    }
+    out
+}
+
+/// Text for a table cell: pipes escaped, on one line, no raw HTML.
+fn cell(s: &str) -> String {
+    text(s).replace('|', "\\|")
+}
+
+/// Text outside a table: on one line, no raw HTML.
+fn text(s: &str) -> String {
+    s.replace("\r\n", " ")
+        .replace(['\n', '\r'], " ")
+        .replace('<', "&lt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::export::fixtures;
+
+    #[test]
+    fn run_table_has_one_row_per_result_and_notes_below() {
+        let md = markdown_run(&fixtures::run_report());
+        let expected = "\
+| benchmark | time/op | ± err% | 95% CI | ops/s | samples | count | outliers |
+|:---|---:|---:|---:|---:|---:|---:|---:|
+| xor.wasm | 1.234 µs | ±0.5% | [1.230 µs, 1.240 µs] | 810.0 k/s | 100 | 1000 | 3 |
+| trap.wasm | error: wasm trap: unreachable, in `run` | | | | | | |
+
+Notes:
+
+- xor.wasm: warm-up did not settle within 500 ms
+";
+        assert_eq!(md, expected);
+    }
+
+    #[test]
+    fn cells_escape_pipes_newlines_and_html() {
+        let mut report = fixtures::run_report();
+        report.results[1].name = "a|b<script>".to_string();
+        report.results[1].error = Some("line one\nline | two".to_string());
+        let md = markdown_run(&report);
+        assert!(md.contains("| a\\|b&lt;script> | error: line one line \\| two | | | | | | |\n"));
+        // Every table line keeps its 8 columns (9 unescaped pipes).
+        for line in md.lines().filter(|l| l.starts_with('|')) {
+            let pipes = line.replace("\\|", "").matches('|').count();
+            assert_eq!(pipes, 9, "{line}");
+        }
+    }
+
+    #[test]
+    fn complexity_and_stop_reason_follow_the_table() {
+        let mut report = fixtures::run_report();
+        report.complexity = vec![fixtures::fit_of(
+            "sort.wasm",
+            crate::results::Complexity::Linear,
+            vec![(10, 20.0), (100, 200.0)],
+        )];
+        report.stopped = Some("interrupted (Ctrl-C)".to_string());
+        let md = markdown_run(&report);
+        assert!(md.contains(
+            "| benchmark | best fit | coefficient | rms |\n|:---|:---|---:|---:|\n| sort.wasm | O(n) | 2.000 ns | 3.0% |\n"
+        ));
+        assert!(md.ends_with("\nStopped early: interrupted (Ctrl-C)\n"));
+    }
+
+    #[test]
+    fn compare_has_variants_and_verdicts() {
+        let report = fixtures::compare_report();
+        let md = markdown_compare(&report);
+        let (variants, verdicts) = md
+            .split_once("\nRatios of time per op against mod13.wasm: 30 rounds of interleaved samples, count 500 shared; noise band ±0.5%.\n\n")
+            .expect("the summary line between the tables");
+        assert_eq!(
+            variants.lines().filter(|l| l.starts_with("| mod")).count(),
+            4
+        );
+        assert!(variants.contains("| mod13\\|copy.wasm | "));
+        let expected = "\
+| variant | vs | ratio | 95% CI | verdict |
+|:---|:---|---:|---:|:---|
+| mod16.wasm | mod13.wasm | 1.200× | [1.170×, 1.230×] | slower |
+| mod17.wasm | mod13.wasm | 0.706× | [0.690×, 0.720×] | faster |
+| mod13\\|copy.wasm | mod13.wasm | 1.003× | [0.996×, 1.008×] | same |
+";
+        assert_eq!(verdicts, expected);
+    }
+}

@@ -1,0 +1,117 @@
+//! Write results to files or stdout, atomically
+//! ([`crate::util::fs::write_atomically`]), in the export formats a command
+//! asks for. JSON is written here; each other format has its own file and
+//! returns a `String`:
+//!
+//! - [`markdown`]: GitHub-flavoured Markdown tables ([`markdown_run`],
+//!   [`markdown_compare`]),
+//! - [`csv`]: RFC 4180 CSV ([`csv_run`], [`csv_compare`]),
+//! - [`dashboard`]: github-action-benchmark's `customSmallerIsBetter` JSON
+//!   ([`dashboard_run`]),
+//! - [`html`]: one self-contained page with SVG plots ([`html_run`],
+//!   [`html_compare`]).
+//!
+//! This module formats nothing for the terminal ([`crate::output::table`] does).
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use crate::options::{Output, Settings};
+use crate::results::{CompareReport, RunReport};
+use crate::util::fs::write_atomically;
+
+pub mod csv;
+pub mod dashboard;
+pub mod html;
+pub mod markdown;
+
+#[cfg(test)]
+mod fixtures;
+
+pub use csv::{csv_compare, csv_run};
+pub use dashboard::dashboard_run;
+pub use html::{html_compare, html_run};
+pub use markdown::{markdown_compare, markdown_run};
+
+/// Write `value` as pretty JSON to `output`.
+pub fn write_json<T: Serialize>(value: &T, output: &Output) -> Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(value).context("serialising the results as JSON")?;
+    bytes.push(b'\n');
+    match output {
+        Output::Stdout => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(&bytes).context("writing JSON to stdout")?;
+            stdout.flush().context("writing JSON to stdout")
+        }
+        Output::File(path) => write_atomically(path, &bytes),
+    }
+}
+
+/// Write `text` to `output`.
+pub fn write_text(text: &str, output: &Output) -> Result<()> {
+    match output {
+        Output::Stdout => {
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(text.as_bytes())
+                .and_then(|()| stdout.flush())
+                .context("writing to stdout")
+        }
+        Output::File(path) => write_atomically(path, text.as_bytes()),
+    }
+}
+
+/// Fail before measuring when an export could not be written afterwards.
+pub fn check_writable_folders(settings: &Settings) -> Result<()> {
+    for (flag, output) in settings.exports() {
+        let Output::File(path) = output else { continue };
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if !folder.is_dir() {
+            anyhow::bail!("{flag}: the folder {} does not exist", folder.display());
+        }
+    }
+    Ok(())
+}
+
+/// Every export of a `host run` report that `settings` asks for.
+pub fn write_run_exports(settings: &Settings, report: &RunReport) -> Result<()> {
+    if let Some(output) = &settings.export_json {
+        write_json(report, output)?;
+    }
+    if let Some(output) = &settings.export_markdown {
+        write_text(&markdown_run(report), output)?;
+    }
+    if let Some(output) = &settings.export_csv {
+        write_text(&csv_run(report), output)?;
+    }
+    if let Some(output) = &settings.export_html {
+        write_text(&html_run(report), output)?;
+    }
+    if let Some(output) = &settings.export_dashboard {
+        write_text(&dashboard_run(report), output)?;
+    }
+    Ok(())
+}
+
+/// Every export of a `host compare` report that `settings` asks for.
+pub fn write_compare_exports(settings: &Settings, report: &CompareReport) -> Result<()> {
+    if let Some(output) = &settings.export_json {
+        write_json(report, output)?;
+    }
+    if let Some(output) = &settings.export_markdown {
+        write_text(&markdown_compare(report), output)?;
+    }
+    if let Some(output) = &settings.export_csv {
+        write_text(&csv_compare(report), output)?;
+    }
+    if let Some(output) = &settings.export_html {
+        write_text(&html_compare(report), output)?;
+    }
+    Ok(())
+}

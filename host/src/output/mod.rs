@@ -1,0 +1,15 @@
+//! The output stage: what people and other programs read.
+//!
+//! - [`table`]: the terminal report (header, rows, verdicts, footer);
+//! - [`cells`]: a row's cells and notes as every readable output shows them;
+//! - [`progress`]: the progress line on stderr;
+//! - [`units`]: times, rates and counts in units that fit;
+//! - [`export`]: JSON, Markdown, CSV, HTML and dashboard files.
+//!
+//! Everything here is made from [`crate::results`]; nothing measures.
+
+pub mod cells;
+pub mod export;
+pub mod progress;
+pub mod table;
+pub mod units;

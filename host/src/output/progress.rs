@@ -1,0 +1,76 @@
+//! Progress while measuring: which workload, which stage, the current
+//! estimate and its err%, and the time left.
+//!
+//! The measuring code reports to a [`Progress`]; [`Bar`] draws it on stderr
+//! with indicatif (only when stderr is a terminal and `--quiet` is not
+//! given), [`Silent`] ignores it. Drawing happens on the measuring thread,
+//! between samples, never inside the timed region; no drawing thread is
+//! started, so nothing competes with the measuring core.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::benchmark::progress::{Progress, Stage};
+use crate::output::units::format_ns;
+
+/// A progress line on stderr.
+pub struct Bar {
+    bar: ProgressBar,
+}
+
+impl Bar {
+    /// A progress line, or `None` when stderr is not a terminal.
+    pub fn new() -> Option<Self> {
+        if !std::io::stderr().is_terminal() {
+            return None;
+        }
+        let colour = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+        let template = match colour {
+            true => "{prefix:.bold} [{bar:20.cyan/blue}] {pos}/{len} {msg}",
+            false => "{prefix} [{bar:20}] {pos}/{len} {msg}",
+        };
+        let style = ProgressStyle::with_template(template)
+            .ok()?
+            .progress_chars("=> ");
+        // Redraws happen on our calls only: no ticker thread.
+        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr_with_hz(10));
+        bar.set_style(style);
+        Some(Bar { bar })
+    }
+}
+
+impl Progress for Bar {
+    fn rows(&self, rows: usize) {
+        self.bar.set_length(rows as u64);
+    }
+
+    fn stage(&self, what: &str, stage: Stage) {
+        self.bar.set_prefix(what.to_string());
+        self.bar.set_message(stage.name());
+    }
+
+    fn estimate(&self, what: &str, ns_per_op: f64, err_pct: f64, left: Option<Duration>) {
+        self.bar.set_prefix(what.to_string());
+        let left = left.map_or(String::new(), |d| {
+            format!(", {:.1} s left", d.as_secs_f64())
+        });
+        self.bar.set_message(format!(
+            "sampling: {} ±{err_pct:.1}%{left}",
+            format_ns(ns_per_op)
+        ));
+    }
+
+    fn row_done(&self) {
+        self.bar.inc(1);
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+
+    fn suspend(&self, print: &mut dyn FnMut()) {
+        self.bar.suspend(print);
+    }
+}

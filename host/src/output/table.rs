@@ -1,0 +1,258 @@
+//! The terminal report: the environment above, one row per benchmark, notes
+//! under the rows they belong to.
+//!
+//! Rows are printed as soon as each benchmark is done, so a long folder run
+//! shows progress. This module formats; it computes no statistics.
+
+use std::io::{self, Write};
+
+use anstyle::{AnsiColor, Style};
+
+use crate::output::cells::{Cells, phases_line};
+use crate::output::units::format_ns;
+use crate::results::CompareReport;
+use crate::results::Verdict;
+use crate::results::{BenchResult, Environment, RunReport, Tool};
+
+const BOLD: Style = Style::new().bold();
+const DIM: Style = Style::new().dimmed();
+const ERROR: Style = AnsiColor::Red.on_default().bold();
+const FAST: Style = AnsiColor::Green.on_default().bold();
+
+/// The colour of a verdict word.
+fn verdict_style(verdict: Verdict) -> Style {
+    match verdict {
+        Verdict::Faster => AnsiColor::Green.on_default().bold(),
+        Verdict::Slower => AnsiColor::Red.on_default().bold(),
+        Verdict::Same => AnsiColor::Cyan.on_default(),
+        Verdict::Unsure => AnsiColor::Yellow.on_default(),
+    }
+}
+
+/// Writes the human-readable report to one stream. Colours are ANSI
+/// escapes: give it an `anstream` stream, which drops them when the stream
+/// is not a terminal or `NO_COLOR` is set.
+pub struct Table<W: Write> {
+    out: W,
+    name_width: usize,
+}
+
+impl<W: Write> Table<W> {
+    pub fn new(out: W) -> Self {
+        Table { out, name_width: 9 }
+    }
+
+    /// The stream, for lines of the caller's own.
+    pub fn out(&mut self) -> &mut W {
+        &mut self.out
+    }
+
+    /// The environment lines and the column headings; `rows` are the names of
+    /// every row to come, to size the first column.
+    pub fn header(&mut self, env: &Environment, rows: &[String]) -> io::Result<()> {
+        self.name_width = rows
+            .iter()
+            .map(|n| n.chars().count())
+            .max()
+            .unwrap_or(0)
+            .clamp(9, 60);
+        let tool = Tool::this();
+        let cpu = env.cpu_model.as_deref().unwrap_or("unknown CPU");
+        writeln!(
+            self.out,
+            "{} {} · {cpu} · {} cores",
+            tool.name, tool.version, env.cores
+        )?;
+        let core = match env.pinned_core {
+            Some(c) => format!("pinned to core {c}"),
+            None => "not pinned".to_string(),
+        };
+        writeln!(
+            self.out,
+            "{core} · {} · clock resolution {}, read {}",
+            env.priority,
+            format_ns(env.clock_resolution_ns),
+            format_ns(env.clock_overhead_ns)
+        )?;
+        writeln!(
+            self.out,
+            "empty-guest call {} · pause/resume pair {} · sample target {:.1} ms · seed {}",
+            format_ns(env.empty_call_ns),
+            format_ns(env.pause_pair_ns),
+            env.sample_time_ms,
+            env.seed
+        )?;
+        if let (Some(call), Some(pair)) = (env.empty_component_call_ns, env.component_pause_pair_ns)
+        {
+            writeln!(
+                self.out,
+                "components: empty-guest call {} · pause/resume pair {}",
+                format_ns(call),
+                format_ns(pair)
+            )?;
+        }
+        writeln!(
+            self.out,
+            "limits: memory {} per instance · {} per call · no capabilities beyond the timing imports (programs: WASI, their folder read-only)",
+            crate::util::bytes::format_bytes(env.max_memory_bytes),
+            humantime::format_duration(std::time::Duration::from_millis(env.timeout_ms as u64))
+        )?;
+        for warning in &env.warnings {
+            writeln!(self.out, "warning: {warning}")?;
+        }
+        writeln!(self.out)?;
+        writeln!(
+            self.out,
+            "{:<w$}  {:>11}  {:>7}  {:>25}  {:>11}  {:>7}  {:>6}  {:>8}",
+            "benchmark",
+            "time/op",
+            "± err%",
+            "95% CI of median",
+            "ops/s",
+            "samples",
+            "count",
+            "outliers",
+            w = self.name_width
+        )?;
+        self.out.flush()
+    }
+
+    /// One row, and its notes.
+    pub fn row(&mut self, result: &BenchResult) -> io::Result<()> {
+        let w = self.name_width;
+        let Some(f) = &result.figures else {
+            let error = result.error.as_deref().unwrap_or("not measured");
+            return writeln!(
+                self.out,
+                "{:<w$}  {ERROR}error:{ERROR:#} {error}",
+                result.name
+            )
+            .and_then(|()| self.out.flush());
+        };
+        let cells = Cells::of(f);
+        writeln!(
+            self.out,
+            "{:<w$}  {BOLD}{:>11}{BOLD:#}  {:>7}  {:>25}  {:>11}  {:>7}  {:>6}  {:>8}",
+            result.name,
+            cells.time,
+            cells.err,
+            cells.ci,
+            cells.rate,
+            f.samples,
+            cells.count,
+            f.outliers,
+        )?;
+        if let Some(p) = &f.phases {
+            writeln!(self.out, "{:<w$}  {}", "", phases_line(p))?;
+        }
+        if let Some(fuel) = f.fuel_per_op {
+            writeln!(self.out, "{:<w$}  instructions: {fuel:.2} per op", "")?;
+        }
+        for note in &f.notes {
+            writeln!(self.out, "{:<w$}  {DIM}note: {note}{DIM:#}", "")?;
+        }
+        if let Some(b) = &result.baseline {
+            let flag = if b.regression {
+                format!(" {ERROR}(regression){ERROR:#}")
+            } else {
+                String::new()
+            };
+            writeln!(
+                self.out,
+                "{:<w$}  vs baseline `{}` ({}): {}{flag}",
+                "", b.name, b.metric, b.text
+            )?;
+        }
+        self.out.flush()
+    }
+
+    /// The report of `host compare`: environment, one row per variant, and
+    /// the verdicts.
+    pub fn comparison(&mut self, report: &CompareReport) -> io::Result<()> {
+        let names: Vec<String> = report.variants.iter().map(|v| v.name.clone()).collect();
+        self.header(&report.environment, &names)?;
+        for variant in &report.variants {
+            self.row(variant)?;
+        }
+        writeln!(self.out)?;
+        writeln!(
+            self.out,
+            "{} rounds of interleaved samples, count {} shared, {:.2} s; {}",
+            report.rounds,
+            report.count,
+            report.sampling_ms / 1e3,
+            report.noise_band()
+        )?;
+        for c in &report.comparisons {
+            let style = verdict_style(c.verdict);
+            writeln!(
+                self.out,
+                "{style}{:<7}{style:#} {}",
+                c.verdict.to_string(),
+                c.text
+            )?;
+        }
+        self.out.flush()
+    }
+
+    /// The closing line.
+    pub fn footer(&mut self, report: &RunReport) -> io::Result<()> {
+        let failures = report.failures();
+        let measured = report.results.len() - failures;
+        if !report.complexity.is_empty() {
+            writeln!(self.out)?;
+            writeln!(
+                self.out,
+                "complexity (per-op time against size, least squares):"
+            )?;
+            for fit in &report.complexity {
+                writeln!(
+                    self.out,
+                    "{:<w$}  {:<11} coefficient {:>10}  rms {:.1}%",
+                    fit.benchmark,
+                    fit.best.to_string(),
+                    format_ns(fit.coefficient),
+                    fit.rms * 100.0,
+                    w = self.name_width
+                )?;
+            }
+        }
+        writeln!(self.out)?;
+        let fastest = report
+            .results
+            .iter()
+            .filter_map(|r| Some((r, r.figures.as_ref()?)))
+            .filter(|(_, f)| !f.indistinguishable_from_empty)
+            .min_by(|a, b| a.1.ns_per_op.median.total_cmp(&b.1.ns_per_op.median));
+        if let (Some((row, f)), true) = (fastest, measured > 1) {
+            writeln!(
+                self.out,
+                "fastest: {FAST}{}{FAST:#} ({} per op)",
+                row.name,
+                format_ns(f.ns_per_op.median)
+            )?;
+        }
+        if failures == 0 {
+            writeln!(self.out, "{measured} measured")?;
+        } else {
+            writeln!(
+                self.out,
+                "{measured} measured, {ERROR}{failures} failed{ERROR:#}"
+            )?;
+        }
+        if let Some(reason) = &report.stopped {
+            writeln!(self.out, "stopped early: {reason}")?;
+        }
+        if let Some(path) = &report.saved_baseline {
+            writeln!(self.out, "saved as baseline: {path}")?;
+        }
+        let regressions = report.regressions();
+        if regressions > 0 {
+            writeln!(
+                self.out,
+                "{ERROR}{regressions} regression(s) against baseline{ERROR:#}"
+            )?;
+        }
+        self.out.flush()
+    }
+}

@@ -1,0 +1,198 @@
+//! Prepare the measuring thread: pin it to one core and raise its priority.
+//!
+//! Every step records what it asked for and what it got; a refusal is a note
+//! in the report, never a failure. This module only prepares the thread it
+//! runs on; it measures nothing.
+
+use serde::Serialize;
+use thread_priority::{
+    NormalThreadSchedulePolicy, RealtimeThreadSchedulePolicy, ThreadPriority, ThreadSchedulePolicy,
+    set_thread_priority_and_policy, thread_native_id,
+};
+
+use crate::options::{PinRequest, PriorityRequest};
+
+/// What preparing the measuring thread achieved.
+#[derive(Debug, Clone, Serialize)]
+pub struct Prepared {
+    /// The core the measuring thread is pinned to, if pinning succeeded.
+    pub pinned_core: Option<usize>,
+    /// Number of cores this process may use.
+    pub cores: usize,
+    /// Scheduler and priority in force, e.g. `nice -20 (SCHED_OTHER)`.
+    pub priority: String,
+    /// Things that were asked for and refused, in plain words.
+    pub warnings: Vec<String>,
+}
+
+/// Pin the calling thread and raise its priority as requested.
+///
+/// Call this on the measuring thread itself, after any helper thread has been
+/// spawned elsewhere: threads spawned from a pinned thread inherit its pin and
+/// priority.
+pub fn prepare_measuring_thread(pin: PinRequest, priority: PriorityRequest) -> Prepared {
+    let mut warnings = Vec::new();
+    let cores = core_affinity::get_core_ids().unwrap_or_default();
+    let pinned_core = match pin {
+        PinRequest::None => None,
+        PinRequest::LastCore | PinRequest::Core(_) => match measuring_core(pin) {
+            None => {
+                warnings
+                    .push("could not list the cores: the measuring thread is not pinned".into());
+                None
+            }
+            Some(id) if !cores.iter().any(|c| c.id == id) => {
+                warnings.push(format!(
+                    "core {id} is not available to this process (cores: {}): not pinned",
+                    core_list(&cores)
+                ));
+                None
+            }
+            Some(id) => {
+                if core_affinity::set_for_current(core_affinity::CoreId { id })
+                    && current_cores() == Some(vec![id])
+                {
+                    Some(id)
+                } else {
+                    warnings.push(format!("pinning to core {id} was refused: not pinned"));
+                    None
+                }
+            }
+        },
+    };
+    let priority = raise_priority(priority, &mut warnings);
+    Prepared {
+        pinned_core,
+        cores: cores.len(),
+        priority,
+        warnings,
+    }
+}
+
+fn core_list(cores: &[core_affinity::CoreId]) -> String {
+    let ids: Vec<String> = cores.iter().map(|c| c.id.to_string()).collect();
+    ids.join(",")
+}
+
+/// Raise the calling thread's priority; returns a description of what is in force.
+fn raise_priority(request: PriorityRequest, warnings: &mut Vec<String>) -> String {
+    let thread = thread_native_id();
+    if request == PriorityRequest::Fifo {
+        let fifo = ThreadSchedulePolicy::Realtime(RealtimeThreadSchedulePolicy::Fifo);
+        match set_thread_priority_and_policy(thread, ThreadPriority::Max, fifo) {
+            Ok(()) => return describe_current(),
+            Err(e) => warnings.push(format!("SCHED_FIFO was refused ({e:?}): trying nice -20")),
+        }
+    }
+    if request != PriorityRequest::None {
+        let normal = ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Other);
+        if let Err(e) = set_thread_priority_and_policy(thread, ThreadPriority::Max, normal) {
+            warnings.push(format!(
+                "raising the priority to nice -20 was refused ({e:?})"
+            ));
+        }
+    }
+    describe_current()
+}
+
+/// The scheduling policy and priority of the calling thread, read back from the OS.
+fn describe_current() -> String {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: plain syscalls on the calling thread with no pointers
+        // except a valid `sched_param` out-parameter.
+        unsafe {
+            let policy = libc::sched_getscheduler(0);
+            let mut param = libc::sched_param { sched_priority: 0 };
+            libc::sched_getparam(0, &mut param);
+            match policy {
+                libc::SCHED_FIFO => format!("SCHED_FIFO {}", param.sched_priority),
+                libc::SCHED_RR => format!("SCHED_RR {}", param.sched_priority),
+                _ => {
+                    *libc::__errno_location() = 0;
+                    let nice = libc::getpriority(libc::PRIO_PROCESS, 0);
+                    let name = match policy {
+                        libc::SCHED_BATCH => "SCHED_BATCH",
+                        libc::SCHED_IDLE => "SCHED_IDLE",
+                        _ => "SCHED_OTHER",
+                    };
+                    format!("nice {nice} ({name})")
+                }
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        match thread_priority::get_current_thread_priority() {
+            Ok(p) => format!("{p:?}"),
+            Err(_) => "unknown".to_string(),
+        }
+    }
+}
+
+/// The cores the calling thread may run on, if the OS says.
+fn current_cores() -> Option<Vec<usize>> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `set` is a properly sized, zeroed cpu_set_t owned by us.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+                return None;
+            }
+            Some(
+                (0..libc::CPU_SETSIZE as usize)
+                    .filter(|&i| libc::CPU_ISSET(i, &set))
+                    .collect(),
+            )
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// The core the measuring thread will be pinned to, if any: what
+/// [`prepare_measuring_thread`] will ask for. Helper threads keep off it.
+pub fn measuring_core(pin: PinRequest) -> Option<usize> {
+    match pin {
+        PinRequest::None => None,
+        PinRequest::Core(n) => Some(n),
+        PinRequest::LastCore => core_affinity::get_core_ids()?.last().map(|c| c.id),
+    }
+}
+
+/// Keep the calling (helper) thread off `core`: allow it every other core
+/// the process may use. Does nothing when `core` is the only one.
+pub fn keep_off_core(core: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        let Some(cores) = current_cores() else { return };
+        let others: Vec<usize> = cores.into_iter().filter(|&c| c != core).collect();
+        if others.is_empty() {
+            return;
+        }
+        // SAFETY: `set` is a properly sized cpu_set_t owned by us.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            for c in others {
+                libc::CPU_SET(c, &mut set);
+            }
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = core;
+    }
+}
+
+/// The CPU's model name, as the OS reports it.
+pub fn cpu_model() -> Option<String> {
+    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    info.lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, model)| model.trim().to_string())
+}

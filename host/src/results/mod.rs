@@ -1,0 +1,587 @@
+//! The results stage: plain data, the one contract every output is made
+//! from (JSON export, baselines, terminal table, Markdown, CSV, HTML).
+//!
+//! Raw measurements ([`Measurement`]), the figures summarised from them
+//! ([`Figures`], made by [`crate::analysis`]), run and compare reports, and
+//! the small value types they hold (verdicts, ratios, outlier classes,
+//! complexity classes). Nothing here measures, computes statistics or
+//! formats; [`baseline`] stores and reads saved reports.
+
+use std::fmt;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::guest::Kind;
+use crate::guest::cache::CacheOutcome;
+use crate::guest::program::TimedRegion;
+use crate::options::{EngineConfig, NoiseBand};
+
+pub mod baseline;
+
+/// Everything one `host run` produced.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub tool: Tool,
+    pub environment: Environment,
+    pub results: Vec<BenchResult>,
+    /// Per benchmark measured at several sizes: the fit of per-op time
+    /// against size.
+    pub complexity: Vec<ComplexityResult>,
+    /// The saved baseline compared with (`--baseline`), if any.
+    pub baseline: Option<String>,
+    /// Where the results were saved (`--save-baseline`), if they were.
+    pub saved_baseline: Option<String>,
+    /// Why the run stopped before measuring every row (Ctrl-C, watchdog).
+    pub stopped: Option<String>,
+}
+
+/// A row against the same row of a saved baseline.
+#[derive(Debug, Clone, Serialize)]
+pub struct BaselineComparison {
+    /// Name of the baseline.
+    pub name: String,
+    /// What the ratio is of: "time" or "instructions".
+    pub metric: String,
+    /// Now / then (above 1: slower now).
+    pub ratio: f64,
+    pub ci95_low: f64,
+    pub ci95_high: f64,
+    pub verdict: Verdict,
+    /// The verdict in plain words.
+    pub text: String,
+    /// Slower by more than `--fail-on-regression` with certainty.
+    pub regression: bool,
+}
+
+/// The complexity fit of one benchmark over its sizes.
+#[derive(Debug, Clone, Serialize)]
+pub struct ComplexityResult {
+    /// `file` or `file:benchmark`.
+    pub benchmark: String,
+    pub path: String,
+    /// Best fit, e.g. `O(n log n)`.
+    pub best: Complexity,
+    /// ns per op = coefficient · g(size).
+    pub coefficient: f64,
+    /// RMS of the residuals relative to the mean.
+    pub rms: f64,
+    pub candidates: Vec<Candidate>,
+    /// The (size, median ns/op) points fitted.
+    pub points: Vec<(u64, f64)>,
+}
+
+impl RunReport {
+    /// Rows that failed.
+    pub fn failures(&self) -> usize {
+        self.results.iter().filter(|r| r.error.is_some()).count()
+    }
+
+    /// Rows certainly slower than the baseline beyond `--fail-on-regression`.
+    pub fn regressions(&self) -> usize {
+        self.results
+            .iter()
+            .filter(|r| r.baseline.as_ref().is_some_and(|b| b.regression))
+            .count()
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Tool {
+    pub name: &'static str,
+    pub version: &'static str,
+}
+
+impl Tool {
+    pub fn this() -> Self {
+        Tool {
+            name: "wasm-bench",
+            version: env!("CARGO_PKG_VERSION"),
+        }
+    }
+}
+
+/// Where and how the measurements were taken.
+#[derive(Debug, Clone, Serialize)]
+pub struct Environment {
+    /// The core the measuring thread was pinned to; null when not pinned.
+    pub pinned_core: Option<usize>,
+    /// Cores available to the process.
+    pub cores: usize,
+    /// Scheduler and priority of the measuring thread, e.g. `nice -20 (SCHED_OTHER)`.
+    pub priority: String,
+    pub clock_resolution_ns: f64,
+    pub clock_overhead_ns: f64,
+    /// One call of the empty core module through the timed path, in ns.
+    pub empty_call_ns: f64,
+    /// A pause/resume pair in a core module, in ns (subtracted per pause).
+    pub pause_pair_ns: f64,
+    /// The same two figures for components, when any were measured.
+    pub empty_component_call_ns: Option<f64>,
+    pub component_pause_pair_ns: Option<f64>,
+    /// The seed passed to every `run` call.
+    pub seed: u64,
+    /// Run-to-run drift added to every interval (relative standard deviation, %).
+    pub drift_pct: f64,
+    /// Target duration of one sample, in ms.
+    pub sample_time_ms: f64,
+    pub cpu_model: Option<String>,
+    /// How code was compiled, per `--engine`.
+    pub engines: Vec<EngineConfig>,
+    /// Whether compiled code went through the on-disk cache.
+    pub compile_cache: Option<String>,
+    /// Cap on each instance's memories and tables, in bytes.
+    pub max_memory_bytes: u64,
+    /// Deadline of one guest call, in ms.
+    pub timeout_ms: f64,
+    /// Things asked for and refused (pinning, priority).
+    pub warnings: Vec<String>,
+}
+
+/// One row: a benchmark that was measured, or one that failed.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchResult {
+    /// `file` or `file:benchmark`, followed by `/size` when sizes were given.
+    pub name: String,
+    /// `file` or `file:benchmark`.
+    pub benchmark: String,
+    /// The size passed to `setup`, when sizes were given.
+    pub size: Option<u64>,
+    /// The engine, when several are measured (`--engine`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
+    pub path: String,
+    pub kind: Option<Kind>,
+    /// Why it failed, on one line; absent when it was measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub figures: Option<Figures>,
+    /// Against the saved baseline, with `--baseline`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineComparison>,
+}
+
+impl BenchResult {
+    pub fn failed(row: &Row, kind: Option<Kind>, error: String) -> Self {
+        BenchResult {
+            name: row.name.clone(),
+            benchmark: row.benchmark.clone(),
+            size: row.size,
+            engine: row.engine.clone(),
+            path: row.path.display().to_string(),
+            kind,
+            error: Some(error),
+            figures: None,
+            baseline: None,
+        }
+    }
+
+    pub fn measured(row: &Row, kind: Kind, figures: Figures) -> Self {
+        BenchResult {
+            name: row.name.clone(),
+            benchmark: row.benchmark.clone(),
+            size: row.size,
+            engine: row.engine.clone(),
+            path: row.path.display().to_string(),
+            kind: Some(kind),
+            error: None,
+            figures: Some(figures),
+            baseline: None,
+        }
+    }
+}
+
+/// What one row of the report measures.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    pub name: String,
+    pub benchmark: String,
+    pub size: Option<u64>,
+    pub path: std::path::PathBuf,
+    /// The export to call.
+    pub export: String,
+    /// Which engine set (`--engine`, in order) measures it.
+    pub engine_set: usize,
+    /// The engine's short name, when several engines are compared.
+    pub engine: Option<String>,
+}
+
+impl Row {
+    /// A row named `benchmark`, `benchmark/size`, and `[engine]` after it
+    /// when several engines are measured.
+    pub fn new(
+        path: &Path,
+        benchmark: &str,
+        export: &str,
+        size: Option<u64>,
+        engine_set: usize,
+        engine: Option<&str>,
+    ) -> Self {
+        let mut name = match size {
+            Some(size) => format!("{benchmark}/{size}"),
+            None => benchmark.to_string(),
+        };
+        if let Some(engine) = engine {
+            name = format!("{name}[{engine}]");
+        }
+        Row {
+            name,
+            benchmark: benchmark.to_string(),
+            size,
+            path: path.to_path_buf(),
+            export: export.to_string(),
+            engine_set,
+            engine: engine.map(str::to_string),
+        }
+    }
+}
+
+/// Per-op statistics in ns.
+#[derive(Debug, Clone, Serialize)]
+pub struct NsPerOp {
+    pub median: f64,
+    pub mean: f64,
+    pub stddev: f64,
+    pub min: f64,
+    pub max: f64,
+    /// 95% interval of the median: percentile bootstrap over blocks, widened
+    /// by the run-to-run drift (`environment.drift_pct`).
+    pub ci95_low: f64,
+    pub ci95_high: f64,
+    /// The bootstrap interval alone: what sampling inside this run can tell.
+    pub ci95_within_run_low: f64,
+    pub ci95_within_run_high: f64,
+}
+
+/// The figures of a measured benchmark.
+#[derive(Debug, Clone, Serialize)]
+pub struct Figures {
+    /// Operations per sample.
+    pub count: u64,
+    /// Number of samples.
+    pub samples: usize,
+    /// After subtracting the empty-guest call (and pause/resume pairs).
+    pub ns_per_op: NsPerOp,
+    /// Median before any subtraction.
+    pub raw_ns_per_op_median: f64,
+    /// Median absolute percentage error of the per-op samples.
+    pub err_pct: f64,
+    /// 1e9 / median; null when the median is not positive.
+    pub ops_per_sec: Option<f64>,
+    /// Median empty-guest call with the same count, subtracted per sample.
+    pub baseline_ns_per_call: f64,
+    /// Samples outside Tukey's fences (kept, not dropped).
+    pub outliers: usize,
+    pub outlier_counts: Outliers,
+    pub warmup_ms: f64,
+    pub warmup_settled: bool,
+    pub warmup_rounds: usize,
+    pub compile_ms: f64,
+    /// Where the compiled code came from: `off`, `miss`, `hit`, or `rebuilt`.
+    pub compile_cache: CacheOutcome,
+    pub instantiate_ms: f64,
+    pub sampling_ms: f64,
+    /// What `run(count, seed)` returned (as the guest typed it: i64 for
+    /// core modules, u64 for components); absent for programs, which return
+    /// nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<Checksum>,
+    /// `bench.pause` calls per sample (median), and in all.
+    pub pauses_per_sample: u64,
+    pub pauses_total: u64,
+    /// Program workloads: compile, instantiate and execute phases.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phases: Option<Phases>,
+    /// Wasm instructions per op (fuel), with `--metric instructions`.
+    pub fuel_per_op: Option<f64>,
+    /// True when the per-op time cannot be told apart from the empty guest.
+    pub indistinguishable_from_empty: bool,
+    /// Whether sampling stopped because the precision goal was met.
+    pub precision_reached: bool,
+    /// Plain-words warnings about this row.
+    pub notes: Vec<String>,
+    /// Raw samples: time of one call in ns, block by block.
+    pub raw_samples_ns: Vec<Vec<f64>>,
+    /// Per-op samples after subtraction, block by block (the statistics above).
+    pub samples_ns_per_op: Vec<Vec<f64>>,
+    /// Tukey class of every per-op sample, in order.
+    pub sample_classes: Vec<OutlierClass>,
+    /// Empty-guest calls with the same count, in ns.
+    pub baseline_calls_ns: Vec<f64>,
+}
+
+/// A value returned by `run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Checksum {
+    Signed(i64),
+    Unsigned(u64),
+}
+
+impl Checksum {
+    pub fn new(kind: Kind, bits: u64) -> Self {
+        match kind {
+            Kind::Component => Checksum::Unsigned(bits),
+            Kind::Module | Kind::Program => Checksum::Signed(bits as i64),
+        }
+    }
+}
+
+/// One variant against the reference.
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub variant: String,
+    pub reference: String,
+    /// What the ratio is of: "time" or "instructions".
+    pub metric: String,
+    /// Per-op time (or instructions) of the variant over the reference's.
+    pub ratio: f64,
+    pub ci95_low: f64,
+    pub ci95_high: f64,
+    pub verdict: Verdict,
+    /// The verdict in plain words.
+    pub text: String,
+}
+
+impl CompareReport {
+    /// The noise band the verdicts were read against.
+    pub fn noise_band(&self) -> NoiseBand {
+        NoiseBand::from_width_pct(self.noise_pct).unwrap_or_default()
+    }
+}
+
+/// Everything one `host compare` produced.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompareReport {
+    pub tool: Tool,
+    pub environment: Environment,
+    pub reference: String,
+    /// Width of the noise band in percent (`--noise`): ratios within ±half
+    /// of it are "same".
+    pub noise_pct: f64,
+    /// The shared count of operations per sample.
+    pub count: u64,
+    pub rounds: usize,
+    pub sampling_ms: f64,
+    /// Each variant's own figures, as in `host run`.
+    pub variants: Vec<BenchResult>,
+    pub comparisons: Vec<Comparison>,
+}
+
+/// How the warm-up went.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Warmup {
+    pub elapsed_ms: f64,
+    pub settled: bool,
+    pub rounds: usize,
+    /// Per-op estimate (raw, overhead included) of the settled rounds, in
+    /// ns; `None` when the warm-up does not estimate one (programs).
+    pub per_op_ns: Option<f64>,
+}
+
+/// Everything measured for one benchmark, before statistics.
+#[derive(Debug, Clone, Serialize)]
+pub struct Measurement {
+    pub count: u64,
+    pub warmup: Warmup,
+    /// Raw samples, block by block: time of one call, in ns.
+    pub blocks: Vec<Vec<f64>>,
+    /// Pauses in each sample (the same layout as `blocks`); empty when the
+    /// workload never paused.
+    pub pauses: Vec<Vec<u64>>,
+    /// Empty-guest calls with the same count, in ns.
+    pub baseline_calls_ns: Vec<f64>,
+    /// Median of `baseline_calls_ns`.
+    pub baseline_ns_per_call: f64,
+    pub pause_pair_ns: f64,
+    /// What the last `run` call returned; `None` for programs.
+    pub checksum: Option<u64>,
+    pub sampling_ms: f64,
+    /// Whether the precision goal was reached (only for the precision rule).
+    pub precision_reached: bool,
+    /// Whether the pilot stopped at its largest count: time did not grow
+    /// with the count.
+    pub count_capped: bool,
+}
+
+impl Measurement {
+    /// Per-op times as measured, block by block.
+    pub fn raw_per_op(&self) -> Vec<Vec<f64>> {
+        let count = self.count as f64;
+        self.blocks
+            .iter()
+            .map(|b| b.iter().map(|ns| ns / count).collect())
+            .collect()
+    }
+
+    /// Total pauses over all samples.
+    pub fn total_pauses(&self) -> u64 {
+        self.pauses.iter().flatten().sum()
+    }
+}
+
+/// Per-phase statistics.
+#[derive(Debug, Clone, Serialize)]
+pub struct Phases {
+    pub compile_ms: f64,
+    pub instantiate_ns: PhaseStats,
+    pub execute_ns: PhaseStats,
+    pub timed_region: TimedRegion,
+}
+
+/// Summary of one phase over the iterations, in ns.
+#[derive(Debug, Clone, Serialize)]
+pub struct PhaseStats {
+    pub median: f64,
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+    pub samples: usize,
+}
+
+/// The three (four with its sign) states of a comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Faster,
+    Slower,
+    Same,
+    Unsure,
+}
+
+impl Verdict {
+    /// Whether more samples could still change the verdict for the better.
+    pub fn is_certain(self) -> bool {
+        self != Verdict::Unsure
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::Same => "same",
+            Verdict::Unsure => "unsure",
+        })
+    }
+}
+
+/// A ratio of per-op times (variant / reference) with its 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Ratio {
+    pub ratio: f64,
+    pub ci95_low: f64,
+    pub ci95_high: f64,
+}
+
+impl Ratio {
+    /// A ratio known exactly (deterministic counts): the interval is the
+    /// point.
+    pub fn exact(ratio: f64) -> Self {
+        Ratio {
+            ratio,
+            ci95_low: ratio,
+            ci95_high: ratio,
+        }
+    }
+}
+
+/// Where a sample falls against Tukey's fences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutlierClass {
+    LowSevere,
+    LowMild,
+    NotAnOutlier,
+    HighMild,
+    HighSevere,
+}
+
+/// Counts of outliers by Tukey's fences (1.5×IQR mild, 3×IQR severe), plus the fences themselves.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outliers {
+    pub low_severe: usize,
+    pub low_mild: usize,
+    pub high_mild: usize,
+    pub high_severe: usize,
+    /// q1 - 3 IQR, q1 - 1.5 IQR, q3 + 1.5 IQR, q3 + 3 IQR
+    pub fences: [f64; 4],
+}
+
+impl Outliers {
+    /// All outliers, mild and severe, low and high.
+    pub fn total(&self) -> usize {
+        self.low_severe + self.low_mild + self.high_mild + self.high_severe
+    }
+
+    /// No samples: zero counts and NaN fences.
+    pub fn empty() -> Self {
+        Outliers {
+            low_severe: 0,
+            low_mild: 0,
+            high_mild: 0,
+            high_severe: 0,
+            fences: [f64::NAN; 4],
+        }
+    }
+}
+
+/// A complexity class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Complexity {
+    #[serde(rename = "O(1)")]
+    Constant,
+    #[serde(rename = "O(log n)")]
+    Logarithmic,
+    #[serde(rename = "O(n)")]
+    Linear,
+    #[serde(rename = "O(n log n)")]
+    Linearithmic,
+    #[serde(rename = "O(n^2)")]
+    Quadratic,
+}
+
+impl Complexity {
+    pub const ALL: [Complexity; 5] = [
+        Complexity::Constant,
+        Complexity::Logarithmic,
+        Complexity::Linear,
+        Complexity::Linearithmic,
+        Complexity::Quadratic,
+    ];
+
+    /// g(n) of this class.
+    pub fn g(self, n: f64) -> f64 {
+        match self {
+            Complexity::Constant => 1.0,
+            Complexity::Logarithmic => n.log2(),
+            Complexity::Linear => n,
+            Complexity::Linearithmic => n * n.log2(),
+            Complexity::Quadratic => n * n,
+        }
+    }
+}
+
+impl fmt::Display for Complexity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Complexity::Constant => "O(1)",
+            Complexity::Logarithmic => "O(log n)",
+            Complexity::Linear => "O(n)",
+            Complexity::Linearithmic => "O(n log n)",
+            Complexity::Quadratic => "O(n^2)",
+        })
+    }
+}
+
+/// One candidate fit.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Candidate {
+    pub class: Complexity,
+    /// Time per op = coefficient · g(n), in ns.
+    pub coefficient: f64,
+    /// RMS of the residuals relative to the mean time (0.05 is 5%).
+    pub rms: f64,
+}

@@ -1,0 +1,47 @@
+//! Every exit status of `host`, in one place. `main` returns them; the
+//! sandbox's watchdog and a second Ctrl-C end the process with theirs.
+
+use std::process::ExitCode;
+
+/// How a `host` process ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// Every workload was measured.
+    Success,
+    /// Some workload failed (the others were measured and reported).
+    Failed,
+    /// A usage error, or nothing could be measured.
+    Usage,
+    /// A workload is certainly slower than the baseline beyond
+    /// `--fail-on-regression`.
+    Regression,
+    /// The watchdog had to end the run (a call that returned before hung).
+    Watchdog,
+    /// Ctrl-C: the finished rows were reported.
+    Interrupted,
+}
+
+impl ExitStatus {
+    /// The number the process exits with.
+    pub fn code(self) -> u8 {
+        match self {
+            ExitStatus::Success => 0,
+            ExitStatus::Failed => 1,
+            ExitStatus::Usage => 2,
+            ExitStatus::Regression => 3,
+            ExitStatus::Watchdog => 124,
+            ExitStatus::Interrupted => 130,
+        }
+    }
+
+    /// End the process now with this status (for threads other than `main`).
+    pub fn exit_now(self) -> ! {
+        std::process::exit(i32::from(self.code()))
+    }
+}
+
+impl From<ExitStatus> for ExitCode {
+    fn from(status: ExitStatus) -> Self {
+        ExitCode::from(status.code())
+    }
+}

@@ -1,0 +1,7 @@
+//! Helpers every stage may use and that know nothing of benchmarks: writing
+//! files atomically, an error chain on one line, the process's exit statuses.
+
+pub mod bytes;
+pub mod error;
+pub mod exit;
+pub mod fs;

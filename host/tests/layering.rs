@@ -1,0 +1,187 @@
+//! The host's modules import each other one way only: every stage imports
+//! only the stages below it, and no file imports a file that imports it
+//! (through any chain). Read from the sources as text: every `crate::` path
+//! outside comments and `#[cfg(test)]` code is an import.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The stages, lowest first: a stage may import only those before it.
+const LAYERS: [&str; 10] = [
+    "util",
+    "cli",
+    "options",
+    "platform",
+    "guest",
+    "results",
+    "analysis",
+    "benchmark",
+    "output",
+    "command",
+];
+
+/// Every module of the library: its path (`guest::load`) and its source,
+/// without comments and without the code after `#[cfg(test)]`.
+fn modules() -> BTreeMap<String, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = BTreeMap::new();
+    let mut folders = vec![root.clone()];
+    while let Some(folder) = folders.pop() {
+        let entries = std::fs::read_dir(&folder).expect("the source folder is readable");
+        for entry in entries.map(|e| e.expect("a folder entry")) {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let name = module_name(&root, &path);
+                if name != "lib" && name != "main" {
+                    let text = std::fs::read_to_string(&path).expect("a source file");
+                    found.insert(name, strip(&text));
+                }
+            }
+        }
+    }
+    found
+}
+
+fn module_name(root: &Path, path: &Path) -> String {
+    let relative: PathBuf = path
+        .strip_prefix(root)
+        .expect("under src")
+        .with_extension("");
+    let mut parts: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts.join("::")
+}
+
+/// The code of a file, less comments and test code.
+fn strip(text: &str) -> String {
+    let code = match text.find("#[cfg(test)]") {
+        Some(at) => &text[..at],
+        None => text,
+    };
+    code.lines()
+        .map(|line| match line.find("//") {
+            Some(at) => &line[..at],
+            None => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The modules a file's code names: through `crate::` paths (the longest
+/// prefix of each path that is a module), through `super::` (the parent),
+/// and through `use child::...` (a child module it re-exports from).
+fn imports(module: &str, code: &str, known: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    if code.contains("super::")
+        && let Some((parent, _)) = module.rsplit_once("::")
+    {
+        found.insert(parent.to_string());
+    }
+    for line in code.lines() {
+        let line = line.trim_start().trim_start_matches("pub ");
+        if let Some(rest) = line.strip_prefix("use ") {
+            let first: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let child = format!("{module}::{first}");
+            if known.contains(&child) {
+                found.insert(child);
+            }
+        }
+    }
+    for (at, _) in code.match_indices("crate::") {
+        let rest = &code[at + "crate::".len()..];
+        let path: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
+            .collect();
+        let parts: Vec<&str> = path.split("::").filter(|p| !p.is_empty()).collect();
+        if let Some(module) = (1..=parts.len())
+            .rev()
+            .map(|n| parts[..n].join("::"))
+            .find(|candidate| known.contains(candidate))
+        {
+            found.insert(module);
+        }
+    }
+    found
+}
+
+fn stage(module: &str) -> usize {
+    let top = module.split("::").next().unwrap_or(module);
+    LAYERS
+        .iter()
+        .position(|l| *l == top)
+        .unwrap_or_else(|| panic!("module `{module}` is in no stage: add its folder to LAYERS"))
+}
+
+#[test]
+fn no_grouped_crate_imports() {
+    // Grouped imports (`use crate::{a, b}`) would hide edges from this check.
+    for (module, code) in modules() {
+        assert!(
+            !code.contains("crate::{"),
+            "{module}: write `use crate::a::...;` once per path"
+        );
+    }
+}
+
+#[test]
+fn stages_import_only_the_stages_below() {
+    let modules = modules();
+    let known: BTreeSet<String> = modules.keys().cloned().collect();
+    let mut wrong = Vec::new();
+    for (module, code) in &modules {
+        for imported in imports(module, code, &known) {
+            let (from, to) = (stage(module), stage(&imported));
+            if to > from {
+                wrong.push(format!("{module} imports {imported}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "imports against the flow:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn no_file_imports_a_file_that_imports_it() {
+    let modules = modules();
+    let known: BTreeSet<String> = modules.keys().cloned().collect();
+    let edges: BTreeMap<&str, BTreeSet<String>> = modules
+        .iter()
+        .map(|(module, code)| {
+            let mut to = imports(module, code, &known);
+            to.remove(module);
+            (module.as_str(), to)
+        })
+        .collect();
+    // Depth-first search for a path back to the start, from every module.
+    for start in edges.keys() {
+        let mut stack: Vec<Vec<&str>> = vec![vec![start]];
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        while let Some(path) = stack.pop() {
+            let last = *path.last().expect("a path is never empty");
+            for next in edges.get(last).into_iter().flatten() {
+                if next == start {
+                    panic!("import cycle: {} -> {start}", path.join(" -> "));
+                }
+                if seen.insert(next.as_str()) {
+                    let mut longer = path.clone();
+                    longer.push(next.as_str());
+                    stack.push(longer);
+                }
+            }
+        }
+    }
+}
