@@ -69,7 +69,7 @@ where
 /// Run it, check that nothing panicked, and return the output with its
 /// streams as text.
 fn output(command: &mut Command) -> Result<(Output, String, String), Box<dyn Error>> {
-    let out = command.output()?;
+    let out = e2e::prepare(command).output()?;
     let stdout = String::from_utf8(out.stdout.clone())?;
     let stderr = String::from_utf8(out.stderr.clone())?;
     for (stream, text) in [("stdout", &stdout), ("stderr", &stderr)] {
@@ -213,8 +213,9 @@ fn assert_measured_as(row: &Value, kind: &str) -> TestResult {
             checksum(row)?;
         }
         "program" => {
-            // A program returns nothing: its phases stand in for a checksum.
-            assert_eq!(checksum(row)?, 0, "{row}");
+            // A program returns nothing: no checksum (issue 10), its phases
+            // stand in for one.
+            assert!(row.get("checksum").is_none(), "{row}");
             for phase in ["instantiate_ns", "execute_ns"] {
                 let median = number(&row["phases"][phase], "median")?;
                 assert!(median.is_finite() && median > 0.0, "{row}");
@@ -2198,7 +2199,9 @@ fn baseline_verdicts_by_instructions_and_the_regression_exit() -> TestResult {
     assert_eq!(b["regression"], false);
     assert!(!table.contains("regression"), "{table}");
 
-    // A threshold above the slowdown: within it, so the same, exit 0.
+    // A threshold above the slowdown: not a regression, exit 0; the verdict
+    // still reads the ratio against the noise band, which the threshold does
+    // not widen (issue 10: one noise band everywhere).
     let (code, report, table) = json_run(in_dir(dir.path(), ["w.wat"]).args([
         "--baseline",
         "light",
@@ -2208,7 +2211,7 @@ fn baseline_verdicts_by_instructions_and_the_regression_exit() -> TestResult {
     assert_eq!(code, Some(0), "{table}");
     let b = baseline_of(&report, "w")?;
     assert_eq!(b["regression"], false);
-    assert_eq!(b["verdict"], "same", "{b}");
+    assert_eq!(b["verdict"], "slower", "{b}");
 
     // Back to the light version against the heavy baseline: faster, exit 0.
     w("light.wat")?;

@@ -3,10 +3,12 @@
 //! binary with a time bound.
 
 use std::error::Error;
+use std::ffi::OsStr;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -95,10 +97,45 @@ pub struct Finished {
     pub elapsed: Duration,
 }
 
+/// The compile cache of the tests: a folder under the build output, apart
+/// from the user's own cache.
+pub fn test_cache() -> PathBuf {
+    workspace_root().join("target").join("test-cache")
+}
+
+/// Make `command` (a `host` command with all its arguments) ready to run the
+/// way every test runs it: with the tests' compile cache unless it names
+/// one, and, when it measures and names no core, pinned to the next core in
+/// turn, so that tests running side by side do not all pin the same core.
+pub fn prepare(command: &mut Command) -> &mut Command {
+    if !command.get_envs().any(|(key, _)| key == "WASM_BENCH_CACHE") {
+        command.env("WASM_BENCH_CACHE", test_cache());
+    }
+    let args: Vec<&OsStr> = command.get_args().collect();
+    let measures = matches!(
+        args.first().and_then(|a| a.to_str()),
+        Some("run" | "compare" | "watch")
+    );
+    let placed = args.iter().any(|a| {
+        a.to_str()
+            .is_some_and(|a| a == "--no-pin" || a == "--core" || a.starts_with("--core="))
+    });
+    if measures && !placed {
+        command.args(["--core", &next_core().to_string()]);
+    }
+    command
+}
+
+/// The cores of this machine in turn.
+fn next_core() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    NEXT.fetch_add(1, Ordering::Relaxed) % cores
+}
+
 /// Start `host` with `args` in `dir`, with piped output.
 pub fn spawn_host(args: &[&str], dir: &Path) -> std::io::Result<Child> {
-    Command::new(host_binary())
-        .args(args)
+    prepare(Command::new(host_binary()).args(args))
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -45,7 +45,7 @@ fn run(files: &[&Path], extra: &[&str], dir: &Path) -> Result<(Finished, Value),
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped());
-        e2e::finish_within(command.spawn()?, BOUND)?
+        e2e::finish_within(e2e::prepare(&mut command).spawn()?, BOUND)?
     };
     assert!(!finished.stderr.contains("panicked"), "{}", finished.stderr);
     let report: Value = serde_json::from_str(&finished.stdout).map_err(|e| {
@@ -293,5 +293,52 @@ fn compile_cache_miss_hit_and_damaged_entry() -> TestResult {
     }
     let (_, report) = run(&[&xor], &[], dir.path())?;
     assert!(row(&report, "xor")?["compile_cache"]["rebuilt"].is_string());
+    Ok(())
+}
+
+/// A program takes no size: `--size` gives workloads a row per size, and a
+/// program one row, without a size and without a complexity fit (issue 10).
+#[test]
+fn programs_take_no_size() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let wc = workloads().join("wc.wasm");
+    let xor = workloads().join("xor.wasm");
+    let (finished, report) = run(&[&wc, &xor], &["--size", "16,32"], dir.path())?;
+    assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+    let names: Vec<&str> = report["results"]
+        .as_array()
+        .ok_or("no results")?
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert_eq!(names, ["wc", "xor/16", "xor/32"], "{report}");
+    assert!(row(&report, "wc")?["size"].is_null());
+    let fitted: Vec<&str> = report["complexity"]
+        .as_array()
+        .ok_or("no complexity")?
+        .iter()
+        .filter_map(|c| c["benchmark"].as_str())
+        .collect();
+    assert_eq!(fitted, ["xor"], "{report}");
+    Ok(())
+}
+
+/// `host compare` takes `run(count, seed)` workloads; a program is refused
+/// before anything is measured, with a line that says why (issue 10).
+#[test]
+fn compare_refuses_a_program() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let wc = workloads().join("wc.wasm").display().to_string();
+    let xor = workloads().join("xor.wasm").display().to_string();
+    let finished = run_host_within(&["compare", &xor, &wc], dir.path(), BOUND)?;
+    assert_eq!(finished.status.code(), Some(1), "{finished:?}");
+    let line = finished
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("error:"))
+        .ok_or("no error line")?;
+    assert!(line.contains("wc.wasm"), "{line}");
+    assert!(line.contains("cannot be compared"), "{line}");
+    assert!(!finished.stderr.contains("panicked"), "{}", finished.stderr);
     Ok(())
 }

@@ -29,6 +29,7 @@ fn under_terminal(args: &[&str], env: &[(&str, &str)]) -> Result<Option<String>,
     }
     let output = Command::new("script")
         .args(["-qec", &line, "/dev/null"])
+        .env("WASM_BENCH_CACHE", e2e::test_cache())
         .env_remove("NO_COLOR")
         .envs(env.iter().copied())
         .stdin(Stdio::null())
@@ -216,13 +217,19 @@ fn watch_measures_again_on_change() -> TestResult {
     let folder = dir.path().join("w");
     std::fs::create_dir(&folder)?;
     std::fs::copy(workloads().join("xor.wasm"), folder.join("xor.wasm"))?;
-    let mut child = Command::new(host_binary())
-        .args(["watch", "w", "--samples", "20", "--warmup", "20ms"])
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()?;
+    let mut child = e2e::prepare(Command::new(host_binary()).args([
+        "watch",
+        "w",
+        "--samples",
+        "20",
+        "--warmup",
+        "20ms",
+    ]))
+    .current_dir(dir.path())
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null())
+    .spawn()?;
     let stdout = child.stdout.take().ok_or("no stdout")?;
     let (lines_in, lines) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
