@@ -16,7 +16,7 @@ component_target=wasm32-wasip2
 program_target=wasm32-wasip1
 core_workloads=(empty xor mod13 mod16 remove sort-insertion sort-merge chain100 chain101)
 component_workloads=(empty-component xor-component remove-component)
-program_workloads=(wc-program)
+program_workloads=(wc-program fib-program loop-program)
 out_dir="../workloads"
 
 installed="$(rustup target list --installed)"
