@@ -40,6 +40,10 @@ pub enum Command {
     },
     /// Print the man page (roff).
     Man,
+    /// A worker process: reads a job on stdin, writes events on stdout
+    /// (started by `run` and `compare`, not by hand).
+    #[command(hide = true)]
+    Worker,
 }
 
 /// Which scheduling class the measuring thread asks for.
@@ -159,6 +163,11 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "DURATION", default_value = "10s")]
     pub timeout: String,
 
+    /// Measure every workload in exactly N worker processes (default: as
+    /// many as the precision rule needs, at least 5).
+    #[arg(long, value_name = "N")]
+    pub processes: Option<usize>,
+
     /// Width of the noise band, in percent: ratios within ±half of it count
     /// as "same" (the default 1 is ±0.5%), in `host compare`, against a
     /// `--baseline` and in `host watch`.
@@ -210,18 +219,17 @@ pub struct RunArgs {
     #[arg(long, value_name = "DURATION")]
     pub time: Option<String>,
 
-    /// Stop sampling once the within-run 95% interval of the median is within
-    /// this many percent of it (or when the workload has used 2 s, compile
-    /// included).
+    /// Stop measuring once the 95% interval of the median (over the worker
+    /// processes) is within this many percent of it (or when the workload
+    /// has used 2 s, compile included).
     #[arg(long, value_name = "PCT", default_value_t = 1.0)]
     pub precision: f64,
 
-    /// Run-to-run drift of this machine: the relative standard deviation, in
-    /// percent, of medians measured in separate runs. No sampling inside one
-    /// run can see it, so it is added (in quadrature) to each side of the 95%
-    /// interval; 0 gives the within-run interval alone. `host selftest`
-    /// measures it.
-    #[arg(long, value_name = "PCT", default_value_t = 0.75)]
+    /// An extra run-to-run drift, in percent (relative standard deviation
+    /// of medians measured in separate runs), added in quadrature to each
+    /// side of the 95% interval. Off by default: the interval already comes
+    /// from separate worker processes.
+    #[arg(long, value_name = "PCT", default_value_t = 0.0)]
     pub drift: f64,
 
     /// Save the results as baseline NAME (in `results/baselines/NAME.json`).
@@ -303,7 +311,8 @@ pub struct SelftestArgs {
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub runs: usize,
 
-    /// Number of separate A-against-A comparisons.
+    /// Number of separate A-against-A comparisons, 1% comparisons, and runs
+    /// for interval coverage.
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub same_runs: usize,
 
@@ -320,11 +329,15 @@ pub enum SelftestSection {
     Repeatability,
     /// Per-op time of xor and the empty guest at counts 10^3 to 10^7.
     Counts,
-    /// What epoch checks would cost the sampled code.
-    Epoch,
     /// Components against core modules: empty and xor.
     Components,
     /// Verdicts of `host compare`: A against A, mod13 against mod16, a real
     /// 1% difference (chain100 against chain101).
     Verdicts,
+    /// Interval coverage over separate runs of xor, xor as a component and
+    /// the loop program.
+    Intervals,
+    /// A call-heavy and a loop-heavy program under `host run` against an
+    /// uninstrumented timing of the same `_start`.
+    Programs,
 }

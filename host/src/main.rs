@@ -35,6 +35,7 @@ fn main() -> ExitCode {
         Command::Man => {
             command::completions::man_page(&mut std::io::stdout()).map(|()| ExitStatus::Success)
         }
+        Command::Worker => host::benchmark::worker::serve().map(|()| ExitStatus::Success),
     };
     match outcome {
         Ok(status) => status.into(),

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::cli::{
     CompareArgs, EngineArg, MeasureArgs, MetricArg, OptLevelArg, PriorityArg, RunArgs,
@@ -21,7 +21,7 @@ use crate::cli::{
 pub const DEFAULT_BUDGET: Duration = Duration::from_secs(2);
 
 /// Where the measuring thread should run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PinRequest {
     /// The last core the process may run on.
     LastCore,
@@ -32,7 +32,7 @@ pub enum PinRequest {
 }
 
 /// Which scheduling class the measuring thread asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PriorityRequest {
     /// nice -20 under the normal scheduler.
     Nice,
@@ -43,7 +43,7 @@ pub enum PriorityRequest {
 }
 
 /// When sampling stops.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum StopRule {
     /// Stop once the 95% interval of the median is within `pct` percent of
     /// it, or once the workload has used `budget` (compile included).
@@ -55,7 +55,7 @@ pub enum StopRule {
 }
 
 /// Where an export goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Output {
     Stdout,
     File(PathBuf),
@@ -72,7 +72,7 @@ impl Output {
 }
 
 /// Everything `host run` needs to know, checked.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Settings {
     /// Files or folders as given; [`crate::guest::discover`] expands folders.
     pub paths: Vec<PathBuf>,
@@ -113,10 +113,12 @@ pub struct Settings {
     pub max_memory_bytes: u64,
     /// Deadline of one guest call.
     pub timeout: Duration,
+    /// Worker processes per workload, when fixed (`--processes`).
+    pub processes: Option<NonZeroUsize>,
 }
 
 /// What comparisons judge by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Metric {
     /// Time per op.
     Time,
@@ -128,7 +130,7 @@ pub enum Metric {
 /// width: with the default 1, ratios within ±0.5% of 1 are "same". The band
 /// is symmetric in log space, `[1/(1+h), 1+h]` with `h` half the width.
 /// Compare, the baseline comparison and watch all read this one definition.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct NoiseBand {
     width_pct: f64,
 }
@@ -167,7 +169,7 @@ impl fmt::Display for NoiseBand {
 }
 
 /// Which compiler turns wasm into code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Compiler {
     /// Cranelift, the optimising compiler (the default).
@@ -179,7 +181,7 @@ pub enum Compiler {
 }
 
 /// Cranelift's optimisation level.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OptimizeFor {
     None,
@@ -188,7 +190,7 @@ pub enum OptimizeFor {
 }
 
 /// How code is compiled: recorded in the report and part of cache keys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineConfig {
     pub compiler: Compiler,
     pub opt_level: OptimizeFor,
@@ -244,7 +246,7 @@ pub fn default_cache_folder() -> Option<PathBuf> {
 }
 
 /// Capabilities granted to program workloads (`--dir`, `--env`, `--arg`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Grants {
     /// Host folder and the guest path it appears at.
     pub dirs: Vec<(PathBuf, String)>,
@@ -280,7 +282,7 @@ impl Grants {
 }
 
 /// Saved baselines to write or compare with.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Baselines {
     pub save: Option<String>,
     pub compare: Option<String>,
@@ -424,12 +426,16 @@ impl Settings {
             },
             max_memory_bytes: parse_bytes("--max-memory", &args.max_memory)?,
             timeout: positive_duration("--timeout", &args.timeout)?,
+            processes: match args.processes {
+                None => None,
+                Some(n) => Some(NonZeroUsize::new(n).context("--processes must be at least 1")?),
+            },
         })
     }
 }
 
 /// What `host compare` needs beyond [`Settings`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CompareSettings {
     pub settings: Settings,
     /// Name of the reference variant; the first when `None`.

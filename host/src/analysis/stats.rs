@@ -56,6 +56,50 @@ pub struct Summary {
     pub classes: Vec<OutlierClass>,
 }
 
+/// The sample standard deviation (n − 1 denominator); 0 for fewer than two
+/// values.
+pub fn sample_sd(values: &[f64]) -> f64 {
+    let n = values.len();
+    if n < 2 {
+        return 0.0;
+    }
+    let mean = values.iter().sum::<f64>() / n as f64;
+    (values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+}
+
+/// The 97.5% quantile of Student's t distribution with `df` degrees of
+/// freedom: exact (to four digits) up to 30, the Cornish–Fisher expansion
+/// beyond.
+pub fn student_t_975(df: usize) -> f64 {
+    const TABLE: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::INFINITY,
+        1..=30 => TABLE[df - 1],
+        _ => {
+            let z: f64 = 1.959_963_984_540_054;
+            let n = df as f64;
+            z + (z.powi(3) + z) / (4.0 * n)
+                + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * n * n)
+        }
+    }
+}
+
+/// The 95% interval of `centre` from the medians of separate processes:
+/// `centre ± t(0.975, P − 1) · sd / √P` (Student's t over the process
+/// medians), so that the interval is as wide as the processes disagree.
+pub fn between_processes_ci(centre: f64, process_medians: &[f64]) -> (f64, f64) {
+    let p = process_medians.len();
+    if p < 2 {
+        return (f64::NAN, f64::NAN);
+    }
+    let half = student_t_975(p - 1) * sample_sd(process_medians) / (p as f64).sqrt();
+    (centre - half, centre + half)
+}
+
 /// nanobench's err%: the median absolute percentage error of `samples`
 /// around `median`, in percent, skipping samples equal to 0 (0 when none is
 /// left).

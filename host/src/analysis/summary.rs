@@ -63,6 +63,52 @@ pub fn corrected(
         .collect()
 }
 
+/// The measurements of several processes as one: blocks, pauses and
+/// empty-guest calls side by side, times and warm-up rounds added up.
+pub fn pool(processes: &[Measurement]) -> Measurement {
+    let paused = processes.iter().any(|m| !m.pauses.is_empty());
+    let mut pooled = Measurement {
+        count: processes.first().map_or(1, |m| m.count),
+        warmup: crate::results::Warmup {
+            elapsed_ms: 0.0,
+            settled: true,
+            rounds: 0,
+            per_op_ns: processes.last().and_then(|m| m.warmup.per_op_ns),
+        },
+        blocks: Vec::new(),
+        pauses: Vec::new(),
+        baseline_calls_ns: Vec::new(),
+        baseline_ns_per_call: stats::median(
+            &processes
+                .iter()
+                .map(|m| m.baseline_ns_per_call)
+                .collect::<Vec<_>>(),
+        ),
+        pause_pair_ns: processes.first().map_or(0.0, |m| m.pause_pair_ns),
+        checksum: processes.last().and_then(|m| m.checksum),
+        sampling_ms: 0.0,
+        precision_reached: processes.iter().any(|m| m.precision_reached),
+        count_capped: processes.iter().any(|m| m.count_capped),
+    };
+    for m in processes {
+        pooled.warmup.elapsed_ms += m.warmup.elapsed_ms;
+        pooled.warmup.settled &= m.warmup.settled;
+        pooled.warmup.rounds += m.warmup.rounds;
+        pooled.sampling_ms += m.sampling_ms;
+        pooled.blocks.extend(m.blocks.iter().cloned());
+        pooled.baseline_calls_ns.extend(&m.baseline_calls_ns);
+        if paused {
+            match m.pauses.is_empty() {
+                true => pooled
+                    .pauses
+                    .extend(m.blocks.iter().map(|b| vec![0; b.len()])),
+                false => pooled.pauses.extend(m.pauses.iter().cloned()),
+            }
+        }
+    }
+    pooled
+}
+
 /// Summary of one program phase over the iterations, in ns.
 pub fn phase_stats(values: &[f64]) -> PhaseStats {
     PhaseStats {
@@ -78,20 +124,31 @@ pub fn phase_stats(values: &[f64]) -> PhaseStats {
 /// corrected per-op samples, the interval (widened by `drift_pct`, when
 /// given), and plain-words notes.
 pub fn figures(
-    m: &Measurement,
+    processes: &[Measurement],
     stages: Stages,
     warmup_cap_ms: f64,
     seed: u64,
     drift_pct: f64,
 ) -> Figures {
-    let per_op = corrected_per_op(m);
+    // Each process is corrected with its own empty-guest calls.
+    let per_process: Vec<Vec<Vec<f64>>> = processes.iter().map(corrected_per_op).collect();
+    let m = &pool(processes);
+    let per_op: Vec<Vec<f64>> = per_process.concat();
     let summary = stats::summarize(&per_op, RESAMPLES_FINAL, seed);
-    let (ci95_low, ci95_high) = stats::widen_for_drift(
-        summary.median,
-        summary.ci95_low,
-        summary.ci95_high,
-        drift_pct / 100.0,
-    );
+    let process_medians: Vec<f64> = per_process
+        .iter()
+        .map(|blocks| stats::median(&blocks.concat()))
+        .collect();
+    let (low, high) = match process_medians.len() {
+        0 | 1 => (summary.ci95_low, summary.ci95_high),
+        _ => stats::between_processes_ci(summary.median, &process_medians),
+    };
+    let (ci95_low, ci95_high) =
+        stats::widen_for_drift(summary.median, low, high, drift_pct / 100.0);
+    let between_process_sd_pct = match process_medians.len() {
+        0 | 1 => 0.0,
+        _ => stats::sample_sd(&process_medians) / summary.median.abs() * 100.0,
+    };
     let raw: Vec<f64> = m.raw_per_op().into_iter().flatten().collect();
     let all: Vec<f64> = per_op.iter().flatten().copied().collect();
     let samples = all.len();
@@ -177,6 +234,9 @@ pub fn figures(
         indistinguishable_from_empty: indistinguishable,
         precision_reached: m.precision_reached,
         notes,
+        processes: processes.len(),
+        process_medians_ns: process_medians,
+        between_process_sd_pct,
         raw_samples_ns: m.blocks.clone(),
         samples_ns_per_op: per_op,
         sample_classes: summary.classes.clone(),

@@ -1,34 +1,38 @@
-//! The measuring sequence of a WASI program: one warm-up iteration, then
-//! iterations (each a fresh instance, timed by the program itself between
-//! `bench.start` and `bench.end`) until the stop rule says so, at least
-//! [`MIN_ITERATIONS`]. Each iteration is one block of one sample; nothing is
-//! subtracted. The stop rule is the one of `run` workloads
-//! ([`crate::benchmark::sequence::stop_now`]).
+//! The measuring sequence of a WASI program in one process: one warm-up
+//! iteration, then iterations (each a fresh instance, timed by the program
+//! itself between `bench.start` and `bench.end`) until the process has taken
+//! its [`Share`]. Each iteration is one block of one sample; nothing is
+//! subtracted. Before every iteration the sequence tells its [`Progress`],
+//! so that the supervisor can hold the iteration to `--timeout`.
 
 use std::time::Instant;
 
 use anyhow::Result;
 
-use crate::analysis::summary::phase_stats;
-use crate::benchmark::sequence::{MAX_SAMPLES, Sampled, stop_now};
-use crate::guest::program::Program;
-use crate::options::StopRule;
-use crate::results::{Measurement, Phases, Warmup};
+use crate::benchmark::progress::{Call, Progress, Stage};
+use crate::benchmark::sequence::{MAX_SAMPLES, Share};
+use crate::guest::program::{Program, TimedRegion};
+use crate::results::{Measurement, Warmup};
 
-/// Fewest iterations before the stop rule may stop.
-pub const MIN_ITERATIONS: usize = 5;
+/// What one process measured of a program.
+pub struct ProgramRun {
+    /// One op per iteration.
+    pub measurement: Measurement,
+    /// Instantiation of every iteration, in ns.
+    pub instantiate_ns: Vec<f64>,
+    pub region: TimedRegion,
+}
 
-/// Measure a program. `started` is when work on it began (compile
-/// included), for the time budget. Returns the measurement (one op per
-/// iteration) and the phases.
+/// Measure a program in this process.
 pub fn measure(
     program: &Program,
-    stop: StopRule,
-    started: Instant,
-    compile_ms: f64,
-    seed: u64,
-) -> Result<(Measurement, Phases)> {
+    share: Share,
+    progress: &dyn Progress,
+    name: &str,
+) -> Result<ProgramRun> {
+    progress.stage(name, Stage::Warmup);
     let warm = Instant::now();
+    progress.calling(Call::Start);
     program.iterate()?;
     let warmup = Warmup {
         elapsed_ms: warm.elapsed().as_secs_f64() * 1e3,
@@ -36,32 +40,22 @@ pub fn measure(
         rounds: 1,
         per_op_ns: None,
     };
+    progress.stage(name, Stage::Sampling);
     let sampling = Instant::now();
-    let mut instantiate = Vec::new();
+    let mut instantiate_ns = Vec::new();
     let mut execute: Vec<Vec<f64>> = Vec::new();
-    let mut precision_reached = false;
     let region = loop {
+        progress.calling(Call::Start);
         let iteration = program.iterate()?;
-        instantiate.push(iteration.instantiate_ns);
+        instantiate_ns.push(iteration.instantiate_ns);
         execute.push(vec![iteration.execute_ns]);
-        let sampled = Sampled {
-            per_op: &execute,
-            taken: execute.len(),
-            sampling_since: sampling,
-            work_since: started,
+        let done = match share {
+            Share::Samples(n) | Share::Blocks(n) => execute.len() >= n,
+            Share::Time(t) => sampling.elapsed() >= t,
         };
-        let decision = stop_now(stop, &sampled, MIN_ITERATIONS, MIN_ITERATIONS, 0.0, seed);
-        precision_reached |= decision.precision_reached;
-        if decision.stop || execute.len() >= MAX_SAMPLES {
+        if done || execute.len() >= MAX_SAMPLES {
             break iteration.region;
         }
-    };
-    let all: Vec<f64> = execute.iter().flatten().copied().collect();
-    let phases = Phases {
-        compile_ms,
-        instantiate_ns: phase_stats(&instantiate),
-        execute_ns: phase_stats(&all),
-        timed_region: region,
     };
     let measurement = Measurement {
         count: 1,
@@ -73,8 +67,12 @@ pub fn measure(
         pause_pair_ns: 0.0,
         checksum: None,
         sampling_ms: sampling.elapsed().as_secs_f64() * 1e3,
-        precision_reached,
+        precision_reached: false,
         count_capped: false,
     };
-    Ok((measurement, phases))
+    Ok(ProgramRun {
+        measurement,
+        instantiate_ns,
+        region,
+    })
 }

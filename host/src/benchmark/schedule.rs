@@ -1,19 +1,26 @@
-//! The scheduler: which row is measured when.
+//! The scheduler, in the parent: which row is measured when, in which worker
+//! process, and when a row has enough.
 //!
-//! - [`run_rows`] (`host run`): every row (benchmark × size × engine) in
-//!   turn, each on fresh instances, each through the whole measuring sequence
-//!   ([`crate::benchmark::sequence::measure`], or
-//!   [`crate::benchmark::program::measure`] for programs); every finished row
-//!   goes to an [`Observer`] at once.
-//! - [`compare_rounds`] (`host compare`): every variant tuned, settled at one
-//!   shared count, then sampled in interleaved rounds whose order rotates
-//!   (A B, B A, ...), so that drift and periodic noise hit every variant
-//!   alike, until every verdict is certain or the time cap.
+//! - [`run_rows`] (`host run`): every row is measured in several worker
+//!   processes, each taking its own warm-up, pilot and baseline at the count
+//!   the first process fixed, with the order of the rows shuffled from one
+//!   process to the next. By default a row takes [`PROCESS_BLOCKS`] blocks
+//!   per process, in at least [`MIN_PROCESSES`] processes, until the
+//!   interval over the processes is within `--precision` or the row has used
+//!   its budget (compile included), at most [`MAX_PROCESSES`]. `--samples`
+//!   and `--time` are shared out over [`MIN_PROCESSES`] processes;
+//!   `--processes` fixes the number. Every finished row goes to an
+//!   [`Observer`] at once.
+//! - [`compare_rounds`] (`host compare`): every worker runs every variant in
+//!   interleaved rounds at one shared count; workers follow each other until
+//!   every verdict is certain (at least [`MIN_COMPARE_PROCESSES`] workers and
+//!   [`MIN_ROUNDS`] rounds in all) or the time cap.
 //!
+//! A row whose worker hangs past `--timeout`, outgrows its memory or dies
+//! fails with the cause, and a new worker takes the rows that were left.
 //! Results are summarised by [`crate::analysis`]; nothing here prints.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -21,25 +28,40 @@ use anyhow::{Context, Result, bail};
 use crate::analysis::baseline::compare_with_saved;
 use crate::analysis::compare::{Rounds, judge};
 use crate::analysis::complexity::fit_results;
-use crate::analysis::summary::{self, Stages};
-use crate::benchmark::program;
-use crate::benchmark::progress::{Progress, Stage};
-use crate::benchmark::sequence::{self, Blocks, MAX_SAMPLES, Plan, Subjects, Tuned};
-use crate::benchmark::session::{Session, supervised};
-use crate::guest::program::{Program, TimedRegion};
-use crate::guest::sandbox;
-use crate::guest::{Contract, Kind, Workload};
-use crate::options::{CompareSettings, Metric, Settings};
+use crate::analysis::stats;
+use crate::analysis::summary::{self, Stages, corrected_per_op, phase_stats};
+use crate::benchmark::catalog::Catalog;
+use crate::benchmark::progress::{Call, Progress, Stage};
+use crate::benchmark::sequence::Share;
+use crate::benchmark::supervisor::{Next, Worker, describe_end, describe_memory};
+use crate::benchmark::worker::{Event, Job, ProcessSample, RowJob, Task};
+use crate::guest::program::TimedRegion;
+use crate::guest::{Contract, Kind, sandbox};
+use crate::options::{CompareSettings, Metric, Settings, StopRule};
 use crate::results::baseline::Saved;
-use crate::results::{BenchResult, CompareReport, Environment, Figures, Row, RunReport, Tool};
+use crate::results::{
+    BenchResult, CompareReport, Environment, Figures, Measurement, Phases, Row, RunReport, Tool,
+};
 use crate::util::error::one_line;
 
-/// Rounds before the verdicts may stop sampling.
+/// Fewest processes a row is measured in (by default), and the number
+/// `--samples` and `--time` are shared out over.
+pub const MIN_PROCESSES: usize = 5;
+/// Most processes a row is measured in (by default).
+pub const MAX_PROCESSES: usize = 30;
+/// Blocks one process takes of a row (by default).
+pub const PROCESS_BLOCKS: usize = 4;
+/// How long one process samples a program (by default).
+pub const PROGRAM_SHARE: Duration = Duration::from_millis(100);
+/// Rounds one worker takes in a comparison.
+pub const ROUNDS_PER_PROCESS: usize = 15;
+/// Rounds, in all, before the verdicts may stop a comparison.
 pub const MIN_ROUNDS: usize = 30;
-/// Target wall time of one variant's block in a round.
-pub const ROUND_BLOCK_TIME: Duration = Duration::from_millis(5);
-/// Most samples one variant takes in a round (very short calls).
-pub const ROUND_BLOCK_MAX: usize = 100;
+/// Fewest workers before the verdicts may stop a comparison.
+pub const MIN_COMPARE_PROCESSES: usize = 3;
+/// Time a worker may take to start, calibrate and load from the cache before
+/// it must have said it is ready (compiling without the cache included).
+const START_DEADLINE: Duration = Duration::from_secs(600);
 
 /// Told about progress as it happens (the terminal table listens).
 pub trait Observer: Send {
@@ -48,129 +70,345 @@ pub trait Observer: Send {
     fn result(&mut self, result: &BenchResult);
 }
 
-/// Called from the watchdog's thread, should it have to end the process,
-/// with the report of the rows finished so far (`stopped` says why).
-pub type LastWord = Box<dyn Fn(&RunReport) + Send + Sync>;
-
-/// What has been finished so far, for the watchdog's last word.
-#[derive(Default)]
-struct Finished {
-    environment: Option<Environment>,
-    results: Vec<BenchResult>,
+/// A row of a run, as the parent follows it.
+struct RowState<'a> {
+    row: Row,
+    kind: Option<Kind>,
+    program: bool,
+    compile_ms: f64,
+    compile_cache: crate::guest::cache::CacheOutcome,
+    samples: Vec<ProcessSample>,
+    error: Option<String>,
+    count: Option<u64>,
+    /// Wall time spent on the row, compile included.
+    spent: Duration,
+    done: bool,
+    reported: bool,
+    load_error: Option<&'a crate::guest::LoadError>,
 }
 
-/// The plan of every row of a run.
-fn plan(settings: &Settings, seed: u64) -> Plan {
-    Plan {
-        sample_time: settings.sample_time,
-        warmup_cap: settings.warmup_cap,
-        count: settings.count,
-        stop: settings.stop,
-        seed,
+/// The seed of a run: the user's, or a fresh one.
+fn seed_of(settings: &Settings) -> u64 {
+    settings.seed.unwrap_or_else(|| fastrand::u64(..) >> 1)
+}
+
+/// What a call that never returned was, in the words of the row's error.
+fn hung(call: Option<Call>, returned: Option<u64>, timeout: Duration) -> String {
+    let limit = format!(
+        "did not return within --timeout {} (infinite loop?); the worker was killed",
+        humantime::format_duration(timeout)
+    );
+    match call {
+        Some(Call::Setup { size }) => format!("`setup({size})` failed: {limit}"),
+        Some(Call::Instantiate) => format!("instantiation failed: {limit}"),
+        Some(Call::Start) => format!("`_start` failed: {limit}"),
+        Some(Call::Run { count }) => match returned {
+            Some(good) if good != count => {
+                format!("at count {count} (it had returned at count {good}): `run` failed: {limit}")
+            }
+            _ => format!("at count {count}: `run` failed: {limit}"),
+        },
+        None => limit,
     }
 }
 
-/// Measure every row of `files` in turn; failed workloads are rows with an
-/// error, not a failure of the run. Rows are compared with `saved` when
-/// given; complexity is fitted over sizes.
+/// One line naming the file, the benchmark and the size, then the cause.
+fn describe_failure(row: &Row, cause: &str) -> String {
+    let size = row.size.map(|s| format!(", size {s}")).unwrap_or_default();
+    format!("{} ({}{size}): {cause}", row.path.display(), row.export)
+}
+
+/// How a worker's job went, row by row.
+enum Outcome {
+    Measured(usize, Box<ProcessSample>, Duration),
+    Failed(usize, String),
+    Compared(u64, usize, Vec<ProcessSample>),
+    /// The worker died between rows (or before it was ready): why.
+    Lost(String),
+}
+
+/// Workers in a row that may die between rows before the run gives up.
+const LOST_WORKERS: usize = 3;
+
+/// Run one worker on `job` until it has reported every row (or died).
+/// Returns the environment it reported, what it measured, and the rows
+/// (indices) it never reached because it died.
+fn run_worker(
+    job: &Job,
+    progress: &dyn Progress,
+    names: &[String],
+) -> Result<(Option<Environment>, Vec<Outcome>, bool)> {
+    let timeout = job.settings.timeout;
+    let mut worker = Worker::start(job)?;
+    let mut environment = None;
+    let mut outcomes = Vec::new();
+    let mut current: Option<usize> = None;
+    let mut call: Option<Call> = None;
+    let mut returned: Option<u64> = None;
+    let mut row_started = Instant::now();
+    loop {
+        let deadline = match call {
+            Some(_) => Some(timeout),
+            None if environment.is_none() => Some(START_DEADLINE),
+            None => Some(timeout.max(START_DEADLINE)),
+        };
+        let failed_row = |cause: String, outcomes: &mut Vec<Outcome>| {
+            if let Some(row) = current {
+                outcomes.push(Outcome::Failed(row, cause));
+            }
+        };
+        match worker.next(deadline) {
+            Next::Event(event) => match *event {
+                Event::Ready { environment: env } => environment = Some(env),
+                Event::Stage { row, stage } => {
+                    if current != Some(row) {
+                        current = Some(row);
+                        returned = None;
+                        row_started = Instant::now();
+                    }
+                    if let Some(name) = names.get(row) {
+                        progress.stage(name, stage);
+                    }
+                }
+                Event::Calling { row, call: next } => {
+                    if current != Some(row) {
+                        current = Some(row);
+                        returned = None;
+                        row_started = Instant::now();
+                    }
+                    if let (Some(Call::Run { count }), Call::Run { .. }) = (call, next) {
+                        returned = Some(count);
+                    }
+                    call = Some(next);
+                }
+                Event::Estimate {
+                    row,
+                    ns_per_op,
+                    err_pct,
+                } => {
+                    if let Some(name) = names.get(row) {
+                        progress.estimate(name, ns_per_op, err_pct);
+                    }
+                }
+                Event::Measured { row, sample } => {
+                    outcomes.push(Outcome::Measured(
+                        row,
+                        Box::new(sample),
+                        row_started.elapsed(),
+                    ));
+                    (current, call) = (None, None);
+                }
+                Event::Failed { row, error } => {
+                    outcomes.push(Outcome::Failed(row, error));
+                    (current, call) = (None, None);
+                }
+                Event::Compared {
+                    count,
+                    rounds,
+                    variants,
+                } => {
+                    outcomes.push(Outcome::Compared(count, rounds, variants));
+                    (current, call) = (None, None);
+                }
+            },
+            Next::Ended { status, stderr } => {
+                let clean = status.is_some_and(|s| s.success()) && current.is_none();
+                if !clean {
+                    match current {
+                        Some(_) => failed_row(
+                            format!("{} while measuring it", describe_end(status, &stderr)),
+                            &mut outcomes,
+                        ),
+                        None => outcomes.push(Outcome::Lost(describe_end(status, &stderr))),
+                    }
+                }
+                return Ok((environment, outcomes, !clean));
+            }
+            Next::TimedOut => {
+                if current.is_none() {
+                    bail!("a worker process stopped answering; it was killed");
+                }
+                failed_row(hung(call, returned, timeout), &mut outcomes);
+                return Ok((environment, outcomes, true));
+            }
+            Next::Memory { resident } => {
+                failed_row(
+                    describe_memory(resident, worker.memory_cap()),
+                    &mut outcomes,
+                );
+                return Ok((environment, outcomes, true));
+            }
+            Next::Interrupted => return Ok((environment, outcomes, true)),
+        }
+    }
+}
+
+/// Measure every row of `files` in worker processes; failed workloads are
+/// rows with an error, not a failure of the run. Rows are compared with
+/// `saved` when given; complexity is fitted over sizes.
 pub fn run_rows(
     settings: &Settings,
     files: &[PathBuf],
     saved: Option<&Saved>,
     observer: &mut dyn Observer,
     progress: &dyn Progress,
-    last_word: LastWord,
 ) -> Result<RunReport> {
-    let finished = Arc::new(Mutex::new(Finished::default()));
-    supervised(settings, |engines, guard| {
-        let shared = Arc::clone(&finished);
-        let baseline = settings.baselines.compare.clone();
-        guard.on_emergency(Box::new(move |reason| {
-            eprintln!("error: {reason}");
-            if let Ok(progress) = shared.lock()
-                && let Some(environment) = &progress.environment
-            {
-                last_word(&RunReport {
-                    tool: Tool::this(),
-                    environment: environment.clone(),
-                    results: progress.results.clone(),
-                    complexity: Vec::new(),
-                    baseline: baseline.clone(),
-                    saved_baseline: None,
-                    stopped: Some(reason.to_string()),
-                });
+    let mut settings = settings.clone();
+    let seed = seed_of(&settings);
+    settings.seed = Some(seed);
+    let catalog = Catalog::load(&settings, files, progress)?;
+    let planned = catalog.rows(&settings.sizes);
+    let names: Vec<String> = planned.iter().map(|p| p.row.name.clone()).collect();
+    let mut states: Vec<RowState<'_>> = planned
+        .iter()
+        .map(|p| {
+            let (kind, program, compile_ms, compile_cache, load_error) = match p.workload {
+                Ok(w) => (
+                    Some(w.kind()),
+                    matches!(w.contract, Contract::Program { .. }),
+                    w.compile_ms,
+                    w.cache.clone(),
+                    None,
+                ),
+                Err(e) => (
+                    e.kind,
+                    false,
+                    0.0,
+                    crate::guest::cache::CacheOutcome::Off,
+                    Some(e),
+                ),
+            };
+            RowState {
+                row: p.row.clone(),
+                kind,
+                program,
+                compile_ms,
+                compile_cache,
+                samples: Vec::new(),
+                error: load_error
+                    .map(|e| format!("{}: {}", p.row.path.display(), one_line(&e.error))),
+                count: settings.count.map(|c| c.get()),
+                spent: Duration::from_secs_f64(compile_ms / 1e3),
+                done: false,
+                reported: false,
+                load_error,
             }
-        }));
-        let session = Session::new(settings, files, engines, guard, progress)?;
-        let report = measure_rows(settings, &session, saved, observer, &finished, progress);
-        progress.finish();
-        report
-    })
-}
-
-fn measure_rows(
-    settings: &Settings,
-    session: &Session,
-    saved: Option<&Saved>,
-    observer: &mut dyn Observer,
-    finished: &Mutex<Finished>,
-    progress: &dyn Progress,
-) -> Result<RunReport> {
-    let plan = plan(settings, session.seed);
-    let mut environment = session.environment(settings);
-    if let Some(saved) = saved {
-        environment
-            .warnings
-            .extend(saved.environment_differences(&environment));
+        })
+        .collect();
+    // A file's compile time counts once, on its first row.
+    let mut first = std::collections::HashSet::new();
+    for state in &mut states {
+        if !first.insert((state.row.path.clone(), state.row.engine_set)) {
+            state.compile_ms = 0.0;
+        }
     }
-    let rows = session.rows(&settings.sizes);
-    let names: Vec<String> = rows.iter().map(|p| p.row.name.clone()).collect();
-    progress.suspend(&mut || observer.start(&environment, &names));
-    if let Ok(mut finished) = finished.lock() {
-        finished.environment = Some(environment.clone());
-    }
-    progress.rows(rows.len());
+    progress.rows(states.len());
 
-    let mut results = Vec::new();
+    let mut environment: Option<Environment> = None;
+    let mut results: Vec<(usize, BenchResult)> = Vec::new();
     let mut stopped = None;
-    let mut compiled = std::collections::HashSet::new();
-    for planned in &rows {
-        let row = &planned.row;
-        let mut result = match planned.workload {
-            Err(error) => BenchResult::failed(
-                row,
-                error.kind,
-                format!("{}: {}", row.path.display(), one_line(&error.error)),
-            ),
-            Ok(workload) => {
-                // The first row of a file carries its compile time, and its
-                // budget includes it.
-                let compile_ms = if compiled.insert((row.path.clone(), row.engine_set)) {
-                    workload.compile_ms
-                } else {
-                    0.0
-                };
-                measure_row(
-                    settings, &plan, session, workload, row, compile_ms, progress,
-                )
-            }
-        };
-        if sandbox::interrupted() {
-            // The row in progress is not finished: leave it out.
-            stopped = Some("interrupted (Ctrl-C)".to_string());
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut process = 0;
+    loop {
+        let mut pending: Vec<usize> = (0..states.len())
+            .filter(|&i| !states[i].done && states[i].error.is_none())
+            .collect();
+        if pending.is_empty() && environment.is_some() {
             break;
         }
-        if let (Some(saved), Some(figures)) = (saved, &result.figures) {
-            result.baseline =
-                compare_with_saved(settings, saved, &result.name, figures, session.seed);
+        rng.shuffle(&mut pending);
+        let started = Instant::now();
+        let mut left: Vec<RowJob> = pending
+            .iter()
+            .map(|&i| RowJob {
+                index: i,
+                row: states[i].row.clone(),
+                count: states[i].count,
+                share: share(&settings, &states[i], process),
+                fuel: settings.metric == Metric::Instructions && states[i].samples.is_empty(),
+            })
+            .collect();
+        // Workers follow each other until this process's rows are done; a
+        // worker that dies leaves the rows after the one it died on.
+        let mut lost = 0;
+        loop {
+            let job = Job {
+                settings: settings.clone(),
+                task: Task::Rows(left.clone()),
+            };
+            let (env, outcomes, died) = run_worker(&job, progress, &names)?;
+            if environment.is_none() && env.is_some() {
+                environment = env;
+                if let Some(env) = &mut environment {
+                    if let Some(saved) = saved {
+                        env.warnings.extend(saved.environment_differences(env));
+                    }
+                    progress.suspend(&mut || observer.start(env, &names));
+                }
+            }
+            for outcome in outcomes {
+                match outcome {
+                    Outcome::Measured(i, sample, took) => {
+                        states[i].count.get_or_insert(sample.measurement.count);
+                        states[i].spent += took;
+                        states[i].samples.push(*sample);
+                        left.retain(|j| j.index != i);
+                    }
+                    Outcome::Failed(i, error) => {
+                        states[i].error = Some(describe_failure(&states[i].row, &error));
+                        left.retain(|j| j.index != i);
+                    }
+                    Outcome::Lost(why) => {
+                        lost += 1;
+                        if lost >= LOST_WORKERS {
+                            bail!("{why} between rows, {lost} times in a row: giving up");
+                        }
+                    }
+                    Outcome::Compared(..) => {}
+                }
+            }
+            if sandbox::interrupted() || !died || left.is_empty() {
+                break;
+            }
         }
-        progress.suspend(&mut || observer.result(&result));
-        if let Ok(mut finished) = finished.lock() {
-            finished.results.push(result.clone());
+        let overhead = started.elapsed() / pending.len().max(1) as u32;
+        process += 1;
+        for &i in &pending {
+            let state = &mut states[i];
+            state.spent += overhead;
+            state.done = state.error.is_none() && enough(&settings, state, process);
         }
-        progress.row_done();
-        results.push(result);
+        if sandbox::interrupted() {
+            stopped = Some("interrupted (Ctrl-C)".to_string());
+            // A row measured in at least one process is reported with what
+            // it has; a row not measured yet is left out.
+            for state in &mut states {
+                state.done |= state.error.is_none() && !state.samples.is_empty();
+            }
+        }
+        // Report finished rows, in the order of the rows.
+        for (index, state) in states.iter_mut().enumerate() {
+            let failed = state.error.is_some() && stopped.is_none();
+            if state.reported || !(state.done || failed) {
+                continue;
+            }
+            state.reported = true;
+            let mut result = result_of(&settings, state, seed);
+            if let (Some(saved), Some(figures)) = (saved, &result.figures) {
+                result.baseline = compare_with_saved(&settings, saved, &result.name, figures, seed);
+            }
+            progress.suspend(&mut || observer.result(&result));
+            progress.row_done();
+            results.push((index, result));
+        }
+        if stopped.is_some() {
+            break;
+        }
     }
+    progress.finish();
+    results.sort_by_key(|(index, _)| *index);
+    let results: Vec<BenchResult> = results.into_iter().map(|(_, r)| r).collect();
+    let environment = environment.context("interrupted before a worker process was ready")?;
     Ok(RunReport {
         tool: Tool::this(),
         environment,
@@ -182,141 +420,149 @@ fn measure_rows(
     })
 }
 
-/// Measure one row into a result (figures or the error that stopped it).
-fn measure_row(
-    settings: &Settings,
-    plan: &Plan,
-    session: &Session,
-    workload: &Workload,
-    row: &Row,
-    compile_ms: f64,
-    progress: &dyn Progress,
-) -> BenchResult {
-    let kind = workload.kind();
-    let started = Instant::now()
-        .checked_sub(Duration::from_secs_f64(compile_ms / 1e3))
-        .unwrap_or_else(Instant::now);
-    let measured = match workload.contract {
-        Contract::Program { .. } => {
-            measure_program(settings, session, workload, row, compile_ms, started)
+/// How many processes a row is measured in when the user fixed it or the
+/// rule does.
+fn fixed_processes(settings: &Settings) -> Option<usize> {
+    match (settings.processes, settings.stop) {
+        (Some(p), _) => Some(p.get()),
+        (None, StopRule::Samples(n)) => Some(MIN_PROCESSES.min(n.get())),
+        (None, StopRule::Time(_)) => Some(MIN_PROCESSES),
+        (None, StopRule::Precision { .. }) => None,
+    }
+}
+
+/// What process `process` takes of a row.
+fn share(settings: &Settings, state: &RowState<'_>, process: usize) -> Share {
+    let processes = fixed_processes(settings).unwrap_or(MIN_PROCESSES);
+    match settings.stop {
+        StopRule::Samples(n) => {
+            let n = n.get();
+            let base = n / processes;
+            Share::Samples((base + usize::from(process < n % processes)).max(1))
         }
-        Contract::Workload { .. } => measure_workload(
-            settings, plan, session, workload, row, compile_ms, started, progress,
-        ),
+        StopRule::Time(t) => Share::Time(t / processes as u32),
+        StopRule::Precision { .. } if state.program => Share::Time(PROGRAM_SHARE),
+        StopRule::Precision { .. } => Share::Blocks(PROCESS_BLOCKS),
+    }
+}
+
+/// Whether a row has enough after `processes` processes.
+fn enough(settings: &Settings, state: &RowState<'_>, processes: usize) -> bool {
+    if let Some(fixed) = fixed_processes(settings) {
+        return processes >= fixed;
+    }
+    let StopRule::Precision { pct, budget } = settings.stop else {
+        return true;
     };
-    match measured {
-        Ok(figures) => BenchResult::measured(row, kind, figures),
-        Err(e) => BenchResult::failed(row, Some(kind), describe_failure(row, &e)),
+    if processes >= MAX_PROCESSES {
+        return true;
+    }
+    if processes < MIN_PROCESSES {
+        return false;
+    }
+    let medians: Vec<f64> = state
+        .samples
+        .iter()
+        .map(|s| stats::median(&corrected_per_op(&s.measurement).concat()))
+        .collect();
+    let centre = stats::median(&medians);
+    let (low, high) = stats::between_processes_ci(centre, &medians);
+    let half = (high - low) / 2.0;
+    // Within a tick of the clock spread over the count is as precise as it
+    // gets (an empty guest's median is 0).
+    let floor = state
+        .samples
+        .first()
+        .map_or(0.0, |s| 1.0 / s.measurement.count as f64);
+    stats::relative_half_width_pct(centre, low, high) <= pct
+        || half <= floor
+        || state.spent >= budget
+}
+
+/// The result of a finished row.
+fn result_of(settings: &Settings, state: &RowState<'_>, seed: u64) -> BenchResult {
+    if let Some(error) = &state.error {
+        let kind = state.kind.or(state.load_error.and_then(|e| e.kind));
+        return BenchResult::failed(&state.row, kind, error.clone());
+    }
+    let kind = state.kind.unwrap_or(Kind::Module);
+    let measurements: Vec<Measurement> = state
+        .samples
+        .iter()
+        .map(|s| s.measurement.clone())
+        .collect();
+    let instantiate_ms = stats::median(
+        &state
+            .samples
+            .iter()
+            .map(|s| s.instantiate_ms)
+            .collect::<Vec<_>>(),
+    );
+    let stages = Stages {
+        kind,
+        compile_ms: state.compile_ms,
+        compile_cache: state.compile_cache.clone(),
+        instantiate_ms,
+    };
+    let mut figures = summary::figures(
+        &measurements,
+        stages,
+        settings.warmup_cap.as_secs_f64() * 1e3,
+        seed,
+        settings.drift_pct,
+    );
+    figures.precision_reached = precision_reached(settings, &figures);
+    figures.fuel_per_op = state.samples.iter().find_map(|s| s.fuel_per_op);
+    if state.program {
+        program_figures(&mut figures, state);
+    }
+    BenchResult::measured(&state.row, kind, figures)
+}
+
+/// Whether the interval reached `--precision` (the precision rule only).
+fn precision_reached(settings: &Settings, f: &Figures) -> bool {
+    match settings.stop {
+        StopRule::Precision { pct, .. } => {
+            stats::relative_half_width_pct(
+                f.ns_per_op.median,
+                f.ns_per_op.ci95_low,
+                f.ns_per_op.ci95_high,
+            ) <= pct
+        }
+        _ => false,
     }
 }
 
-/// A `run(count, seed)` workload through the measuring sequence.
-#[allow(clippy::too_many_arguments)]
-fn measure_workload(
-    settings: &Settings,
-    plan: &Plan,
-    session: &Session,
-    workload: &Workload,
-    row: &Row,
-    compile_ms: f64,
-    started: Instant,
-    progress: &dyn Progress,
-) -> Result<Figures> {
-    let (mut subjects, instantiate_ms) = session.subjects(workload, row)?;
-    let calibration = &session
-        .format_setup(row.engine_set, workload.format)
-        .calibration;
-    let m = sequence::measure(
-        plan,
-        calibration,
-        &mut subjects,
-        started,
-        progress,
-        &row.name,
-    )?;
-    let mut figures = summary::figures(
-        &m,
-        Stages {
-            kind: workload.kind(),
-            compile_ms,
-            compile_cache: workload.cache.clone(),
-            instantiate_ms,
-        },
-        settings.warmup_cap.as_secs_f64() * 1e3,
-        session.seed,
-        settings.drift_pct,
-    );
-    if settings.metric == Metric::Instructions {
-        figures.fuel_per_op = Some(session.fuel_per_op(workload, row, m.count)?);
-    }
-    Ok(figures)
-}
-
-/// A WASI program by the Sightglass protocol.
-fn measure_program(
-    settings: &Settings,
-    session: &Session,
-    workload: &Workload,
-    row: &Row,
-    compile_ms: f64,
-    started: Instant,
-) -> Result<Figures> {
-    let program = Program::new(
-        &row.path,
-        &workload.guarded,
-        &settings.grants,
-        session.limits,
-        &session.guard,
-    )?;
-    let (m, phases) = program::measure(&program, settings.stop, started, compile_ms, session.seed)?;
-    let mut figures = summary::figures(
-        &m,
-        Stages {
-            kind: Kind::Program,
-            compile_ms,
-            compile_cache: workload.cache.clone(),
-            instantiate_ms: phases.instantiate_ns.median / 1e6,
-        },
-        settings.warmup_cap.as_secs_f64() * 1e3,
-        session.seed,
-        settings.drift_pct,
-    );
-    if phases.timed_region == TimedRegion::WholeStart {
+/// The phases of a program, over every process's iterations.
+fn program_figures(figures: &mut Figures, state: &RowState<'_>) {
+    let programs: Vec<_> = state
+        .samples
+        .iter()
+        .filter_map(|s| s.program.as_ref())
+        .collect();
+    let instantiate: Vec<f64> = programs
+        .iter()
+        .flat_map(|p| p.instantiate_ns.iter().copied())
+        .collect();
+    let execute: Vec<f64> = state
+        .samples
+        .iter()
+        .flat_map(|s| s.measurement.blocks.iter().flatten().copied())
+        .collect();
+    let region = programs
+        .last()
+        .map_or(TimedRegion::WholeStart, |p| p.region);
+    if region == TimedRegion::WholeStart {
         figures
             .notes
             .push("calls neither bench.start nor bench.end: timed over the whole of _start".into());
     }
-    figures.phases = Some(phases);
-    Ok(figures)
-}
-
-/// One line naming the file, the benchmark and the size, then the error
-/// chain.
-fn describe_failure(row: &Row, error: &anyhow::Error) -> String {
-    let size = row.size.map(|s| format!(", size {s}")).unwrap_or_default();
-    format!(
-        "{} ({}{size}): {}",
-        row.path.display(),
-        row.export,
-        one_line(error)
-    )
-}
-
-/// The error of a variant, naming the file, the benchmark and the size.
-fn variant_error(row: &Row, error: anyhow::Error) -> anyhow::Error {
-    let size = row.size.map(|s| format!(", size {s}")).unwrap_or_default();
-    error.context(format!("{} ({}{size})", row.path.display(), row.export))
-}
-
-/// One variant of a comparison.
-struct Variant<'a> {
-    row: Row,
-    workload: &'a Workload,
-    subjects: Subjects,
-    instantiate_ms: f64,
-    tuned: Tuned,
-    blocks: Option<Blocks>,
-    fuel_per_op: Option<f64>,
+    figures.phases = Some(Phases {
+        compile_ms: state.compile_ms,
+        instantiate_ns: phase_stats(&instantiate),
+        execute_ns: phase_stats(&execute),
+        timed_region: region,
+    });
 }
 
 /// Compare the variants in `files`: every benchmark of every file is a
@@ -326,193 +572,150 @@ pub fn compare_rounds(
     files: &[PathBuf],
     progress: &dyn Progress,
 ) -> Result<CompareReport> {
-    supervised(&settings.settings, |engines, guard| {
-        let mut session = Session::new(&settings.settings, files, engines, guard, progress)?;
-        // A verdict needs every variant: the first file that did not load
-        // stops the comparison, with its error.
-        if let Some(i) = session.loaded.iter().position(|l| l.workload.is_err()) {
-            let failed = session.loaded.swap_remove(i);
-            if let Err(e) = failed.workload {
-                return Err(e.error.context(failed.path.display().to_string()));
+    let mut common = settings.settings.clone();
+    let seed = seed_of(&common);
+    common.seed = Some(seed);
+    let catalog = Catalog::load(&common, files, progress)?;
+    let mut rows = Vec::new();
+    let mut kinds = Vec::new();
+    for planned in catalog.rows(&common.sizes) {
+        let workload = match planned.workload {
+            Ok(workload) => workload,
+            Err(e) => {
+                bail!("{}: {}", planned.row.path.display(), one_line(&e.error));
             }
-        }
-        let report = compare_variants(settings, &session, progress);
-        progress.finish();
-        report
-    })
-}
-
-fn compare_variants(
-    settings: &CompareSettings,
-    session: &Session,
-    progress: &dyn Progress,
-) -> Result<CompareReport> {
-    let common = &settings.settings;
-    let environment = session.environment(common);
-    let plan = plan(common, session.seed);
-
-    let mut variants = Vec::new();
-    for planned in session.rows(&common.sizes) {
-        let row = planned.row;
-        let workload = planned
-            .workload
-            .map_err(|_| anyhow::anyhow!("{}: not loaded", row.path.display()))?;
+        };
         if let Contract::Program { .. } = workload.contract {
             bail!(
                 "{}: a program (WASI `_start`) cannot be compared: compare takes `run(count, seed)` workloads (measure programs with `host run`)",
-                row.path.display()
+                planned.row.path.display()
             );
         }
-        progress.stage(&row.name, Stage::Warmup);
-        let (mut subjects, instantiate_ms) = session
-            .subjects(workload, &row)
-            .map_err(|e| variant_error(&row, e))?;
-        let calibration = &session
-            .format_setup(row.engine_set, workload.format)
-            .calibration;
-        let tuned = sequence::tune(&plan, calibration, &mut subjects.guarded)
-            .map_err(|e| variant_error(&row, e))?;
-        variants.push(Variant {
-            row,
-            workload,
-            subjects,
-            instantiate_ms,
-            tuned,
-            blocks: None,
-            fuel_per_op: None,
-        });
+        kinds.push((workload.kind(), workload.compile_ms, workload.cache.clone()));
+        rows.push(planned.row);
     }
     // The same file twice (A against A) makes two variants of one name.
-    for i in 1..variants.len() {
-        let seen = variants[..i]
-            .iter()
-            .filter(|v| v.row.name == variants[i].row.name)
-            .count();
+    for i in 1..rows.len() {
+        let seen = rows[..i].iter().filter(|r| r.name == rows[i].name).count();
         if seen > 0 {
-            variants[i].row.name = format!("{}#{}", variants[i].row.name, seen + 1);
+            rows[i].name = format!("{}#{}", rows[i].name, seen + 1);
         }
     }
-    if variants.len() < 2 {
+    if rows.len() < 2 {
         bail!("compare needs at least two variants (files, or `run_<name>` benchmarks)");
     }
     let reference = match &settings.reference {
         None => 0,
-        Some(name) => variants
-            .iter()
-            .position(|v| v.row.name == *name)
-            .with_context(|| {
-                let names: Vec<&str> = variants.iter().map(|v| v.row.name.as_str()).collect();
-                format!(
-                    "--reference: no variant `{name}` (variants: {})",
-                    names.join(", ")
-                )
-            })?,
+        Some(name) => rows.iter().position(|r| r.name == *name).ok_or_else(|| {
+            let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+            anyhow::anyhow!(
+                "--reference: no variant `{name}` (variants: {})",
+                names.join(", ")
+            )
+        })?,
     };
-
-    // One shared count: the slowest variant's sample fills the target.
-    let count = variants.iter().map(|v| v.tuned.count).min().unwrap_or(1);
-    for v in &mut variants {
-        let calibration = &session
-            .format_setup(v.row.engine_set, v.workload.format)
-            .calibration;
-        let blocks = sequence::settle(&plan, calibration, v.tuned, count, &mut v.subjects)
-            .map_err(|e| variant_error(&v.row, e))?;
-        v.blocks = Some(blocks);
-        if common.metric == Metric::Instructions {
-            v.fuel_per_op = Some(
-                session
-                    .fuel_per_op(v.workload, &v.row, count)
-                    .map_err(|e| variant_error(&v.row, e))?,
-            );
-        }
-    }
-    let per_block: Vec<usize> = variants
-        .iter()
-        .map(|v| {
-            v.blocks
-                .as_ref()
-                .map_or(1, |b| b.samples_per(ROUND_BLOCK_TIME).min(ROUND_BLOCK_MAX))
-        })
-        .collect();
-
+    let names: Vec<String> = rows.iter().map(|r| r.name.clone()).collect();
     progress.stage("variants", Stage::Sampling);
     let sampling = Instant::now();
+    let mut environment = None;
+    let mut count = common.count.map(|c| c.get());
+    let mut per_variant: Vec<Vec<ProcessSample>> = vec![Vec::new(); rows.len()];
     let mut rounds = 0;
-    let mut comparisons;
-    loop {
-        let n = variants.len();
-        for i in 0..n {
-            // Rotate the order every round.
-            let index = (i + rounds) % n;
-            let v = &mut variants[index];
-            if let Some(blocks) = v.blocks.as_mut() {
-                blocks
-                    .take(
-                        &mut v.subjects.fast,
-                        &mut v.subjects.empty,
-                        per_block[index],
-                    )
-                    .map_err(|e| variant_error(&v.row, e))?;
+    let mut comparisons = Vec::new();
+    for process in 0..MAX_PROCESSES {
+        let job = Job {
+            settings: common.clone(),
+            task: Task::Compare {
+                variants: rows.clone(),
+                count,
+                rounds: ROUNDS_PER_PROCESS,
+                offset: process,
+                fuel: common.metric == Metric::Instructions && process == 0,
+            },
+        };
+        let (env, outcomes, _) = run_worker(&job, progress, &names)?;
+        if environment.is_none() {
+            environment = env;
+        }
+        if sandbox::interrupted() {
+            bail!("interrupted (Ctrl-C)");
+        }
+        for outcome in outcomes {
+            match outcome {
+                Outcome::Compared(shared, taken, samples) => {
+                    count = Some(shared);
+                    rounds += taken;
+                    for (i, sample) in samples.into_iter().enumerate() {
+                        per_variant[i].push(sample);
+                    }
+                }
+                Outcome::Failed(i, error) => {
+                    bail!("{}", describe_failure(&rows[i], &error));
+                }
+                Outcome::Lost(why) => bail!("{why}"),
+                Outcome::Measured(..) => {}
             }
         }
-        rounds += 1;
-        let judged: Vec<Rounds<'_>> = variants
+        if per_variant[0].len() <= process {
+            bail!("a worker process compared nothing");
+        }
+        let judged: Vec<Rounds<'_>> = rows
             .iter()
-            .map(|v| Rounds {
-                name: &v.row.name,
-                per_op: v
-                    .blocks
-                    .as_ref()
-                    .map(Blocks::corrected_per_op)
-                    .unwrap_or_default(),
-                fuel_per_op: v.fuel_per_op,
+            .zip(&per_variant)
+            .map(|(row, samples)| Rounds {
+                name: &row.name,
+                per_op: samples
+                    .iter()
+                    .map(|s| corrected_per_op(&s.measurement))
+                    .collect(),
+                fuel_per_op: samples.iter().find_map(|s| s.fuel_per_op),
             })
             .collect();
         comparisons = judge(&judged, reference, common.noise, common.metric);
         let certain = comparisons.iter().all(|c| c.verdict.is_certain());
-        let full = variants
-            .iter()
-            .any(|v| v.blocks.as_ref().is_some_and(|b| b.taken >= MAX_SAMPLES));
-        if (rounds >= MIN_ROUNDS && certain) || sampling.elapsed() >= settings.time_cap || full {
+        let processes = process + 1;
+        if (processes >= MIN_COMPARE_PROCESSES && rounds >= MIN_ROUNDS && certain)
+            || sampling.elapsed() >= settings.time_cap
+        {
             break;
         }
     }
     let sampling_ms = sampling.elapsed().as_secs_f64() * 1e3;
-
-    let results = variants
-        .into_iter()
-        .map(|v| {
-            let kind = v.workload.kind();
-            match v.blocks.map(Blocks::finish) {
-                Some(m) => {
-                    let mut figures = summary::figures(
-                        &m,
-                        Stages {
-                            kind,
-                            compile_ms: v.workload.compile_ms,
-                            compile_cache: v.workload.cache.clone(),
-                            instantiate_ms: v.instantiate_ms,
-                        },
-                        common.warmup_cap.as_secs_f64() * 1e3,
-                        session.seed,
-                        common.drift_pct,
-                    );
-                    figures.fuel_per_op = v.fuel_per_op;
-                    BenchResult::measured(&v.row, kind, figures)
-                }
-                None => BenchResult::failed(&v.row, Some(kind), "not sampled".into()),
-            }
+    let results = rows
+        .iter()
+        .zip(&per_variant)
+        .zip(&kinds)
+        .map(|((row, samples), (kind, compile_ms, cache))| {
+            let measurements: Vec<Measurement> =
+                samples.iter().map(|s| s.measurement.clone()).collect();
+            let mut figures = summary::figures(
+                &measurements,
+                Stages {
+                    kind: *kind,
+                    compile_ms: *compile_ms,
+                    compile_cache: cache.clone(),
+                    instantiate_ms: stats::median(
+                        &samples.iter().map(|s| s.instantiate_ms).collect::<Vec<_>>(),
+                    ),
+                },
+                common.warmup_cap.as_secs_f64() * 1e3,
+                seed,
+                common.drift_pct,
+            );
+            figures.fuel_per_op = samples.iter().find_map(|s| s.fuel_per_op);
+            BenchResult::measured(row, *kind, figures)
         })
         .collect();
+    progress.finish();
     Ok(CompareReport {
         tool: Tool::this(),
-        environment,
+        environment: environment.context("no worker process was ready")?,
         reference: comparisons
             .first()
             .map(|c| c.reference.clone())
             .unwrap_or_default(),
         noise_pct: common.noise.width_pct(),
-        count,
+        count: count.unwrap_or(1),
         rounds,
         sampling_ms,
         variants: results,

@@ -10,11 +10,10 @@ use crate::benchmark::progress::Progress;
 use crate::benchmark::schedule::{self, Observer};
 use crate::guest::discover;
 use crate::options::Settings;
-use crate::output::export::{check_writable_folders, write_json, write_run_exports};
+use crate::output::export::{check_writable_folders, write_run_exports};
 use crate::output::progress::Bar;
 use crate::output::table::Table;
 use crate::results::{BenchResult, Environment, RunReport, baseline};
-use crate::util::error::one_line;
 use crate::util::exit::ExitStatus;
 
 /// Measure, print, save and export what `settings` asks for.
@@ -53,24 +52,7 @@ pub fn measure(
     if let Some(name) = &settings.baselines.save {
         baseline::prepare_save(name)?;
     }
-    // Should the watchdog end the run, the rows finished so far still reach
-    // the JSON export.
-    let export = settings.export_json.clone();
-    let last_word = Box::new(move |report: &RunReport| {
-        if let Some(output) = &export
-            && let Err(e) = write_json(report, output)
-        {
-            eprintln!("error: {}", one_line(&e));
-        }
-    });
-    let mut report = schedule::run_rows(
-        settings,
-        files,
-        saved.as_ref(),
-        observer,
-        progress,
-        last_word,
-    )?;
+    let mut report = schedule::run_rows(settings, files, saved.as_ref(), observer, progress)?;
     if let Some(name) = &settings.baselines.save
         && report.stopped.is_none()
     {

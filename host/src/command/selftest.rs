@@ -1,53 +1,81 @@
 //! `host selftest`: measure the harness itself.
 //!
 //! Every timing figure comes from separate `host run` / `host compare`
-//! processes of this very binary, as a user would run them (except the
-//! epoch-check cost, which needs both copies of one workload in one process):
+//! processes of this very binary, as a user would run them:
 //! - repeatability: the median of xor over several separate runs, their
 //!   spread, whether each run's 95% interval holds the median of all runs,
 //!   and the wall time to a result;
 //! - count independence: per-op time at counts 10^3 to 10^7, for xor and for
 //!   the empty guest (whose per-op time should be 0);
-//! - epoch checks: the guarded copy against the fast copy of xor;
 //! - components: the empty component (0 per op) and xor as a component
 //!   against xor as a core module;
 //! - verdicts: A against A, mod13 against mod16, chain100 against chain101
-//!   (a real 1% difference).
+//!   (a real 1% difference);
+//! - intervals: over many separate runs of xor, xor as a component and a
+//!   program, how many 95% intervals hold the median of all the runs'
+//!   medians, and their half-widths against the runs' spread;
+//! - programs: the execute time `host run` reports for a call-heavy and a
+//!   loop-heavy program against an uninstrumented timing of the same
+//!   `_start` in this process, on an engine of wasmtime's defaults.
 //!
-//! This module only drives runs and prints what they reported.
+//! Apart from the last, this module only drives runs and prints what they
+//! reported.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use clap::Parser;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::analysis::{stats, verdict};
-use crate::benchmark::progress::Silent;
-use crate::benchmark::sequence::{self, Blocks, Plan};
-use crate::benchmark::session::{Session, supervised};
-use crate::cli::{Cli, Command as CliCommand, SelftestArgs, SelftestSection};
-use crate::options::{Output, Settings};
+use crate::analysis::stats;
+use crate::cli::{SelftestArgs, SelftestSection};
+use crate::options::Output;
 use crate::output::export::write_json;
 use crate::output::units::format_ns;
 use crate::results::Ratio;
 
 /// Counts for the count-independence check.
 const COUNTS: [u64; 5] = [1_000, 10_000, 100_000, 1_000_000, 10_000_000];
-/// Interleaved rounds for the epoch-check cost.
-const EPOCH_ROUNDS: usize = 200;
 
 #[derive(Debug, Default, Serialize)]
 struct SelftestReport {
     repeatability: Option<Repeatability>,
     counts: Vec<CountFigures>,
-    /// Guarded copy (epoch checks) over fast copy, per workload.
-    epoch_check_ratios: Vec<(String, Ratio)>,
     components: Option<Components>,
     verdicts: Vec<VerdictTally>,
+    intervals: Vec<IntervalFit>,
+    programs: Vec<ProgramAgreement>,
+}
+
+/// Intervals over many separate runs of one workload.
+#[derive(Debug, Serialize)]
+struct IntervalFit {
+    workload: String,
+    runs: usize,
+    medians_ns: Vec<f64>,
+    half_widths_ns: Vec<f64>,
+    median_of_medians_ns: f64,
+    /// Standard deviation of the runs' medians.
+    sd_of_medians_ns: f64,
+    /// Intervals that hold the median of the medians.
+    covering: usize,
+    /// The median half-width over 1.96 × the sd of the medians.
+    half_width_over_sd: f64,
+    processes: Vec<u64>,
+    wall_s: Vec<f64>,
+}
+
+/// A program's execute time under `host run` against an uninstrumented
+/// in-process timing.
+#[derive(Debug, Serialize)]
+struct ProgramAgreement {
+    workload: String,
+    host_run_medians_ns: Vec<f64>,
+    in_process_medians_ns: Vec<f64>,
+    /// Median of `host run` over median in process.
+    ratio: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -122,20 +150,6 @@ pub fn selftest(args: &SelftestArgs) -> Result<()> {
     if wanted(SelftestSection::Counts) {
         report.counts = count_independence(&file("xor.wasm")?, &file("empty.wasm")?)?;
     }
-    if wanted(SelftestSection::Epoch) {
-        for name in ["xor.wasm", "mod16.wasm"] {
-            let path = file(name)?;
-            let ratio = epoch_check_cost(&path)?;
-            println!(
-                "epoch checks: the guarded copy of {} takes {:.4}x the time of the fast copy [{:.4}, {:.4}] ({EPOCH_ROUNDS} interleaved rounds); samples are taken on the fast copy",
-                path.display(),
-                ratio.ratio,
-                ratio.ci95_low,
-                ratio.ci95_high,
-            );
-            report.epoch_check_ratios.push((name.to_string(), ratio));
-        }
-    }
     if wanted(SelftestSection::Components) {
         report.components = Some(components(
             &file("empty-component.wasm")?,
@@ -158,8 +172,20 @@ pub fn selftest(args: &SelftestArgs) -> Result<()> {
             "chain100 vs chain101",
             &file("chain100.wasm")?,
             &file("chain101.wasm")?,
-            5,
+            args.same_runs,
         )?);
+    }
+    if wanted(SelftestSection::Intervals) {
+        for name in ["xor.wasm", "xor-component.wasm", "loop.wasm"] {
+            report
+                .intervals
+                .push(intervals(&file(name)?, args.same_runs)?);
+        }
+    }
+    if wanted(SelftestSection::Programs) {
+        for name in ["fib.wasm", "loop.wasm"] {
+            report.programs.push(program_agreement(&file(name)?)?);
+        }
     }
     if let Some(path) = &args.export_json {
         let output = match path.as_os_str() == "-" {
@@ -370,6 +396,149 @@ fn verdicts(pair: &str, a: &Path, b: &Path, runs: usize) -> Result<VerdictTally>
     Ok(tally)
 }
 
+fn intervals(path: &Path, runs: usize) -> Result<IntervalFit> {
+    println!("intervals: {runs} separate runs of {}", path.display());
+    let mut medians = Vec::new();
+    let mut bounds = Vec::new();
+    let mut processes = Vec::new();
+    let mut walls = Vec::new();
+    for _ in 0..runs {
+        let start = Instant::now();
+        let row = result_row(&run_host(&["run"], &[path], &[])?)?;
+        walls.push(start.elapsed().as_secs_f64());
+        medians.push(number(&row, "/ns_per_op/median")?);
+        bounds.push((
+            number(&row, "/ns_per_op/ci95_low")?,
+            number(&row, "/ns_per_op/ci95_high")?,
+        ));
+        processes.push(number(&row, "/processes")? as u64);
+    }
+    let centre = stats::median(&medians);
+    let sd = stats::sample_sd(&medians);
+    let covering = bounds
+        .iter()
+        .filter(|(low, high)| *low <= centre && centre <= *high)
+        .count();
+    let half_widths: Vec<f64> = bounds.iter().map(|(l, h)| (h - l) / 2.0).collect();
+    let half_width_over_sd = stats::median(&half_widths) / (1.96 * sd);
+    for (m, (l, h)) in medians.iter().zip(&bounds) {
+        println!(
+            "  {} [{}, {}]{}",
+            format_ns(*m),
+            format_ns(*l),
+            format_ns(*h),
+            if *l <= centre && centre <= *h {
+                ""
+            } else {
+                "  (misses)"
+            }
+        );
+    }
+    println!(
+        "  median of medians {}, sd of medians {} ({:.3}%); {covering} of {runs} intervals hold it; median half-width {} = {half_width_over_sd:.2} × 1.96 sd (goal: at most 2.5); processes {}..{}; wall time median {:.2} s, max {:.2} s",
+        format_ns(centre),
+        format_ns(sd),
+        sd / centre * 100.0,
+        format_ns(stats::median(&half_widths)),
+        processes.iter().min().unwrap_or(&0),
+        processes.iter().max().unwrap_or(&0),
+        stats::median(&walls),
+        walls.iter().copied().fold(0.0, f64::max)
+    );
+    Ok(IntervalFit {
+        workload: path.display().to_string(),
+        runs,
+        medians_ns: medians,
+        half_widths_ns: half_widths,
+        median_of_medians_ns: centre,
+        sd_of_medians_ns: sd,
+        covering,
+        half_width_over_sd,
+        processes,
+        wall_s: walls,
+    })
+}
+
+/// Rounds of the program agreement: `host run`, then iterations in process.
+const AGREEMENT_ROUNDS: usize = 5;
+/// Iterations timed in process per round.
+const IN_PROCESS_ITERATIONS: usize = 60;
+
+fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
+    use crate::guest::format::Code;
+    use crate::guest::limits::Limits;
+    use crate::guest::program::Program;
+    use crate::options::{Grants, PinRequest, PriorityRequest};
+
+    println!(
+        "programs: {} under `host run` against the same _start timed in this process ({AGREEMENT_ROUNDS} alternating rounds)",
+        path.display()
+    );
+    // An engine of wasmtime's defaults: no epoch checks, no fuel, nothing of
+    // the harness.
+    let engine = wasmtime::Engine::new(&wasmtime::Config::new())
+        .map_err(anyhow::Error::from)
+        .context("creating a default engine")?;
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let module = wasmtime::Module::new(&engine, &bytes)
+        .map_err(anyhow::Error::from)
+        .context("compiling the program")?;
+    let program = Program::new(
+        path,
+        &Code::Module(module),
+        &Grants::default(),
+        Limits {
+            max_memory_bytes: 1 << 30,
+        },
+    )?;
+    let mut host_run = Vec::new();
+    let mut in_process = Vec::new();
+    std::thread::scope(|scope| -> Result<()> {
+        for _ in 0..AGREEMENT_ROUNDS {
+            let row = result_row(&run_host(&["run"], &[path], &[])?)?;
+            host_run.push(number(&row, "/phases/execute_ns/median")?);
+            // The same preparation as a worker's measuring thread.
+            let timed = scope.spawn(|| -> Result<f64> {
+                crate::platform::thread::prepare_measuring_thread(
+                    PinRequest::LastCore,
+                    PriorityRequest::Nice,
+                );
+                program.iterate()?;
+                let mut times = Vec::with_capacity(IN_PROCESS_ITERATIONS);
+                for _ in 0..IN_PROCESS_ITERATIONS {
+                    times.push(program.iterate()?.execute_ns);
+                }
+                Ok(stats::median(&times))
+            });
+            in_process.push(
+                timed
+                    .join()
+                    .map_err(|_| anyhow::anyhow!("the timing thread panicked"))??,
+            );
+        }
+        Ok(())
+    })?;
+    let ratio = stats::median(&host_run) / stats::median(&in_process);
+    for (h, p) in host_run.iter().zip(&in_process) {
+        println!(
+            "  host run {} · in process {}",
+            format_ns(*h),
+            format_ns(*p)
+        );
+    }
+    println!(
+        "  median: host run {} · in process {} · ratio {ratio:.4} (goal: within 1%)",
+        format_ns(stats::median(&host_run)),
+        format_ns(stats::median(&in_process))
+    );
+    Ok(ProgramAgreement {
+        workload: path.display().to_string(),
+        host_run_medians_ns: host_run,
+        in_process_medians_ns: in_process,
+        ratio,
+    })
+}
+
 /// Run this binary with `command FILES... --export-json - EXTRA...` and
 /// return its JSON report.
 fn run_host(command: &[&str], files: &[&Path], extra: &[&str]) -> Result<Value> {
@@ -418,82 +587,4 @@ fn number(row: &Value, pointer: &str) -> Result<f64> {
     row.pointer(pointer)
         .and_then(Value::as_f64)
         .with_context(|| format!("a run's JSON lacks {pointer}"))
-}
-
-/// Per-op time of the guarded copy (epoch checks) over the fast copy of
-/// `file`, measured in this process in interleaved rounds, with a sign-test
-/// interval.
-fn epoch_check_cost(file: &Path) -> Result<Ratio> {
-    let cli = Cli::try_parse_from(["host", "run", &file.display().to_string()])?;
-    let CliCommand::Run(args) = cli.command else {
-        bail!("internal: not a run");
-    };
-    let settings = Settings::from_run_args(args)?;
-    supervised(&settings, |engines, guard| {
-        let mut session = Session::new(
-            &settings,
-            std::slice::from_ref(&file.to_path_buf()),
-            engines,
-            guard,
-            &Silent,
-        )?;
-        if let Some(loaded) = session.loaded.pop_if(|l| l.workload.is_err())
-            && let Err(e) = loaded.workload
-        {
-            return Err(e.error.context(loaded.path.display().to_string()));
-        }
-        let planned = session
-            .rows(&[])
-            .into_iter()
-            .next()
-            .context("no benchmark")?;
-        let workload = planned
-            .workload
-            .map_err(|_| anyhow::anyhow!("{}: not loaded", file.display()))?;
-        let (mut subjects, _) = session.subjects(workload, &planned.row)?;
-        let calibration = &session
-            .format_setup(planned.row.engine_set, workload.format)
-            .calibration;
-        let plan = Plan {
-            sample_time: settings.sample_time,
-            warmup_cap: settings.warmup_cap,
-            count: None,
-            stop: settings.stop,
-            seed: session.seed,
-        };
-        // The measuring sequence of `host run` up to the first block (the
-        // count proven on the guarded copy), then the guarded copy sampled
-        // beside the fast one, in interleaved rounds.
-        let tuned = sequence::tune(&plan, calibration, &mut subjects.guarded)?;
-        let mut fast = sequence::settle(&plan, calibration, tuned, tuned.count, &mut subjects)?;
-        let mut guarded = Blocks::start(
-            calibration,
-            tuned.count,
-            session.seed,
-            tuned.warmup,
-            &mut subjects.guarded,
-            &mut subjects.empty,
-        )?;
-        for round in 0..EPOCH_ROUNDS {
-            if round % 2 == 0 {
-                guarded.take(&mut subjects.guarded, &mut subjects.empty, 5)?;
-                fast.take(&mut subjects.fast, &mut subjects.empty, 5)?;
-            } else {
-                fast.take(&mut subjects.fast, &mut subjects.empty, 5)?;
-                guarded.take(&mut subjects.guarded, &mut subjects.empty, 5)?;
-            }
-        }
-        let per_round = |b: &Blocks| -> Vec<f64> {
-            b.corrected_per_op()
-                .iter()
-                .map(|r| stats::median(r))
-                .collect()
-        };
-        let ratios: Vec<f64> = per_round(&guarded)
-            .iter()
-            .zip(per_round(&fast))
-            .map(|(g, f)| g / f)
-            .collect();
-        verdict::paired_ratio(&ratios, 0.95).context("no rounds")
-    })
 }

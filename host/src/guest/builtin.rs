@@ -10,7 +10,7 @@ use wasmtime::Engine;
 use crate::guest::contract::RUN_EXPORT;
 use crate::guest::engine::builtin;
 use crate::guest::format::{Code, Format};
-use crate::guest::instance::{Instance, Linkers, Safety};
+use crate::guest::instance::{Instance, Linkers};
 use crate::guest::limits::Limits;
 
 /// The empty core guest: the same exports as a workload, and no work. Its
@@ -91,6 +91,6 @@ impl Builtins {
 
     /// A fresh instance of the empty guest.
     pub fn empty_instance(&self, linkers: &Linkers, limits: Limits) -> Result<Instance> {
-        Instance::new(linkers, &self.empty, RUN_EXPORT, limits, Safety::Trusted)
+        Instance::new(linkers, &self.empty, RUN_EXPORT, limits)
     }
 }

@@ -1,12 +1,13 @@
 //! The wasmtime engines a workload is compiled with, and compiling.
 //!
-//! For one [`EngineConfig`] there are two engines: a *fast* one whose code
-//! carries no checks (samples are taken on it) and a *guarded* one with epoch
-//! checks, which a deadline can interrupt (everything that might not return
-//! runs on it: set-up, warm-up, the pilot, programs). A third, with fuel
-//! counting, is made on demand for the instruction pass. Compiled code goes
-//! through the compile cache ([`crate::guest::cache`]) when one is given.
-//! This module compiles; it neither checks the contract nor runs code.
+//! For one [`EngineConfig`] there is one engine, whose code carries no checks
+//! of the harness's own: no epoch checks, no fuel. A call that never returns
+//! is ended by the parent process killing the worker it runs in
+//! ([`crate::benchmark::supervisor`]), so the code that is timed is the code
+//! the engine makes. A second engine, with fuel counting, is made on demand
+//! for the instruction pass. Compiled code goes through the compile cache
+//! ([`crate::guest::cache`]) when one is given. This module compiles; it
+//! neither checks the contract nor runs code.
 
 use std::path::PathBuf;
 
@@ -54,35 +55,30 @@ fn engine(config: &EngineConfig, wasmtime: &Config) -> Result<Engine> {
         .with_context(|| format!("creating the {config} engine"))
 }
 
-/// The engines workloads are compiled with, for one [`EngineConfig`].
+/// The engine workloads are compiled with, for one [`EngineConfig`].
 #[derive(Clone)]
 pub struct Engines {
     pub config: EngineConfig,
-    /// No checks in the compiled code: samples are taken on it.
+    /// No checks of the harness in the compiled code: samples are taken on
+    /// it.
     pub fast: Engine,
-    /// Epoch checks: a deadline can interrupt its calls.
-    pub guarded: Engine,
     pub cache: Option<PathBuf>,
 }
 
 impl Engines {
     pub fn new(config: EngineConfig, cache: Option<PathBuf>) -> Result<Self> {
-        let mut guarded = wasmtime_config(&config)?;
-        guarded.epoch_interruption(true);
         Ok(Engines {
             config,
             fast: engine(&config, &wasmtime_config(&config)?)?,
-            guarded: engine(&config, &guarded)?,
             cache,
         })
     }
 
-    /// An engine with fuel counting (and epoch checks, for the deadline),
-    /// for the deterministic instruction-count pass; never used for timing.
+    /// An engine with fuel counting, for the deterministic instruction-count
+    /// pass; never used for timing.
     pub fn fuel(&self) -> Result<Engine> {
         let mut wasmtime = wasmtime_config(&self.config)?;
         wasmtime.consume_fuel(true);
-        wasmtime.epoch_interruption(true);
         engine(&self.config, &wasmtime)
     }
 

@@ -5,11 +5,9 @@
 //! reads the clock again; nothing else sits between the two reads. The host
 //! side of `bench.pause`/`bench.resume` (core modules) and of the
 //! `wasm-bench:workload/timing` interface (components) lives here too, with
-//! each store's limits ([`Limits`]), the call deadline of guarded copies, and
-//! plain-words explanations of traps. This module does not decide how often
+//! each store's limits ([`Limits`]) and plain-words explanations of traps. This module does not decide how often
 //! to call; that is [`crate::benchmark`]'s job.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -19,7 +17,7 @@ use wasmtime::{Caller, Engine, Linker, Module, Store, StoreContextMut, Trap, Typ
 use crate::guest::contract::{BENCH_MODULE, SETUP_EXPORT, TIMING_INTERFACE};
 use crate::guest::format::{Code, Format};
 use crate::guest::limits::{Limiter, Limits};
-use crate::guest::sandbox::{self, Guard};
+use crate::guest::sandbox;
 
 /// Per-store state: pause/resume bookkeeping and the limiter.
 #[derive(Debug)]
@@ -166,51 +164,23 @@ enum Entry {
     },
 }
 
-/// How a store is protected from a call that never returns.
-#[derive(Clone)]
-pub enum Safety {
-    /// A guarded copy (epoch checks): every call gets the deadline.
-    Guarded(Arc<Guard>),
-    /// A fast copy, only called at counts a guarded copy returned from; the
-    /// watchdog ends the run should a call hang all the same.
-    Watched(Arc<Guard>),
-    /// A built-in guest.
-    Trusted,
-}
-
 /// A live instance of a workload, ready to be sampled.
 pub struct Instance {
     store: Store<HostState>,
     entry: Entry,
-    safety: Safety,
 }
 
 impl Instance {
     /// Instantiate `code` in a fresh store, under `limits`, and look up
     /// `export`.
-    pub fn new(
-        linkers: &Linkers,
-        code: &Code,
-        export: &str,
-        limits: Limits,
-        safety: Safety,
-    ) -> Result<Self> {
+    pub fn new(linkers: &Linkers, code: &Code, export: &str, limits: Limits) -> Result<Self> {
         let mut store = Store::new(code.engine(), HostState::new(limits));
         store.limiter(|state| &mut state.limiter);
-        if let Safety::Guarded(guard) = &safety {
-            store.set_epoch_deadline(guard.deadline_ticks());
-        }
         let entry = match code {
-            Code::Module(module) => Self::module(&mut store, linkers, module, export, &safety)?,
-            Code::Component(component) => {
-                Self::component(&mut store, linkers, component, export, &safety)?
-            }
+            Code::Module(module) => Self::module(&mut store, linkers, module, export)?,
+            Code::Component(component) => Self::component(&mut store, linkers, component, export)?,
         };
-        Ok(Instance {
-            store,
-            entry,
-            safety,
-        })
+        Ok(Instance { store, entry })
     }
 
     fn module(
@@ -218,12 +188,11 @@ impl Instance {
         linkers: &Linkers,
         module: &Module,
         export: &str,
-        safety: &Safety,
     ) -> Result<Entry> {
         let instance = linkers
             .module
             .instantiate(&mut *store, module)
-            .map_err(|e| explain(e, store.data(), safety))
+            .map_err(|e| explain(e, store.data()))
             .context("instantiation failed")?;
         let run = instance
             .get_typed_func::<(i64, i64), i64>(&mut *store, export)
@@ -245,12 +214,11 @@ impl Instance {
         linkers: &Linkers,
         component: &Component,
         export: &str,
-        safety: &Safety,
     ) -> Result<Entry> {
         let instance = linkers
             .component
             .instantiate(&mut *store, component)
-            .map_err(|e| explain(e, store.data(), safety))
+            .map_err(|e| explain(e, store.data()))
             .context("instantiation failed")?;
         let run = instance
             .get_typed_func::<(u64, u64), (u64,)>(&mut *store, export)
@@ -267,13 +235,6 @@ impl Instance {
         Ok(Entry::Component { run, setup })
     }
 
-    /// Give the next call its full deadline (guarded copies only).
-    fn arm(&mut self) {
-        if let Safety::Guarded(guard) = &self.safety {
-            self.store.set_epoch_deadline(guard.deadline_ticks());
-        }
-    }
-
     pub fn format(&self) -> Format {
         match self.entry {
             Entry::Module { .. } => Format::Module,
@@ -283,27 +244,16 @@ impl Instance {
 
     /// Call `setup(size)` if the workload exports it (untimed).
     pub fn setup(&mut self, size: u64) -> Result<()> {
-        self.arm();
         // With fuel counting on (the instruction pass), fill the tank; on
         // other engines this is refused and changes nothing.
         let _ = self.store.set_fuel(FUEL_TANK);
-        let watchdog = match &self.safety {
-            Safety::Watched(guard) => Some(Arc::clone(guard)),
-            _ => None,
-        };
-        if let Some(guard) = &watchdog {
-            guard.unguarded_start();
-        }
         let result = match &self.entry {
             Entry::Module { setup: Some(f), .. } => f.call(&mut self.store, size as i64),
             Entry::Component { setup: Some(f), .. } => f.call(&mut self.store, (size,)),
             _ => Ok(()),
         };
-        if let Some(guard) = &watchdog {
-            guard.unguarded_end();
-        }
         result
-            .map_err(|e| explain(e, self.store.data(), &self.safety))
+            .map_err(|e| explain(e, self.store.data()))
             .with_context(|| format!("`setup({size})` failed"))?;
         self.check_not_paused("setup")
     }
@@ -316,14 +266,6 @@ impl Instance {
             bail!("interrupted");
         }
         self.store.data_mut().reset();
-        self.arm();
-        let watchdog = match &self.safety {
-            Safety::Watched(guard) => Some(Arc::clone(guard)),
-            _ => None,
-        };
-        if let Some(guard) = &watchdog {
-            guard.unguarded_start();
-        }
         let result = match &self.entry {
             Entry::Module { run, .. } => {
                 let args = (count as i64, seed as i64);
@@ -339,11 +281,8 @@ impl Instance {
                 result.map(|(r,)| (r, end.duration_since(start)))
             }
         };
-        if let Some(guard) = &watchdog {
-            guard.unguarded_end();
-        }
         let (checksum, elapsed) = result
-            .map_err(|e| explain(e, self.store.data(), &self.safety))
+            .map_err(|e| explain(e, self.store.data()))
             .context("`run` failed")?;
         self.check_not_paused("run")?;
         let state = self.store.data();
@@ -359,7 +298,6 @@ impl Instance {
     pub fn fuel(&mut self, count: u64, seed: u64) -> Result<u64> {
         const TANK: u64 = FUEL_TANK;
         self.store.data_mut().reset();
-        self.arm();
         self.store
             .set_fuel(TANK)
             .map_err(anyhow::Error::from)
@@ -371,7 +309,7 @@ impl Instance {
             Entry::Component { run, .. } => run.call(&mut self.store, (count, seed)).map(|_| ()),
         };
         result
-            .map_err(|e| explain(e, self.store.data(), &self.safety))
+            .map_err(|e| explain(e, self.store.data()))
             .context("`run` failed while counting instructions")?;
         self.check_not_paused("run")?;
         let left = self
@@ -393,23 +331,14 @@ impl Instance {
 }
 
 /// A guest failure with its explanation: see [`guest_failure`].
-fn explain(error: wasmtime::Error, state: &HostState, safety: &Safety) -> anyhow::Error {
-    let timeout = match safety {
-        Safety::Guarded(guard) => Some(guard.timeout()),
-        _ => None,
-    };
-    guest_failure(error, state.limiter.refused(), timeout)
+fn explain(error: wasmtime::Error, state: &HostState) -> anyhow::Error {
+    guest_failure(error, state.limiter.refused())
 }
 
 /// A guest failure as an error chain: the plain-words meaning of the trap and
 /// any limit that was refused on the way, over wasmtime's own error.
-/// `timeout` is the deadline when the code was guarded.
-pub fn guest_failure(
-    error: wasmtime::Error,
-    refused: Option<&str>,
-    timeout: Option<Duration>,
-) -> anyhow::Error {
-    let words = plain_words(&error, timeout);
+pub fn guest_failure(error: wasmtime::Error, refused: Option<&str>) -> anyhow::Error {
+    let words = plain_words(&error);
     let error = anyhow::Error::from(error);
     let words = match (words, refused) {
         (Some(words), Some(refused)) => Some(format!("{words}; {refused}")),
@@ -422,16 +351,8 @@ pub fn guest_failure(
 }
 
 /// What a trap means, in plain words, when it is one of the known traps.
-fn plain_words(error: &wasmtime::Error, timeout: Option<Duration>) -> Option<String> {
+fn plain_words(error: &wasmtime::Error) -> Option<String> {
     Some(match error.downcast_ref::<Trap>()? {
-        Trap::Interrupt if sandbox::interrupted() => "interrupted".to_string(),
-        Trap::Interrupt => match timeout {
-            Some(timeout) => format!(
-                "did not return within --timeout {} (infinite loop?)",
-                humantime::format_duration(timeout)
-            ),
-            None => "interrupted".to_string(),
-        },
         Trap::StackOverflow => {
             "stack overflow: call stack exhausted (unbounded recursion?)".to_string()
         }

@@ -1,5 +1,5 @@
-//! Find workload files, read them, compile them (fast and guarded copies) and
-//! check them against the contract: a [`Workload`] is a file ready to be
+//! Find workload files, read them, compile them and check them against the
+//! contract: a [`Workload`] is a file ready to be
 //! instantiated.
 //!
 //! `.wat` text is converted to binary on reading. The bytes are kept, so
@@ -66,14 +66,12 @@ pub struct Workload {
     /// The binary that was compiled (`.wat` already converted).
     pub bytes: Arc<[u8]>,
     pub format: Format,
-    /// The copy samples are taken with.
+    /// The compiled code.
     pub code: Code,
-    /// The copy with epoch checks, for everything that might not return.
-    pub guarded: Code,
     pub contract: Contract,
-    /// Wall time of compiling (or loading from the cache) the fast copy, in ms.
+    /// Wall time of compiling (or loading from the cache), in ms.
     pub compile_ms: f64,
-    /// Where the fast copy came from.
+    /// Where the compiled code came from.
     pub cache: CacheOutcome,
     /// The engine configuration it was compiled with.
     pub engine: EngineConfig,
@@ -94,7 +92,7 @@ pub struct LoadError {
     pub error: anyhow::Error,
 }
 
-/// Read, compile (twice: fast and guarded) and check one workload file.
+/// Read, compile and check one workload file.
 pub fn load(engines: &Engines, path: &Path) -> Result<Workload, LoadError> {
     let bytes = read_binary(path).map_err(|error| LoadError { kind: None, error })?;
     load_bytes(engines, path, bytes.into())
@@ -113,19 +111,11 @@ pub fn load_bytes(engines: &Engines, path: &Path, bytes: Arc<[u8]>) -> Result<Wo
         .map_err(failed)?;
     let compile_ms = start.elapsed().as_secs_f64() * 1e3;
     let contract = check_contract(&engines.fast, &code, &workload_name(path)).map_err(failed)?;
-    let kind = Kind::of(format, &contract);
-    let (guarded, _) = engines
-        .compile(&engines.guarded, format, &bytes)
-        .map_err(|error| LoadError {
-            kind: Some(kind),
-            error,
-        })?;
     Ok(Workload {
         path: path.to_path_buf(),
         bytes,
         format,
         code,
-        guarded,
         contract,
         compile_ms,
         cache,

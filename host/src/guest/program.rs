@@ -11,16 +11,16 @@
 //! and compared with `<name>.stdout.expected` / `<name>.stderr.expected` (or
 //! `default.*.expected`) beside the workload. `proc_exit(0)` is success.
 //!
-//! Programs run on the guarded copy (epoch checks on), so that every
-//! iteration is bounded by `--timeout`. This module runs one iteration; how
+//! Programs run on the same code as every workload, without checks of the
+//! harness: an iteration that outlives `--timeout` is ended by the parent
+//! killing the worker process. This module runs one iteration; how
 //! many, and when to stop, is [`crate::benchmark`]'s job.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use wasmtime::{Caller, Linker, Module, Store};
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
@@ -31,14 +31,14 @@ use crate::guest::format::Code;
 use crate::guest::instance::guest_failure;
 use crate::guest::limits::{Limiter, Limits};
 use crate::guest::load::workload_name;
-use crate::guest::sandbox::{self, Guard};
+use crate::guest::sandbox;
 use crate::options::Grants;
 
 /// Most bytes captured from each of stdout and stderr per iteration.
 const CAPTURE_LIMIT: usize = 64 << 20;
 
 /// What a program's timed region was.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TimedRegion {
     /// Between `bench.start` and `bench.end`.
@@ -66,7 +66,7 @@ pub struct Iteration {
     pub region: TimedRegion,
 }
 
-/// Runs one program: its compiled guarded copy and everything an
+/// Runs one program: its compiled code and everything an
 /// iteration needs.
 pub struct Program {
     module: Module,
@@ -76,18 +76,11 @@ pub struct Program {
     expected_stderr: Option<Vec<u8>>,
     grants: Grants,
     limits: Limits,
-    guard: Arc<Guard>,
 }
 
 impl Program {
-    pub fn new(
-        path: &Path,
-        guarded: &Code,
-        grants: &Grants,
-        limits: Limits,
-        guard: &Arc<Guard>,
-    ) -> Result<Self> {
-        let Code::Module(module) = guarded else {
+    pub fn new(path: &Path, code: &Code, grants: &Grants, limits: Limits) -> Result<Self> {
+        let Code::Module(module) = code else {
             bail!("a program must be a core module");
         };
         let mut linker: Linker<ProgramState> = Linker::new(module.engine());
@@ -141,7 +134,6 @@ impl Program {
             folder,
             grants: grants.clone(),
             limits,
-            guard: Arc::clone(guard),
         })
     }
 
@@ -182,14 +174,12 @@ impl Program {
         };
         let mut store = Store::new(self.module.engine(), state);
         store.limiter(|s| &mut s.limiter);
-        store.set_epoch_deadline(self.guard.deadline_ticks());
-        let timeout = Some(self.guard.timeout());
 
         let before = Instant::now();
         let instance = self
             .linker
             .instantiate(&mut store, &self.module)
-            .map_err(|e| guest_failure(e, store.data().limiter.refused(), timeout))
+            .map_err(|e| guest_failure(e, store.data().limiter.refused()))
             .context("instantiation failed")?;
         let instantiated = Instant::now();
         let start = instance
@@ -204,7 +194,7 @@ impl Program {
                 Some(I32Exit(0)) => {}
                 Some(I32Exit(code)) => bail!("exited with code {code}{}", stderr_tail(&stderr)),
                 None => {
-                    return Err(guest_failure(e, store.data().limiter.refused(), timeout))
+                    return Err(guest_failure(e, store.data().limiter.refused()))
                         .context("`_start` failed");
                 }
             }

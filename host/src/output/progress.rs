@@ -8,7 +8,6 @@
 //! started, so nothing competes with the measuring core.
 
 use std::io::IsTerminal;
-use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -51,15 +50,10 @@ impl Progress for Bar {
         self.bar.set_message(stage.name());
     }
 
-    fn estimate(&self, what: &str, ns_per_op: f64, err_pct: f64, left: Option<Duration>) {
+    fn estimate(&self, what: &str, ns_per_op: f64, err_pct: f64) {
         self.bar.set_prefix(what.to_string());
-        let left = left.map_or(String::new(), |d| {
-            format!(", {:.1} s left", d.as_secs_f64())
-        });
-        self.bar.set_message(format!(
-            "sampling: {} ±{err_pct:.1}%{left}",
-            format_ns(ns_per_op)
-        ));
+        self.bar
+            .set_message(format!("sampling: {} ±{err_pct:.1}%", format_ns(ns_per_op)));
     }
 
     fn row_done(&self) {

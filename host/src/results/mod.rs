@@ -10,7 +10,7 @@
 use std::fmt;
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::guest::Kind;
 use crate::guest::cache::CacheOutcome;
@@ -102,7 +102,7 @@ impl Tool {
 }
 
 /// Where and how the measurements were taken.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Environment {
     /// The core the measuring thread was pinned to; null when not pinned.
     pub pinned_core: Option<usize>,
@@ -193,7 +193,7 @@ impl BenchResult {
 }
 
 /// What one row of the report measures.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Row {
     pub name: String,
     pub benchmark: String,
@@ -245,11 +245,13 @@ pub struct NsPerOp {
     pub stddev: f64,
     pub min: f64,
     pub max: f64,
-    /// 95% interval of the median: percentile bootstrap over blocks, widened
-    /// by the run-to-run drift (`environment.drift_pct`).
+    /// 95% interval of the median: Student's t over the medians of the
+    /// worker processes (a block bootstrap when there is one process),
+    /// widened by `--drift` when given (`environment.drift_pct`).
     pub ci95_low: f64,
     pub ci95_high: f64,
-    /// The bootstrap interval alone: what sampling inside this run can tell.
+    /// The block-bootstrap interval over all samples: what the blocks alone
+    /// can tell, blind to variation between processes.
     pub ci95_within_run_low: f64,
     pub ci95_within_run_high: f64,
 }
@@ -301,6 +303,12 @@ pub struct Figures {
     pub precision_reached: bool,
     /// Plain-words warnings about this row.
     pub notes: Vec<String>,
+    /// Worker processes the samples come from.
+    pub processes: usize,
+    /// The median per-op time of each process, in ns.
+    pub process_medians_ns: Vec<f64>,
+    /// Standard deviation of the process medians, in percent of the median.
+    pub between_process_sd_pct: f64,
     /// Raw samples: time of one call in ns, block by block.
     pub raw_samples_ns: Vec<Vec<f64>>,
     /// Per-op samples after subtraction, block by block (the statistics above).
@@ -370,7 +378,7 @@ pub struct CompareReport {
 }
 
 /// How the warm-up went.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct Warmup {
     pub elapsed_ms: f64,
     pub settled: bool,
@@ -381,7 +389,7 @@ pub struct Warmup {
 }
 
 /// Everything measured for one benchmark, before statistics.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Measurement {
     pub count: u64,
     pub warmup: Warmup,

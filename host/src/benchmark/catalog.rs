@@ -1,0 +1,94 @@
+//! What the parent knows before any worker starts: every file loaded under
+//! every engine (compiled, which fills the compile cache for the workers,
+//! and checked against the contract), and the rows to measure: one per
+//! benchmark, size and engine, or one failed row per file (and engine) that
+//! could not be loaded. A program is one row whatever the sizes: it takes no
+//! size.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::benchmark::progress::{Progress, Stage};
+use crate::benchmark::session::{Loaded, all_engines};
+use crate::guest::contract::{Contract, RUN_EXPORT};
+use crate::guest::load::{self, LoadError, Workload, workload_name};
+use crate::options::Settings;
+use crate::results::Row;
+
+/// One row to measure: what it is, and its workload or why it failed.
+pub struct Planned<'a> {
+    pub row: Row,
+    pub workload: Result<&'a Workload, &'a LoadError>,
+}
+
+/// Every file under every engine.
+pub struct Catalog {
+    pub loaded: Vec<Loaded>,
+    engine_names: Vec<&'static str>,
+}
+
+impl Catalog {
+    /// Load `files` under every engine of `settings`.
+    pub fn load(settings: &Settings, files: &[PathBuf], progress: &dyn Progress) -> Result<Self> {
+        let engines = all_engines(settings)?;
+        let mut loaded = Vec::new();
+        for path in files {
+            for (engine_set, engines) in engines.iter().enumerate() {
+                progress.stage(&workload_name(path), Stage::Compile);
+                loaded.push(Loaded {
+                    path: path.clone(),
+                    engine_set,
+                    workload: load::load(engines, path),
+                });
+            }
+        }
+        Ok(Catalog {
+            loaded,
+            engine_names: engines.iter().map(|e| e.config.short_name()).collect(),
+        })
+    }
+
+    /// Every row, in file order.
+    pub fn rows(&self, sizes: &[u64]) -> Vec<Planned<'_>> {
+        let several = self.engine_names.len() > 1;
+        self.loaded
+            .iter()
+            .flat_map(|loaded| {
+                let engine = several.then(|| self.engine_names[loaded.engine_set]);
+                rows_of(loaded, engine, sizes)
+            })
+            .collect()
+    }
+}
+
+fn rows_of<'a>(loaded: &'a Loaded, engine: Option<&str>, sizes: &[u64]) -> Vec<Planned<'a>> {
+    let path = &loaded.path;
+    let set = loaded.engine_set;
+    match &loaded.workload {
+        Err(error) => vec![Planned {
+            row: Row::new(path, &workload_name(path), RUN_EXPORT, None, set, engine),
+            workload: Err(error),
+        }],
+        Ok(workload) => {
+            let sizes: Vec<Option<u64>> = match (&workload.contract, sizes) {
+                (Contract::Program { .. }, _) | (_, []) => vec![None],
+                (Contract::Workload { .. }, sizes) => sizes.iter().copied().map(Some).collect(),
+            };
+            workload
+                .contract
+                .benchmarks()
+                .into_iter()
+                .flat_map(|bench| {
+                    sizes
+                        .iter()
+                        .map(|&size| Planned {
+                            row: Row::new(path, &bench.name, &bench.export, size, set, engine),
+                            workload: Ok(workload),
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! The parent's side of a worker process: start it (the same binary, `host
+//! worker`), hand it its job, read its events, and contain it.
+//!
+//! Containment is what makes the sandbox free in the timed code: no epoch
+//! check, no fuel, nothing of the harness is compiled into it. Instead:
+//! - a guest call that outlives `--timeout` (no event for that long after
+//!   the worker said it was about to call the guest) gets the worker
+//!   killed;
+//! - a worker whose resident memory grows past `--max-memory` plus
+//!   [`HOST_MEMORY`] for the host itself is killed (the worker's own
+//!   `ResourceLimiter` refuses growth first, as a rule);
+//! - a worker that dies (a signal, an abort, a native stack overflow, an
+//!   exit) is reported with its cause and the last line it wrote on stderr;
+//! - Ctrl-C kills it at once.
+//!
+//! What the caller does with a failure (fail the row, start another worker
+//! for the rest) is [`crate::benchmark::schedule`]'s.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+use crate::benchmark::worker::{Event, Job};
+use crate::guest::sandbox;
+use crate::util::bytes::format_bytes;
+
+/// Memory the host itself may use in a worker beyond `--max-memory`:
+/// compiled code, the runtime, buffers.
+pub const HOST_MEMORY: u64 = 512 << 20;
+/// How often the parent looks at the worker while waiting for an event.
+const POLL: Duration = Duration::from_millis(20);
+/// Lines of the worker's stderr kept for the error message.
+const STDERR_LINES: usize = 8;
+
+/// What waiting for a worker gave.
+pub enum Next {
+    Event(Box<Event>),
+    /// The worker ended: its exit status and the last lines of its stderr.
+    Ended {
+        status: Option<ExitStatus>,
+        stderr: String,
+    },
+    /// No event within the deadline: the worker was killed.
+    TimedOut,
+    /// Its memory grew past the cap: the worker was killed.
+    Memory {
+        resident: u64,
+    },
+    /// Ctrl-C: the worker was killed.
+    Interrupted,
+}
+
+/// A running worker.
+pub struct Worker {
+    child: Child,
+    events: Receiver<Result<Event, String>>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    memory_cap: u64,
+}
+
+impl Worker {
+    /// Start a worker on `job`.
+    pub fn start(job: &Job) -> Result<Self> {
+        let exe = std::env::current_exe().context("locating the host binary")?;
+        let mut child = Command::new(exe)
+            .arg("worker")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .context("starting a worker process")?;
+        let input = serde_json::to_vec(job).context("writing the worker's job")?;
+        if let Some(mut stdin) = child.stdin.take() {
+            // A worker that dies at once shows up as its exit below.
+            let _ = stdin.write_all(&input);
+        }
+        let stdout = child.stdout.take().context("the worker has no stdout")?;
+        let (send, events) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let event = serde_json::from_str::<Event>(&line)
+                    .map_err(|e| format!("an unreadable event ({e}): {line}"));
+                if send.send(event).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        if let Some(err) = child.stderr.take() {
+            let kept = Arc::clone(&stderr);
+            std::thread::spawn(move || {
+                for line in BufReader::new(err).lines().map_while(Result::ok) {
+                    if let Ok(mut kept) = kept.lock() {
+                        if kept.len() == STDERR_LINES {
+                            kept.pop_front();
+                        }
+                        kept.push_back(line);
+                    }
+                }
+            });
+        }
+        Ok(Worker {
+            child,
+            events,
+            stderr,
+            memory_cap: job.settings.max_memory_bytes.saturating_add(HOST_MEMORY),
+        })
+    }
+
+    /// The next event, waiting at most `deadline` (none: as long as it
+    /// takes). A worker that times out, outgrows its memory or is
+    /// interrupted is killed before this returns.
+    pub fn next(&mut self, deadline: Option<Duration>) -> Next {
+        let since = Instant::now();
+        loop {
+            if sandbox::interrupted() {
+                self.kill();
+                return Next::Interrupted;
+            }
+            match self.events.recv_timeout(POLL) {
+                Ok(Ok(event)) => return Next::Event(Box::new(event)),
+                Ok(Err(_)) => continue,
+                Err(RecvTimeoutError::Disconnected) => {
+                    let status = self.child.wait().ok();
+                    // Let the stderr reader take the last lines.
+                    std::thread::sleep(POLL);
+                    return Next::Ended {
+                        status,
+                        stderr: self.stderr_tail(),
+                    };
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if let Some(resident) = resident_bytes(self.child.id())
+                && resident > self.memory_cap
+            {
+                self.kill();
+                return Next::Memory { resident };
+            }
+            if deadline.is_some_and(|d| since.elapsed() > d) {
+                self.kill();
+                return Next::TimedOut;
+            }
+        }
+    }
+
+    /// The process id, for tests that kill workers.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The memory the worker may use before it is killed.
+    pub fn memory_cap(&self) -> u64 {
+        self.memory_cap
+    }
+
+    fn stderr_tail(&self) -> String {
+        self.stderr
+            .lock()
+            .map(|l| {
+                l.iter()
+                    .map(|s| s.trim())
+                    .filter(|s| !s.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            })
+            .unwrap_or_default()
+    }
+
+    /// Kill the worker and reap it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            self.kill();
+        }
+    }
+}
+
+/// Why a worker ended, in plain words: the signal or the exit code, and the
+/// last words on its stderr.
+pub fn describe_end(status: Option<ExitStatus>, stderr: &str) -> String {
+    let how = match status {
+        None => "ended".to_string(),
+        Some(status) => match (status.code(), signal_of(&status)) {
+            (Some(code), _) => format!("exited with code {code}"),
+            (None, Some(signal)) => {
+                format!("was killed by signal {signal} ({})", signal_name(signal))
+            }
+            (None, None) => "ended".to_string(),
+        },
+    };
+    match stderr.is_empty() {
+        true => format!("the worker process {how}"),
+        false => format!("the worker process {how} (stderr: {stderr})"),
+    }
+}
+
+/// What killing for memory means, in plain words.
+pub fn describe_memory(resident: u64, cap: u64) -> String {
+    format!(
+        "the worker's memory grew to {} past {} (--max-memory plus {} for the host): killed",
+        format_bytes(resident),
+        format_bytes(cap),
+        format_bytes(HOST_MEMORY)
+    )
+}
+
+#[cfg(unix)]
+fn signal_of(status: &ExitStatus) -> Option<i32> {
+    use std::os::unix::process::ExitStatusExt;
+    status.signal()
+}
+
+#[cfg(not(unix))]
+fn signal_of(_status: &ExitStatus) -> Option<i32> {
+    None
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        15 => "SIGTERM",
+        _ => "a signal",
+    }
+}
+
+/// The resident memory of process `pid`, in bytes, when the OS says.
+fn resident_bytes(pid: u32) -> Option<u64> {
+    let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    Some(pages.saturating_mul(u64::try_from(page).ok()?))
+}

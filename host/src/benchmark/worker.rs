@@ -1,0 +1,401 @@
+//! The worker process: `host worker` (hidden) reads a [`Job`] as JSON on
+//! stdin, measures, and writes [`Event`]s as JSON lines on stdout, one per
+//! line, flushed at once. It is the same binary as the parent, so the code
+//! that measures is the code the user runs.
+//!
+//! A worker prepares its measuring thread and calibrates, loads the files it
+//! was given (from the compile cache, as a rule), then measures each row of
+//! the job in the order given (or compares the variants in interleaved
+//! rounds), telling the parent before every guest call what it calls. A
+//! guest that fails fails its row; the worker goes on with the next. What
+//! the worker cannot survive (a hang, a crash, memory beyond the cap), the
+//! parent ([`crate::benchmark::supervisor`]) contains.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::benchmark::program::{self, ProgramRun};
+use crate::benchmark::progress::{Call, Progress, Stage};
+use crate::benchmark::sequence::{self, Blocks, Plan, Share, Subjects};
+use crate::benchmark::session::{Session, on_measuring_thread};
+use crate::guest::Contract;
+use crate::guest::program::{Program, TimedRegion};
+use crate::options::Settings;
+use crate::results::{Environment, Measurement, Row};
+use crate::util::error::one_line;
+
+/// Target wall time of one variant's block in a round of a comparison.
+pub const ROUND_BLOCK_TIME: std::time::Duration = std::time::Duration::from_millis(5);
+/// Most samples one variant takes in a round (very short calls).
+pub const ROUND_BLOCK_MAX: usize = 100;
+
+/// Fault injection for the supervisor's tests: a worker given this variable
+/// aborts (SIGABRT) when it comes to the row of that name, as a worker whose
+/// guest brought the process down would.
+pub const ABORT_ON: &str = "WASM_BENCH_WORKER_ABORT_ON";
+
+/// What the parent asks of one worker.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Job {
+    /// The run's settings, the seed fixed.
+    pub settings: Settings,
+    pub task: Task,
+}
+
+/// The work of one worker.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Task {
+    /// Measure these rows, in this order.
+    Rows(Vec<RowJob>),
+    /// Compare these variants in interleaved rounds.
+    Compare {
+        variants: Vec<Row>,
+        /// The shared count, once a worker has fixed it.
+        count: Option<u64>,
+        rounds: usize,
+        /// Rotate the order of the variants starting here.
+        offset: usize,
+        /// Count instructions too.
+        fuel: bool,
+    },
+}
+
+/// One row of a [`Task::Rows`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RowJob {
+    /// The row's index in the parent's list: events name it.
+    pub index: usize,
+    pub row: Row,
+    /// The count every process takes, once the first has fixed it.
+    pub count: Option<u64>,
+    pub share: Share,
+    /// Count instructions too.
+    pub fuel: bool,
+}
+
+/// What a worker tells the parent.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Event {
+    /// Calibrated and loaded: where and how it measures.
+    Ready { environment: Environment },
+    /// Row (or variant) `row` entered `stage`.
+    Stage { row: usize, stage: Stage },
+    /// A guest call of row `row` is about to begin.
+    Calling { row: usize, call: Call },
+    /// The current estimate of row `row`.
+    Estimate {
+        row: usize,
+        ns_per_op: f64,
+        err_pct: f64,
+    },
+    /// Row `row` is measured in this process.
+    Measured { row: usize, sample: ProcessSample },
+    /// Row `row` failed in this process (the worker goes on).
+    Failed { row: usize, error: String },
+    /// The variants of a comparison, in the job's order.
+    Compared {
+        count: u64,
+        rounds: usize,
+        variants: Vec<ProcessSample>,
+    },
+}
+
+/// What one process measured of one row.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ProcessSample {
+    pub measurement: Measurement,
+    pub instantiate_ms: f64,
+    pub fuel_per_op: Option<f64>,
+    /// Programs: instantiation of every iteration, and the timed region.
+    pub program: Option<ProgramSample>,
+}
+
+/// What a program adds to a [`ProcessSample`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ProgramSample {
+    pub instantiate_ns: Vec<f64>,
+    pub region: TimedRegion,
+}
+
+/// Writes events on stdout, naming the row in progress.
+struct Emitter {
+    out: Mutex<std::io::Stdout>,
+    row: AtomicUsize,
+}
+
+impl Emitter {
+    fn send(&self, event: &Event) {
+        let Ok(mut line) = serde_json::to_vec(event) else {
+            return;
+        };
+        line.push(b'\n');
+        let written = match self.out.lock() {
+            Ok(mut out) => out.write_all(&line).and_then(|()| out.flush()),
+            Err(_) => return,
+        };
+        if written.is_err() {
+            // The parent is gone: nobody will read the results.
+            std::process::exit(1);
+        }
+    }
+
+    fn row(&self) -> usize {
+        self.row.load(Ordering::Relaxed)
+    }
+}
+
+impl Progress for Emitter {
+    fn stage(&self, _what: &str, stage: Stage) {
+        self.send(&Event::Stage {
+            row: self.row(),
+            stage,
+        });
+    }
+    fn calling(&self, call: Call) {
+        self.send(&Event::Calling {
+            row: self.row(),
+            call,
+        });
+    }
+    fn estimate(&self, _what: &str, ns_per_op: f64, err_pct: f64) {
+        self.send(&Event::Estimate {
+            row: self.row(),
+            ns_per_op,
+            err_pct,
+        });
+    }
+}
+
+/// `host worker`: read the job, measure, report.
+pub fn serve() -> Result<()> {
+    let job: Job =
+        serde_json::from_reader(std::io::stdin().lock()).context("reading the worker's job")?;
+    let emitter = Emitter {
+        out: Mutex::new(std::io::stdout()),
+        row: AtomicUsize::new(0),
+    };
+    on_measuring_thread(|| {
+        let rows: Vec<&Row> = match &job.task {
+            Task::Rows(jobs) => jobs.iter().map(|j| &j.row).collect(),
+            Task::Compare { variants, .. } => variants.iter().collect(),
+        };
+        let files: BTreeSet<(PathBuf, usize)> = rows
+            .iter()
+            .map(|r| (r.path.clone(), r.engine_set))
+            .collect();
+        let files: Vec<(PathBuf, usize)> = files.into_iter().collect();
+        let session = Session::new(&job.settings, &files)?;
+        emitter.send(&Event::Ready {
+            environment: session.environment(&job.settings),
+        });
+        match &job.task {
+            Task::Rows(jobs) => {
+                let abort_on = std::env::var_os(ABORT_ON);
+                for row_job in jobs {
+                    emitter.row.store(row_job.index, Ordering::Relaxed);
+                    if abort_on.as_deref() == Some(row_job.row.name.as_ref()) {
+                        emitter.stage(&row_job.row.name, Stage::Warmup);
+                        std::process::abort();
+                    }
+                    let event = match measure_row(&job.settings, &session, row_job, &emitter) {
+                        Ok(sample) => Event::Measured {
+                            row: row_job.index,
+                            sample,
+                        },
+                        Err(e) => Event::Failed {
+                            row: row_job.index,
+                            error: one_line(&e),
+                        },
+                    };
+                    emitter.send(&event);
+                }
+            }
+            Task::Compare {
+                variants,
+                count,
+                rounds,
+                offset,
+                fuel,
+            } => {
+                let event = compare(
+                    &job.settings,
+                    &session,
+                    variants,
+                    *count,
+                    *rounds,
+                    *offset,
+                    *fuel,
+                    &emitter,
+                )
+                .unwrap_or_else(|(row, e)| Event::Failed {
+                    row,
+                    error: one_line(&e),
+                });
+                emitter.send(&event);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The plan of a row in this process.
+fn plan(settings: &Settings, count: Option<u64>, share: Share) -> Plan {
+    Plan {
+        sample_time: settings.sample_time,
+        warmup_cap: settings.warmup_cap,
+        count: count.and_then(std::num::NonZeroU64::new).or(settings.count),
+        share,
+        seed: settings.seed.unwrap_or(0),
+    }
+}
+
+/// Measure one row in this process.
+fn measure_row(
+    settings: &Settings,
+    session: &Session,
+    job: &RowJob,
+    progress: &Emitter,
+) -> Result<ProcessSample> {
+    let workload = session.workload(&job.row)?;
+    if let Contract::Program { .. } = workload.contract {
+        let program = Program::new(
+            &job.row.path,
+            &workload.code,
+            &settings.grants,
+            session.limits,
+        )?;
+        let ProgramRun {
+            measurement,
+            instantiate_ns,
+            region,
+        } = program::measure(&program, job.share, progress, &job.row.name)?;
+        return Ok(ProcessSample {
+            instantiate_ms: crate::analysis::stats::median(&instantiate_ns) / 1e6,
+            measurement,
+            fuel_per_op: None,
+            program: Some(ProgramSample {
+                instantiate_ns,
+                region,
+            }),
+        });
+    }
+    let (mut subjects, instantiate_ms) = session.subjects(workload, &job.row, progress)?;
+    let calibration = &session
+        .format_setup(job.row.engine_set, workload.format)
+        .calibration;
+    let plan = plan(settings, job.count, job.share);
+    let measurement =
+        sequence::measure(&plan, calibration, &mut subjects, progress, &job.row.name)?;
+    let fuel_per_op = match job.fuel {
+        true => Some(session.fuel_per_op(workload, &job.row, measurement.count, progress)?),
+        false => None,
+    };
+    Ok(ProcessSample {
+        measurement,
+        instantiate_ms,
+        fuel_per_op,
+        program: None,
+    })
+}
+
+/// Compare `variants` in this process: tune each (unless the count is
+/// fixed), settle each at the shared count, then `rounds` rounds in which
+/// every variant takes one short block, the order rotating. An error names
+/// the variant it belongs to.
+#[allow(clippy::too_many_arguments)]
+fn compare(
+    settings: &Settings,
+    session: &Session,
+    variants: &[Row],
+    count: Option<u64>,
+    rounds: usize,
+    offset: usize,
+    fuel: bool,
+    progress: &Emitter,
+) -> Result<Event, (usize, anyhow::Error)> {
+    let share = Share::Blocks(rounds);
+    let plan = plan(settings, count, share);
+    let mut prepared: Vec<(Subjects, f64, sequence::Tuned)> = Vec::new();
+    for (i, row) in variants.iter().enumerate() {
+        progress.row.store(i, Ordering::Relaxed);
+        let step = || -> Result<_> {
+            let workload = session.workload(row)?;
+            progress.stage(&row.name, Stage::Warmup);
+            let (mut subjects, instantiate_ms) = session.subjects(workload, row, progress)?;
+            let calibration = &session
+                .format_setup(row.engine_set, workload.format)
+                .calibration;
+            let tuned = sequence::tune(&plan, calibration, &mut subjects.workload, progress)?;
+            Ok((subjects, instantiate_ms, tuned))
+        };
+        prepared.push(step().map_err(|e| (i, e))?);
+    }
+    // One shared count: the slowest variant's sample fills the target.
+    let count = prepared.iter().map(|p| p.2.count).min().unwrap_or(1);
+    let mut blocks: Vec<Blocks> = Vec::new();
+    for (i, (subjects, _, tuned)) in prepared.iter_mut().enumerate() {
+        progress.row.store(i, Ordering::Relaxed);
+        let row = &variants[i];
+        let mut settle = || -> Result<Blocks> {
+            let workload = session.workload(row)?;
+            let calibration = &session
+                .format_setup(row.engine_set, workload.format)
+                .calibration;
+            sequence::settle(&plan, calibration, *tuned, count, subjects, progress)
+        };
+        blocks.push(settle().map_err(|e| (i, e))?);
+    }
+    let per_block: Vec<usize> = blocks
+        .iter()
+        .map(|b| b.samples_per(ROUND_BLOCK_TIME).min(ROUND_BLOCK_MAX))
+        .collect();
+    let n = variants.len();
+    for round in 0..rounds {
+        for i in 0..n {
+            let index = (i + round + offset) % n;
+            progress.row.store(index, Ordering::Relaxed);
+            progress.calling(Call::Run { count });
+            let (subjects, _, _) = &mut prepared[index];
+            blocks[index]
+                .take(
+                    &mut subjects.workload,
+                    &mut subjects.empty,
+                    per_block[index],
+                )
+                .map_err(|e| (index, e))?;
+        }
+    }
+    let mut samples = Vec::new();
+    for (i, (b, (_, instantiate_ms, _))) in blocks.into_iter().zip(&prepared).enumerate() {
+        let measurement = b.finish();
+        let fuel_per_op = match fuel {
+            true => {
+                progress.row.store(i, Ordering::Relaxed);
+                let row = &variants[i];
+                let count_fuel = || -> Result<f64> {
+                    let workload = session.workload(row)?;
+                    session.fuel_per_op(workload, row, count, progress)
+                };
+                Some(count_fuel().map_err(|e| (i, e))?)
+            }
+            false => None,
+        };
+        samples.push(ProcessSample {
+            measurement,
+            instantiate_ms: *instantiate_ms,
+            fuel_per_op,
+            program: None,
+        });
+    }
+    Ok(Event::Compared {
+        count,
+        rounds,
+        variants: samples,
+    })
+}
