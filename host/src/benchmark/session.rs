@@ -60,7 +60,7 @@ impl FormatSetup {
         format: Format,
         clock: ClockCalibration,
     ) -> Result<Self> {
-        let builtins = Builtins::new(&engines.fast, format)?;
+        let builtins = Builtins::new(engines, format)?;
         let calibration = calibrate::calibrate(
             clock,
             &mut builtins.empty_instance(linkers, limits)?,

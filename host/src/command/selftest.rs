@@ -72,6 +72,9 @@ struct IntervalFit {
 #[derive(Debug, Serialize)]
 struct ProgramAgreement {
     workload: String,
+    /// The harness's compiled code is byte for byte that of an engine of
+    /// wasmtime's defaults.
+    identical_code: bool,
     host_run_medians_ns: Vec<f64>,
     in_process_medians_ns: Vec<f64>,
     /// Median of `host run` over median in process.
@@ -459,16 +462,19 @@ fn intervals(path: &Path, runs: usize) -> Result<IntervalFit> {
     })
 }
 
-/// Rounds of the program agreement: `host run`, then iterations in process.
+/// Rounds of the program agreement: `host run`, then threads in process.
 const AGREEMENT_ROUNDS: usize = 5;
-/// Iterations timed in process per round.
-const IN_PROCESS_ITERATIONS: usize = 60;
+/// Fresh threads per round in process (as a run has worker processes).
+const IN_PROCESS_THREADS: usize = 5;
+/// Iterations timed on each thread.
+const IN_PROCESS_ITERATIONS: usize = 20;
 
 fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
+    use crate::guest::engine::Engines;
     use crate::guest::format::Code;
     use crate::guest::limits::Limits;
     use crate::guest::program::Program;
-    use crate::options::{Grants, PinRequest, PriorityRequest};
+    use crate::options::{EngineConfig, Grants, PinRequest, PriorityRequest};
 
     println!(
         "programs: {} under `host run` against the same _start timed in this process ({AGREEMENT_ROUNDS} alternating rounds)",
@@ -479,10 +485,22 @@ fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
     let engine = wasmtime::Engine::new(&wasmtime::Config::new())
         .map_err(anyhow::Error::from)
         .context("creating a default engine")?;
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = crate::guest::load::read_binary(path)?;
     let module = wasmtime::Module::new(&engine, &bytes)
         .map_err(anyhow::Error::from)
         .context("compiling the program")?;
+    // The code the harness times, compiled by its own engine: the same
+    // machine code, byte for byte, when nothing of the harness is in it.
+    let ours = Engines::new(EngineConfig::default(), None)?;
+    let timed = wasmtime::Module::new(&ours.fast, &bytes)
+        .map_err(anyhow::Error::from)
+        .context("compiling the program")?;
+    let identical_code = timed.text() == module.text();
+    println!(
+        "  compiled code of the harness's engine and of wasmtime's defaults: {} ({} bytes of .text)",
+        if identical_code { "identical" } else { "DIFFERENT" },
+        timed.text().len()
+    );
     let program = Program::new(
         path,
         &Code::Module(module),
@@ -493,38 +511,37 @@ fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
     )?;
     let mut host_run = Vec::new();
     let mut in_process = Vec::new();
-    std::thread::scope(|scope| -> Result<()> {
-        for _ in 0..AGREEMENT_ROUNDS {
-            let row = result_row(&run_host(&["run"], &[path], &[])?)?;
-            host_run.push(number(&row, "/phases/execute_ns/median")?);
-            // The same preparation as a worker's measuring thread.
-            let timed = scope.spawn(|| -> Result<f64> {
-                crate::platform::thread::prepare_measuring_thread(
-                    PinRequest::LastCore,
-                    PriorityRequest::Nice,
-                );
-                program.iterate()?;
-                let mut times = Vec::with_capacity(IN_PROCESS_ITERATIONS);
-                for _ in 0..IN_PROCESS_ITERATIONS {
-                    times.push(program.iterate()?.execute_ns);
-                }
-                Ok(stats::median(&times))
-            });
-            in_process.push(
-                timed
+    for _ in 0..AGREEMENT_ROUNDS {
+        let row = result_row(&run_host(&["run"], &[path], &[])?)?;
+        host_run.push(number(&row, "/phases/execute_ns/median")?);
+        // Fresh threads prepared as a worker's measuring thread is, each
+        // timing its own iterations; the median of the threads' medians.
+        let mut threads = Vec::new();
+        for _ in 0..IN_PROCESS_THREADS {
+            let median = std::thread::scope(|scope| {
+                scope
+                    .spawn(|| -> Result<f64> {
+                        crate::platform::thread::prepare_measuring_thread(
+                            PinRequest::LastCore,
+                            PriorityRequest::Nice,
+                        );
+                        program.iterate()?;
+                        let mut times = Vec::with_capacity(IN_PROCESS_ITERATIONS);
+                        for _ in 0..IN_PROCESS_ITERATIONS {
+                            times.push(program.iterate()?.execute_ns);
+                        }
+                        Ok(stats::median(&times))
+                    })
                     .join()
-                    .map_err(|_| anyhow::anyhow!("the timing thread panicked"))??,
-            );
+                    .map_err(|_| anyhow::anyhow!("the timing thread panicked"))?
+            })?;
+            threads.push(median);
         }
-        Ok(())
-    })?;
+        in_process.push(stats::median(&threads));
+    }
     let ratio = stats::median(&host_run) / stats::median(&in_process);
     for (h, p) in host_run.iter().zip(&in_process) {
-        println!(
-            "  host run {} · in process {}",
-            format_ns(*h),
-            format_ns(*p)
-        );
+        println!("  host run {} · in process {}", format_ns(*h), format_ns(*p));
     }
     println!(
         "  median: host run {} · in process {} · ratio {ratio:.4} (goal: within 1%)",
@@ -533,6 +550,7 @@ fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
     );
     Ok(ProgramAgreement {
         workload: path.display().to_string(),
+        identical_code,
         host_run_medians_ns: host_run,
         in_process_medians_ns: in_process,
         ratio,

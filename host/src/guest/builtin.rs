@@ -5,10 +5,9 @@
 //! the instrument, not results.
 
 use anyhow::Result;
-use wasmtime::Engine;
 
 use crate::guest::contract::RUN_EXPORT;
-use crate::guest::engine::builtin;
+use crate::guest::engine::{Engines, builtin};
 use crate::guest::format::{Code, Format};
 use crate::guest::instance::{Instance, Linkers};
 use crate::guest::limits::Limits;
@@ -78,14 +77,14 @@ pub struct Builtins {
 }
 
 impl Builtins {
-    pub fn new(engine: &Engine, format: Format) -> Result<Self> {
+    pub fn new(engines: &Engines, format: Format) -> Result<Self> {
         let (empty, pause_pair) = match format {
             Format::Module => (EMPTY_MODULE_WAT, PAUSE_PAIR_MODULE_WAT),
             Format::Component => (EMPTY_COMPONENT_WAT, PAUSE_PAIR_COMPONENT_WAT),
         };
         Ok(Builtins {
-            empty: builtin(engine, empty)?,
-            pause_pair: builtin(engine, pause_pair)?,
+            empty: builtin(engines, empty)?,
+            pause_pair: builtin(engines, pause_pair)?,
         })
     }
 

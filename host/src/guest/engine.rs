@@ -108,8 +108,12 @@ pub fn compile(engine: &Engine, format: Format, bytes: &[u8]) -> Result<Code> {
         .context("does not compile")
 }
 
-/// Compile a built-in guest written in WAT (a module or a component).
-pub fn builtin(engine: &Engine, wat: &str) -> Result<Code> {
+/// Compile a built-in guest written in WAT (a module or a component) for
+/// the fast engine of `engines`, through the cache.
+pub fn builtin(engines: &Engines, wat: &str) -> Result<Code> {
     let bytes = wat::parse_str(wat).context("a built-in guest")?;
-    compile(engine, detect(&bytes)?, &bytes).context("compiling a built-in guest")
+    let (code, _) = engines
+        .compile(&engines.fast, detect(&bytes)?, &bytes)
+        .context("compiling a built-in guest")?;
+    Ok(code)
 }
