@@ -2,14 +2,11 @@
 //!
 //! Rounds pair the variants: in every round of every worker process each
 //! variant took one block, so the ratio of the two block medians is one
-//! paired observation. The ratio is the median of all of them, and its 95%
-//! interval must hold for both sources of variation:
-//! - within processes: the sign-test interval over every round
-//!   ([`crate::analysis::verdict::paired_ratio`]);
-//! - between processes (three or more): Student's t over the log of each
-//!   process's median ratio.
-//!
-//! The interval reported spans both. With instruction counts, the ratio is
+//! paired observation. The ratio is the median of all of them; its 95%
+//! interval is the sign-test interval over every round
+//! ([`crate::analysis::verdict::paired_ratio`]), widened by the design effect
+//! when the processes disagree more than their rounds predict
+//! ([`design_effect`]), so that it holds for both sources of variation. With instruction counts, the ratio is
 //! exact. Pure arithmetic over what the workers measured.
 
 use crate::analysis::stats;
@@ -37,29 +34,59 @@ impl Rounds<'_> {
 }
 
 /// The ratio of `variant` to `reference` over paired rounds, per process.
+///
+/// The sign-test interval over every round assumes the rounds independent.
+/// When the processes disagree more than their rounds predict (each process
+/// has an effect of its own), the rounds are clustered: the interval is
+/// widened, in log space, by the square root of the design effect, the
+/// observed variance of the processes' median log-ratios over the variance
+/// their rounds alone would give them (Kish's design effect; never below 1).
 pub fn paired_across_processes(variant: &[Vec<f64>], reference: &[Vec<f64>]) -> Option<Ratio> {
     let per_process: Vec<Vec<f64>> = variant
         .iter()
         .zip(reference)
-        .map(|(v, r)| v.iter().zip(r).map(|(a, b)| a / b).collect())
+        .map(|(v, r)| {
+            v.iter()
+                .zip(r)
+                .map(|(a, b)| (a / b).ln())
+                .filter(|l| l.is_finite())
+                .collect::<Vec<f64>>()
+        })
+        .filter(|logs| !logs.is_empty())
         .collect();
     let pooled: Vec<f64> = per_process.concat();
-    let within = verdict::paired_ratio(&pooled, 0.95)?;
-    let logs: Vec<f64> = per_process
-        .iter()
-        .map(|ratios| stats::median(ratios).ln())
-        .filter(|l| l.is_finite())
-        .collect();
-    if logs.len() < 3 {
-        return Some(within);
-    }
+    let ratios: Vec<f64> = pooled.iter().map(|l| l.exp()).collect();
+    let within = verdict::paired_ratio(&ratios, 0.95)?;
+    let effect = design_effect(&per_process);
     let centre = within.ratio.ln();
-    let (low, high) = stats::between_processes_ci(centre, &logs);
+    let widen = effect.sqrt();
     Some(Ratio {
         ratio: within.ratio,
-        ci95_low: within.ci95_low.min(low.exp()),
-        ci95_high: within.ci95_high.max(high.exp()),
+        ci95_low: (centre - (centre - within.ci95_low.ln()) * widen).exp(),
+        ci95_high: (centre + (within.ci95_high.ln() - centre) * widen).exp(),
     })
+}
+
+/// Kish's design effect of rounds clustered in processes: the variance of
+/// the processes' medians over the variance their rounds predict for a
+/// median (π/2 · s² / n, for rounds of spread s), at least 1. With fewer
+/// than three processes there is nothing to compare: 1.
+pub fn design_effect(per_process: &[Vec<f64>]) -> f64 {
+    if per_process.len() < 3 {
+        return 1.0;
+    }
+    let medians: Vec<f64> = per_process.iter().map(|p| stats::median(p)).collect();
+    let observed = stats::sample_sd(&medians).powi(2);
+    let predicted: Vec<f64> = per_process
+        .iter()
+        .map(|p| std::f64::consts::FRAC_PI_2 * stats::sample_sd(p).powi(2) / p.len() as f64)
+        .collect();
+    let predicted = predicted.iter().sum::<f64>() / predicted.len() as f64;
+    match predicted > 0.0 {
+        true => (observed / predicted).max(1.0),
+        false if observed > 0.0 => f64::INFINITY,
+        false => 1.0,
+    }
 }
 
 /// The verdict of every variant against `variants[reference]`.

@@ -4,9 +4,9 @@
 //!
 //! Method (after divan's tuning, criterion's warm-up and nanobench's epochs):
 //! 1. *Warm-up* ([`tune`]) in rounds of about one target sample each,
-//!    growing the count until a sample fills the target, until the per-op
-//!    times of the last rounds agree within [`SETTLE_TOLERANCE`] or the cap
-//!    is reached.
+//!    growing the count until a sample fills the target, until the median
+//!    per-op time of the last rounds is within [`SETTLE_TOLERANCE`] of the
+//!    rounds before them, or the cap is reached.
 //! 2. *Pilot*: the settled per-op estimate gives the count that makes one
 //!    sample last the target duration (at least 1000x the clock resolution
 //!    and the per-call overhead). A count fixed by the user or by the run
@@ -42,9 +42,9 @@ use crate::results::{Measurement, Warmup};
 /// that reaches it does not get slower with its count: its loop was probably
 /// optimised away, or it does nothing.
 pub const MAX_COUNT: u64 = 1 << 32;
-/// Warm-up rounds that must agree before the warm-up counts as settled.
+/// Warm-up rounds in each of the two windows compared.
 pub const SETTLE_ROUNDS: usize = 5;
-/// How closely they must agree: (max - min) / median.
+/// How closely the windows' medians must agree, relative.
 pub const SETTLE_TOLERANCE: f64 = 0.02;
 /// Target wall time of one block of samples.
 pub const BLOCK_TIME: Duration = Duration::from_millis(25);
@@ -236,18 +236,9 @@ fn warm_up(
             history.clear();
         } else {
             history.push(per_call / count as f64);
-            if let Some(last) = history
-                .len()
-                .checked_sub(SETTLE_ROUNDS)
-                .map(|i| &history[i..])
-            {
-                let (lo, hi) = last
-                    .iter()
-                    .fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
-                if (hi - lo) <= SETTLE_TOLERANCE * stats::median(last) {
-                    settled = true;
-                    break;
-                }
+            if settled_at(&history) {
+                settled = true;
+                break;
             }
         }
         if start.elapsed() >= plan.warmup_cap {
@@ -263,6 +254,22 @@ fn warm_up(
         per_op_ns,
     };
     Ok((warmup, count))
+}
+
+/// Whether the per-op times of the warm-up rounds so far have stopped
+/// moving: the median of the last [`SETTLE_ROUNDS`] rounds is within
+/// [`SETTLE_TOLERANCE`] of the median of the [`SETTLE_ROUNDS`] before them.
+/// Comparing medians of windows, not the range of one window, tells a trend
+/// (caches, the clock ramping up) from the noise of a busy machine, which
+/// never lets five rounds agree within 2%.
+fn settled_at(history: &[f64]) -> bool {
+    let n = history.len();
+    if n < 2 * SETTLE_ROUNDS {
+        return false;
+    }
+    let last = stats::median(&history[n - SETTLE_ROUNDS..]);
+    let before = stats::median(&history[n - 2 * SETTLE_ROUNDS..n - SETTLE_ROUNDS]);
+    (last - before).abs() <= SETTLE_TOLERANCE * before.abs()
 }
 
 /// Call the workload at `count` until at least `target_ns` of calls are
@@ -427,6 +434,18 @@ mod tests {
             target_sample_time(Duration::from_micros(1), &c),
             Duration::from_micros(30)
         );
+    }
+
+    #[test]
+    fn warm_up_settles_on_a_plateau_not_on_noise() {
+        // Still falling: not settled.
+        let falling: Vec<f64> = (0..10).map(|i| 100.0 - 3.0 * i as f64).collect();
+        assert!(!settled_at(&falling));
+        // A noisy plateau (up to ±4% round to round): settled.
+        let wiggle = [0.04, -0.04, 0.02, -0.02, 0.0, -0.03, 0.01, 0.03, -0.01, 0.0];
+        let noisy: Vec<f64> = wiggle.iter().map(|w| 100.0 * (1.0 + w)).collect();
+        assert!(settled_at(&noisy));
+        assert!(!settled_at(&noisy[..9]));
     }
 
     #[test]

@@ -498,7 +498,11 @@ fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
     let identical_code = timed.text() == module.text();
     println!(
         "  compiled code of the harness's engine and of wasmtime's defaults: {} ({} bytes of .text)",
-        if identical_code { "identical" } else { "DIFFERENT" },
+        if identical_code {
+            "identical"
+        } else {
+            "DIFFERENT"
+        },
         timed.text().len()
     );
     let program = Program::new(
@@ -541,7 +545,11 @@ fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
     }
     let ratio = stats::median(&host_run) / stats::median(&in_process);
     for (h, p) in host_run.iter().zip(&in_process) {
-        println!("  host run {} · in process {}", format_ns(*h), format_ns(*p));
+        println!(
+            "  host run {} · in process {}",
+            format_ns(*h),
+            format_ns(*p)
+        );
     }
     println!(
         "  median: host run {} · in process {} · ratio {ratio:.4} (goal: within 1%)",
