@@ -10,7 +10,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Measure WebAssembly workloads precisely: per-op times with honest error bars.
 #[derive(Debug, Parser)]
-#[command(name = "host", version, about, long_about = None)]
+#[command(
+    name = "host",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (wasm-bench)"),
+    about,
+    long_about = None
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -38,12 +43,29 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Render a saved JSON export again (`--export-json` of `run` or
+    /// `compare`): the table, and any other export, without measuring.
+    Report(ReportArgs),
+    /// Print the JSON Schema of the `--export-json` of `run` or `compare`.
+    Schema {
+        #[arg(value_enum)]
+        kind: SchemaKind,
+    },
     /// Print the man page (roff).
     Man,
     /// A worker process: reads a job on stdin, writes events on stdout
     /// (started by `run` and `compare`, not by hand).
     #[command(hide = true)]
     Worker,
+}
+
+/// Which export `host schema` describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaKind {
+    /// The JSON export of `host run`.
+    Run,
+    /// The JSON export of `host compare`.
+    Compare,
 }
 
 /// Which scheduling class the measuring thread asks for.
@@ -99,26 +121,8 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "SIZES")]
     pub size: Vec<String>,
 
-    /// Write every figure, raw samples included, as JSON to FILE (`-` for stdout).
-    #[arg(long, value_name = "FILE")]
-    pub export_json: Option<PathBuf>,
-
-    /// Write a Markdown table to FILE (`-` for stdout).
-    #[arg(long, value_name = "FILE")]
-    pub export_markdown: Option<PathBuf>,
-
-    /// Write CSV to FILE (`-` for stdout).
-    #[arg(long, value_name = "FILE")]
-    pub export_csv: Option<PathBuf>,
-
-    /// Write one self-contained HTML page with plots to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub export_html: Option<PathBuf>,
-
-    /// Write results in github-action-benchmark's `customSmallerIsBetter`
-    /// JSON to FILE (`-` for stdout), for dashboards (`host run` only).
-    #[arg(long, value_name = "FILE")]
-    pub export_dashboard: Option<PathBuf>,
+    #[command(flatten)]
+    pub exports: ExportArgs,
 
     /// No progress display on stderr (it is off anyway when stderr is not a
     /// terminal).
@@ -178,6 +182,36 @@ pub struct MeasureArgs {
     /// deterministic pass); `host compare` and `--baseline` then judge by it.
     #[arg(long, value_enum, default_value_t = MetricArg::Time)]
     pub metric: MetricArg,
+}
+
+/// Where each export goes.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Write every figure, raw samples included, as JSON to FILE (`-` for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+
+    /// Write a Markdown table to FILE (`-` for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+
+    /// Write CSV to FILE (`-` for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+
+    /// Write one self-contained HTML page with plots to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub export_html: Option<PathBuf>,
+
+    /// Write results in github-action-benchmark's `customSmallerIsBetter`
+    /// JSON to FILE (`-` for stdout), for dashboards (`host run` only).
+    #[arg(long, value_name = "FILE")]
+    pub export_dashboard: Option<PathBuf>,
+
+    /// Write results in Bencher's metric format (BMF JSON) to FILE (`-` for
+    /// stdout), for collecting results from many machines (`host run` only).
+    #[arg(long, value_name = "FILE")]
+    pub export_bencher: Option<PathBuf>,
 }
 
 /// The compiler of `--engine`.
@@ -265,6 +299,16 @@ pub struct CompareArgs {
 
     #[command(flatten)]
     pub measure: MeasureArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A JSON export of `host run` or `host compare`.
+    #[arg(value_name = "FILE")]
+    pub path: PathBuf,
+
+    #[command(flatten)]
+    pub exports: ExportArgs,
 }
 
 #[derive(Debug, Args)]

@@ -9,7 +9,7 @@ use clap::Parser;
 use host::cli::{Cli, Command};
 use host::command;
 use host::guest::sandbox;
-use host::options::{CompareSettings, Settings};
+use host::options::{CompareSettings, ReportSettings, Settings};
 use host::util::error::one_line;
 use host::util::exit::ExitStatus;
 
@@ -27,11 +27,15 @@ fn main() -> ExitCode {
         }),
         Command::Selftest(args) => command::selftest::selftest(&args).map(|()| ExitStatus::Success),
         Command::Doctor(args) => command::doctor::doctor(args.json),
+        Command::Report(args) => {
+            ReportSettings::from_args(args).and_then(|s| command::report::report(&s))
+        }
         Command::New(args) => command::new::new(&args),
         Command::Completions { shell } => {
             command::completions::completions(shell, &mut std::io::stdout())
                 .map(|()| ExitStatus::Success)
         }
+        Command::Schema { kind } => command::schema::print(kind, &mut std::io::stdout()),
         Command::Man => {
             command::completions::man_page(&mut std::io::stdout()).map(|()| ExitStatus::Success)
         }

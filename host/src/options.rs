@@ -11,10 +11,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::cli::{
-    CompareArgs, EngineArg, MeasureArgs, MetricArg, OptLevelArg, PriorityArg, RunArgs,
+    CompareArgs, EngineArg, ExportArgs, MeasureArgs, MetricArg, OptLevelArg, PriorityArg,
+    ReportArgs, RunArgs,
 };
 
 /// Default wall-clock budget for one workload, compile included.
@@ -91,11 +93,8 @@ pub struct Settings {
     pub drift_pct: f64,
     /// Input sizes, ascending; empty when none were given (then `setup(0)`).
     pub sizes: Vec<u64>,
-    pub export_json: Option<Output>,
-    pub export_markdown: Option<Output>,
-    pub export_csv: Option<Output>,
-    pub export_html: Option<Output>,
-    pub export_dashboard: Option<Output>,
+    /// Where each export goes.
+    pub exports: Exports,
     /// What comparisons judge by.
     pub metric: Metric,
     /// Ratios that count as "no difference" (compare, baseline, watch).
@@ -169,7 +168,7 @@ impl fmt::Display for NoiseBand {
 }
 
 /// Which compiler turns wasm into code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Compiler {
     /// Cranelift, the optimising compiler (the default).
@@ -181,7 +180,7 @@ pub enum Compiler {
 }
 
 /// Cranelift's optimisation level.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OptimizeFor {
     None,
@@ -190,7 +189,7 @@ pub enum OptimizeFor {
 }
 
 /// How code is compiled: recorded in the report and part of cache keys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct EngineConfig {
     pub compiler: Compiler,
     pub opt_level: OptimizeFor,
@@ -245,6 +244,122 @@ pub fn default_cache_folder() -> Option<PathBuf> {
     std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache").join("wasm-bench"))
 }
 
+/// An export format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ExportFormat {
+    Json,
+    Markdown,
+    Csv,
+    Html,
+    /// github-action-benchmark's `customSmallerIsBetter` JSON.
+    Dashboard,
+    /// Bencher's metric format.
+    Bencher,
+}
+
+impl ExportFormat {
+    /// The flag that asks for it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            ExportFormat::Json => "--export-json",
+            ExportFormat::Markdown => "--export-markdown",
+            ExportFormat::Csv => "--export-csv",
+            ExportFormat::Html => "--export-html",
+            ExportFormat::Dashboard => "--export-dashboard",
+            ExportFormat::Bencher => "--export-bencher",
+        }
+    }
+
+    /// Formats that track each workload over time: `host run` only.
+    fn run_only(self) -> bool {
+        matches!(self, ExportFormat::Dashboard | ExportFormat::Bencher)
+    }
+}
+
+/// The exports asked for: a list of (format, where it goes).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Exports(Vec<(ExportFormat, Output)>);
+
+impl Exports {
+    fn from_args(args: ExportArgs) -> Self {
+        let asked = [
+            (ExportFormat::Json, args.export_json),
+            (ExportFormat::Markdown, args.export_markdown),
+            (ExportFormat::Csv, args.export_csv),
+            (ExportFormat::Html, args.export_html),
+            (ExportFormat::Dashboard, args.export_dashboard),
+            (ExportFormat::Bencher, args.export_bencher),
+        ];
+        Exports(
+            asked
+                .into_iter()
+                .filter_map(|(format, path)| path.map(|p| (format, Output::from_path(p))))
+                .collect(),
+        )
+    }
+
+    /// Every export asked for.
+    pub fn iter(&self) -> impl Iterator<Item = (ExportFormat, &Output)> {
+        self.0.iter().map(|(format, output)| (*format, output))
+    }
+
+    /// Where `format` goes, if it was asked for.
+    pub fn get(&self, format: ExportFormat) -> Option<&Output> {
+        self.iter().find(|(f, _)| *f == format).map(|(_, o)| o)
+    }
+
+    /// Whether an export goes to stdout (then the table goes to stderr).
+    pub fn to_stdout(&self) -> bool {
+        self.iter().any(|(_, o)| *o == Output::Stdout)
+    }
+
+    /// At most one export may go to stdout.
+    fn check(&self) -> Result<()> {
+        let to_stdout: Vec<&str> = self
+            .iter()
+            .filter(|(_, o)| **o == Output::Stdout)
+            .map(|(format, _)| format.flag())
+            .collect();
+        if to_stdout.len() > 1 {
+            bail!(
+                "{}: only one export can go to stdout (`-`)",
+                to_stdout.join(", ")
+            );
+        }
+        Ok(())
+    }
+
+    /// Compare reports have no per-workload history formats.
+    fn check_for_compare(&self) -> Result<()> {
+        if let Some((format, _)) = self.iter().find(|(f, _)| f.run_only()) {
+            bail!(
+                "{}: for `host run` only (it tracks each workload over time)",
+                format.flag()
+            );
+        }
+        Ok(())
+    }
+}
+
+/// What `host report` needs: the saved export and where to render it.
+#[derive(Debug, Clone)]
+pub struct ReportSettings {
+    pub path: PathBuf,
+    pub exports: Exports,
+}
+
+impl ReportSettings {
+    /// Check and convert the flags of `host report`.
+    pub fn from_args(args: ReportArgs) -> Result<Self> {
+        let exports = Exports::from_args(args.exports);
+        exports.check()?;
+        Ok(ReportSettings {
+            path: args.path,
+            exports,
+        })
+    }
+}
+
 /// Capabilities granted to program workloads (`--dir`, `--env`, `--arg`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Grants {
@@ -292,41 +407,6 @@ pub struct Baselines {
 }
 
 impl Settings {
-    /// Every export asked for, with its flag.
-    pub fn exports(&self) -> Vec<(&'static str, &Output)> {
-        [
-            ("--export-json", &self.export_json),
-            ("--export-markdown", &self.export_markdown),
-            ("--export-csv", &self.export_csv),
-            ("--export-html", &self.export_html),
-            ("--export-dashboard", &self.export_dashboard),
-        ]
-        .into_iter()
-        .filter_map(|(flag, output)| output.as_ref().map(|o| (flag, o)))
-        .collect()
-    }
-
-    /// Whether an export goes to stdout (then the table goes to stderr).
-    pub fn exports_to_stdout(&self) -> bool {
-        self.exports().iter().any(|(_, o)| **o == Output::Stdout)
-    }
-
-    fn check_exports(&self) -> Result<()> {
-        let to_stdout: Vec<&str> = self
-            .exports()
-            .into_iter()
-            .filter(|(_, o)| **o == Output::Stdout)
-            .map(|(flag, _)| flag)
-            .collect();
-        if to_stdout.len() > 1 {
-            bail!(
-                "{}: only one export can go to stdout (`-`)",
-                to_stdout.join(", ")
-            );
-        }
-        Ok(())
-    }
-
     /// Check and convert the flags of `host run`.
     pub fn from_run_args(args: RunArgs) -> Result<Self> {
         let stop = match (args.samples, args.time) {
@@ -362,7 +442,7 @@ impl Settings {
         };
         let settings =
             Self::from_measure_args(args.paths, args.measure, stop, args.drift, baselines)?;
-        settings.check_exports()?;
+        settings.exports.check()?;
         Ok(settings)
     }
 
@@ -405,11 +485,7 @@ impl Settings {
             seed: args.seed,
             drift_pct,
             sizes: parse_sizes(&args.size)?,
-            export_json: args.export_json.map(Output::from_path),
-            export_markdown: args.export_markdown.map(Output::from_path),
-            export_csv: args.export_csv.map(Output::from_path),
-            export_html: args.export_html.map(Output::from_path),
-            export_dashboard: args.export_dashboard.map(Output::from_path),
+            exports: Exports::from_args(args.exports),
             noise: NoiseBand::from_width_pct(args.noise)?,
             metric: match args.metric {
                 MetricArg::Time => Metric::Time,
@@ -455,12 +531,8 @@ impl CompareSettings {
             0.0,
             Baselines::default(),
         )?;
-        settings.check_exports()?;
-        if settings.export_dashboard.is_some() {
-            bail!(
-                "--export-dashboard: for `host run` only (a dashboard tracks each workload over time)"
-            );
-        }
+        settings.exports.check()?;
+        settings.exports.check_for_compare()?;
         if settings.sizes.len() > 1 {
             bail!("--size: compare takes one size (variants are compared at the same size)");
         }
@@ -668,7 +740,7 @@ mod tests {
                 budget: DEFAULT_BUDGET
             }
         );
-        assert_eq!(s.export_json, None);
+        assert_eq!(s.exports.get(ExportFormat::Json), None);
         Ok(())
     }
 
@@ -694,7 +766,7 @@ mod tests {
             StopRule::Samples(NonZeroUsize::new(7).context("7")?)
         );
         assert_eq!(s.warmup_cap, Duration::from_millis(250));
-        assert_eq!(s.export_json, Some(Output::Stdout));
+        assert_eq!(s.exports.get(ExportFormat::Json), Some(&Output::Stdout));
         let s = settings(&["x.wasm", "--time", "2.5s", "--no-pin"])?;
         assert_eq!(s.stop, StopRule::Time(Duration::from_millis(2500)));
         assert_eq!(s.pin, PinRequest::None);

@@ -17,7 +17,7 @@ use crate::util::exit::ExitStatus;
 pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
     let common = &settings.settings;
     let files = discover(&common.paths)?;
-    check_writable_folders(common)?;
+    check_writable_folders(&common.exports)?;
     let progress = progress_display(common);
     let report = match schedule::compare_rounds(settings, &files, progress.as_ref()) {
         Ok(report) => report,
@@ -26,8 +26,8 @@ pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
             return Ok(ExitStatus::Failed);
         }
     };
-    let mut table = Table::new(table_stream(common));
+    let mut table = Table::new(table_stream(&common.exports));
     let _ = table.comparison(&report);
-    write_compare_exports(common, &report)?;
+    write_compare_exports(&common.exports, &report)?;
     Ok(ExitStatus::Success)
 }

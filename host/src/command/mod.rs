@@ -5,6 +5,8 @@
 //!   export;
 //! - [`compare`]: variants interleaved, with verdicts;
 //! - [`watch`]: measure again whenever a file changes;
+//! - [`report`]: render a saved JSON export again, without measuring;
+//! - [`schema`]: the JSON Schema of the exports;
 //! - [`selftest`]: measure the harness itself;
 //! - [`doctor`]: what would disturb measurements here;
 //! - [`new`]: scaffold a workload;
@@ -14,6 +16,8 @@ pub mod compare;
 pub mod completions;
 pub mod doctor;
 pub mod new;
+pub mod report;
 pub mod run;
+pub mod schema;
 pub mod selftest;
 pub mod watch;

@@ -9,7 +9,7 @@ use anyhow::Result;
 use crate::benchmark::progress::Progress;
 use crate::benchmark::schedule::{self, Observer};
 use crate::guest::discover;
-use crate::options::Settings;
+use crate::options::{Exports, Settings};
 use crate::output::export::{check_writable_folders, write_run_exports};
 use crate::output::progress::Bar;
 use crate::output::table::Table;
@@ -19,12 +19,12 @@ use crate::util::exit::ExitStatus;
 /// Measure, print, save and export what `settings` asks for.
 pub fn run(settings: &Settings) -> Result<ExitStatus> {
     let files = discover(&settings.paths)?;
-    check_writable_folders(settings)?;
-    let mut printer = Printer(Table::new(table_stream(settings)));
+    check_writable_folders(&settings.exports)?;
+    let mut printer = Printer(Table::new(table_stream(&settings.exports)));
     let progress = progress_display(settings);
     let report = measure(settings, &files, &mut printer, progress.as_ref())?;
     let _ = printer.0.footer(&report);
-    write_run_exports(settings, &report)?;
+    write_run_exports(&settings.exports, &report)?;
     Ok(if report.stopped.is_some() {
         ExitStatus::Interrupted
     } else if report.failures() > 0 {
@@ -76,8 +76,8 @@ impl<W: Write + Send> Observer for Printer<W> {
 /// The human-readable report goes to stdout, or to stderr when an export
 /// does. anstream drops the colours when the stream is not a terminal or
 /// NO_COLOR is set.
-pub fn table_stream(settings: &Settings) -> Box<dyn Write + Send> {
-    match settings.exports_to_stdout() {
+pub fn table_stream(exports: &Exports) -> Box<dyn Write + Send> {
+    match exports.to_stdout() {
         true => Box::new(anstream::stderr()),
         false => Box::new(anstream::stdout()),
     }

@@ -56,6 +56,7 @@ pub fn row_notes(r: &BenchResult) -> Vec<String> {
         notes.push(format!("instructions: {fuel:.2} per op"));
     }
     notes.extend(f.notes.iter().cloned());
+    notes.extend(f.info.iter().cloned());
     if let Some(b) = &r.baseline {
         let flag = if b.regression { " (regression)" } else { "" };
         notes.push(format!(

@@ -129,6 +129,17 @@ impl<W: Write> Table<W> {
             )
             .and_then(|()| self.out.flush());
         };
+        if f.no_measurable_work {
+            // The bundled empty guests are the instrument's baselines: say
+            // what the row is, plainly, rather than alarm (the JSON keeps
+            // every figure and note).
+            return writeln!(
+                self.out,
+                "{:<w$}  {DIM}no measurable work: 0 per op, as the empty guest (the baseline every row is corrected by){DIM:#}",
+                result.name
+            )
+            .and_then(|()| self.out.flush());
+        }
         let cells = Cells::of(f);
         writeln!(
             self.out,

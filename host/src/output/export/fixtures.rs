@@ -103,6 +103,8 @@ pub fn fixed_figures(samples: Vec<Vec<f64>>) -> Figures {
         indistinguishable_from_empty: false,
         precision_reached: true,
         notes: vec!["warm-up did not settle within 500 ms".to_string()],
+        info: Vec::new(),
+        no_measurable_work: false,
         processes: 1,
         process_medians_ns: Vec::new(),
         between_process_sd_pct: 0.0,

@@ -8,6 +8,7 @@
 //! - [`csv`]: RFC 4180 CSV ([`csv_run`], [`csv_compare`]),
 //! - [`dashboard`]: github-action-benchmark's `customSmallerIsBetter` JSON
 //!   ([`dashboard_run`]),
+//! - [`bencher`]: Bencher's metric format, BMF ([`bencher_run`]),
 //! - [`html`]: one self-contained page with SVG plots ([`html_run`],
 //!   [`html_compare`]).
 //!
@@ -19,10 +20,11 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use crate::options::{Output, Settings};
+use crate::options::{ExportFormat, Exports, Output};
 use crate::results::{CompareReport, RunReport};
 use crate::util::fs::write_atomically;
 
+pub mod bencher;
 pub mod csv;
 pub mod dashboard;
 pub mod html;
@@ -31,6 +33,7 @@ pub mod markdown;
 #[cfg(test)]
 mod fixtures;
 
+pub use bencher::bencher_run;
 pub use csv::{csv_compare, csv_run};
 pub use dashboard::dashboard_run;
 pub use html::{html_compare, html_run};
@@ -65,53 +68,52 @@ pub fn write_text(text: &str, output: &Output) -> Result<()> {
 }
 
 /// Fail before measuring when an export could not be written afterwards.
-pub fn check_writable_folders(settings: &Settings) -> Result<()> {
-    for (flag, output) in settings.exports() {
+pub fn check_writable_folders(exports: &Exports) -> Result<()> {
+    for (format, output) in exports.iter() {
         let Output::File(path) = output else { continue };
         let folder = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
         if !folder.is_dir() {
-            anyhow::bail!("{flag}: the folder {} does not exist", folder.display());
+            anyhow::bail!(
+                "{}: the folder {} does not exist",
+                format.flag(),
+                folder.display()
+            );
         }
     }
     Ok(())
 }
 
-/// Every export of a `host run` report that `settings` asks for.
-pub fn write_run_exports(settings: &Settings, report: &RunReport) -> Result<()> {
-    if let Some(output) = &settings.export_json {
-        write_json(report, output)?;
-    }
-    if let Some(output) = &settings.export_markdown {
-        write_text(&markdown_run(report), output)?;
-    }
-    if let Some(output) = &settings.export_csv {
-        write_text(&csv_run(report), output)?;
-    }
-    if let Some(output) = &settings.export_html {
-        write_text(&html_run(report), output)?;
-    }
-    if let Some(output) = &settings.export_dashboard {
-        write_text(&dashboard_run(report), output)?;
+/// Every export of a `host run` report in `exports`.
+pub fn write_run_exports(exports: &Exports, report: &RunReport) -> Result<()> {
+    for (format, output) in exports.iter() {
+        match format {
+            ExportFormat::Json => write_json(report, output)?,
+            ExportFormat::Markdown => write_text(&markdown_run(report), output)?,
+            ExportFormat::Csv => write_text(&csv_run(report), output)?,
+            ExportFormat::Html => write_text(&html_run(report), output)?,
+            ExportFormat::Dashboard => write_text(&dashboard_run(report), output)?,
+            ExportFormat::Bencher => write_text(&bencher_run(report), output)?,
+        }
     }
     Ok(())
 }
 
-/// Every export of a `host compare` report that `settings` asks for.
-pub fn write_compare_exports(settings: &Settings, report: &CompareReport) -> Result<()> {
-    if let Some(output) = &settings.export_json {
-        write_json(report, output)?;
-    }
-    if let Some(output) = &settings.export_markdown {
-        write_text(&markdown_compare(report), output)?;
-    }
-    if let Some(output) = &settings.export_csv {
-        write_text(&csv_compare(report), output)?;
-    }
-    if let Some(output) = &settings.export_html {
-        write_text(&html_compare(report), output)?;
+/// Every export of a `host compare` report in `exports`.
+pub fn write_compare_exports(exports: &Exports, report: &CompareReport) -> Result<()> {
+    for (format, output) in exports.iter() {
+        match format {
+            ExportFormat::Json => write_json(report, output)?,
+            ExportFormat::Markdown => write_text(&markdown_compare(report), output)?,
+            ExportFormat::Csv => write_text(&csv_compare(report), output)?,
+            ExportFormat::Html => write_text(&html_compare(report), output)?,
+            ExportFormat::Dashboard | ExportFormat::Bencher => anyhow::bail!(
+                "{}: for `host run` reports only (it tracks each workload over time)",
+                format.flag()
+            ),
+        }
     }
     Ok(())
 }
