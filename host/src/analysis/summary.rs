@@ -85,6 +85,10 @@ pub fn pool(processes: &[Measurement]) -> Measurement {
                 .collect::<Vec<_>>(),
         ),
         pause_pair_ns: processes.first().map_or(0.0, |m| m.pause_pair_ns),
+        clock_resolution_ns: processes
+            .iter()
+            .map(|m| m.clock_resolution_ns)
+            .fold(0.0, f64::max),
         checksum: processes.last().and_then(|m| m.checksum),
         sampling_ms: 0.0,
         precision_reached: processes.iter().any(|m| m.precision_reached),
@@ -158,10 +162,14 @@ pub fn figures(
     } else {
         stats::median(&pauses) as u64
     };
-    // NaN (no samples) counts as indistinguishable too.
-    let indistinguishable = ci95_low.is_nan() || ci95_low <= 0.0;
+    // Within one clock step over the count of 0, or NaN (no samples): as
+    // the empty guest.
+    let floor = m.clock_resolution_ns / m.count.max(1) as f64;
+    let indistinguishable = ci95_low.is_nan() || ci95_low <= floor;
 
     let mut notes = Vec::new();
+    // Notes that need no action: in the JSON and the HTML, not the terminal.
+    let mut info = Vec::new();
     if indistinguishable {
         notes.push("cannot be told apart from the empty guest".to_string());
     }
@@ -177,7 +185,7 @@ pub fn figures(
         ));
     }
     match &stages.compile_cache {
-        CacheOutcome::Hit => notes.push(format!(
+        CacheOutcome::Hit => info.push(format!(
             "compiled code loaded from the cache in {:.2} ms",
             stages.compile_ms
         )),
@@ -187,7 +195,7 @@ pub fn figures(
         CacheOutcome::Off | CacheOutcome::Miss => {}
     }
     if pauses_per_sample > 0 {
-        notes.push(format!(
+        info.push(format!(
             "{pauses_per_sample} pause(s) per sample; {:.1} ns subtracted per pause/resume pair",
             m.pause_pair_ns
         ));
@@ -232,8 +240,10 @@ pub fn figures(
         phases: None,
         fuel_per_op: None,
         indistinguishable_from_empty: indistinguishable,
+        no_measurable_work: indistinguishable && m.count_capped,
         precision_reached: m.precision_reached,
         notes,
+        info,
         processes: processes.len(),
         process_medians_ns: process_medians,
         between_process_sd_pct,

@@ -65,6 +65,7 @@ pub fn measure(
         baseline_calls_ns: Vec::new(),
         baseline_ns_per_call: 0.0,
         pause_pair_ns: 0.0,
+        clock_resolution_ns: 0.0,
         checksum: None,
         sampling_ms: sampling.elapsed().as_secs_f64() * 1e3,
         precision_reached: false,

@@ -290,6 +290,7 @@ pub struct Blocks {
     count: u64,
     seed: u64,
     pause_pair_ns: f64,
+    clock_resolution_ns: f64,
     started: Instant,
     /// Time of one call in ns, block by block.
     pub blocks: Vec<Vec<f64>>,
@@ -324,6 +325,7 @@ impl Blocks {
             count,
             seed,
             pause_pair_ns: calibration.pause_pair_ns,
+            clock_resolution_ns: calibration.clock.resolution_ns,
             started,
             blocks: Vec::new(),
             pauses: Vec::new(),
@@ -401,6 +403,7 @@ impl Blocks {
             pauses,
             baseline_calls_ns: self.baseline_calls_ns,
             pause_pair_ns: self.pause_pair_ns,
+            clock_resolution_ns: self.clock_resolution_ns,
             checksum: Some(self.checksum),
             sampling_ms: self.started.elapsed().as_secs_f64() * 1e3,
             precision_reached: false,

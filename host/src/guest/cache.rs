@@ -13,7 +13,8 @@ use std::hash::{Hash, Hasher};
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use wasmtime::Engine;
 use wasmtime::component::Component;
@@ -24,7 +25,7 @@ use crate::util::fs::write_atomically;
 const MAGIC: &[u8; 8] = b"wbcache1";
 
 /// Where the compiled code came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CacheOutcome {
     /// The cache is off (`--no-cache`).

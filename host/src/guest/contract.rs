@@ -21,7 +21,8 @@
 use std::fmt;
 
 use anyhow::{Result, bail};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use wasmtime::component::types::{ComponentFunc, ComponentItem};
 use wasmtime::component::{Component, Type};
 use wasmtime::{Engine, ExternType, FuncType, Module, ValType};
@@ -48,7 +49,7 @@ pub const WASI_P1_MODULE: &str = "wasi_snapshot_preview1";
 
 /// What a row is, as reports name it: the format for `run` workloads, and
 /// `program` for WASI programs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     Module,

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use wasmtime::{Caller, Linker, Module, Store};
 use wasmtime_wasi::p1::WasiP1Ctx;
@@ -38,7 +39,7 @@ use crate::options::Grants;
 const CAPTURE_LIMIT: usize = 64 << 20;
 
 /// What a program's timed region was.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TimedRegion {
     /// Between `bench.start` and `bench.end`.

@@ -10,6 +10,7 @@
 use std::fmt;
 use std::path::Path;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::guest::Kind;
@@ -20,7 +21,7 @@ use crate::options::{EngineConfig, NoiseBand};
 pub mod baseline;
 
 /// Everything one `host run` produced.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct RunReport {
     pub tool: Tool,
     pub environment: Environment,
@@ -37,7 +38,7 @@ pub struct RunReport {
 }
 
 /// A row against the same row of a saved baseline.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct BaselineComparison {
     /// Name of the baseline.
     pub name: String,
@@ -55,7 +56,7 @@ pub struct BaselineComparison {
 }
 
 /// The complexity fit of one benchmark over its sizes.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ComplexityResult {
     /// `file` or `file:benchmark`.
     pub benchmark: String,
@@ -86,23 +87,26 @@ impl RunReport {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Tool {
-    pub name: &'static str,
-    pub version: &'static str,
+    pub name: String,
+    pub version: String,
 }
 
 impl Tool {
+    /// The name every export of this tool carries.
+    pub const NAME: &str = "wasm-bench";
+
     pub fn this() -> Self {
         Tool {
-            name: "wasm-bench",
-            version: env!("CARGO_PKG_VERSION"),
+            name: Self::NAME.to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
         }
     }
 }
 
 /// Where and how the measurements were taken.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Environment {
     /// The core the measuring thread was pinned to; null when not pinned.
     pub pinned_core: Option<usize>,
@@ -139,7 +143,7 @@ pub struct Environment {
 }
 
 /// One row: a benchmark that was measured, or one that failed.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct BenchResult {
     /// `file` or `file:benchmark`, followed by `/size` when sizes were given.
     pub name: String,
@@ -238,7 +242,7 @@ impl Row {
 }
 
 /// Per-op statistics in ns.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct NsPerOp {
     pub median: f64,
     pub mean: f64,
@@ -257,7 +261,7 @@ pub struct NsPerOp {
 }
 
 /// The figures of a measured benchmark.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Figures {
     /// Operations per sample.
     pub count: u64,
@@ -299,10 +303,19 @@ pub struct Figures {
     pub fuel_per_op: Option<f64>,
     /// True when the per-op time cannot be told apart from the empty guest.
     pub indistinguishable_from_empty: bool,
+    /// True when, besides, time does not grow with the count: the row does
+    /// no measurable work (as the bundled empty guests, the instrument's own
+    /// baselines, do by design).
+    pub no_measurable_work: bool,
     /// Whether sampling stopped because the precision goal was met.
     pub precision_reached: bool,
-    /// Plain-words warnings about this row.
+    /// Plain-words warnings about this row: what a reader may have to act
+    /// on.
     pub notes: Vec<String>,
+    /// Plain-words facts about this row that need no action (where the
+    /// compiled code came from): in the JSON and the HTML report, not in the
+    /// terminal.
+    pub info: Vec<String>,
     /// Worker processes the samples come from.
     pub processes: usize,
     /// The median per-op time of each process, in ns.
@@ -320,7 +333,7 @@ pub struct Figures {
 }
 
 /// A value returned by `run`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Checksum {
     Signed(i64),
@@ -337,7 +350,7 @@ impl Checksum {
 }
 
 /// One variant against the reference.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Comparison {
     pub variant: String,
     pub reference: String,
@@ -360,7 +373,7 @@ impl CompareReport {
 }
 
 /// Everything one `host compare` produced.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct CompareReport {
     pub tool: Tool,
     pub environment: Environment,
@@ -403,6 +416,9 @@ pub struct Measurement {
     /// Median of `baseline_calls_ns`.
     pub baseline_ns_per_call: f64,
     pub pause_pair_ns: f64,
+    /// The clock's resolution, in ns: per op, one step of it over the count
+    /// is the finest difference a sample can show.
+    pub clock_resolution_ns: f64,
     /// What the last `run` call returned; `None` for programs.
     pub checksum: Option<u64>,
     pub sampling_ms: f64,
@@ -430,7 +446,7 @@ impl Measurement {
 }
 
 /// Per-phase statistics.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Phases {
     pub compile_ms: f64,
     pub instantiate_ns: PhaseStats,
@@ -439,7 +455,7 @@ pub struct Phases {
 }
 
 /// Summary of one phase over the iterations, in ns.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct PhaseStats {
     pub median: f64,
     pub mean: f64,
@@ -449,7 +465,7 @@ pub struct PhaseStats {
 }
 
 /// The three (four with its sign) states of a comparison.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     Faster,
@@ -477,7 +493,7 @@ impl fmt::Display for Verdict {
 }
 
 /// A ratio of per-op times (variant / reference) with its 95% interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Ratio {
     pub ratio: f64,
     pub ci95_low: f64,
@@ -497,7 +513,7 @@ impl Ratio {
 }
 
 /// Where a sample falls against Tukey's fences.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OutlierClass {
     LowSevere,
@@ -508,7 +524,7 @@ pub enum OutlierClass {
 }
 
 /// Counts of outliers by Tukey's fences (1.5×IQR mild, 3×IQR severe), plus the fences themselves.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Outliers {
     pub low_severe: usize,
     pub low_mild: usize,
@@ -537,7 +553,7 @@ impl Outliers {
 }
 
 /// A complexity class.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum Complexity {
     #[serde(rename = "O(1)")]
     Constant,
@@ -585,7 +601,7 @@ impl fmt::Display for Complexity {
 }
 
 /// One candidate fit.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Candidate {
     pub class: Complexity,
     /// Time per op = coefficient · g(n), in ns.
