@@ -85,8 +85,10 @@ fn output(command: &mut Command) -> Result<(Output, String, String), Box<dyn Err
 /// exit code, the report and stderr (where the table went).
 fn json_run(command: &mut Command) -> Result<(Option<i32>, Value, String), Box<dyn Error>> {
     let (out, stdout, stderr) = output(command.args(["--export-json", "-"]))?;
-    let report = serde_json::from_str(&stdout)
+    let report: Value = serde_json::from_str(&stdout)
         .map_err(|e| format!("stdout is not pure JSON ({e}):\n{stdout}\nstderr:\n{stderr}"))?;
+    // Every export the tests produce follows the shipped schema (issue #15).
+    e2e::validate_export(&report)?;
     Ok((out.status.code(), report, stderr))
 }
 

@@ -88,6 +88,44 @@ fn build_host() -> Result<PathBuf, Box<dyn Error>> {
     Err("cargo built no `host` executable".into())
 }
 
+/// The shipped schemas, compiled once: (all, run, compare).
+type Compiled = (boon::Schemas, boon::SchemaIndex, boon::SchemaIndex);
+
+/// Check a JSON export of `host run` or `host compare` against the schema
+/// shipped in `host/schema/` (the one for compare exports when it has
+/// `comparisons`), with the boon validator. Every error is in the message.
+pub fn validate_export(export: &Value) -> Result<(), String> {
+    static SCHEMAS: OnceLock<Result<Compiled, String>> = OnceLock::new();
+    let compiled = SCHEMAS.get_or_init(|| {
+        let mut schemas = boon::Schemas::new();
+        let mut compiler = boon::Compiler::new();
+        let mut load = |name: &str| -> Result<boon::SchemaIndex, String> {
+            let path = workspace_root().join("host").join("schema").join(name);
+            let text =
+                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let schema: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+            let url = format!("file:///wasm-bench/{name}");
+            compiler
+                .add_resource(&url, schema)
+                .map_err(|e| format!("{e:#}"))?;
+            compiler
+                .compile(&url, &mut schemas)
+                .map_err(|e| format!("{e:#}"))
+        };
+        let run = load("run.schema.json")?;
+        let compare = load("compare.schema.json")?;
+        Ok((schemas, run, compare))
+    });
+    let (schemas, run, compare) = compiled.as_ref().map_err(Clone::clone)?;
+    let index = match export.get("comparisons") {
+        Some(_) => *compare,
+        None => *run,
+    };
+    schemas
+        .validate(export, index)
+        .map_err(|e| format!("the export does not follow host/schema: {e}"))
+}
+
 /// What a bounded run of the binary left.
 #[derive(Debug)]
 pub struct Finished {

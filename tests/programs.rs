@@ -54,6 +54,7 @@ fn run(files: &[&Path], extra: &[&str], dir: &Path) -> Result<(Finished, Value),
             finished.stdout, finished.stderr
         )
     })?;
+    e2e::validate_export(&report)?;
     Ok((finished, report))
 }
 

@@ -60,6 +60,7 @@ fn assert_fails_with(file: &Path, cause: &str) -> TestResult {
     let finished = run(&[file], &["--export-json", &json_flag], dir.path())?;
     assert_eq!(finished.status.code(), Some(1), "{finished:?}");
     let report: Value = serde_json::from_slice(&std::fs::read(&json)?)?;
+    e2e::validate_export(&report)?;
     let results = report["results"].as_array().ok_or("no results")?;
     assert_eq!(results.len(), 1, "{report}");
     let error = results[0]["error"].as_str().ok_or("no error")?;
@@ -245,6 +246,7 @@ fn a_folder_of_hostile_workloads_beside_a_good_one() -> TestResult {
     )?;
     assert_eq!(finished.status.code(), Some(1), "{}", finished.stderr);
     let report: Value = serde_json::from_str(&finished.stdout)?;
+    e2e::validate_export(&report)?;
     let results = report["results"].as_array().ok_or("no results")?;
     let xor = results
         .iter()
@@ -284,6 +286,7 @@ fn json_on_stdout_stays_pure() -> TestResult {
         dir.path(),
     )?;
     let report: Value = serde_json::from_str(&finished.stdout)?;
+    e2e::validate_export(&report)?;
     assert_eq!(report["results"].as_array().map(Vec::len), Some(2));
     Ok(())
 }
@@ -317,6 +320,7 @@ fn a_hang_after_the_first_process_fails_only_its_row() -> TestResult {
     )?;
     assert_eq!(finished.status.code(), Some(1), "{finished:?}");
     let report: Value = serde_json::from_slice(&std::fs::read(dir.path().join("out.json"))?)?;
+    e2e::validate_export(&report)?;
     assert_eq!(report["results"][0]["name"], "a_xor");
     assert!(report["results"][0].get("error").is_none(), "{report}");
     assert_eq!(report["results"][0]["samples"], 20);
@@ -373,6 +377,7 @@ fn a_worker_killed_mid_run_fails_only_its_row() -> TestResult {
     let finished = e2e::finish_within(child, Duration::from_secs(60))?;
     assert_eq!(finished.status.code(), Some(1), "{finished:?}");
     let report: Value = serde_json::from_slice(&std::fs::read(dir.path().join("out.json"))?)?;
+    e2e::validate_export(&report)?;
     let results = report["results"].as_array().ok_or("no results")?;
     assert_eq!(results.len(), 4, "{report}");
     let failed: Vec<&Value> = results
@@ -410,6 +415,7 @@ fn a_worker_that_aborts_fails_only_its_row() -> TestResult {
     let finished = e2e::finish_within(child, BOUND)?;
     assert_eq!(finished.status.code(), Some(1), "{finished:?}");
     let report: Value = serde_json::from_str(&finished.stdout)?;
+    e2e::validate_export(&report)?;
     assert!(report["results"][0].get("error").is_none(), "{report}");
     assert_eq!(report["results"][0]["samples"], 20);
     let error = report["results"][1]["error"]
@@ -444,6 +450,7 @@ fn ctrl_c_keeps_the_finished_results() -> TestResult {
         finished.stdout
     );
     let report: Value = serde_json::from_slice(&std::fs::read(dir.path().join("out.json"))?)?;
+    e2e::validate_export(&report)?;
     let results = report["results"].as_array().ok_or("no results")?;
     assert!(!results.is_empty(), "no finished row was exported");
     // Stopped early: some row was left out, or measured in fewer processes

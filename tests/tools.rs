@@ -351,3 +351,170 @@ fn exports_in_every_format() -> TestResult {
     assert_eq!(dash.status.code(), Some(2));
     Ok(())
 }
+
+/// `--export-bencher` writes Bencher's metric format: one object per row,
+/// `latency` with the interval as its bounds (issue #15).
+#[test]
+fn bencher_metric_format() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let xor = workloads().join("xor.wasm").display().to_string();
+    let mut args = vec!["run", &xor, "--export-bencher", "-"];
+    args.extend(FAST);
+    let finished = run_host_within(&args, dir.path(), BOUND)?;
+    assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+    let bmf: Value = serde_json::from_str(&finished.stdout)?;
+    let latency = &bmf["xor"]["latency"];
+    let (low, value, high) = (
+        latency["lower_value"].as_f64().ok_or("no lower_value")?,
+        latency["value"].as_f64().ok_or("no value")?,
+        latency["upper_value"].as_f64().ok_or("no upper_value")?,
+    );
+    assert!(low <= value && value <= high, "{bmf}");
+    assert_eq!(bmf.as_object().map(|o| o.len()), Some(1), "{bmf}");
+    let compared = run_host_within(
+        &["compare", &xor, &xor, "--export-bencher", "b.json"],
+        dir.path(),
+        BOUND,
+    )?;
+    assert_eq!(compared.status.code(), Some(2), "{}", compared.stderr);
+    assert!(
+        compared.stderr.contains("--export-bencher"),
+        "{}",
+        compared.stderr
+    );
+    Ok(())
+}
+
+/// `host report` renders a saved export again without measuring, in every
+/// format, for run and compare exports alike, and refuses a file that is not
+/// a wasm-bench export (issue #15).
+#[test]
+fn report_renders_a_saved_export() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let xor = workloads().join("xor.wasm").display().to_string();
+    let mut args = vec!["run", &xor, "--export-json", "run.json"];
+    args.extend(FAST);
+    let measured = run_host_within(&args, dir.path(), BOUND)?;
+    assert_eq!(measured.status.code(), Some(0), "{}", measured.stderr);
+    let rendered = run_host_within(
+        &[
+            "report",
+            "run.json",
+            "--export-html",
+            "run.html",
+            "--export-markdown",
+            "run.md",
+            "--export-bencher",
+            "run.bmf.json",
+        ],
+        dir.path(),
+        BOUND,
+    )?;
+    assert_eq!(rendered.status.code(), Some(0), "{}", rendered.stderr);
+    // The same table as the run printed, from the file.
+    assert!(rendered.stdout.contains("xor"), "{}", rendered.stdout);
+    assert!(
+        rendered.stdout.contains("1 measured"),
+        "{}",
+        rendered.stdout
+    );
+    let html = std::fs::read_to_string(dir.path().join("run.html"))?;
+    assert!(html.contains("<svg") && html.contains("xor"));
+    assert!(std::fs::read_to_string(dir.path().join("run.md"))?.contains("| xor |"));
+    let bmf: Value = serde_json::from_slice(&std::fs::read(dir.path().join("run.bmf.json"))?)?;
+    let saved: Value = serde_json::from_slice(&std::fs::read(dir.path().join("run.json"))?)?;
+    e2e::validate_export(&saved)?;
+    assert_eq!(
+        bmf["xor"]["latency"]["value"], saved["results"][0]["ns_per_op"]["median"],
+        "the report renders the saved figures, not new ones"
+    );
+
+    // The schema holds exports to their shape: a report without its rows
+    // does not pass.
+    let broken = serde_json::json!({"tool": {"name": "wasm-bench", "version": "0.1.0"}});
+    assert!(e2e::validate_export(&broken).is_err());
+
+    // A compare export renders its verdicts.
+    let compared = run_host_within(
+        &[
+            "compare",
+            &xor,
+            &xor,
+            "--time",
+            "1s",
+            "--export-json",
+            "cmp.json",
+        ],
+        dir.path(),
+        BOUND,
+    )?;
+    assert_eq!(compared.status.code(), Some(0), "{}", compared.stderr);
+    let rendered = run_host_within(
+        &["report", "cmp.json", "--export-markdown", "-"],
+        dir.path(),
+        BOUND,
+    )?;
+    assert_eq!(rendered.status.code(), Some(0), "{}", rendered.stderr);
+    assert!(
+        rendered.stdout.contains("| variant |"),
+        "{}",
+        rendered.stdout
+    );
+
+    // Not a wasm-bench export: refused, with one clear line.
+    std::fs::write(dir.path().join("other.json"), r#"{"benchmarks": []}"#)?;
+    let refused = run_host_within(&["report", "other.json"], dir.path(), BOUND)?;
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    assert!(
+        refused
+            .stderr
+            .contains("other.json: not a wasm-bench export"),
+        "{}",
+        refused.stderr
+    );
+    Ok(())
+}
+
+/// `host --version` names the tool, not only the binary (issue #15).
+#[test]
+fn version_names_wasm_bench() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let finished = run_host_within(&["--version"], dir.path(), BOUND)?;
+    assert_eq!(finished.status.code(), Some(0));
+    assert!(
+        finished.stdout.contains("wasm-bench"),
+        "{}",
+        finished.stdout
+    );
+    Ok(())
+}
+
+/// The terminal table of the bundled folder shows the empty guests as the
+/// baselines they are, without alarms, and no routine notes; the JSON keeps
+/// every note (issue #15).
+#[test]
+fn the_table_is_quiet_and_the_json_complete() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let empty = workloads().join("empty.wasm").display().to_string();
+    let xor = workloads().join("xor.wasm").display().to_string();
+    let mut args = vec!["run", &empty, &xor, "--export-json", "out.json"];
+    args.extend(FAST);
+    // Twice: the second run loads from the compile cache.
+    run_host_within(&args, dir.path(), BOUND)?;
+    let finished = run_host_within(&args, dir.path(), BOUND)?;
+    assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+    let table = &finished.stdout;
+    assert!(table.contains("no measurable work"), "{table}");
+    for alarm in ["optimised away", "±50.0%", "loaded from the cache"] {
+        assert!(!table.contains(alarm), "`{alarm}` in the table:\n{table}");
+    }
+    let report: Value = serde_json::from_slice(&std::fs::read(dir.path().join("out.json"))?)?;
+    e2e::validate_export(&report)?;
+    let empty_row = &report["results"][0];
+    assert_eq!(empty_row["no_measurable_work"], true);
+    let notes = empty_row["notes"].to_string();
+    assert!(notes.contains("optimised away"), "{notes}");
+    let info = report["results"][1]["info"].to_string();
+    assert!(info.contains("loaded from the cache"), "{info}");
+    Ok(())
+}
