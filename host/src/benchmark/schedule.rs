@@ -9,8 +9,8 @@
 //!   interval over the processes is within `--precision` or the row has used
 //!   its budget (compile included), at most [`MAX_PROCESSES`]. `--samples`
 //!   and `--time` are shared out over [`MIN_PROCESSES`] processes;
-//!   `--processes` fixes the number. Every finished row goes to an
-//!   [`Observer`] at once.
+//!   `--processes` fixes the number. Finished rows go to an [`Observer`] in
+//!   the order of the rows, each as soon as the rows before it are finished.
 //! - [`compare_rounds`] (`host compare`): every worker runs every variant in
 //!   interleaved rounds at one shared count; workers follow each other until
 //!   every verdict is certain (at least [`MIN_COMPARE_PROCESSES`] workers and
@@ -386,11 +386,19 @@ pub fn run_rows(
                 state.done |= state.error.is_none() && !state.samples.is_empty();
             }
         }
-        // Report finished rows, in the order of the rows.
+        // Report finished rows in the order of the rows: a row as soon as
+        // it and every row before it are finished (after Ctrl-C, every row
+        // measured so far).
         for (index, state) in states.iter_mut().enumerate() {
             let failed = state.error.is_some() && stopped.is_none();
-            if state.reported || !(state.done || failed) {
+            if state.reported {
                 continue;
+            }
+            if !(state.done || failed) {
+                match stopped {
+                    None => break,
+                    Some(_) => continue,
+                }
             }
             state.reported = true;
             let mut result = result_of(&settings, state, seed);
