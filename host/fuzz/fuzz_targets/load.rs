@@ -1,6 +1,6 @@
 //! Arbitrary bytes as a workload file: binary (`.wasm`) as they are, or, when
 //! they look like text, converted with `wat` first as a `.wat` file would be.
-//! Loads (detect, compile fast + guarded, check the contract) with the host's
+//! Loads (detect, compile, check the contract) with the host's
 //! default engines (Cranelift, opt-level speed, no cache) and never runs guest
 //! code.
 

@@ -1,19 +1,23 @@
 //! Shared by the fuzz targets: one set of engines for the whole run, and the
 //! checks made on every load.
 //!
-//! The targets only *load* (detect, compile twice, check the contract): guest
-//! code is never instantiated or called, so an input that loops forever cannot
+//! The targets only *load* (detect, compile, check the contract): guest code
+//! is never instantiated or called, so an input that loops forever cannot
 //! hang the fuzzer. Errors are fine; what the fuzzer looks for is a panic (or,
-//! under AddressSanitizer, a memory error) in `host::workload::load_bytes`,
+//! under AddressSanitizer, a memory error) in `host::guest::load::load_bytes`,
 //! plus the few invariants below, which the host's callers rely on.
 
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use host::workload::{
-    self, COMPONENT_RUN_PREFIX, Compiler, EngineConfig, Engines, Kind, OptimizeFor, RUN_EXPORT,
-    RUN_PREFIX, START_EXPORT, Workload,
+use host::guest::contract::{
+    COMPONENT_RUN_PREFIX, Contract, Kind, RUN_EXPORT, RUN_PREFIX, START_EXPORT,
 };
+use host::guest::engine::Engines;
+use host::guest::format::{Format, detect};
+use host::guest::load::{LoadError, Workload, load_bytes, workload_name};
+use host::options::{Compiler, EngineConfig, OptimizeFor};
+use host::util::error::one_line;
 
 /// How many engine configurations [`config`] knows.
 pub const CONFIGS: usize = 4;
@@ -59,7 +63,7 @@ pub enum Outcome {
     NotWasm,
     /// A module or component that did not compile or broke the contract.
     Rejected(Kind),
-    /// Compiled twice and follows the contract (a `run` workload, or a WASI
+    /// Compiled and follows the contract (a `run` workload, or a WASI
     /// command: [`Kind::Program`]).
     Loaded(Kind),
 }
@@ -78,9 +82,9 @@ fn verbose() -> Option<bool> {
 /// the invariants of the answer.
 pub fn load(engine: usize, file_name: &str, bytes: &[u8]) -> Outcome {
     let path = Path::new(file_name);
-    let detected = workload::detect(bytes).ok();
+    let detected = detect(bytes).ok();
     let engines = engines(engine);
-    match workload::load_bytes(engines, path, bytes) {
+    match load_bytes(engines, path, Arc::from(bytes)) {
         Ok(w) => {
             assert_eq!(w.engine, engines.config, "compiled with another engine");
             check_loaded(&w, path, detected);
@@ -89,12 +93,16 @@ pub fn load(engine: usize, file_name: &str, bytes: &[u8]) -> Outcome {
             }
             Outcome::Loaded(w.kind())
         }
-        Err((kind, error)) => {
+        Err(LoadError { kind, error }) => {
             // The kind is given back exactly when the header told it.
-            assert_eq!(kind, detected, "error kind vs detect(): {error:#}");
+            assert_eq!(
+                kind,
+                detected.map(Kind::from),
+                "error kind vs detect(): {error:#}"
+            );
             let text = format!("{error:#}");
             assert!(!text.is_empty(), "an empty error message");
-            let line = workload::one_line(&error);
+            let line = one_line(&error);
             assert!(!line.contains('\n'), "one_line() left a newline: {line:?}");
             if let Some(full) = verbose() {
                 let head = match full {
@@ -111,50 +119,44 @@ pub fn load(engine: usize, file_name: &str, bytes: &[u8]) -> Outcome {
     }
 }
 
-fn check_loaded(w: &Workload, path: &Path, detected: Option<Kind>) {
-    let code_kind = w.code.kind();
+fn check_loaded(w: &Workload, path: &Path, detected: Option<Format>) {
+    let format = w.code.format();
     assert_eq!(
-        Some(code_kind),
+        Some(format),
         detected,
-        "compiled as a {code_kind}, but detect() disagrees"
+        "compiled as a {format}, but detect() disagrees"
     );
-    assert_eq!(
-        w.guarded.kind(),
-        code_kind,
-        "the guarded copy is of another kind"
-    );
+    assert_eq!(w.format, format, "the workload's format is not its code's");
     assert_eq!(w.path, path);
     assert!(
         w.compile_ms.is_finite() && w.compile_ms >= 0.0,
         "compile_ms = {}",
         w.compile_ms
     );
-    let contract = &w.contract;
-    assert!(
-        !contract.benchmarks.is_empty(),
-        "loaded without a benchmark"
-    );
-    let stem = workload::workload_name(path);
-    let prefix = match w.kind() {
-        Kind::Program => {
+    let stem = workload_name(path);
+    let benchmarks = match &w.contract {
+        Contract::Program { name } => {
             // A WASI command: one row, the file, calling `_start`.
-            assert!(contract.program);
+            assert_eq!(w.kind(), Kind::Program);
             assert_eq!(
-                code_kind,
-                Kind::Module,
+                format,
+                Format::Module,
                 "a program that is not a core module"
             );
-            assert_eq!(contract.benchmarks.len(), 1);
-            assert_eq!(contract.benchmarks[0].name, stem);
-            assert_eq!(contract.benchmarks[0].export, START_EXPORT);
-            assert!(!contract.has_setup && !contract.uses_pause);
+            assert_eq!(name, &stem);
+            let rows = w.contract.benchmarks();
+            assert_eq!(rows.len(), 1);
+            assert_eq!(rows[0].export, START_EXPORT);
             return;
         }
-        Kind::Module => RUN_PREFIX,
-        Kind::Component => COMPONENT_RUN_PREFIX,
+        Contract::Workload { benchmarks, .. } => benchmarks,
     };
-    assert!(!contract.program);
-    for (i, b) in contract.benchmarks.iter().enumerate() {
+    assert!(!benchmarks.is_empty(), "loaded without a benchmark");
+    let prefix = match format {
+        Format::Module => RUN_PREFIX,
+        Format::Component => COMPONENT_RUN_PREFIX,
+    };
+    for (i, b) in benchmarks.iter().enumerate() {
         if b.export == RUN_EXPORT {
             assert_eq!(b.name, stem);
         } else {
@@ -165,9 +167,7 @@ fn check_loaded(w: &Workload, path: &Path, detected: Option<Kind>) {
             assert_eq!(b.name, format!("{stem}:{suffix}"));
         }
         assert!(
-            contract.benchmarks[..i]
-                .iter()
-                .all(|o| o.export != b.export),
+            benchmarks[..i].iter().all(|o| o.export != b.export),
             "benchmark export {:?} listed twice",
             b.export
         );

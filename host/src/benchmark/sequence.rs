@@ -300,7 +300,7 @@ pub struct Blocks {
     /// Samples taken so far.
     pub taken: usize,
     probe_ns: f64,
-    /// Both warm-ups (guarded and fast copy) added up.
+    /// Both warm-ups (the pilot's and the one at the chosen count) added up.
     warmup: Warmup,
 }
 

@@ -2,11 +2,12 @@
 //!
 //! - [`format`]: the binary format told from the header, and compiled code;
 //! - [`contract`]: every name and check of the workload contract;
-//! - [`engine`]: wasmtime engines (fast, guarded, fuel) and compiling;
+//! - [`engine`]: wasmtime engines (for timing, and with fuel) and compiling;
 //! - [`cache`]: the compile cache on disk;
 //! - [`load`]: finding, reading, compiling and checking workload files;
 //! - [`limits`]: each store's memory and table limits;
-//! - [`sandbox`]: the call deadline, the watchdog and Ctrl-C;
+//! - [`sandbox`]: Ctrl-C (the call deadline and crash containment are the
+//!   supervisor's, in [`crate::benchmark::supervisor`]);
 //! - [`instance`]: `run(count, seed)` workloads instantiated and called, the
 //!   one timed region;
 //! - [`builtin`]: the empty guests and the pause/resume calibrator;

@@ -33,8 +33,15 @@ pub struct RunReport {
     pub baseline: Option<String>,
     /// Where the results were saved (`--save-baseline`), if they were.
     pub saved_baseline: Option<String>,
-    /// Why the run stopped before measuring every row (Ctrl-C, watchdog).
+    /// Why the run stopped before measuring every row (Ctrl-C).
     pub stopped: Option<String>,
+}
+
+/// Read a float that may be unknown: JSON has no NaN, so serde_json writes
+/// one as `null`; it reads back as NaN. The schema of such a field says
+/// "number or null".
+fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 /// A row against the same row of a saved baseline.
@@ -45,8 +52,14 @@ pub struct BaselineComparison {
     /// What the ratio is of: "time" or "instructions".
     pub metric: String,
     /// Now / then (above 1: slower now).
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
     pub ratio: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
     pub ci95_low: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
     pub ci95_high: f64,
     pub verdict: Verdict,
     /// The verdict in plain words.
@@ -64,8 +77,12 @@ pub struct ComplexityResult {
     /// Best fit, e.g. `O(n log n)`.
     pub best: Complexity,
     /// ns per op = coefficient · g(size).
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
     pub coefficient: f64,
     /// RMS of the residuals relative to the mean.
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
     pub rms: f64,
     pub candidates: Vec<Candidate>,
     /// The (size, median ns/op) points fitted.
@@ -252,7 +269,11 @@ pub struct NsPerOp {
     /// 95% interval of the median: Student's t over the medians of the
     /// worker processes (a block bootstrap when there is one process),
     /// widened by `--drift` when given (`environment.drift_pct`).
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
     pub ci95_low: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
     pub ci95_high: f64,
     /// The block-bootstrap interval over all samples: what the blocks alone
     /// can tell, blind to variation between processes.
@@ -321,6 +342,8 @@ pub struct Figures {
     /// The median per-op time of each process, in ns.
     pub process_medians_ns: Vec<f64>,
     /// Standard deviation of the process medians, in percent of the median.
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
     pub between_process_sd_pct: f64,
     /// Raw samples: time of one call in ns, block by block.
     pub raw_samples_ns: Vec<Vec<f64>>,
@@ -357,8 +380,14 @@ pub struct Comparison {
     /// What the ratio is of: "time" or "instructions".
     pub metric: String,
     /// Per-op time (or instructions) of the variant over the reference's.
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
     pub ratio: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
     pub ci95_low: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
     pub ci95_high: f64,
     pub verdict: Verdict,
     /// The verdict in plain words.
@@ -605,7 +634,11 @@ impl fmt::Display for Complexity {
 pub struct Candidate {
     pub class: Complexity,
     /// Time per op = coefficient · g(n), in ns.
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
     pub coefficient: f64,
     /// RMS of the residuals relative to the mean time (0.05 is 5%).
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
     pub rms: f64,
 }

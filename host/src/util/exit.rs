@@ -1,5 +1,5 @@
-//! Every exit status of `host`, in one place. `main` returns them; the
-//! sandbox's watchdog and a second Ctrl-C end the process with theirs.
+//! Every exit status of `host`, in one place. `main` returns them; a second
+//! Ctrl-C ends the process with its own.
 
 use std::process::ExitCode;
 
@@ -15,8 +15,6 @@ pub enum ExitStatus {
     /// A workload is certainly slower than the baseline beyond
     /// `--fail-on-regression`.
     Regression,
-    /// The watchdog had to end the run (a call that returned before hung).
-    Watchdog,
     /// Ctrl-C: the finished rows were reported.
     Interrupted,
 }
@@ -29,7 +27,6 @@ impl ExitStatus {
             ExitStatus::Failed => 1,
             ExitStatus::Usage => 2,
             ExitStatus::Regression => 3,
-            ExitStatus::Watchdog => 124,
             ExitStatus::Interrupted => 130,
         }
     }
