@@ -363,13 +363,16 @@ fn a_worker_killed_mid_run_fails_only_its_row() -> TestResult {
     for name in ["xor.wasm", "mod13.wasm", "mod16.wasm", "chain100.wasm"] {
         std::fs::copy(workloads().join(name), folder.join(name))?;
     }
+    // 2000 samples a row, 400 in each of 5 processes: a few tenths of a
+    // second a row, so that the first worker is well inside its rows when
+    // it is killed.
     let child = spawn_host(
-        &["run", "w", "--samples", "400", "--export-json", "out.json"],
+        &["run", "w", "--samples", "2000", "--export-json", "out.json"],
         dir.path(),
     )?;
     let worker = worker_of(child.id())?;
-    // Let it get into its rows, then kill it.
-    std::thread::sleep(Duration::from_millis(400));
+    // Let it load, calibrate and get into its rows, then kill it.
+    std::thread::sleep(Duration::from_millis(1000));
     let kill = std::process::Command::new("kill")
         .args(["-KILL", &worker.to_string()])
         .status()?;
@@ -388,7 +391,7 @@ fn a_worker_killed_mid_run_fails_only_its_row() -> TestResult {
     let error = failed[0]["error"].as_str().unwrap_or("");
     assert!(error.contains("killed by signal 9 (SIGKILL)"), "{error}");
     for r in results.iter().filter(|r| r.get("error").is_none()) {
-        assert_eq!(r["samples"], 400, "{r}");
+        assert_eq!(r["samples"], 2000, "{r}");
     }
     Ok(())
 }
