@@ -113,6 +113,20 @@ pub fn pool(processes: &[Measurement]) -> Measurement {
     pooled
 }
 
+/// The median per-op time of each process, from its corrected blocks.
+pub fn process_medians(per_process: &[Vec<Vec<f64>>]) -> Vec<f64> {
+    per_process
+        .iter()
+        .map(|blocks| stats::median(&blocks.concat()))
+        .collect()
+}
+
+/// The finest per-op difference a sample of `m` can show: one step of the
+/// clock over the count.
+pub fn finest_ns(m: &Measurement) -> f64 {
+    m.clock_resolution_ns / m.count.max(1) as f64
+}
+
 /// Summary of one program phase over the iterations, in ns.
 pub fn phase_stats(values: &[f64]) -> PhaseStats {
     PhaseStats {
@@ -139,10 +153,7 @@ pub fn figures(
     let m = &pool(processes);
     let per_op: Vec<Vec<f64>> = per_process.concat();
     let summary = stats::summarize(&per_op, RESAMPLES_FINAL, seed);
-    let process_medians: Vec<f64> = per_process
-        .iter()
-        .map(|blocks| stats::median(&blocks.concat()))
-        .collect();
+    let process_medians = process_medians(&per_process);
     let (low, high) = match process_medians.len() {
         0 | 1 => (summary.ci95_low, summary.ci95_high),
         _ => stats::between_processes_ci(summary.median, &process_medians),
@@ -164,8 +175,7 @@ pub fn figures(
     };
     // Within one clock step over the count of 0, or NaN (no samples): as
     // the empty guest.
-    let floor = m.clock_resolution_ns / m.count.max(1) as f64;
-    let indistinguishable = ci95_low.is_nan() || ci95_low <= floor;
+    let indistinguishable = ci95_low.is_nan() || ci95_low <= finest_ns(m);
 
     let mut notes = Vec::new();
     // Notes that need no action: in the JSON and the HTML, not the terminal.

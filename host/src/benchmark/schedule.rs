@@ -29,7 +29,9 @@ use crate::analysis::baseline::compare_with_saved;
 use crate::analysis::compare::{Rounds, judge};
 use crate::analysis::complexity::fit_results;
 use crate::analysis::stats;
-use crate::analysis::summary::{self, Stages, corrected_per_op, phase_stats};
+use crate::analysis::summary::{
+    self, Stages, corrected_per_op, finest_ns, phase_stats, process_medians,
+};
 use crate::benchmark::catalog::Catalog;
 use crate::benchmark::progress::{Call, Progress, Stage};
 use crate::benchmark::sequence::Share;
@@ -71,7 +73,7 @@ pub trait Observer: Send {
 }
 
 /// A row of a run, as the parent follows it.
-struct RowState<'a> {
+struct RowState {
     row: Row,
     kind: Option<Kind>,
     program: bool,
@@ -84,7 +86,6 @@ struct RowState<'a> {
     spent: Duration,
     done: bool,
     reported: bool,
-    load_error: Option<&'a crate::guest::LoadError>,
 }
 
 /// The seed of a run: the user's, or a fresh one.
@@ -259,7 +260,7 @@ pub fn run_rows(
     let catalog = Catalog::load(&settings, files, progress)?;
     let planned = catalog.rows(&settings.sizes);
     let names: Vec<String> = planned.iter().map(|p| p.row.name.clone()).collect();
-    let mut states: Vec<RowState<'_>> = planned
+    let mut states: Vec<RowState> = planned
         .iter()
         .map(|p| {
             let (kind, program, compile_ms, compile_cache, load_error) = match p.workload {
@@ -291,7 +292,6 @@ pub fn run_rows(
                 spent: Duration::from_secs_f64(compile_ms / 1e3),
                 done: false,
                 reported: false,
-                load_error,
             }
         })
         .collect();
@@ -440,7 +440,7 @@ fn fixed_processes(settings: &Settings) -> Option<usize> {
 }
 
 /// What process `process` takes of a row.
-fn share(settings: &Settings, state: &RowState<'_>, process: usize) -> Share {
+fn share(settings: &Settings, state: &RowState, process: usize) -> Share {
     let processes = fixed_processes(settings).unwrap_or(MIN_PROCESSES);
     match settings.stop {
         StopRule::Samples(n) => {
@@ -455,7 +455,7 @@ fn share(settings: &Settings, state: &RowState<'_>, process: usize) -> Share {
 }
 
 /// Whether a row has enough after `processes` processes.
-fn enough(settings: &Settings, state: &RowState<'_>, processes: usize) -> bool {
+fn enough(settings: &Settings, state: &RowState, processes: usize) -> bool {
     if let Some(fixed) = fixed_processes(settings) {
         return processes >= fixed;
     }
@@ -468,30 +468,32 @@ fn enough(settings: &Settings, state: &RowState<'_>, processes: usize) -> bool {
     if processes < MIN_PROCESSES {
         return false;
     }
-    let medians: Vec<f64> = state
+    // The interval the row's figures will have: the pooled median, Student's
+    // t over the process medians (each process corrected by its own
+    // empty-guest calls).
+    let per_process: Vec<Vec<Vec<f64>>> = state
         .samples
         .iter()
-        .map(|s| stats::median(&corrected_per_op(&s.measurement).concat()))
+        .map(|s| corrected_per_op(&s.measurement))
         .collect();
-    let centre = stats::median(&medians);
-    let (low, high) = stats::between_processes_ci(centre, &medians);
+    let centre = stats::median(&per_process.concat().concat());
+    let (low, high) = stats::between_processes_ci(centre, &process_medians(&per_process));
     let half = (high - low) / 2.0;
-    // Within a tick of the clock spread over the count is as precise as it
-    // gets (an empty guest's median is 0).
+    // Within a step of the clock over the count is as precise as it gets
+    // (an empty guest's median is 0).
     let floor = state
         .samples
         .first()
-        .map_or(0.0, |s| 1.0 / s.measurement.count as f64);
+        .map_or(0.0, |s| finest_ns(&s.measurement));
     stats::relative_half_width_pct(centre, low, high) <= pct
         || half <= floor
         || state.spent >= budget
 }
 
 /// The result of a finished row.
-fn result_of(settings: &Settings, state: &RowState<'_>, seed: u64) -> BenchResult {
+fn result_of(settings: &Settings, state: &RowState, seed: u64) -> BenchResult {
     if let Some(error) = &state.error {
-        let kind = state.kind.or(state.load_error.and_then(|e| e.kind));
-        return BenchResult::failed(&state.row, kind, error.clone());
+        return BenchResult::failed(&state.row, state.kind, error.clone());
     }
     let kind = state.kind.unwrap_or(Kind::Module);
     let measurements: Vec<Measurement> = state
@@ -542,7 +544,7 @@ fn precision_reached(settings: &Settings, f: &Figures) -> bool {
 }
 
 /// The phases of a program, over every process's iterations.
-fn program_figures(figures: &mut Figures, state: &RowState<'_>) {
+fn program_figures(figures: &mut Figures, state: &RowState) {
     let programs: Vec<_> = state
         .samples
         .iter()

@@ -150,11 +150,6 @@ impl Worker {
         }
     }
 
-    /// The process id, for tests that kill workers.
-    pub fn id(&self) -> u32 {
-        self.child.id()
-    }
-
     /// The memory the worker may use before it is killed.
     pub fn memory_cap(&self) -> u64 {
         self.memory_cap
