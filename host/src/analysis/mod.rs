@@ -8,6 +8,7 @@
 //!   band;
 //! - [`compare`]: verdicts of interleaved variants;
 //! - [`baseline`]: a row against a saved baseline;
+//! - [`drift`]: run-to-run drift measured from the run history;
 //! - [`complexity`]: per-op time fitted against input size.
 //!
 //! The benchmark stage asks it when to stop (the precision rule, compare's
@@ -16,6 +17,7 @@
 pub mod baseline;
 pub mod compare;
 pub mod complexity;
+pub mod drift;
 pub mod stats;
 pub mod summary;
 pub mod verdict;

@@ -390,15 +390,20 @@ fn count(outliers: &mut Outliers, class: OutlierClass) {
 }
 
 /// Widen the interval `[low, high]` around `centre` by a relative standard
-/// uncertainty `rel_sd` (a fraction: 0.01 is 1%), combined in quadrature with
-/// each side at the normal 97.5% quantile: half-width' = sqrt(half-width² +
-/// (1.96 · rel_sd · |centre|)²). `rel_sd` of 0 returns the interval unchanged.
+/// uncertainty `rel_sd` (a fraction: 0.01 is 1%) at the normal 97.5%
+/// quantile: [`widen`] by 1.96 · rel_sd · |centre|. `rel_sd` of 0 returns the
+/// interval unchanged.
 pub fn widen_for_drift(centre: f64, low: f64, high: f64, rel_sd: f64) -> (f64, f64) {
     const Z_975: f64 = 1.959_963_984_540_054;
-    let drift = Z_975 * rel_sd.max(0.0) * centre.abs();
+    widen(centre, low, high, Z_975 * rel_sd.max(0.0) * centre.abs())
+}
+
+/// Widen each side of `[low, high]` around `centre` by `extra` in
+/// quadrature: side' = sqrt(side² + extra²).
+pub fn widen(centre: f64, low: f64, high: f64, extra: f64) -> (f64, f64) {
     let below = (centre - low).max(0.0);
     let above = (high - centre).max(0.0);
-    (centre - below.hypot(drift), centre + above.hypot(drift))
+    (centre - below.hypot(extra), centre + above.hypot(extra))
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! [`crate::analysis::stats`] and the notes a reader needs. Pure arithmetic:
 //! no I/O, no clocks.
 
+use crate::analysis::drift::RunDrift;
 use crate::analysis::stats;
 use crate::guest::Kind;
 use crate::guest::cache::CacheOutcome;
@@ -138,15 +139,24 @@ pub fn phase_stats(values: &[f64]) -> PhaseStats {
     }
 }
 
+/// What widens an interval beyond the variation inside one run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Drift {
+    /// `--drift`: a stated relative sd, in percent (0: none).
+    pub stated_pct: f64,
+    /// Measured over earlier runs on this machine, when there were enough.
+    pub measured: Option<RunDrift>,
+}
+
 /// Summarise a measurement into the figures of a row: statistics of the
-/// corrected per-op samples, the interval (widened by `drift_pct`, when
-/// given), and plain-words notes.
+/// corrected per-op samples, the interval (from the variation between
+/// processes, widened by the drift between runs), and plain-words notes.
 pub fn figures(
     processes: &[Measurement],
     stages: Stages,
     warmup_cap_ms: f64,
     seed: u64,
-    drift_pct: f64,
+    drift: Drift,
 ) -> Figures {
     // Each process is corrected with its own empty-guest calls.
     let per_process: Vec<Vec<Vec<f64>>> = processes.iter().map(corrected_per_op).collect();
@@ -158,8 +168,16 @@ pub fn figures(
         0 | 1 => (summary.ci95_low, summary.ci95_high),
         _ => stats::between_processes_ci(summary.median, &process_medians),
     };
-    let (ci95_low, ci95_high) =
-        stats::widen_for_drift(summary.median, low, high, drift_pct / 100.0);
+    let (low, high) = stats::widen_for_drift(summary.median, low, high, drift.stated_pct / 100.0);
+    let (ci95_low, ci95_high) = match drift.measured {
+        Some(d) => stats::widen(
+            summary.median,
+            low,
+            high,
+            stats::student_t_975(d.df) * d.rel_sd * summary.median.abs(),
+        ),
+        None => (low, high),
+    };
     let between_process_sd_pct = match process_medians.len() {
         0 | 1 => 0.0,
         _ => stats::sample_sd(&process_medians) / summary.median.abs() * 100.0,
@@ -203,6 +221,18 @@ pub fn figures(
             notes.push(format!("cache entry refused ({reason}): compiled again"))
         }
         CacheOutcome::Off | CacheOutcome::Miss => {}
+    }
+    if let Some(d) = drift.measured {
+        info.push(format!(
+            "interval widened by a run-to-run drift of {:.2}% measured over {} earlier run(s) {}",
+            d.rel_sd * 100.0,
+            d.runs,
+            if d.own {
+                "of this benchmark"
+            } else {
+                "on this machine"
+            }
+        ));
     }
     if pauses_per_sample > 0 {
         info.push(format!(
@@ -257,6 +287,8 @@ pub fn figures(
         processes: processes.len(),
         process_medians_ns: process_medians,
         between_process_sd_pct,
+        run_drift_pct: drift.measured.map(|d| d.rel_sd * 100.0),
+        run_drift_runs: drift.measured.map_or(0, |d| d.runs),
         raw_samples_ns: m.blocks.clone(),
         samples_ns_per_op: per_op,
         sample_classes: summary.classes.clone(),

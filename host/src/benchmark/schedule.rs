@@ -18,6 +18,8 @@
 //!
 //! A row whose worker hangs past `--timeout`, outgrows its memory or dies
 //! fails with the cause, and a new worker takes the rows that were left.
+//! A run's interval also counts the drift between runs measured on this
+//! machine: each row's median joins the run history in the cache folder.
 //! Results are summarised by [`crate::analysis`]; nothing here prints.
 
 use std::path::PathBuf;
@@ -28,19 +30,22 @@ use anyhow::{Context, Result, bail};
 use crate::analysis::baseline::compare_with_saved;
 use crate::analysis::compare::{Rounds, judge};
 use crate::analysis::complexity::fit_results;
+use crate::analysis::drift;
 use crate::analysis::stats;
 use crate::analysis::summary::{
-    self, Stages, corrected_per_op, finest_ns, phase_stats, process_medians,
+    self, Drift, Stages, corrected_per_op, finest_ns, phase_stats, process_medians,
 };
 use crate::benchmark::catalog::Catalog;
 use crate::benchmark::progress::{Call, Progress, Stage};
 use crate::benchmark::sequence::Share;
 use crate::benchmark::supervisor::{Next, Worker, describe_end, describe_memory};
 use crate::benchmark::worker::{Event, Job, ProcessSample, RowJob, Task};
+use crate::guest::load::Workload;
 use crate::guest::program::TimedRegion;
 use crate::guest::{Contract, Kind, sandbox};
 use crate::options::{CompareSettings, Metric, Settings, StopRule};
 use crate::results::baseline::Saved;
+use crate::results::history::{self, Entry as HistoryEntry, History};
 use crate::results::{
     BenchResult, CompareReport, Environment, Figures, Measurement, Phases, Row, RunReport, Tool,
 };
@@ -86,6 +91,26 @@ struct RowState {
     spent: Duration,
     done: bool,
     reported: bool,
+    /// What was measured, as the run history names it.
+    subject: Option<String>,
+}
+
+/// What `row` of `workload` measures, as the run history names it: the
+/// file's contents, the benchmark, the size and the engine.
+fn subject(settings: &Settings, row: &Row, workload: &Workload) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(&workload.bytes);
+    let hex: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
+    let engine = settings
+        .engines
+        .get(row.engine_set)
+        .and_then(|e| serde_json::to_string(e).ok())
+        .unwrap_or_default();
+    format!(
+        "{hex} {} {} {engine}",
+        row.benchmark,
+        row.size.map_or_else(String::new, |s| s.to_string())
+    )
 }
 
 /// The seed of a run: the user's, or a fresh one.
@@ -292,9 +317,16 @@ pub fn run_rows(
                 spent: Duration::from_secs_f64(compile_ms / 1e3),
                 done: false,
                 reported: false,
+                subject: p.workload.ok().map(|w| subject(&settings, &p.row, w)),
             }
         })
         .collect();
+    let machine = crate::platform::thread::cpu_model().unwrap_or_default();
+    let history_path = settings.cache.as_deref().map(history::path);
+    let mut history = history_path
+        .as_deref()
+        .map(History::load)
+        .unwrap_or_default();
     // A file's compile time counts once, on its first row.
     let mut first = std::collections::HashSet::new();
     for state in &mut states {
@@ -401,7 +433,14 @@ pub fn run_rows(
                 }
             }
             state.reported = true;
-            let mut result = result_of(&settings, state, seed);
+            let drift = Drift {
+                stated_pct: settings.drift_pct,
+                measured: history_path
+                    .as_ref()
+                    .and(state.subject.as_deref())
+                    .and_then(|subject| drift::run_drift(&history.entries, &machine, subject)),
+            };
+            let mut result = result_of(&settings, state, seed, drift);
             if let (Some(saved), Some(figures)) = (saved, &result.figures) {
                 result.baseline = compare_with_saved(&settings, saved, &result.name, figures, seed);
             }
@@ -415,8 +454,37 @@ pub fn run_rows(
     }
     progress.finish();
     results.sort_by_key(|(index, _)| *index);
+    let mut environment = environment.context("interrupted before a worker process was ready")?;
+    // A run cut short by Ctrl-C adds nothing to the history.
+    if let (Some(path), None) = (&history_path, &stopped) {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let measured: Vec<(String, f64)> = results
+            .iter()
+            .filter_map(|(index, result)| {
+                let median_ns = result.figures.as_ref()?.ns_per_op.median;
+                Some((states[*index].subject.clone()?, median_ns))
+            })
+            .collect();
+        for (subject, median_ns) in &measured {
+            history.push(HistoryEntry {
+                machine: machine.clone(),
+                subject: subject.clone(),
+                median_ns: *median_ns,
+                unix_s: now,
+            });
+        }
+        if !measured.is_empty()
+            && let Err(error) = history.save(path)
+        {
+            environment.warnings.push(format!(
+                "the run history was not saved: {}",
+                one_line(&error)
+            ));
+        }
+    }
     let results: Vec<BenchResult> = results.into_iter().map(|(_, r)| r).collect();
-    let environment = environment.context("interrupted before a worker process was ready")?;
     Ok(RunReport {
         tool: Tool::this(),
         environment,
@@ -491,7 +559,7 @@ fn enough(settings: &Settings, state: &RowState, processes: usize) -> bool {
 }
 
 /// The result of a finished row.
-fn result_of(settings: &Settings, state: &RowState, seed: u64) -> BenchResult {
+fn result_of(settings: &Settings, state: &RowState, seed: u64, drift: Drift) -> BenchResult {
     if let Some(error) = &state.error {
         return BenchResult::failed(&state.row, state.kind, error.clone());
     }
@@ -519,7 +587,7 @@ fn result_of(settings: &Settings, state: &RowState, seed: u64) -> BenchResult {
         stages,
         settings.warmup_cap.as_secs_f64() * 1e3,
         seed,
-        settings.drift_pct,
+        drift,
     );
     figures.precision_reached = precision_reached(settings, &figures);
     figures.fuel_per_op = state.samples.iter().find_map(|s| s.fuel_per_op);
@@ -710,7 +778,10 @@ pub fn compare_rounds(
                 },
                 common.warmup_cap.as_secs_f64() * 1e3,
                 seed,
-                common.drift_pct,
+                Drift {
+                    stated_pct: common.drift_pct,
+                    measured: None,
+                },
             );
             figures.fuel_per_op = samples.iter().find_map(|s| s.fuel_per_op);
             BenchResult::measured(row, *kind, figures)

@@ -79,6 +79,9 @@ struct ProgramAgreement {
     in_process_medians_ns: Vec<f64>,
     /// Median of `host run` over median in process.
     ratio: f64,
+    /// Median over the rounds of each round's `host run` over in process:
+    /// neighbours in time, so slow swings of the machine cancel.
+    ratio_of_neighbours: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -405,6 +408,7 @@ fn intervals(path: &Path, runs: usize) -> Result<IntervalFit> {
     let mut bounds = Vec::new();
     let mut processes = Vec::new();
     let mut walls = Vec::new();
+    let mut drift = Vec::new();
     for _ in 0..runs {
         let start = Instant::now();
         let row = result_row(&run_host(&["run"], &[path], &[])?)?;
@@ -415,6 +419,10 @@ fn intervals(path: &Path, runs: usize) -> Result<IntervalFit> {
             number(&row, "/ns_per_op/ci95_high")?,
         ));
         processes.push(number(&row, "/processes")? as u64);
+        drift.push((
+            row.pointer("/run_drift_pct").and_then(Value::as_f64),
+            number(&row, "/run_drift_runs")?,
+        ));
     }
     let centre = stats::median(&medians);
     let sd = stats::sample_sd(&medians);
@@ -424,12 +432,16 @@ fn intervals(path: &Path, runs: usize) -> Result<IntervalFit> {
         .count();
     let half_widths: Vec<f64> = bounds.iter().map(|(l, h)| (h - l) / 2.0).collect();
     let half_width_over_sd = stats::median(&half_widths) / (1.96 * sd);
-    for (m, (l, h)) in medians.iter().zip(&bounds) {
+    for ((m, (l, h)), (pct, earlier)) in medians.iter().zip(&bounds).zip(&drift) {
         println!(
-            "  {} [{}, {}]{}",
+            "  {} [{}, {}] {}{}",
             format_ns(*m),
             format_ns(*l),
             format_ns(*h),
+            match pct {
+                Some(pct) => format!("drift {pct:.2}% over {earlier} earlier runs"),
+                None => "no drift measured yet".to_string(),
+            },
             if *l <= centre && centre <= *h {
                 ""
             } else {
@@ -463,11 +475,9 @@ fn intervals(path: &Path, runs: usize) -> Result<IntervalFit> {
 }
 
 /// Rounds of the program agreement: `host run`, then threads in process.
-const AGREEMENT_ROUNDS: usize = 5;
+const AGREEMENT_ROUNDS: usize = 10;
 /// Fresh threads per round in process (as a run has worker processes).
 const IN_PROCESS_THREADS: usize = 5;
-/// Iterations timed on each thread.
-const IN_PROCESS_ITERATIONS: usize = 20;
 
 fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
     use crate::guest::engine::Engines;
@@ -518,6 +528,9 @@ fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
     for _ in 0..AGREEMENT_ROUNDS {
         let row = result_row(&run_host(&["run"], &[path], &[])?)?;
         host_run.push(number(&row, "/phases/execute_ns/median")?);
+        // As many iterations as the run timed, so that both sides span
+        // about as much of the machine's time.
+        let iterations = (number(&row, "/samples")? as usize / IN_PROCESS_THREADS).max(10);
         // Fresh threads prepared as a worker's measuring thread is, each
         // timing its own iterations; the median of the threads' medians.
         let mut threads = Vec::new();
@@ -530,8 +543,8 @@ fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
                             PriorityRequest::Nice,
                         );
                         program.iterate()?;
-                        let mut times = Vec::with_capacity(IN_PROCESS_ITERATIONS);
-                        for _ in 0..IN_PROCESS_ITERATIONS {
+                        let mut times = Vec::with_capacity(iterations);
+                        for _ in 0..iterations {
                             times.push(program.iterate()?.execute_ns);
                         }
                         Ok(stats::median(&times))
@@ -544,6 +557,12 @@ fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
         in_process.push(stats::median(&threads));
     }
     let ratio = stats::median(&host_run) / stats::median(&in_process);
+    let neighbours: Vec<f64> = host_run
+        .iter()
+        .zip(&in_process)
+        .map(|(h, p)| h / p)
+        .collect();
+    let ratio_of_neighbours = stats::median(&neighbours);
     for (h, p) in host_run.iter().zip(&in_process) {
         println!(
             "  host run {} · in process {}",
@@ -552,7 +571,7 @@ fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
         );
     }
     println!(
-        "  median: host run {} · in process {} · ratio {ratio:.4} (goal: within 1%)",
+        "  median: host run {} · in process {} · ratio {ratio:.4}; median of each round's ratio {ratio_of_neighbours:.4} (goal: within 1%)",
         format_ns(stats::median(&host_run)),
         format_ns(stats::median(&in_process))
     );
@@ -562,6 +581,7 @@ fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
         host_run_medians_ns: host_run,
         in_process_medians_ns: in_process,
         ratio,
+        ratio_of_neighbours,
     })
 }
 

@@ -5,7 +5,8 @@
 //! ([`Figures`], made by [`crate::analysis`]), run and compare reports, and
 //! the small value types they hold (verdicts, ratios, outlier classes,
 //! complexity classes). Nothing here measures, computes statistics or
-//! formats; [`baseline`] stores and reads saved reports.
+//! formats; [`baseline`] stores and reads saved reports, [`history`] the
+//! medians of earlier runs.
 
 use std::fmt;
 use std::path::Path;
@@ -19,6 +20,7 @@ use crate::guest::program::TimedRegion;
 use crate::options::{EngineConfig, NoiseBand};
 
 pub mod baseline;
+pub mod history;
 
 /// Everything one `host run` produced.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -268,7 +270,9 @@ pub struct NsPerOp {
     pub max: f64,
     /// 95% interval of the median: Student's t over the medians of the
     /// worker processes (a block bootstrap when there is one process),
-    /// widened by `--drift` when given (`environment.drift_pct`).
+    /// widened by the run-to-run drift measured on this machine
+    /// (`run_drift_pct`) and by `--drift` when given
+    /// (`environment.drift_pct`).
     #[serde(deserialize_with = "nan_if_null")]
     #[schemars(with = "Option<f64>")]
     pub ci95_low: f64,
@@ -345,6 +349,14 @@ pub struct Figures {
     #[serde(deserialize_with = "nan_if_null")]
     #[schemars(with = "Option<f64>")]
     pub between_process_sd_pct: f64,
+    /// Run-to-run drift measured on this machine (relative sd of a run's
+    /// median over earlier runs, in percent), added to the interval at
+    /// Student's t; null while there were too few earlier runs.
+    #[serde(default)]
+    pub run_drift_pct: Option<f64>,
+    /// How many earlier runs that drift was measured over (0: none).
+    #[serde(default)]
+    pub run_drift_runs: usize,
     /// Raw samples: time of one call in ns, block by block.
     pub raw_samples_ns: Vec<Vec<f64>>,
     /// Per-op samples after subtraction, block by block (the statistics above).

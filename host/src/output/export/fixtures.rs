@@ -108,6 +108,8 @@ pub fn fixed_figures(samples: Vec<Vec<f64>>) -> Figures {
         processes: 1,
         process_medians_ns: Vec::new(),
         between_process_sd_pct: 0.0,
+        run_drift_pct: None,
+        run_drift_runs: 0,
         raw_samples_ns: samples.clone(),
         samples_ns_per_op: samples,
         sample_classes,

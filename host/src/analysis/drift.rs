@@ -1,0 +1,170 @@
+//! Run-to-run drift measured on this machine: how far the medians of
+//! earlier runs of the same subject (or, while it has too few, of every
+//! subject measured on this CPU) spread around their means. Processes of
+//! one run share the machine's state of that second, so the variation
+//! between them misses slower drift; the history of separate runs measures
+//! it instead of assuming a constant.
+//!
+//! The estimate is the pooled variance of the log medians: for each subject
+//! with k ≥ 2 runs, the sum of squared deviations of ln(median) from its
+//! mean, over Σ(k − 1) degrees of freedom. A subject with at least
+//! [`OWN_DF`] degrees of freedom of its own uses its own; before that, the
+//! larger of its own (from [`MIN_DF`]) and the machine's pool, so that a
+//! young estimate errs wide. The interval then adds t(df) · sd in quadrature
+//! ([`crate::analysis::stats::widen`]), so few earlier runs widen it more.
+
+use crate::results::history::Entry;
+
+/// Degrees of freedom an estimate needs before it is used.
+pub const MIN_DF: usize = 2;
+/// Degrees of freedom of its own after which a subject's estimate stands
+/// alone.
+pub const OWN_DF: usize = 8;
+
+/// The drift between runs, as measured.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunDrift {
+    /// Relative standard deviation of a run's median (0.01 is 1%).
+    pub rel_sd: f64,
+    /// Degrees of freedom of the estimate.
+    pub df: usize,
+    /// Earlier runs it was measured over.
+    pub runs: usize,
+    /// Whether those runs were of this subject (else of this machine).
+    pub own: bool,
+}
+
+/// Sum of squared deviations of the log medians, and their count.
+fn squares(medians: &[f64]) -> (f64, usize) {
+    let logs: Vec<f64> = medians
+        .iter()
+        .filter(|m| m.is_finite() && **m > 0.0)
+        .map(|m| m.ln())
+        .collect();
+    if logs.len() < 2 {
+        return (0.0, logs.len());
+    }
+    let mean = logs.iter().sum::<f64>() / logs.len() as f64;
+    (logs.iter().map(|l| (l - mean).powi(2)).sum(), logs.len())
+}
+
+/// The drift of `subject` on `machine`, from `history`; `None` while there
+/// are too few earlier runs.
+pub fn run_drift(history: &[Entry], machine: &str, subject: &str) -> Option<RunDrift> {
+    let mut subjects: Vec<&str> = Vec::new();
+    for e in history.iter().filter(|e| e.machine == machine) {
+        if !subjects.contains(&e.subject.as_str()) {
+            subjects.push(&e.subject);
+        }
+    }
+    let medians_of = |s: &str| -> Vec<f64> {
+        history
+            .iter()
+            .filter(|e| e.machine == machine && e.subject == s)
+            .map(|e| e.median_ns)
+            .collect()
+    };
+    let estimate = |ss: f64, n: usize, groups: usize, own: bool| {
+        let df = n.saturating_sub(groups);
+        (df >= MIN_DF).then(|| RunDrift {
+            rel_sd: (ss / df as f64).sqrt(),
+            df,
+            runs: n,
+            own,
+        })
+    };
+    let (ss, n) = squares(&medians_of(subject));
+    let own = estimate(ss, n, 1, true);
+    if own.is_some_and(|d| d.df >= OWN_DF) {
+        return own;
+    }
+    let (mut ss, mut n, mut groups) = (0.0, 0, 0);
+    for s in subjects {
+        let (s_ss, s_n) = squares(&medians_of(s));
+        if s_n >= 2 {
+            ss += s_ss;
+            n += s_n;
+            groups += 1;
+        }
+    }
+    let pool = estimate(ss, n, groups, false);
+    match (own, pool) {
+        (Some(own), Some(pool)) if pool.rel_sd > own.rel_sd => Some(pool),
+        (Some(own), _) => Some(own),
+        (None, pool) => pool,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(subject: &str, medians: &[f64]) -> Vec<Entry> {
+        medians
+            .iter()
+            .map(|&median_ns| Entry {
+                machine: "cpu".into(),
+                subject: subject.into(),
+                median_ns,
+                unix_s: 0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn too_few_runs_measure_nothing() {
+        assert_eq!(run_drift(&entries("a", &[100.0, 101.0]), "cpu", "a"), None);
+        assert_eq!(run_drift(&[], "cpu", "a"), None);
+    }
+
+    #[test]
+    fn a_subject_with_runs_of_its_own_uses_them() {
+        let h = entries("a", &[99.0, 100.0, 101.0]);
+        let d = run_drift(&h, "cpu", "a").expect("enough runs");
+        assert!(d.own);
+        assert_eq!((d.df, d.runs), (2, 3));
+        // sd of ln(99), ln(100), ln(101) is about 1%.
+        assert!((d.rel_sd - 0.01).abs() < 1e-4, "{}", d.rel_sd);
+    }
+
+    #[test]
+    fn a_young_estimate_takes_the_wider_of_its_own_and_the_pool() {
+        let mut h = entries("a", &[99.0, 100.0, 101.0]);
+        h.extend(entries("b", &[90.0, 110.0, 100.0]));
+        let d = run_drift(&h, "cpu", "a").expect("enough runs");
+        assert!(!d.own && d.rel_sd > 0.05, "{d:?}");
+        // With OWN_DF degrees of freedom of its own, its own stands.
+        let own: Vec<f64> = (0..=OWN_DF).map(|i| 99.0 + (i % 3) as f64).collect();
+        let mut h = entries("a", &own);
+        h.extend(entries("b", &[90.0, 110.0, 100.0]));
+        let d = run_drift(&h, "cpu", "a").expect("enough runs");
+        assert!(d.own && d.rel_sd < 0.02, "{d:?}");
+        assert_eq!(d.df, OWN_DF);
+    }
+
+    #[test]
+    fn a_new_subject_borrows_the_machines_pool() {
+        let mut h = entries("a", &[100.0, 102.0]);
+        h.extend(entries("b", &[10.0, 10.2]));
+        h.extend(entries("c", &[5.0]));
+        // Other machines do not count.
+        h.push(Entry {
+            machine: "other".into(),
+            subject: "a".into(),
+            median_ns: 200.0,
+            unix_s: 0,
+        });
+        let d = run_drift(&h, "cpu", "new").expect("enough runs");
+        assert!(!d.own);
+        assert_eq!((d.df, d.runs), (2, 4));
+        let expected = ((2.0 * (0.02f64.ln_1p() / 2.0).powi(2) * 2.0) / 2.0).sqrt();
+        assert!(
+            (d.rel_sd - expected).abs() < 1e-6,
+            "{} vs {expected}",
+            d.rel_sd
+        );
+        // A spread of 0 is measured as 0, not as missing.
+        let flat = entries("f", &[3.0, 3.0, 3.0]);
+        assert_eq!(run_drift(&flat, "cpu", "f").map(|d| d.rel_sd), Some(0.0));
+    }
+}
