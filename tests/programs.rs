@@ -19,6 +19,16 @@ fn program(name: &str) -> PathBuf {
 /// Run `host run FILES --samples 5 ... --export-json -` in `dir` with the
 /// cache in `dir/cache`; returns the finished process and its JSON.
 fn run(files: &[&Path], extra: &[&str], dir: &Path) -> Result<(Finished, Value), Box<dyn Error>> {
+    run_env(files, extra, dir, &[])
+}
+
+/// [`run`] with environment variables set (`Some`) or removed (`None`).
+fn run_env(
+    files: &[&Path],
+    extra: &[&str],
+    dir: &Path,
+    env: &[(&str, Option<&str>)],
+) -> Result<(Finished, Value), Box<dyn Error>> {
     let mut args: Vec<String> = vec!["run".into()];
     args.extend(files.iter().map(|p| p.display().to_string()));
     for a in [
@@ -42,9 +52,16 @@ fn run(files: &[&Path], extra: &[&str], dir: &Path) -> Result<(Finished, Value),
             .args(&args)
             .current_dir(dir)
             .env("WASM_BENCH_CACHE", dir.join("cache"))
+            .env_remove("WASM_BENCH_USE_SMALL_WORKLOAD")
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped());
+        for (key, value) in env {
+            match value {
+                Some(value) => command.env(key, value),
+                None => command.env_remove(key),
+            };
+        }
         e2e::finish_within(e2e::prepare(&mut command).spawn()?, BOUND)?
     };
     assert!(!finished.stderr.contains("panicked"), "{}", finished.stderr);
@@ -153,20 +170,250 @@ fn start_and_end_protocol() -> TestResult {
     let (_, report) = run(
         &[
             &program("only_start.wat"),
+            &program("start_no_end.wat"),
             &program("end_first.wat"),
             &program("whole.wat"),
             &program("trap.wat"),
+            &program("two_pairs.wat"),
         ],
         &[],
         dir.path(),
     )?;
-    assert!(error_of(&report, "only_start")?.contains("called bench.start but never bench.end"));
+    // Imports bench.start only: the whole of _start is timed, and said.
+    let only_start = row(&report, "only_start")?;
+    assert!(only_start.get("error").is_none(), "{only_start}");
+    assert_eq!(only_start["phases"]["timed_region"], "whole_start_no_end");
+    let notes = only_start["notes"].to_string();
+    assert!(
+        notes.contains("imports bench.start but not bench.end"),
+        "{notes}"
+    );
+    // Imports both, calls only start: an error.
+    assert!(error_of(&report, "start_no_end")?.contains("called bench.start but never bench.end"));
     assert!(error_of(&report, "end_first")?.contains("bench.end called before bench.start"));
     assert!(error_of(&report, "trap")?.contains("wasm `unreachable` executed"));
     let whole = row(&report, "whole")?;
     assert_eq!(whole["phases"]["timed_region"], "whole_start");
     let notes = whole["notes"].to_string();
     assert!(notes.contains("timed over the whole of _start"), "{notes}");
+    // Two pairs per run: two execution samples per iteration (5 iterations).
+    let two = row(&report, "two_pairs")?;
+    assert_eq!(two["phases"]["timed_region"], "start_to_end");
+    assert_eq!(two["phases"]["execute_ns"]["samples"], 10, "{two}");
+    assert_eq!(two["phases"]["instantiate_ns"]["samples"], 5, "{two}");
+    Ok(())
+}
+
+/// Expected output is text compared line by line: "0\n" matches "0", CRLF
+/// matches LF, and a program with no expected file is not checked.
+#[test]
+fn expected_output_is_compared_as_lines() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (finished, report) = run(
+        &[&program("zero.wat"), &program("crlf.wat")],
+        &[],
+        dir.path(),
+    )?;
+    assert_eq!(finished.status.code(), Some(0), "{report}");
+    // A line that really differs still fails, with its line number.
+    let copy = dir.path().join("zero.wat");
+    std::fs::copy(program("zero.wat"), &copy)?;
+    std::fs::write(dir.path().join("zero.stdout.expected"), "1")?;
+    let (_, report) = run(&[&copy], &[], dir.path())?;
+    let error = error_of(&report, "zero")?;
+    assert!(
+        error.contains("stdout differs from the expected output at line 1: got `0`, expected `1`"),
+        "{error}"
+    );
+    // No expected file at all: nothing to check, not an error.
+    std::fs::remove_file(dir.path().join("zero.stdout.expected"))?;
+    let (finished, report) = run(&[&copy], &[], dir.path())?;
+    assert_eq!(finished.status.code(), Some(0), "{report}");
+    assert!(row(&report, "zero")?.get("error").is_none());
+    Ok(())
+}
+
+/// Wasm 3.0 modules run as wasmtime runs them by default; `-W` turns a
+/// proposal off, and the report records it.
+#[test]
+fn wasm_3_features_and_engine_flags() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let files = [
+        program("gc.wat"),
+        program("exceptions.wat"),
+        program("tail_call.wat"),
+    ];
+    let files: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let (finished, report) = run(&files, &[], dir.path())?;
+    assert_eq!(finished.status.code(), Some(0), "{report}");
+    for name in ["gc", "exceptions", "tail_call"] {
+        assert!(row(&report, name)?.get("error").is_none(), "{name}");
+    }
+    assert_eq!(
+        report["environment"]["engines"][0]["wasm"],
+        serde_json::json!({})
+    );
+
+    let (finished, report) = run(&files, &["-W", "gc=n,tail-call=n"], dir.path())?;
+    assert_eq!(finished.status.code(), Some(1), "{report}");
+    assert_eq!(
+        report["environment"]["engines"][0]["wasm"],
+        serde_json::json!({"gc": false, "tail-call": false})
+    );
+    assert!(error_of(&report, "gc")?.contains("does not compile"));
+    assert!(error_of(&report, "tail_call")?.contains("does not compile"));
+    assert!(row(&report, "exceptions")?.get("error").is_none());
+
+    let bad = run_host_within(&["run", "x.wasm", "-W", "gcc"], dir.path(), BOUND)?;
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        bad.stderr.contains("unknown proposal `gcc`"),
+        "{}",
+        bad.stderr
+    );
+    Ok(())
+}
+
+/// A WASI preview 2 command component importing a `bench` instance runs as
+/// a program; `wasi:cli/run` returning err fails its row.
+#[test]
+fn command_components_run_as_programs() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (finished, report) = run(
+        &[
+            &program("command_component.wat"),
+            &program("command_component_err.wat"),
+        ],
+        &[],
+        dir.path(),
+    )?;
+    assert_eq!(finished.status.code(), Some(1), "{report}");
+    let ok = row(&report, "command_component")?;
+    assert!(ok.get("error").is_none(), "{ok}");
+    assert_eq!(ok["kind"], "program");
+    assert_eq!(ok["phases"]["timed_region"], "start_to_end");
+    assert_eq!(ok["phases"]["execute_ns"]["samples"], 5);
+    let error = error_of(&report, "command_component_err")?;
+    assert!(error.contains("wasi:cli/run returned an error"), "{error}");
+    Ok(())
+}
+
+/// A program sees no arguments and no environment, except the small-
+/// workload variable when the host has it.
+#[test]
+fn arguments_and_the_small_workload_variable() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    // args.wat exits with its argument count: 0 passes.
+    let (finished, report) = run(&[&program("args.wat")], &[], dir.path())?;
+    assert_eq!(finished.status.code(), Some(0), "{report}");
+    let (_, report) = run(&[&program("args.wat")], &["--arg", "x"], dir.path())?;
+    assert!(error_of(&report, "args")?.ends_with("exited with code 1"));
+
+    // small.wat prints "small" when it sees exactly one variable.
+    let small = program("small.wat");
+    let (finished, report) = run_env(
+        &[&small],
+        &[],
+        dir.path(),
+        &[
+            ("WASM_BENCH_USE_SMALL_WORKLOAD", Some("1")),
+            ("SOMETHING_ELSE", Some("1")),
+        ],
+    )?;
+    assert_eq!(finished.status.code(), Some(0), "{report}");
+    let (_, report) = run(&[&small], &[], dir.path())?;
+    assert!(error_of(&report, "small")?.contains("got `full`, expected `small`"));
+    Ok(())
+}
+
+/// A path that is not a regular file, or a file past --max-file-size, fails
+/// its own row at once; the good workload beside them is measured.
+#[cfg(unix)]
+#[test]
+fn files_that_are_not_workloads_are_refused() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let folder = dir.path().join("in");
+    std::fs::create_dir(&folder)?;
+    let fifo = folder.join("fifo.wasm");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status()?;
+    assert!(made.success());
+    std::os::unix::fs::symlink("/dev/zero", folder.join("zero.wasm"))?;
+    let mut big = std::fs::read(workloads().join("xor.wasm"))?;
+    big.resize(64 << 10, 0);
+    std::fs::write(folder.join("big.wasm"), &big)?;
+    std::fs::copy(workloads().join("xor.wasm"), folder.join("xor.wasm"))?;
+    let (finished, report) = run(&[&folder], &["--max-file-size", "32KiB"], dir.path())?;
+    assert_eq!(finished.status.code(), Some(1), "{report}");
+    for name in ["fifo", "zero"] {
+        let error = error_of(&report, name)?;
+        assert!(error.contains("not a regular file"), "{name}: {error}");
+    }
+    let error = error_of(&report, "big")?;
+    assert!(
+        error.contains("the file is 64 KiB, larger than --max-file-size 32 KiB"),
+        "{error}"
+    );
+    assert!(row(&report, "xor")?.get("error").is_none());
+    Ok(())
+}
+
+/// A folder of benchmark folders (Sightglass's layout) and a `.suite` file
+/// run every benchmark; rows sharing a file name are named by folder, and
+/// the report ends with a suite summary, against a baseline too.
+#[test]
+fn suites_of_benchmark_folders() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let suite = dir.path().join("suite");
+    for (folder, file) in [("zero", "zero.wat"), ("pairs", "two_pairs.wat")] {
+        std::fs::create_dir_all(suite.join(folder))?;
+        std::fs::copy(program(file), suite.join(folder).join("benchmark.wat"))?;
+    }
+    std::fs::write(suite.join("zero").join("benchmark.stdout.expected"), "0")?;
+    let (finished, report) = run(&[&suite], &[], dir.path())?;
+    assert_eq!(finished.status.code(), Some(0), "{report}");
+    let names: Vec<&str> = report["results"]
+        .as_array()
+        .ok_or("no results")?
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert_eq!(names, ["pairs/benchmark", "zero/benchmark"]);
+    let summary = &report["suite"];
+    assert_eq!(summary["rows"], 2, "{summary}");
+    assert_eq!(summary["measured"], 2);
+    let medians: Vec<f64> = report["results"]
+        .as_array()
+        .ok_or("no results")?
+        .iter()
+        .filter_map(|r| r["ns_per_op"]["median"].as_f64())
+        .collect();
+    let geomean = (medians[0] * medians[1]).sqrt();
+    let reported = summary["geomean_ns"].as_f64().ok_or("no geomean")?;
+    assert!(
+        (reported - geomean).abs() <= geomean * 1e-9,
+        "{reported} vs {geomean}"
+    );
+    assert!(finished.stdout.is_empty() || !finished.stdout.contains("panicked"));
+
+    // The same two through a .suite file, saved, then against the baseline.
+    std::fs::write(
+        suite.join("all.suite"),
+        "# two benchmarks\nzero/benchmark.wat\n\npairs/benchmark.wat\n",
+    )?;
+    let listed = suite.join("all.suite");
+    let (finished, report) = run(&[&listed], &["--save-baseline", "s"], dir.path())?;
+    assert_eq!(finished.status.code(), Some(0), "{report}");
+    let (finished, report) = run(&[&listed], &["--baseline", "s"], dir.path())?;
+    assert_eq!(finished.status.code(), Some(0), "{report}");
+    let summary = &report["suite"];
+    assert_eq!(summary["baseline_rows"], 2, "{summary}");
+    let ratio = &summary["baseline_ratio"];
+    let (low, mid, high) = (
+        ratio["ci95_low"].as_f64().ok_or("no low")?,
+        ratio["ratio"].as_f64().ok_or("no ratio")?,
+        ratio["ci95_high"].as_f64().ok_or("no high")?,
+    );
+    assert!(low <= mid && mid <= high && low > 0.0, "{ratio}");
     Ok(())
 }
 

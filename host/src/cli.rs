@@ -139,6 +139,18 @@ pub struct MeasureArgs {
     #[arg(long, value_enum, value_name = "LEVEL", default_value_t = OptLevelArg::Speed)]
     pub opt_level: OptLevelArg,
 
+    /// Turn a WebAssembly proposal on or off, as `wasmtime run -W` spells
+    /// it: `gc=n`, `tail-call`, `memory64=y`; a comma-separated list, or
+    /// repeated. Without it, what wasmtime enables by default is on (GC,
+    /// function references, exceptions, tail calls, SIMD, relaxed SIMD,
+    /// multi-memory, threads, ...). Names: gc, function-references,
+    /// exceptions, tail-call, simd, relaxed-simd, multi-memory, threads,
+    /// memory64, extended-const, wide-arithmetic, custom-page-sizes,
+    /// stack-switching, bulk-memory, reference-types, multi-value,
+    /// branch-hinting.
+    #[arg(short = 'W', long = "wasm", value_name = "NAME[=y|n]")]
+    pub wasm: Vec<String>,
+
     /// Compile every time instead of using the compile cache
     /// (`$WASM_BENCH_CACHE`, else `~/.cache/wasm-bench`).
     #[arg(long)]
@@ -154,7 +166,8 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "KEY=VALUE")]
     pub env: Vec<String>,
 
-    /// Programs only: pass an argument (after the program name).
+    /// Programs only: pass an argument (argv is empty otherwise: no program
+    /// name).
     #[arg(long, value_name = "ARG", allow_hyphen_values = true)]
     pub arg: Vec<String>,
 
@@ -162,6 +175,12 @@ pub struct MeasureArgs {
     /// e.g. `1GiB`, `256MiB`; a guest that grows past it gets a failed grow.
     #[arg(long, value_name = "SIZE", default_value = "1GiB")]
     pub max_memory: String,
+
+    /// Refuse a workload file larger than this, e.g. `128MiB`, `1GiB`
+    /// (a path that is not a regular file, such as a FIFO or a device, is
+    /// refused whatever its size).
+    #[arg(long, value_name = "SIZE", default_value = "128MiB")]
+    pub max_file_size: String,
 
     /// Deadline of one guest call (set-up included), e.g. `10s`.
     #[arg(long, value_name = "DURATION", default_value = "10s")]

@@ -110,6 +110,8 @@ pub struct Settings {
     pub cache: Option<PathBuf>,
     /// Cap on each instance's linear memories and tables, in bytes.
     pub max_memory_bytes: u64,
+    /// Largest workload file read, in bytes (`--max-file-size`).
+    pub max_file_bytes: u64,
     /// Deadline of one guest call.
     pub timeout: Duration,
     /// Worker processes per workload, when fixed (`--processes`).
@@ -188,11 +190,190 @@ pub enum OptimizeFor {
     SpeedAndSize,
 }
 
+/// A WebAssembly proposal `-W` turns on or off, by wasmtime's name for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Proposal {
+    Gc,
+    FunctionReferences,
+    Exceptions,
+    TailCall,
+    Simd,
+    RelaxedSimd,
+    MultiMemory,
+    Threads,
+    Memory64,
+    ExtendedConst,
+    WideArithmetic,
+    CustomPageSizes,
+    StackSwitching,
+    BulkMemory,
+    ReferenceTypes,
+    MultiValue,
+    BranchHinting,
+}
+
+impl Proposal {
+    /// Every proposal, in the order reports list them.
+    pub const ALL: [Proposal; 17] = [
+        Proposal::Gc,
+        Proposal::FunctionReferences,
+        Proposal::Exceptions,
+        Proposal::TailCall,
+        Proposal::Simd,
+        Proposal::RelaxedSimd,
+        Proposal::MultiMemory,
+        Proposal::Threads,
+        Proposal::Memory64,
+        Proposal::ExtendedConst,
+        Proposal::WideArithmetic,
+        Proposal::CustomPageSizes,
+        Proposal::StackSwitching,
+        Proposal::BulkMemory,
+        Proposal::ReferenceTypes,
+        Proposal::MultiValue,
+        Proposal::BranchHinting,
+    ];
+
+    /// The name `wasmtime run -W` gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Proposal::Gc => "gc",
+            Proposal::FunctionReferences => "function-references",
+            Proposal::Exceptions => "exceptions",
+            Proposal::TailCall => "tail-call",
+            Proposal::Simd => "simd",
+            Proposal::RelaxedSimd => "relaxed-simd",
+            Proposal::MultiMemory => "multi-memory",
+            Proposal::Threads => "threads",
+            Proposal::Memory64 => "memory64",
+            Proposal::ExtendedConst => "extended-const",
+            Proposal::WideArithmetic => "wide-arithmetic",
+            Proposal::CustomPageSizes => "custom-page-sizes",
+            Proposal::StackSwitching => "stack-switching",
+            Proposal::BulkMemory => "bulk-memory",
+            Proposal::ReferenceTypes => "reference-types",
+            Proposal::MultiValue => "multi-value",
+            Proposal::BranchHinting => "branch-hinting",
+        }
+    }
+
+    fn bit(self) -> u32 {
+        1 << (self as u32)
+    }
+}
+
+/// Proposals turned on or off with `-W`; the rest keep wasmtime's defaults.
+/// Recorded as `{"gc": false, "memory64": true}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    into = "std::collections::BTreeMap<String, bool>",
+    try_from = "std::collections::BTreeMap<String, bool>"
+)]
+pub struct WasmFlags {
+    on: u32,
+    off: u32,
+}
+
+impl WasmFlags {
+    /// Parse `-W` values: `NAME`, `NAME=y|n` (also `yes`/`no`, `true`/
+    /// `false`), comma-separated or repeated; a later value wins.
+    pub fn parse(values: &[String]) -> Result<Self> {
+        let mut flags = WasmFlags::default();
+        for item in values.iter().flat_map(|v| v.split(',')) {
+            let item = item.trim();
+            if item.is_empty() {
+                continue;
+            }
+            let (name, value) = item.split_once('=').unwrap_or((item, "y"));
+            let on = match value {
+                "y" | "yes" | "true" => true,
+                "n" | "no" | "false" => false,
+                _ => bail!("-W {item}: the value must be y or n"),
+            };
+            let proposal = Proposal::ALL
+                .into_iter()
+                .find(|p| p.name() == name)
+                .with_context(|| {
+                    let names: Vec<&str> = Proposal::ALL.iter().map(|p| p.name()).collect();
+                    format!(
+                        "-W {item}: unknown proposal `{name}` (known: {})",
+                        names.join(", ")
+                    )
+                })?;
+            flags.set(proposal, on);
+        }
+        Ok(flags)
+    }
+
+    /// Turn `proposal` on or off.
+    pub fn set(&mut self, proposal: Proposal, on: bool) {
+        if on {
+            self.on |= proposal.bit();
+            self.off &= !proposal.bit();
+        } else {
+            self.off |= proposal.bit();
+            self.on &= !proposal.bit();
+        }
+    }
+
+    /// What `-W` said of `proposal`: `None` keeps wasmtime's default.
+    pub fn get(&self, proposal: Proposal) -> Option<bool> {
+        if self.on & proposal.bit() != 0 {
+            Some(true)
+        } else if self.off & proposal.bit() != 0 {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// Every proposal `-W` named, with its setting.
+    pub fn settings(&self) -> impl Iterator<Item = (Proposal, bool)> + '_ {
+        Proposal::ALL
+            .into_iter()
+            .filter_map(|p| self.get(p).map(|on| (p, on)))
+    }
+}
+
+impl From<WasmFlags> for std::collections::BTreeMap<String, bool> {
+    fn from(flags: WasmFlags) -> Self {
+        flags
+            .settings()
+            .map(|(p, on)| (p.name().to_string(), on))
+            .collect()
+    }
+}
+
+impl TryFrom<std::collections::BTreeMap<String, bool>> for WasmFlags {
+    type Error = anyhow::Error;
+    fn try_from(map: std::collections::BTreeMap<String, bool>) -> Result<Self> {
+        let values: Vec<String> = map
+            .into_iter()
+            .map(|(name, on)| format!("{name}={}", if on { "y" } else { "n" }))
+            .collect();
+        WasmFlags::parse(&values)
+    }
+}
+
+impl fmt::Display for WasmFlags {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let items: Vec<String> = self
+            .settings()
+            .map(|(p, on)| format!("{}={}", p.name(), if on { "y" } else { "n" }))
+            .collect();
+        f.write_str(&items.join(","))
+    }
+}
+
 /// How code is compiled: recorded in the report and part of cache keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct EngineConfig {
     pub compiler: Compiler,
     pub opt_level: OptimizeFor,
+    /// Proposals turned on or off with `-W` (wasmtime's defaults for the
+    /// rest).
+    #[serde(default)]
+    pub wasm: WasmFlags,
 }
 
 impl Default for EngineConfig {
@@ -200,6 +381,7 @@ impl Default for EngineConfig {
         EngineConfig {
             compiler: Compiler::Cranelift,
             opt_level: OptimizeFor::Speed,
+            wasm: WasmFlags::default(),
         }
     }
 }
@@ -213,11 +395,15 @@ impl fmt::Display for EngineConfig {
                     OptimizeFor::Speed => "speed",
                     OptimizeFor::SpeedAndSize => "speed_and_size",
                 };
-                write!(f, "cranelift (opt-level {level})")
+                write!(f, "cranelift (opt-level {level})")?;
             }
-            Compiler::Winch => f.write_str("winch"),
-            Compiler::Pulley => f.write_str("pulley"),
+            Compiler::Winch => f.write_str("winch")?,
+            Compiler::Pulley => f.write_str("pulley")?,
         }
+        if self.wasm != WasmFlags::default() {
+            write!(f, " -W {}", self.wasm)?;
+        }
+        Ok(())
     }
 }
 
@@ -494,13 +680,14 @@ impl Settings {
             baselines,
             quiet: args.quiet,
             grants: Grants::parse(&args.dir, &args.env, &args.arg)?,
-            engines: engine_configs(&args.engine, args.opt_level),
+            engines: engine_configs(&args.engine, args.opt_level, WasmFlags::parse(&args.wasm)?),
             cache: if args.no_cache {
                 None
             } else {
                 default_cache_folder()
             },
             max_memory_bytes: parse_bytes("--max-memory", &args.max_memory)?,
+            max_file_bytes: parse_bytes("--max-file-size", &args.max_file_size)?,
             timeout: positive_duration("--timeout", &args.timeout)?,
             processes: match args.processes {
                 None => None,
@@ -545,7 +732,11 @@ impl CompareSettings {
 }
 
 /// One engine configuration per `--engine`, without repeats.
-fn engine_configs(engines: &[EngineArg], opt_level: OptLevelArg) -> Vec<EngineConfig> {
+fn engine_configs(
+    engines: &[EngineArg],
+    opt_level: OptLevelArg,
+    wasm: WasmFlags,
+) -> Vec<EngineConfig> {
     let opt_level = match opt_level {
         OptLevelArg::None => OptimizeFor::None,
         OptLevelArg::Speed => OptimizeFor::Speed,
@@ -561,13 +752,17 @@ fn engine_configs(engines: &[EngineArg], opt_level: OptLevelArg) -> Vec<EngineCo
         let config = EngineConfig {
             compiler,
             opt_level,
+            wasm,
         };
         if !configs.contains(&config) {
             configs.push(config);
         }
     }
     if configs.is_empty() {
-        configs.push(EngineConfig::default());
+        configs.push(EngineConfig {
+            wasm,
+            ..EngineConfig::default()
+        });
     }
     configs
 }

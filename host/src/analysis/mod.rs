@@ -9,7 +9,8 @@
 //! - [`compare`]: verdicts of interleaved variants;
 //! - [`baseline`]: a row against a saved baseline;
 //! - [`drift`]: run-to-run drift measured from the run history;
-//! - [`complexity`]: per-op time fitted against input size.
+//! - [`complexity`]: per-op time fitted against input size;
+//! - [`suite`]: geometric means over the rows of a suite.
 //!
 //! The benchmark stage asks it when to stop (the precision rule, compare's
 //! verdicts); results are made from what it returns.
@@ -19,5 +20,6 @@ pub mod compare;
 pub mod complexity;
 pub mod drift;
 pub mod stats;
+pub mod suite;
 pub mod summary;
 pub mod verdict;

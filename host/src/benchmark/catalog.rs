@@ -3,7 +3,8 @@
 //! and checked against the contract), and the rows to measure: one per
 //! benchmark, size and engine, or one failed row per file (and engine) that
 //! could not be loaded. A program is one row whatever the sizes: it takes no
-//! size.
+//! size. Files that share a name in different folders are told apart by
+//! their folder: `folder/name`.
 
 use std::path::PathBuf;
 
@@ -39,7 +40,7 @@ impl Catalog {
                 loaded.push(Loaded {
                     path: path.clone(),
                     engine_set,
-                    workload: load::load(engines, path),
+                    workload: load::load(engines, path, settings.max_file_bytes),
                 });
             }
         }
@@ -52,22 +53,70 @@ impl Catalog {
     /// Every row, in file order.
     pub fn rows(&self, sizes: &[u64]) -> Vec<Planned<'_>> {
         let several = self.engine_names.len() > 1;
+        let ambiguous = self.ambiguous_names();
         self.loaded
             .iter()
             .flat_map(|loaded| {
                 let engine = several.then(|| self.engine_names[loaded.engine_set]);
-                rows_of(loaded, engine, sizes)
+                let folder = ambiguous
+                    .contains(&workload_name(&loaded.path))
+                    .then(|| folder_name(&loaded.path));
+                rows_of(loaded, engine, sizes, folder.as_deref())
             })
             .collect()
     }
+
+    /// File names (without extension) that two different files share, as
+    /// in Sightglass's layout (`bz2/benchmark.wasm`, `regex/benchmark.wasm`):
+    /// their rows are named `folder/name`.
+    fn ambiguous_names(&self) -> Vec<String> {
+        let mut seen: Vec<(String, &std::path::Path)> = Vec::new();
+        let mut ambiguous = Vec::new();
+        for loaded in &self.loaded {
+            let name = workload_name(&loaded.path);
+            match seen.iter().find(|(n, _)| *n == name) {
+                Some((_, path)) if *path != loaded.path.as_path() => {
+                    if !ambiguous.contains(&name) {
+                        ambiguous.push(name);
+                    }
+                }
+                Some(_) => {}
+                None => seen.push((name, &loaded.path)),
+            }
+        }
+        ambiguous
+    }
 }
 
-fn rows_of<'a>(loaded: &'a Loaded, engine: Option<&str>, sizes: &[u64]) -> Vec<Planned<'a>> {
+/// The name of the folder `path` sits in (`.` when none).
+fn folder_name(path: &std::path::Path) -> String {
+    path.parent()
+        .and_then(|p| p.file_name())
+        .map_or_else(|| ".".to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+fn rows_of<'a>(
+    loaded: &'a Loaded,
+    engine: Option<&str>,
+    sizes: &[u64],
+    folder: Option<&str>,
+) -> Vec<Planned<'a>> {
     let path = &loaded.path;
     let set = loaded.engine_set;
+    let named = |name: &str| match folder {
+        Some(folder) => format!("{folder}/{name}"),
+        None => name.to_string(),
+    };
     match &loaded.workload {
         Err(error) => vec![Planned {
-            row: Row::new(path, &workload_name(path), RUN_EXPORT, None, set, engine),
+            row: Row::new(
+                path,
+                &named(&workload_name(path)),
+                RUN_EXPORT,
+                None,
+                set,
+                engine,
+            ),
             workload: Err(error),
         }],
         Ok(workload) => {
@@ -83,7 +132,14 @@ fn rows_of<'a>(loaded: &'a Loaded, engine: Option<&str>, sizes: &[u64]) -> Vec<P
                     sizes
                         .iter()
                         .map(|&size| Planned {
-                            row: Row::new(path, &bench.name, &bench.export, size, set, engine),
+                            row: Row::new(
+                                path,
+                                &named(&bench.name),
+                                &bench.export,
+                                size,
+                                set,
+                                engine,
+                            ),
                             workload: Ok(workload),
                         })
                         .collect::<Vec<_>>()

@@ -1,8 +1,8 @@
 //! The measuring sequence of a WASI program in one process: one warm-up
 //! iteration, then iterations (each a fresh instance, timed by the program
 //! itself between `bench.start` and `bench.end`) until the process has taken
-//! its [`Share`]. Each iteration is one block of one sample; nothing is
-//! subtracted. Before every iteration the sequence tells its [`Progress`],
+//! its [`Share`]. Each iteration is one block, of one sample per timed
+//! region; nothing is subtracted. Before every iteration the sequence tells its [`Progress`],
 //! so that the supervisor can hold the iteration to `--timeout`.
 
 use std::time::Instant;
@@ -48,7 +48,7 @@ pub fn measure(
         progress.calling(Call::Start);
         let iteration = program.iterate()?;
         instantiate_ns.push(iteration.instantiate_ns);
-        execute.push(vec![iteration.execute_ns]);
+        execute.push(iteration.execute_ns);
         let done = match share {
             Share::Samples(n) | Share::Blocks(n) => execute.len() >= n,
             Share::Time(t) => sampling.elapsed() >= t,

@@ -489,6 +489,7 @@ pub fn run_rows(
         tool: Tool::this(),
         environment,
         complexity: fit_results(&results),
+        suite: crate::analysis::suite::summarize(&results),
         baseline: settings.baselines.compare.clone(),
         saved_baseline: None,
         stopped,
@@ -630,10 +631,14 @@ fn program_figures(figures: &mut Figures, state: &RowState) {
     let region = programs
         .last()
         .map_or(TimedRegion::WholeStart, |p| p.region);
-    if region == TimedRegion::WholeStart {
-        figures
+    match region {
+        TimedRegion::WholeStart => figures
             .notes
-            .push("calls neither bench.start nor bench.end: timed over the whole of _start".into());
+            .push("calls neither bench.start nor bench.end: timed over the whole of _start".into()),
+        TimedRegion::WholeStartNoEnd => figures
+            .notes
+            .push("imports bench.start but not bench.end: timed over the whole of _start".into()),
+        TimedRegion::StartToEnd => {}
     }
     figures.phases = Some(Phases {
         compile_ms: state.compile_ms,

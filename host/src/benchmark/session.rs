@@ -113,7 +113,7 @@ impl Session {
             .map(|(path, engine_set)| Loaded {
                 path: path.clone(),
                 engine_set: *engine_set,
-                workload: load::load(&engines[*engine_set], path),
+                workload: load::load(&engines[*engine_set], path, settings.max_file_bytes),
             })
             .collect();
         let mut sets = Vec::new();

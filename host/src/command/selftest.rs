@@ -495,7 +495,7 @@ fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
     let engine = wasmtime::Engine::new(&wasmtime::Config::new())
         .map_err(anyhow::Error::from)
         .context("creating a default engine")?;
-    let bytes = crate::guest::load::read_binary(path)?;
+    let bytes = crate::guest::load::read_binary(path, u64::MAX)?;
     let module = wasmtime::Module::new(&engine, &bytes)
         .map_err(anyhow::Error::from)
         .context("compiling the program")?;
@@ -545,7 +545,7 @@ fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
                         program.iterate()?;
                         let mut times = Vec::with_capacity(iterations);
                         for _ in 0..iterations {
-                            times.push(program.iterate()?.execute_ns);
+                            times.extend(program.iterate()?.execute_ns);
                         }
                         Ok(stats::median(&times))
                     })

@@ -4,15 +4,17 @@
 //!
 //! The binary format ([`Format`], told by [`crate::guest::format`]) and the
 //! protocol ([`Contract`]: a `run(count, seed)` workload or a WASI program)
-//! are separate: a core module may be either, a component is a workload.
+//! are separate: a module or a component may follow either.
 //! - workload, core module: exports `run(i64, i64) -> i64` (or several
 //!   `run_<name>`), optionally `setup(i64)`, and imports nothing but
 //!   `bench.pause` and `bench.resume` (both `() -> ()`);
 //! - workload, component: exports `run: func(count: u64, seed: u64) -> u64`
 //!   (or several `run-<name>`), optionally `setup: func(size: u64)`, and
 //!   imports nothing but the `wasm-bench:workload/timing` interface;
-//! - program: a WASI preview1 command (`_start`) that may import
-//!   `bench.start` and `bench.end`.
+//! - program: a WASI preview1 command module (`_start`) that may import
+//!   `bench.start` and `bench.end`, or a WASI preview 2 command component
+//!   (exports `wasi:cli/run@0.2.x`) that may import a `bench` instance with
+//!   `start` and `end`.
 //!
 //! `wit/workload.wit` and README.md say the same in words; a test holds the
 //! WIT file against these checks. This module checks; it neither compiles
@@ -44,6 +46,10 @@ pub const COMPONENT_RUN_PREFIX: &str = "run-";
 pub const SETUP_EXPORT: &str = "setup";
 /// Entry point of a WASI command (a program workload).
 pub const START_EXPORT: &str = "_start";
+/// Export of a WASI preview 2 command component (`wasi:cli/run@0.2.x`).
+pub const WASI_CLI_RUN: &str = "wasi:cli/run@0.2.";
+/// What runs a command component, as rows name it.
+pub const COMMAND_ENTRY: &str = "wasi:cli/run";
 /// Module name of WASI preview1 imports.
 pub const WASI_P1_MODULE: &str = "wasi_snapshot_preview1";
 
@@ -54,7 +60,8 @@ pub const WASI_P1_MODULE: &str = "wasi_snapshot_preview1";
 pub enum Kind {
     Module,
     Component,
-    /// A WASI preview1 command (`_start`), timed by the Sightglass protocol.
+    /// A WASI command (a preview1 module's `_start`, or a preview 2
+    /// component's `wasi:cli/run`), timed by the Sightglass protocol.
     Program,
 }
 
@@ -111,6 +118,8 @@ pub enum Contract {
     Program {
         /// Row name: the file's name.
         name: String,
+        /// What runs it: `_start`, or `wasi:cli/run` for a component.
+        entry: &'static str,
     },
 }
 
@@ -119,9 +128,9 @@ impl Contract {
     pub fn benchmarks(&self) -> Vec<Benchmark> {
         match self {
             Contract::Workload { benchmarks, .. } => benchmarks.clone(),
-            Contract::Program { name } => vec![Benchmark {
+            Contract::Program { name, entry } => vec![Benchmark {
                 name: name.clone(),
-                export: START_EXPORT.to_string(),
+                export: entry.to_string(),
             }],
         }
     }
@@ -239,6 +248,47 @@ fn check_program(module: &Module, file_name: &str) -> Result<Contract> {
     }
     Ok(Contract::Program {
         name: file_name.to_string(),
+        entry: START_EXPORT,
+    })
+}
+
+/// A WASI preview 2 command component: exports `wasi:cli/run@0.2.x` and
+/// imports only WASI 0.2 interfaces and a `bench` instance with `start` and
+/// `end` (`func()`).
+fn check_command_component(
+    engine: &Engine,
+    component: &Component,
+    file_name: &str,
+) -> Result<Contract> {
+    let ty = component.component_type();
+    for (name, item) in ty.imports(engine) {
+        if name.starts_with("wasi:") {
+            if !name.contains("@0.2.") {
+                bail!("imports `{name}`: a command component may import WASI 0.2 (preview 2) only");
+            }
+            continue;
+        }
+        if name != BENCH_MODULE {
+            bail!(
+                "unknown import `{name}`: a command component may import only WASI 0.2 and a `bench` instance (start, end)"
+            );
+        }
+        let ComponentItem::ComponentInstance(instance) = item.ty else {
+            bail!("import `bench` is not an instance");
+        };
+        for (func_name, func) in instance.exports(engine) {
+            let ok = matches!(func_name, "start" | "end")
+                && matches!(&func.ty, ComponentItem::ComponentFunc(f) if f.params().len() == 0 && f.results().len() == 0);
+            if !ok {
+                bail!(
+                    "import `bench` asks for `{func_name}`; it offers start: func() and end: func()"
+                );
+            }
+        }
+    }
+    Ok(Contract::Program {
+        name: file_name.to_string(),
+        entry: COMMAND_ENTRY,
     })
 }
 
@@ -258,11 +308,9 @@ fn check_component(engine: &Engine, component: &Component, file_name: &str) -> R
     let mut uses_pause = false;
     let is_wasi_command = ty
         .exports(engine)
-        .any(|(name, _)| name.starts_with("wasi:cli/run"));
+        .any(|(name, _)| name.starts_with(WASI_CLI_RUN));
     if is_wasi_command {
-        bail!(
-            "is a WASI command component (exports wasi:cli/run); program workloads must be WASI preview1 command modules (build for wasm32-wasip1)"
-        );
+        return check_command_component(engine, component, file_name);
     }
     for (name, item) in ty.imports(engine) {
         // Exactly this version of the timing interface (the one in wit/).

@@ -17,11 +17,13 @@ use wasmtime::{Config, Engine, Module, OptLevel, Strategy};
 
 use crate::guest::cache::{self, CacheOutcome};
 use crate::guest::format::{Code, Format, detect};
-use crate::options::{Compiler, EngineConfig, OptimizeFor};
+use crate::options::{Compiler, EngineConfig, OptimizeFor, Proposal};
 
 /// The wasmtime configuration of `config`: the compiler, components on, no
 /// wasm backtraces (trap messages stay one line), the default wasm stack
-/// limit (512 KiB): deep recursion ends in a stack-overflow trap.
+/// limit (512 KiB): deep recursion ends in a stack-overflow trap. Wasm
+/// proposals keep wasmtime's defaults (GC, exceptions, tail calls, SIMD,
+/// ... on) except those `-W` named.
 fn wasmtime_config(config: &EngineConfig) -> Result<Config> {
     let mut wasmtime = Config::new();
     match config.compiler {
@@ -45,6 +47,27 @@ fn wasmtime_config(config: &EngineConfig) -> Result<Config> {
     }
     wasmtime.wasm_component_model(true);
     wasmtime.wasm_backtrace_max_frames(None);
+    for (proposal, on) in config.wasm.settings() {
+        match proposal {
+            Proposal::Gc => wasmtime.wasm_gc(on),
+            Proposal::FunctionReferences => wasmtime.wasm_function_references(on),
+            Proposal::Exceptions => wasmtime.wasm_exceptions(on),
+            Proposal::TailCall => wasmtime.wasm_tail_call(on),
+            Proposal::Simd => wasmtime.wasm_simd(on),
+            Proposal::RelaxedSimd => wasmtime.wasm_relaxed_simd(on),
+            Proposal::MultiMemory => wasmtime.wasm_multi_memory(on),
+            Proposal::Threads => wasmtime.wasm_threads(on),
+            Proposal::Memory64 => wasmtime.wasm_memory64(on),
+            Proposal::ExtendedConst => wasmtime.wasm_extended_const(on),
+            Proposal::WideArithmetic => wasmtime.wasm_wide_arithmetic(on),
+            Proposal::CustomPageSizes => wasmtime.wasm_custom_page_sizes(on),
+            Proposal::StackSwitching => wasmtime.wasm_stack_switching(on),
+            Proposal::BulkMemory => wasmtime.wasm_bulk_memory(on),
+            Proposal::ReferenceTypes => wasmtime.wasm_reference_types(on),
+            Proposal::MultiValue => wasmtime.wasm_multi_value(on),
+            Proposal::BranchHinting => wasmtime.wasm_branch_hinting(on),
+        };
+    }
     Ok(wasmtime)
 }
 

@@ -1,15 +1,25 @@
-//! Program workloads: WASI preview1 commands timed by the Sightglass
-//! protocol.
+//! Program workloads: WASI commands timed by the Sightglass protocol.
 //!
-//! A program exports `_start` and may import `bench.start()` and
-//! `bench.end()`. Compiled once, each iteration is a fresh instance:
-//! instantiate (timed), run `_start`, and time the region between
-//! `bench.start` and `bench.end` (or the whole of `_start` when it calls
-//! neither, which the report says). The workload's folder is preopened
-//! read-only as `.`; no arguments, environment or stdin unless granted
-//! (`--dir`, `--env`, `--arg`); stdout and stderr are captured per iteration
-//! and compared with `<name>.stdout.expected` / `<name>.stderr.expected` (or
-//! `default.*.expected`) beside the workload. `proc_exit(0)` is success.
+//! A program is a WASI preview1 command module (exports `_start`, may
+//! import `bench.start()` and `bench.end()`) or a WASI preview 2 command
+//! component (exports `wasi:cli/run@0.2.x`, may import a `bench` instance
+//! with `start` and `end`). Compiled once, each iteration is a fresh
+//! instance: instantiate (timed; building the WASI context is not), run,
+//! and time each region between `bench.start` and `bench.end`: several
+//! pairs are several execution samples, a second `start` restarts the
+//! clock, `end` before `start` is an error. A program that calls neither is
+//! timed over the whole run, and so is one that imports `bench.start` but
+//! not `bench.end`; the report says which.
+//!
+//! What the guest sees: the workload's folder preopened read-only as `.`,
+//! no arguments, no environment but `WASM_BENCH_USE_SMALL_WORKLOAD` (passed
+//! through when the host has it), empty stdin, unless granted more
+//! (`--dir`, `--env`, `--arg`). Stdout and stderr are captured per
+//! iteration and compared line by line, as text (line endings and a final
+//! newline do not count), with `<name>.stdout.expected` /
+//! `<name>.stderr.expected`, else `default.*.expected`, beside the
+//! workload; a missing file checks nothing. Success is a normal return or
+//! exit code 0.
 //!
 //! Programs run on the same code as every workload, without checks of the
 //! harness: an iteration that outlives `--timeout` is ended by the parent
@@ -17,15 +27,17 @@
 //! many, and when to stop, is [`crate::benchmark`]'s job.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use wasmtime::{Caller, Linker, Module, Store};
+use wasmtime::component::{Component, ResourceTable};
+use wasmtime::{Caller, Linker, Module, Store, StoreContextMut};
 use wasmtime_wasi::p1::WasiP1Ctx;
+use wasmtime_wasi::p2::bindings::sync::Command;
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
-use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
+use wasmtime_wasi::{FsPerms, I32Exit, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use crate::guest::contract::{BENCH_MODULE, START_EXPORT};
 use crate::guest::format::Code;
@@ -37,6 +49,9 @@ use crate::options::Grants;
 
 /// Most bytes captured from each of stdout and stderr per iteration.
 const CAPTURE_LIMIT: usize = 64 << 20;
+/// The one variable of the host's environment a program sees (when the
+/// host has it): some benchmarks read a smaller input then.
+pub const SMALL_WORKLOAD_VAR: &str = "WASM_BENCH_USE_SMALL_WORKLOAD";
 
 /// What a program's timed region was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -44,34 +59,92 @@ const CAPTURE_LIMIT: usize = 64 << 20;
 pub enum TimedRegion {
     /// Between `bench.start` and `bench.end`.
     StartToEnd,
-    /// The whole of `_start` (the program calls neither).
+    /// The whole run (the program calls neither).
     WholeStart,
+    /// The whole run: the program imports `bench.start` but not
+    /// `bench.end`.
+    WholeStartNoEnd,
 }
 
-/// Store data of one iteration.
-struct ProgramState {
-    wasi: WasiP1Ctx,
-    limiter: Limiter,
+/// The `bench.start`/`bench.end` calls of one iteration.
+#[derive(Default)]
+struct Timing {
     started: Option<Instant>,
-    ended: Option<Instant>,
-    protocol_error: Option<&'static str>,
+    /// Whether `bench.start` was ever called.
+    any_start: bool,
+    regions: Vec<Duration>,
+    error: Option<&'static str>,
+}
+
+impl Timing {
+    fn start(&mut self, now: Instant) {
+        self.started = Some(now);
+        self.any_start = true;
+    }
+
+    fn end(&mut self, now: Instant) {
+        match self.started.take() {
+            Some(started) => self.regions.push(now.duration_since(started)),
+            None => {
+                self.error
+                    .get_or_insert("bench.end called before bench.start");
+            }
+        }
+    }
+}
+
+/// Store data of one iteration; `W` is the WASI context of the module or
+/// component flavour.
+struct State<W> {
+    wasi: W,
+    limiter: Limiter,
+    timing: Timing,
+}
+
+/// The WASI preview 2 context of a component.
+struct P2 {
+    ctx: WasiCtx,
+    table: ResourceTable,
+}
+
+impl WasiView for State<P2> {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi.ctx,
+            table: &mut self.wasi.table,
+        }
+    }
 }
 
 /// One iteration's figures.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Iteration {
     /// Instantiation (the WASI context is built before the clock starts).
     pub instantiate_ns: f64,
-    /// The timed region.
-    pub execute_ns: f64,
+    /// The timed regions, in order: one per `bench.start`/`bench.end` pair,
+    /// or the whole run.
+    pub execute_ns: Vec<f64>,
     pub region: TimedRegion,
+}
+
+/// The compiled program and its linker.
+enum Runner {
+    Module {
+        module: Module,
+        linker: Linker<State<WasiP1Ctx>>,
+    },
+    Component {
+        component: Component,
+        linker: wasmtime::component::Linker<State<P2>>,
+    },
 }
 
 /// Runs one program: its compiled code and everything an
 /// iteration needs.
 pub struct Program {
-    module: Module,
-    linker: Linker<ProgramState>,
+    runner: Runner,
+    /// Whether it imports `bench.end` (else only `bench.start`, or neither).
+    imports_end: bool,
     folder: PathBuf,
     expected_stdout: Option<Vec<u8>>,
     expected_stderr: Option<Vec<u8>>,
@@ -79,57 +152,118 @@ pub struct Program {
     limits: Limits,
 }
 
+/// Link `bench.start`/`bench.end` of a module.
+fn link_module_bench(linker: &mut Linker<State<WasiP1Ctx>>) -> Result<()> {
+    linker
+        .func_wrap(
+            BENCH_MODULE,
+            "start",
+            |mut caller: Caller<'_, State<WasiP1Ctx>>| {
+                let now = Instant::now();
+                caller.data_mut().timing.start(now);
+            },
+        )
+        .map_err(anyhow::Error::from)
+        .context("linking the bench imports")?;
+    linker
+        .func_wrap(
+            BENCH_MODULE,
+            "end",
+            |mut caller: Caller<'_, State<WasiP1Ctx>>| {
+                let now = Instant::now();
+                caller.data_mut().timing.end(now);
+            },
+        )
+        .map_err(anyhow::Error::from)
+        .context("linking the bench imports")?;
+    Ok(())
+}
+
+/// Link the `bench` instance (start, end) of a component.
+fn link_component_bench(linker: &mut wasmtime::component::Linker<State<P2>>) -> Result<()> {
+    let mut bench = linker
+        .instance(BENCH_MODULE)
+        .map_err(anyhow::Error::from)
+        .context("linking the bench instance")?;
+    bench
+        .func_wrap(
+            "start",
+            |mut store: StoreContextMut<'_, State<P2>>, (): ()| {
+                let now = Instant::now();
+                store.data_mut().timing.start(now);
+                Ok(())
+            },
+        )
+        .map_err(anyhow::Error::from)
+        .context("linking the bench instance")?;
+    bench
+        .func_wrap(
+            "end",
+            |mut store: StoreContextMut<'_, State<P2>>, (): ()| {
+                let now = Instant::now();
+                store.data_mut().timing.end(now);
+                Ok(())
+            },
+        )
+        .map_err(anyhow::Error::from)
+        .context("linking the bench instance")?;
+    Ok(())
+}
+
 impl Program {
     pub fn new(path: &Path, code: &Code, grants: &Grants, limits: Limits) -> Result<Self> {
-        let Code::Module(module) = code else {
-            bail!("a program must be a core module");
+        let (runner, imports_end) = match code {
+            Code::Module(module) => {
+                let mut linker = Linker::new(module.engine());
+                wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s: &mut State<WasiP1Ctx>| {
+                    &mut s.wasi
+                })
+                .map_err(anyhow::Error::from)
+                .context("linking WASI preview1")?;
+                link_module_bench(&mut linker)?;
+                let imports_end = module
+                    .imports()
+                    .any(|i| i.module() == BENCH_MODULE && i.name() == "end");
+                (
+                    Runner::Module {
+                        module: module.clone(),
+                        linker,
+                    },
+                    imports_end,
+                )
+            }
+            Code::Component(component) => {
+                let engine = component.engine();
+                let mut linker = wasmtime::component::Linker::new(engine);
+                wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
+                    .map_err(anyhow::Error::from)
+                    .context("linking WASI preview 2")?;
+                link_component_bench(&mut linker)?;
+                let imports_end = component
+                    .component_type()
+                    .imports(engine)
+                    .any(|(name, item)| {
+                        name == BENCH_MODULE
+                            && matches!(item.ty, wasmtime::component::types::ComponentItem::ComponentInstance(i)
+                                if i.exports(engine).any(|(f, _)| f == "end"))
+                    });
+                (
+                    Runner::Component {
+                        component: component.clone(),
+                        linker,
+                    },
+                    imports_end,
+                )
+            }
         };
-        let mut linker: Linker<ProgramState> = Linker::new(module.engine());
-        wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s: &mut ProgramState| &mut s.wasi)
-            .map_err(anyhow::Error::from)
-            .context("linking WASI")?;
-        linker
-            .func_wrap(
-                BENCH_MODULE,
-                "start",
-                |mut caller: Caller<'_, ProgramState>| {
-                    let now = Instant::now();
-                    let state = caller.data_mut();
-                    if state.started.is_some() {
-                        state.protocol_error = Some("bench.start called twice");
-                    } else {
-                        state.started = Some(now);
-                    }
-                },
-            )
-            .map_err(anyhow::Error::from)
-            .context("linking the bench imports")?;
-        linker
-            .func_wrap(
-                BENCH_MODULE,
-                "end",
-                |mut caller: Caller<'_, ProgramState>| {
-                    let now = Instant::now();
-                    let state = caller.data_mut();
-                    match (state.started, state.ended) {
-                        (None, _) => {
-                            state.protocol_error = Some("bench.end called before bench.start")
-                        }
-                        (Some(_), Some(_)) => state.protocol_error = Some("bench.end called twice"),
-                        (Some(_), None) => state.ended = Some(now),
-                    }
-                },
-            )
-            .map_err(anyhow::Error::from)
-            .context("linking the bench imports")?;
         let folder = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
         let name = workload_name(path);
         Ok(Program {
-            module: module.clone(),
-            linker,
+            runner,
+            imports_end,
             expected_stdout: expected(&folder, &name, "stdout")?,
             expected_stderr: expected(&folder, &name, "stderr")?,
             folder,
@@ -138,24 +272,20 @@ impl Program {
         })
     }
 
-    /// One fresh instance: instantiate, run `_start`, check the protocol,
-    /// the exit code and the output.
-    pub fn iterate(&self) -> Result<Iteration> {
-        if sandbox::interrupted() {
-            bail!("interrupted");
-        }
-        let stdout = MemoryOutputPipe::new(CAPTURE_LIMIT);
-        let stderr = MemoryOutputPipe::new(CAPTURE_LIMIT);
+    /// The WASI context of an iteration, writing to `stdout` and `stderr`.
+    fn wasi(&self, stdout: &MemoryOutputPipe, stderr: &MemoryOutputPipe) -> Result<WasiCtxBuilder> {
         let mut builder = WasiCtxBuilder::new();
         builder
             .stdout(stdout.clone())
             .stderr(stderr.clone())
-            .arg(START_EXPORT)
             .preopened_dir(&self.folder, ".", FsPerms::ReadOnly)
             .map_err(anyhow::Error::from)
             .with_context(|| format!("preopening {}", self.folder.display()))?;
         for arg in &self.grants.args {
             builder.arg(arg);
+        }
+        if let Some(value) = std::env::var_os(SMALL_WORKLOAD_VAR) {
+            builder.env(SMALL_WORKLOAD_VAR, value.to_string_lossy());
         }
         for (key, value) in &self.grants.env {
             builder.env(key, value);
@@ -166,49 +296,124 @@ impl Program {
                 .map_err(anyhow::Error::from)
                 .with_context(|| format!("--dir {}", host.display()))?;
         }
-        let state = ProgramState {
-            wasi: builder.build_p1(),
-            limiter: Limiter::new(self.limits),
-            started: None,
-            ended: None,
-            protocol_error: None,
-        };
-        let mut store = Store::new(self.module.engine(), state);
-        store.limiter(|s| &mut s.limiter);
+        Ok(builder)
+    }
 
-        let before = Instant::now();
-        let instance = self
-            .linker
-            .instantiate(&mut store, &self.module)
-            .map_err(|e| guest_failure(e, store.data().limiter.refused()))
-            .context("instantiation failed")?;
-        let instantiated = Instant::now();
-        let start = instance
-            .get_typed_func::<(), ()>(&mut store, START_EXPORT)
-            .map_err(anyhow::Error::from)
-            .context("export `_start`")?;
-        let call_start = Instant::now();
-        let result = start.call(&mut store, ());
-        let call_end = Instant::now();
-        if let Err(e) = result {
+    /// One fresh instance: instantiate, run, check the protocol, the exit
+    /// code and the output.
+    pub fn iterate(&self) -> Result<Iteration> {
+        if sandbox::interrupted() {
+            bail!("interrupted");
+        }
+        let stdout = MemoryOutputPipe::new(CAPTURE_LIMIT);
+        let stderr = MemoryOutputPipe::new(CAPTURE_LIMIT);
+        let mut builder = self.wasi(&stdout, &stderr)?;
+        let ran = match &self.runner {
+            Runner::Module { module, linker } => {
+                let state = State {
+                    wasi: builder.build_p1(),
+                    limiter: Limiter::new(self.limits),
+                    timing: Timing::default(),
+                };
+                let mut store = Store::new(module.engine(), state);
+                store.limiter(|s| &mut s.limiter);
+                let before = Instant::now();
+                let instance = linker
+                    .instantiate(&mut store, module)
+                    .map_err(|e| guest_failure(e, store.data().limiter.refused()))
+                    .context("instantiation failed")?;
+                let instantiated = Instant::now();
+                let start = instance
+                    .get_typed_func::<(), ()>(&mut store, START_EXPORT)
+                    .map_err(anyhow::Error::from)
+                    .context("export `_start`")?;
+                let call_start = Instant::now();
+                let result = start.call(&mut store, ());
+                let call_end = Instant::now();
+                let failed = result.err();
+                let refused = store.data().limiter.refused().map(str::to_string);
+                let timing = std::mem::take(&mut store.data_mut().timing);
+                Ran {
+                    entry: "`_start`",
+                    instantiate: instantiated.duration_since(before),
+                    whole: call_end.duration_since(call_start),
+                    failed,
+                    returned_err: false,
+                    refused,
+                    timing,
+                }
+            }
+            Runner::Component { component, linker } => {
+                let state = State {
+                    wasi: P2 {
+                        ctx: builder.build(),
+                        table: ResourceTable::new(),
+                    },
+                    limiter: Limiter::new(self.limits),
+                    timing: Timing::default(),
+                };
+                let mut store = Store::new(component.engine(), state);
+                store.limiter(|s| &mut s.limiter);
+                let before = Instant::now();
+                let command = Command::instantiate(&mut store, component, linker)
+                    .map_err(|e| guest_failure(e, store.data().limiter.refused()))
+                    .context("instantiation failed")?;
+                let instantiated = Instant::now();
+                let call_start = Instant::now();
+                let result = command.wasi_cli_run().call_run(&mut store);
+                let call_end = Instant::now();
+                let (failed, returned_err) = match result {
+                    Ok(Ok(())) => (None, false),
+                    Ok(Err(())) => (None, true),
+                    Err(e) => (Some(e), false),
+                };
+                let refused = store.data().limiter.refused().map(str::to_string);
+                let timing = std::mem::take(&mut store.data_mut().timing);
+                Ran {
+                    entry: "`wasi:cli/run`",
+                    instantiate: instantiated.duration_since(before),
+                    whole: call_end.duration_since(call_start),
+                    failed,
+                    returned_err,
+                    refused,
+                    timing,
+                }
+            }
+        };
+        if let Some(e) = ran.failed {
             match e.downcast_ref::<I32Exit>() {
                 Some(I32Exit(0)) => {}
                 Some(I32Exit(code)) => bail!("exited with code {code}{}", stderr_tail(&stderr)),
                 None => {
-                    return Err(guest_failure(e, store.data().limiter.refused()))
-                        .context("`_start` failed");
+                    return Err(guest_failure(e, ran.refused.as_deref()))
+                        .context(format!("{} failed", ran.entry));
                 }
             }
         }
-        let state = store.data();
-        if let Some(problem) = state.protocol_error {
+        if ran.returned_err {
+            bail!(
+                "wasi:cli/run returned an error (exit code 1){}",
+                stderr_tail(&stderr)
+            );
+        }
+        if let Some(problem) = ran.timing.error {
             bail!("{problem}");
         }
-        let (execute, region) = match (state.started, state.ended) {
-            (Some(s), Some(e)) => (e.duration_since(s), TimedRegion::StartToEnd),
-            (None, None) => (call_end.duration_since(call_start), TimedRegion::WholeStart),
-            (Some(_), None) => bail!("called bench.start but never bench.end"),
-            (None, Some(_)) => bail!("called bench.end without bench.start"),
+        let (execute_ns, region) = match (ran.timing.regions.is_empty(), ran.timing.any_start) {
+            (false, _) => (
+                ran.timing
+                    .regions
+                    .iter()
+                    .map(|d| d.as_nanos() as f64)
+                    .collect(),
+                TimedRegion::StartToEnd,
+            ),
+            (true, false) => (vec![ran.whole.as_nanos() as f64], TimedRegion::WholeStart),
+            (true, true) if !self.imports_end => (
+                vec![ran.whole.as_nanos() as f64],
+                TimedRegion::WholeStartNoEnd,
+            ),
+            (true, true) => bail!("called bench.start but never bench.end"),
         };
         check_output(
             "stdout",
@@ -221,11 +426,27 @@ impl Program {
             self.expected_stderr.as_deref(),
         )?;
         Ok(Iteration {
-            instantiate_ns: instantiated.duration_since(before).as_nanos() as f64,
-            execute_ns: execute.as_nanos() as f64,
+            instantiate_ns: ran.instantiate.as_nanos() as f64,
+            execute_ns,
             region,
         })
     }
+}
+
+/// What one run of a program left.
+struct Ran {
+    /// What was called, for messages.
+    entry: &'static str,
+    instantiate: Duration,
+    /// The whole run (`_start` or `wasi:cli/run`).
+    whole: Duration,
+    /// The run's error: a trap, or an exit (`I32Exit`).
+    failed: Option<wasmtime::Error>,
+    /// A component's `wasi:cli/run` returned `err`.
+    returned_err: bool,
+    /// What the limiter refused, if anything.
+    refused: Option<String>,
+    timing: Timing,
 }
 
 /// `<name>.<stream>.expected`, else `default.<stream>.expected`, if either
@@ -245,28 +466,43 @@ fn expected(folder: &Path, name: &str, stream: &str) -> Result<Option<Vec<u8>>> 
     Ok(None)
 }
 
+/// Whether `got` matches `expected` as text, line by line: CRLF and LF
+/// are the same line ending, and a final newline does not count.
+pub fn same_lines(got: &[u8], expected: &[u8]) -> bool {
+    String::from_utf8_lossy(got)
+        .lines()
+        .eq(String::from_utf8_lossy(expected).lines())
+}
+
 fn check_output(stream: &str, got: &[u8], expected: Option<&[u8]>) -> Result<()> {
     let Some(expected) = expected else {
         return Ok(());
     };
-    if got == expected {
+    if same_lines(got, expected) {
         return Ok(());
     }
-    let first_line = |b: &[u8]| {
-        String::from_utf8_lossy(b)
-            .lines()
-            .next()
-            .unwrap_or("")
-            .chars()
-            .take(80)
-            .collect::<String>()
+    let got_text = String::from_utf8_lossy(got);
+    let expected_text = String::from_utf8_lossy(expected);
+    // The first line that differs, 1-based.
+    let mut got_lines = got_text.lines();
+    let mut expected_lines = expected_text.lines();
+    let mut line = 1;
+    let (g, e) = loop {
+        match (got_lines.next(), expected_lines.next()) {
+            (Some(g), Some(e)) if g == e => line += 1,
+            (g, e) => {
+                break (
+                    g.unwrap_or("(end of output)"),
+                    e.unwrap_or("(end of output)"),
+                );
+            }
+        }
     };
+    let clip = |s: &str| s.chars().take(80).collect::<String>();
     bail!(
-        "{stream} differs from the expected output ({} bytes, expected {}): got `{}`, expected `{}`",
-        got.len(),
-        expected.len(),
-        first_line(got),
-        first_line(expected)
+        "{stream} differs from the expected output at line {line}: got `{}`, expected `{}`",
+        clip(g),
+        clip(e)
     )
 }
 
@@ -276,5 +512,32 @@ fn stderr_tail(stderr: &MemoryOutputPipe) -> String {
     match text.lines().last() {
         Some(line) if !line.trim().is_empty() => format!(" (stderr: {})", line.trim()),
         _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_is_compared_line_by_line() {
+        assert!(same_lines(b"0\n", b"0"));
+        assert!(same_lines(b"one\r\ntwo\r\n", b"one\ntwo\n"));
+        assert!(same_lines(b"", b""));
+        assert!(!same_lines(b"0\n", b"1"));
+        assert!(!same_lines(b"a\n\nb", b"a\nb"));
+        assert!(!same_lines(b"a\nb\n", b"a\n"));
+        let error = check_output("stdout", b"a\nb\n", Some(b"a\nc")).expect_err("differs");
+        assert_eq!(
+            error.to_string(),
+            "stdout differs from the expected output at line 2: got `b`, expected `c`"
+        );
+        let error = check_output("stdout", b"a\n", Some(b"a\nc")).expect_err("differs");
+        assert!(
+            error
+                .to_string()
+                .contains("got `(end of output)`, expected `c`")
+        );
+        assert!(check_output("stdout", b"anything", None).is_ok());
     }
 }

@@ -81,9 +81,10 @@ pub fn phases_line(p: &Phases) -> String {
     let region = match p.timed_region {
         TimedRegion::StartToEnd => "bench.start..bench.end",
         TimedRegion::WholeStart => "whole _start",
+        TimedRegion::WholeStartNoEnd => "whole _start, no bench.end",
     };
     format!(
-        "phases: compile {:.2} ms · instantiate {} · execute {} ({region}), medians of {} iterations",
+        "phases: compile {:.2} ms · instantiate {} · execute {} ({region}), medians of {} samples",
         p.compile_ms,
         format_ns(p.instantiate_ns.median),
         format_ns(p.execute_ns.median),

@@ -12,7 +12,7 @@ use crate::output::cells::{Cells, phases_line};
 use crate::output::units::format_ns;
 use crate::results::CompareReport;
 use crate::results::Verdict;
-use crate::results::{BenchResult, Environment, RunReport, Tool};
+use crate::results::{BenchResult, Environment, RunReport, SuiteSummary, Tool};
 
 const BOLD: Style = Style::new().bold();
 const DIM: Style = Style::new().dimmed();
@@ -243,6 +243,13 @@ impl<W: Write> Table<W> {
                 format_ns(f.ns_per_op.median)
             )?;
         }
+        if let Some(suite) = &report.suite {
+            writeln!(
+                self.out,
+                "{}",
+                suite_line(suite, report.baseline.as_deref())
+            )?;
+        }
         if failures == 0 {
             writeln!(self.out, "{measured} measured")?;
         } else {
@@ -266,4 +273,29 @@ impl<W: Write> Table<W> {
         }
         self.out.flush()
     }
+}
+
+/// The suite summary on one line.
+pub fn suite_line(suite: &SuiteSummary, baseline: Option<&str>) -> String {
+    let mut line = format!(
+        "suite: {} of {} ran · geometric mean of the medians {} per op",
+        suite.measured,
+        suite.rows,
+        if suite.geomean_ns.is_finite() {
+            format_ns(suite.geomean_ns)
+        } else {
+            "-".to_string()
+        }
+    );
+    if let Some(r) = &suite.baseline_ratio {
+        line.push_str(&format!(
+            " · against baseline {}: geometric mean of {} ratios {:.4}× [{:.4}, {:.4}]",
+            baseline.unwrap_or("?"),
+            suite.baseline_rows,
+            r.ratio,
+            r.ci95_low,
+            r.ci95_high
+        ));
+    }
+    line
 }

@@ -37,6 +37,28 @@ pub struct RunReport {
     pub saved_baseline: Option<String>,
     /// Why the run stopped before measuring every row (Ctrl-C).
     pub stopped: Option<String>,
+    /// Over the rows, when there were at least two.
+    #[serde(default)]
+    pub suite: Option<SuiteSummary>,
+}
+
+/// A suite's rows taken together.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SuiteSummary {
+    pub rows: usize,
+    pub measured: usize,
+    pub failed: usize,
+    /// Geometric mean of the measured rows' medians per op, in ns (a
+    /// program's op is its execute time); null when none was measured.
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
+    pub geomean_ns: f64,
+    /// Rows in that mean.
+    pub timed_rows: usize,
+    /// Rows compared with the baseline (`--baseline`).
+    pub baseline_rows: usize,
+    /// Geometric mean of the ratios now / then, with its 95% interval.
+    pub baseline_ratio: Option<Ratio>,
 }
 
 /// Read a float that may be unknown: JSON has no NaN, so serde_json writes

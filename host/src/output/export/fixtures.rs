@@ -192,6 +192,7 @@ pub fn run_report() -> RunReport {
             failed("trap.wasm", "wasm trap: unreachable, in `run`"),
         ],
         complexity: vec![],
+        suite: None,
         baseline: None,
         saved_baseline: None,
         stopped: None,
@@ -267,6 +268,7 @@ pub fn realistic_run_report() -> RunReport {
         tool: Tool::this(),
         environment: environment(),
         results,
+        suite: None,
         complexity: vec![ComplexityResult {
             benchmark: "sort.wasm:quick".to_string(),
             path: "workloads/sort.wasm".to_string(),
