@@ -5,12 +5,13 @@
 //! between them misses slower drift; the history of separate runs measures
 //! it instead of assuming a constant.
 //!
-//! The estimate is the pooled variance of the log medians: for each subject
-//! with k ≥ 2 runs, the sum of squared deviations of ln(median) from its
-//! mean, over Σ(k − 1) degrees of freedom. A subject with at least
-//! [`OWN_DF`] degrees of freedom of its own uses its own; before that, the
-//! larger of its own (from [`MIN_DF`]) and the machine's pool, so that a
-//! young estimate errs wide. The interval then adds t(df) · sd in quadrature
+//! A subject's estimate is the sample standard deviation of its log
+//! medians (k runs, k − 1 degrees of freedom, at least [`MIN_DF`]). The
+//! machine's is the median subject's (by spread, with that subject's
+//! degrees of freedom), so that one wild subject does not set it. A subject
+//! with at least [`OWN_DF`] degrees of freedom of its own uses its own;
+//! before that, the larger of its own and the machine's, so that a young
+//! estimate errs wide; a new subject uses the machine's. The interval then adds t(df) · sd in quadrature
 //! ([`crate::analysis::stats::widen`]), so few earlier runs widen it more.
 
 use crate::results::history::Entry;
@@ -78,16 +79,23 @@ pub fn run_drift(history: &[Entry], machine: &str, subject: &str) -> Option<RunD
     if own.is_some_and(|d| d.df >= OWN_DF) {
         return own;
     }
-    let (mut ss, mut n, mut groups) = (0.0, 0, 0);
-    for s in subjects {
-        let (s_ss, s_n) = squares(&medians_of(s));
-        if s_n >= 2 {
-            ss += s_ss;
-            n += s_n;
-            groups += 1;
+    // The machine's figure: the median subject, so that one wild subject
+    // (a tiny timing, a program with bimodal runs) does not set it.
+    let mut estimates: Vec<RunDrift> = subjects
+        .into_iter()
+        .filter_map(|s| {
+            let (ss, n) = squares(&medians_of(s));
+            estimate(ss, n, 1, false)
+        })
+        .collect();
+    let pool = (!estimates.is_empty()).then(|| {
+        estimates.sort_by(|a, b| a.rel_sd.total_cmp(&b.rel_sd));
+        let middle = estimates[estimates.len() / 2];
+        RunDrift {
+            runs: estimates.iter().map(|e| e.runs).sum(),
+            ..middle
         }
-    }
-    let pool = estimate(ss, n, groups, false);
+    });
     match (own, pool) {
         (Some(own), Some(pool)) if pool.rel_sd > own.rel_sd => Some(pool),
         (Some(own), _) => Some(own),
@@ -143,10 +151,11 @@ mod tests {
     }
 
     #[test]
-    fn a_new_subject_borrows_the_machines_pool() {
-        let mut h = entries("a", &[100.0, 102.0]);
-        h.extend(entries("b", &[10.0, 10.2]));
-        h.extend(entries("c", &[5.0]));
+    fn a_new_subject_borrows_the_machines_median_subject() {
+        let mut h = entries("a", &[100.0, 102.0, 101.0]);
+        h.extend(entries("b", &[10.0, 10.4, 10.2]));
+        h.extend(entries("wild", &[1.0, 2.0, 1.5]));
+        h.extend(entries("c", &[5.0, 5.1]));
         // Other machines do not count.
         h.push(Entry {
             machine: "other".into(),
@@ -156,10 +165,13 @@ mod tests {
         });
         let d = run_drift(&h, "cpu", "new").expect("enough runs");
         assert!(!d.own);
-        assert_eq!((d.df, d.runs), (2, 4));
-        let expected = ((2.0 * (0.02f64.ln_1p() / 2.0).powi(2) * 2.0) / 2.0).sqrt();
+        // The median of a (about 1%), b (about 2%) and wild (about 35%): b.
+        assert_eq!((d.df, d.runs), (2, 9));
+        let logs = [10.0f64.ln(), 10.4f64.ln(), 10.2f64.ln()];
+        let mean = logs.iter().sum::<f64>() / 3.0;
+        let expected = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
         assert!(
-            (d.rel_sd - expected).abs() < 1e-6,
+            (d.rel_sd - expected).abs() < 1e-9,
             "{} vs {expected}",
             d.rel_sd
         );
