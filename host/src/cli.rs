@@ -197,8 +197,10 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "PCT", default_value_t = 1.0)]
     pub noise: f64,
 
-    /// Also count wasm instructions per op with wasmtime's fuel (a separate,
-    /// deterministic pass); `host compare` and `--baseline` then judge by it.
+    /// Also measure a deterministic cost per op in a separate pass: wasm
+    /// instructions with wasmtime's fuel (`instructions`), or Callgrind's
+    /// counts of the machine code and a cycle estimate (`cycles-est`, needs
+    /// Valgrind); `host compare` and `--baseline` then judge by it.
     #[arg(long, value_enum, default_value_t = MetricArg::Time)]
     pub metric: MetricArg,
 }
@@ -256,6 +258,10 @@ pub enum MetricArg {
     Time,
     /// Wasm instructions per op (fuel), beside the time.
     Instructions,
+    /// Callgrind's counts of the machine code per op (instructions, cache
+    /// misses, mispredictions) and a cycle estimate from them, beside the
+    /// time; needs Valgrind.
+    CyclesEst,
 }
 
 #[derive(Debug, Args)]

@@ -125,6 +125,20 @@ pub enum Metric {
     Time,
     /// Wasm instructions per op (fuel), measured beside the time.
     Instructions,
+    /// Callgrind's estimated cycles per op (and its counts), measured beside
+    /// the time in a worker run under Valgrind.
+    CyclesEst,
+}
+
+impl Metric {
+    /// The name comparisons give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Time => "time",
+            Metric::Instructions => "instructions",
+            Metric::CyclesEst => "cycles-est",
+        }
+    }
 }
 
 /// The band of ratios that count as "no difference". `--noise PCT` is its
@@ -676,6 +690,7 @@ impl Settings {
             metric: match args.metric {
                 MetricArg::Time => Metric::Time,
                 MetricArg::Instructions => Metric::Instructions,
+                MetricArg::CyclesEst => Metric::CyclesEst,
             },
             baselines,
             quiet: args.quiet,

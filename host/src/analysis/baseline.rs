@@ -6,7 +6,7 @@
 
 use crate::analysis::summary::RESAMPLES_FINAL;
 use crate::analysis::verdict;
-use crate::options::{Metric, Settings};
+use crate::options::Settings;
 use crate::results::Ratio;
 use crate::results::baseline::Saved;
 use crate::results::{BaselineComparison, Figures};
@@ -20,9 +20,9 @@ pub fn compare_with_saved(
     seed: u64,
 ) -> Option<BaselineComparison> {
     let then = saved.result(name)?;
-    let (ratio, metric) = match (settings.metric, figures.fuel_per_op, then.fuel_per_op) {
-        (Metric::Instructions, Some(now), Some(before)) if before > 0.0 => {
-            (Ratio::exact(now / before), "instructions")
+    let (ratio, metric) = match (figures.exact(settings.metric), then.exact(settings.metric)) {
+        (Some(now), Some(before)) if before > 0.0 => {
+            (Ratio::exact(now / before), settings.metric.name())
         }
         _ => (
             verdict::unpaired_ratio(

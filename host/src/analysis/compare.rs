@@ -19,8 +19,9 @@ pub struct Rounds<'a> {
     pub name: &'a str,
     /// Per worker process, per round, the corrected per-op samples.
     pub per_op: Vec<Vec<Vec<f64>>>,
-    /// Instructions per op, when counted.
-    pub fuel_per_op: Option<f64>,
+    /// The deterministic cost per op of the metric compared by
+    /// (instructions, estimated cycles), when measured.
+    pub exact_per_op: Option<f64>,
 }
 
 impl Rounds<'_> {
@@ -103,9 +104,9 @@ pub fn judge(
         .enumerate()
         .filter(|&(i, _)| i != reference)
         .map(|(_, v)| {
-            let (ratio, metric_name) = match (metric, v.fuel_per_op, base.fuel_per_op) {
-                (Metric::Instructions, Some(now), Some(then)) if then > 0.0 => {
-                    (Some(Ratio::exact(now / then)), "instructions")
+            let (ratio, metric_name) = match (metric, v.exact_per_op, base.exact_per_op) {
+                (Metric::Instructions | Metric::CyclesEst, Some(now), Some(then)) if then > 0.0 => {
+                    (Some(Ratio::exact(now / then)), metric.name())
                 }
                 _ => (paired_across_processes(&v.medians(), &base_rounds), "time"),
             };

@@ -10,6 +10,7 @@
 //! - [`baseline`]: a row against a saved baseline;
 //! - [`drift`]: run-to-run drift measured from the run history;
 //! - [`complexity`]: per-op time fitted against input size;
+//! - [`cost`]: Callgrind's counts per op and the cycle estimate;
 //! - [`suite`]: geometric means over the rows of a suite.
 //!
 //! The benchmark stage asks it when to stop (the precision rule, compare's
@@ -18,6 +19,7 @@
 pub mod baseline;
 pub mod compare;
 pub mod complexity;
+pub mod cost;
 pub mod drift;
 pub mod stats;
 pub mod suite;

@@ -289,6 +289,7 @@ pub fn figures(
         between_process_sd_pct,
         run_drift_pct: drift.measured.map(|d| d.rel_sd * 100.0),
         run_drift_runs: drift.measured.map_or(0, |d| d.runs),
+        callgrind: None,
         raw_samples_ns: m.blocks.clone(),
         samples_ns_per_op: per_op,
         sample_classes: summary.classes.clone(),

@@ -16,13 +16,16 @@
 //! - [`calibrate`]: the empty guest's call and a pause/resume pair;
 //! - [`sequence`]: the measuring sequence of a `run(count, seed)` workload
 //!   (warm-up, pilot, baseline, blocks), written once;
-//! - [`program`]: the measuring sequence of a WASI program.
+//! - [`program`]: the measuring sequence of a WASI program;
+//! - [`callgrind`]: the Callgrind pass (run under Valgrind: the counts of
+//!   the machine code per op, or per program phase).
 //!
 //! Both: [`progress`], what the stage tells as it goes. The stage asks
 //! [`crate::analysis`] when a row has enough and hands back
 //! [`crate::results`]; it never prints.
 
 pub mod calibrate;
+pub mod callgrind;
 pub mod catalog;
 pub mod program;
 pub mod progress;

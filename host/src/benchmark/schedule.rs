@@ -35,6 +35,7 @@ use crate::analysis::stats;
 use crate::analysis::summary::{
     self, Drift, Stages, corrected_per_op, finest_ns, phase_stats, process_medians,
 };
+use crate::benchmark::callgrind;
 use crate::benchmark::catalog::Catalog;
 use crate::benchmark::progress::{Call, Progress, Stage};
 use crate::benchmark::sequence::Share;
@@ -47,7 +48,8 @@ use crate::options::{CompareSettings, Metric, Settings, StopRule};
 use crate::results::baseline::Saved;
 use crate::results::history::{self, Entry as HistoryEntry, History};
 use crate::results::{
-    BenchResult, CompareReport, Environment, Figures, Measurement, Phases, Row, RunReport, Tool,
+    BenchResult, CallgrindCounts, CompareReport, Environment, Figures, Measurement, Phases, Row,
+    RunReport, Tool,
 };
 use crate::util::error::one_line;
 
@@ -93,6 +95,10 @@ struct RowState {
     reported: bool,
     /// What was measured, as the run history names it.
     subject: Option<String>,
+    /// Callgrind's counts per op (a program: per timed region), and of one
+    /// instantiation of a program, with `--metric cycles-est`.
+    callgrind: Option<CallgrindCounts>,
+    instantiate_callgrind: Option<CallgrindCounts>,
 }
 
 /// What `row` of `workload` measures, as the run history names it: the
@@ -149,6 +155,9 @@ enum Outcome {
     Measured(usize, Box<ProcessSample>, Duration),
     Failed(usize, String),
     Compared(u64, usize, Vec<ProcessSample>),
+    /// Row `index` counted by Callgrind: per op, and a program's
+    /// instantiation.
+    Counted(usize, CallgrindCounts, Option<CallgrindCounts>),
     /// The worker died between rows (or before it was ready): why.
     Lost(String),
 }
@@ -164,8 +173,18 @@ fn run_worker(
     progress: &dyn Progress,
     names: &[String],
 ) -> Result<(Option<Environment>, Vec<Outcome>, bool)> {
+    run_worker_under(job, progress, names, None)
+}
+
+/// [`run_worker`], the worker started under `wrapper` when given.
+fn run_worker_under(
+    job: &Job,
+    progress: &dyn Progress,
+    names: &[String],
+    wrapper: Option<&(PathBuf, Vec<std::ffi::OsString>)>,
+) -> Result<(Option<Environment>, Vec<Outcome>, bool)> {
     let timeout = job.settings.timeout;
-    let mut worker = Worker::start(job)?;
+    let mut worker = Worker::start_under(job, wrapper)?;
     let mut environment = None;
     let mut outcomes = Vec::new();
     let mut current: Option<usize> = None;
@@ -236,6 +255,14 @@ fn run_worker(
                     outcomes.push(Outcome::Compared(count, rounds, variants));
                     (current, call) = (None, None);
                 }
+                Event::Counted {
+                    row,
+                    per_op,
+                    instantiate,
+                } => {
+                    outcomes.push(Outcome::Counted(row, per_op, instantiate));
+                    (current, call) = (None, None);
+                }
             },
             Next::Ended { status, stderr } => {
                 let clean = status.is_some_and(|s| s.success()) && current.is_none();
@@ -280,6 +307,7 @@ pub fn run_rows(
     progress: &dyn Progress,
 ) -> Result<RunReport> {
     let mut settings = settings.clone();
+    let original_seed = settings.seed;
     let seed = seed_of(&settings);
     settings.seed = Some(seed);
     let catalog = Catalog::load(&settings, files, progress)?;
@@ -318,6 +346,8 @@ pub fn run_rows(
                 done: false,
                 reported: false,
                 subject: p.workload.ok().map(|w| subject(&settings, &p.row, w)),
+                callgrind: None,
+                instantiate_callgrind: None,
             }
         })
         .collect();
@@ -327,6 +357,29 @@ pub fn run_rows(
         .as_deref()
         .map(History::load)
         .unwrap_or_default();
+    if settings.metric == Metric::CyclesEst {
+        let rows = states
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.error.is_none())
+            .map(|(i, s)| (i, s.row.clone()))
+            .collect();
+        let seed = original_seed.unwrap_or(0);
+        for (i, counted) in callgrind_pass(&settings, seed, rows, progress, &names)? {
+            match counted {
+                Ok((per_op, instantiate)) => {
+                    states[i].callgrind = Some(per_op);
+                    states[i].instantiate_callgrind = instantiate;
+                }
+                Err(error) => {
+                    states[i].error = Some(format!(
+                        "{}: the Callgrind pass: {error}",
+                        states[i].row.path.display()
+                    ))
+                }
+            }
+        }
+    }
     // A file's compile time counts once, on its first row.
     let mut first = std::collections::HashSet::new();
     for state in &mut states {
@@ -396,7 +449,7 @@ pub fn run_rows(
                             bail!("{why} between rows, {lost} times in a row: giving up");
                         }
                     }
-                    Outcome::Compared(..) => {}
+                    Outcome::Compared(..) | Outcome::Counted(..) => {}
                 }
             }
             if sandbox::interrupted() || !died || left.is_empty() {
@@ -497,6 +550,78 @@ pub fn run_rows(
     })
 }
 
+/// What the Callgrind pass gave a row: per op, and a program's
+/// instantiation; or why it could not count it.
+type RowCounts = Result<(CallgrindCounts, Option<CallgrindCounts>), String>;
+
+/// How much slower code runs under Callgrind, at most: the call deadline of
+/// the Callgrind pass is `--timeout` times this.
+const CALLGRIND_SLOWDOWN: u32 = 100;
+
+/// Count `rows` (indices into `names`) in one worker run under Callgrind:
+/// per row, its counts or why it could not be counted.
+fn callgrind_pass(
+    settings: &Settings,
+    seed: u64,
+    rows: Vec<(usize, Row)>,
+    progress: &dyn Progress,
+    names: &[String],
+) -> Result<Vec<(usize, RowCounts)>> {
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Names of one length, and one seed (the user's, else 0), whatever the
+    // run: the worker's memory layout, and with it Callgrind's simulated
+    // cache, then repeats from run to run.
+    let folder =
+        std::env::temp_dir().join(format!("wasm-bench-callgrind-{:016x}", fastrand::u64(..)));
+    std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
+    let wrapper = callgrind::valgrind_command(&folder);
+    let mut job_settings = settings.clone();
+    job_settings.timeout = settings.timeout.saturating_mul(CALLGRIND_SLOWDOWN);
+    job_settings.seed = Some(seed);
+    let jobs: Vec<RowJob> = rows
+        .iter()
+        .map(|(index, row)| RowJob {
+            index: *index,
+            row: row.clone(),
+            count: None,
+            share: Share::Samples(1),
+            fuel: false,
+        })
+        .collect();
+    let job = Job {
+        settings: job_settings,
+        task: Task::Callgrind {
+            rows: jobs,
+            folder: folder.clone(),
+        },
+    };
+    let ran = wrapper.and_then(|wrapper| run_worker_under(&job, progress, names, Some(&wrapper)));
+    let _ = std::fs::remove_dir_all(&folder);
+    let (_, outcomes, _) = ran?;
+    let mut counted: Vec<(usize, Result<_, String>)> = Vec::new();
+    for outcome in outcomes {
+        match outcome {
+            Outcome::Counted(i, per_op, instantiate) => {
+                counted.push((i, Ok((per_op, instantiate))))
+            }
+            Outcome::Failed(i, error) => counted.push((i, Err(error))),
+            Outcome::Lost(why) => bail!("the Callgrind pass: {why}"),
+            Outcome::Measured(..) | Outcome::Compared(..) => {}
+        }
+    }
+    for (index, _) in &rows {
+        if !counted.iter().any(|(i, _)| i == index) {
+            counted.push((
+                *index,
+                Err("the Callgrind pass did not reach it".to_string()),
+            ));
+        }
+    }
+    Ok(counted)
+}
+
 /// How many processes a row is measured in when the user fixed it or the
 /// rule does.
 fn fixed_processes(settings: &Settings) -> Option<usize> {
@@ -592,6 +717,7 @@ fn result_of(settings: &Settings, state: &RowState, seed: u64, drift: Drift) -> 
     );
     figures.precision_reached = precision_reached(settings, &figures);
     figures.fuel_per_op = state.samples.iter().find_map(|s| s.fuel_per_op);
+    figures.callgrind = state.callgrind;
     if state.program {
         program_figures(&mut figures, state);
     }
@@ -645,6 +771,7 @@ fn program_figures(figures: &mut Figures, state: &RowState) {
         instantiate_ns: phase_stats(&instantiate),
         execute_ns: phase_stats(&execute),
         timed_region: region,
+        instantiate_callgrind: state.instantiate_callgrind,
     });
 }
 
@@ -698,6 +825,18 @@ pub fn compare_rounds(
         })?,
     };
     let names: Vec<String> = rows.iter().map(|r| r.name.clone()).collect();
+    // With --metric cycles-est, every variant is counted by Callgrind first.
+    let mut counted: Vec<Option<CallgrindCounts>> = vec![None; rows.len()];
+    if common.metric == Metric::CyclesEst {
+        let indexed = rows.iter().cloned().enumerate().collect();
+        let seed = settings.settings.seed.unwrap_or(0);
+        for (i, result) in callgrind_pass(&common, seed, indexed, progress, &names)? {
+            match result {
+                Ok((per_op, _)) => counted[i] = Some(per_op),
+                Err(error) => bail!("{}", describe_failure(&rows[i], &error)),
+            }
+        }
+    }
     progress.stage("variants", Stage::Sampling);
     let sampling = Instant::now();
     let mut environment = None;
@@ -736,7 +875,7 @@ pub fn compare_rounds(
                     bail!("{}", describe_failure(&rows[i], &error));
                 }
                 Outcome::Lost(why) => bail!("{why}"),
-                Outcome::Measured(..) => {}
+                Outcome::Measured(..) | Outcome::Counted(..) => {}
             }
         }
         if per_variant[0].len() <= process {
@@ -745,13 +884,18 @@ pub fn compare_rounds(
         let judged: Vec<Rounds<'_>> = rows
             .iter()
             .zip(&per_variant)
-            .map(|(row, samples)| Rounds {
+            .enumerate()
+            .map(|(i, (row, samples))| Rounds {
                 name: &row.name,
                 per_op: samples
                     .iter()
                     .map(|s| corrected_per_op(&s.measurement))
                     .collect(),
-                fuel_per_op: samples.iter().find_map(|s| s.fuel_per_op),
+                exact_per_op: match common.metric {
+                    Metric::Time => None,
+                    Metric::Instructions => samples.iter().find_map(|s| s.fuel_per_op),
+                    Metric::CyclesEst => counted[i].map(|c| c.cycles_est),
+                },
             })
             .collect();
         comparisons = judge(&judged, reference, common.noise, common.metric);
@@ -768,7 +912,8 @@ pub fn compare_rounds(
         .iter()
         .zip(&per_variant)
         .zip(&kinds)
-        .map(|((row, samples), (kind, compile_ms, cache))| {
+        .zip(&counted)
+        .map(|(((row, samples), (kind, compile_ms, cache)), counted)| {
             let measurements: Vec<Measurement> =
                 samples.iter().map(|s| s.measurement.clone()).collect();
             let mut figures = summary::figures(
@@ -789,6 +934,7 @@ pub fn compare_rounds(
                 },
             );
             figures.fuel_per_op = samples.iter().find_map(|s| s.fuel_per_op);
+            figures.callgrind = *counted;
             BenchResult::measured(row, *kind, figures)
         })
         .collect();

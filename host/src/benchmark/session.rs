@@ -186,6 +186,7 @@ impl Session {
             timeout_ms: settings.timeout.as_secs_f64() * 1e3,
             cpu_model: cpu_model(),
             warnings: self.prepared.warnings.clone(),
+            pmu: crate::platform::pmu::availability(),
         }
     }
 

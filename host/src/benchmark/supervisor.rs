@@ -66,8 +66,25 @@ pub struct Worker {
 impl Worker {
     /// Start a worker on `job`.
     pub fn start(job: &Job) -> Result<Self> {
+        Self::start_under(job, None)
+    }
+
+    /// Start a worker on `job`, under `wrapper` (a program and its
+    /// arguments, such as Valgrind) when given.
+    pub fn start_under(
+        job: &Job,
+        wrapper: Option<&(std::path::PathBuf, Vec<std::ffi::OsString>)>,
+    ) -> Result<Self> {
         let exe = std::env::current_exe().context("locating the host binary")?;
-        let mut child = Command::new(exe)
+        let mut command = match wrapper {
+            Some((program, args)) => {
+                let mut command = Command::new(program);
+                command.args(args).arg(exe);
+                command
+            }
+            None => Command::new(exe),
+        };
+        let mut child = command
             .arg("worker")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -105,11 +122,20 @@ impl Worker {
                 }
             });
         }
+        // Valgrind keeps its own copy of the code and its shadow state.
+        let wrapped = if wrapper.is_some() {
+            HOST_MEMORY * 4
+        } else {
+            0
+        };
         Ok(Worker {
             child,
             events,
             stderr,
-            memory_cap: job.settings.max_memory_bytes.saturating_add(HOST_MEMORY),
+            memory_cap: job
+                .settings
+                .max_memory_bytes
+                .saturating_add(HOST_MEMORY + wrapped),
         })
     }
 

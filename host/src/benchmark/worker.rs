@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::benchmark::callgrind;
 use crate::benchmark::program::{self, ProgramRun};
 use crate::benchmark::progress::{Call, Progress, Stage};
 use crate::benchmark::sequence::{self, Blocks, Plan, Share, Subjects};
@@ -27,7 +28,7 @@ use crate::benchmark::session::{Session, on_measuring_thread};
 use crate::guest::Contract;
 use crate::guest::program::{Program, TimedRegion};
 use crate::options::Settings;
-use crate::results::{Environment, Measurement, Row};
+use crate::results::{CallgrindCounts, Environment, Measurement, Row};
 use crate::util::error::one_line;
 
 /// Target wall time of one variant's block in a round of a comparison.
@@ -64,6 +65,9 @@ pub enum Task {
         /// Count instructions too.
         fuel: bool,
     },
+    /// Count these rows with Callgrind (the worker runs under it), its
+    /// output going into `folder`.
+    Callgrind { rows: Vec<RowJob>, folder: PathBuf },
 }
 
 /// One row of a [`Task::Rows`].
@@ -98,6 +102,12 @@ pub enum Event {
     Measured { row: usize, sample: ProcessSample },
     /// Row `row` failed in this process (the worker goes on).
     Failed { row: usize, error: String },
+    /// Row `row`, counted by Callgrind.
+    Counted {
+        row: usize,
+        per_op: CallgrindCounts,
+        instantiate: Option<CallgrindCounts>,
+    },
     /// The variants of a comparison, in the job's order.
     Compared {
         count: u64,
@@ -182,7 +192,9 @@ pub fn serve() -> Result<()> {
     };
     on_measuring_thread(|| {
         let rows: Vec<&Row> = match &job.task {
-            Task::Rows(jobs) => jobs.iter().map(|j| &j.row).collect(),
+            Task::Rows(jobs) | Task::Callgrind { rows: jobs, .. } => {
+                jobs.iter().map(|j| &j.row).collect()
+            }
             Task::Compare { variants, .. } => variants.iter().collect(),
         };
         let files: BTreeSet<(PathBuf, usize)> = rows
@@ -214,6 +226,34 @@ pub fn serve() -> Result<()> {
                         },
                     };
                     emitter.send(&event);
+                }
+            }
+            Task::Callgrind { rows, folder } => {
+                let mut dumps = callgrind::Dumps::new(folder)?;
+                for row_job in rows {
+                    emitter.row.store(row_job.index, Ordering::Relaxed);
+                    emitter.stage(&row_job.row.name, Stage::Sampling);
+                    let counted = session.workload(&row_job.row).and_then(|workload| {
+                        callgrind::count_row(
+                            &job.settings,
+                            &session,
+                            workload,
+                            &row_job.row,
+                            &mut dumps,
+                            &emitter,
+                        )
+                    });
+                    emitter.send(&match counted {
+                        Ok(counted) => Event::Counted {
+                            row: row_job.index,
+                            per_op: counted.per_op,
+                            instantiate: counted.instantiate,
+                        },
+                        Err(e) => Event::Failed {
+                            row: row_job.index,
+                            error: one_line(&e),
+                        },
+                    });
                 }
             }
             Task::Compare {

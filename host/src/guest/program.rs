@@ -46,6 +46,7 @@ use crate::guest::limits::{Limiter, Limits};
 use crate::guest::load::workload_name;
 use crate::guest::sandbox;
 use crate::options::Grants;
+use crate::platform::valgrind;
 
 /// Most bytes captured from each of stdout and stderr per iteration.
 const CAPTURE_LIMIT: usize = 64 << 20;
@@ -74,6 +75,8 @@ struct Timing {
     any_start: bool,
     regions: Vec<Duration>,
     error: Option<&'static str>,
+    /// Counting with Callgrind: whether its collecting is on.
+    collecting: bool,
 }
 
 impl Timing {
@@ -91,7 +94,54 @@ impl Timing {
             }
         }
     }
+
+    /// `bench.start` of a counting pass: Callgrind collects from here (a
+    /// restart keeps collecting).
+    fn start_counting(&mut self, now: Instant) {
+        self.start(now);
+        if !self.collecting {
+            valgrind::toggle_collect();
+            self.collecting = true;
+        }
+    }
+
+    /// `bench.end` of a counting pass: Callgrind stops collecting.
+    fn end_counting(&mut self, now: Instant) {
+        if self.collecting {
+            valgrind::toggle_collect();
+            self.collecting = false;
+        }
+        self.end(now);
+    }
 }
+
+/// What a counting pass does around the phases of an iteration; the timed
+/// iteration does nothing ([`NoHooks`], compiled away).
+pub trait Hooks {
+    /// Just before instantiation.
+    fn before_instantiate(&mut self) -> Result<()> {
+        Ok(())
+    }
+    /// Just after instantiation.
+    fn after_instantiate(&mut self) -> Result<()> {
+        Ok(())
+    }
+    /// Just before the run; `whole` when the run is the region (the
+    /// program's own `bench.start`/`bench.end` do not bracket it).
+    fn before_run(&mut self, _whole: bool) -> Result<()> {
+        Ok(())
+    }
+    /// Just after the run; `collecting` when the region bracketed by the
+    /// program was left open, or `whole` as above.
+    fn after_run(&mut self, _whole: bool, _collecting: bool) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// The hooks of a timed iteration: none.
+pub struct NoHooks;
+
+impl Hooks for NoHooks {}
 
 /// Store data of one iteration; `W` is the WASI context of the module or
 /// component flavour.
@@ -145,6 +195,9 @@ pub struct Program {
     runner: Runner,
     /// Whether it imports `bench.end` (else only `bench.start`, or neither).
     imports_end: bool,
+    /// Whether its own `bench.start`/`bench.end` toggle Callgrind (a
+    /// counting pass of a program that imports both).
+    bench_toggles: bool,
     folder: PathBuf,
     expected_stdout: Option<Vec<u8>>,
     expected_stderr: Option<Vec<u8>>,
@@ -152,67 +205,133 @@ pub struct Program {
     limits: Limits,
 }
 
-/// Link `bench.start`/`bench.end` of a module.
-fn link_module_bench(linker: &mut Linker<State<WasiP1Ctx>>) -> Result<()> {
-    linker
-        .func_wrap(
-            BENCH_MODULE,
-            "start",
-            |mut caller: Caller<'_, State<WasiP1Ctx>>| {
-                let now = Instant::now();
-                caller.data_mut().timing.start(now);
-            },
-        )
+/// Link `bench.start`/`bench.end` of a module; `counting` links the ones
+/// that also toggle Callgrind's collecting.
+fn link_module_bench(linker: &mut Linker<State<WasiP1Ctx>>, counting: bool) -> Result<()> {
+    let linked = if counting {
+        linker
+            .func_wrap(
+                BENCH_MODULE,
+                "start",
+                |mut caller: Caller<'_, State<WasiP1Ctx>>| {
+                    let now = Instant::now();
+                    caller.data_mut().timing.start_counting(now);
+                },
+            )
+            .and_then(|l| {
+                l.func_wrap(
+                    BENCH_MODULE,
+                    "end",
+                    |mut caller: Caller<'_, State<WasiP1Ctx>>| {
+                        let now = Instant::now();
+                        caller.data_mut().timing.end_counting(now);
+                    },
+                )
+            })
+    } else {
+        linker
+            .func_wrap(
+                BENCH_MODULE,
+                "start",
+                |mut caller: Caller<'_, State<WasiP1Ctx>>| {
+                    let now = Instant::now();
+                    caller.data_mut().timing.start(now);
+                },
+            )
+            .and_then(|l| {
+                l.func_wrap(
+                    BENCH_MODULE,
+                    "end",
+                    |mut caller: Caller<'_, State<WasiP1Ctx>>| {
+                        let now = Instant::now();
+                        caller.data_mut().timing.end(now);
+                    },
+                )
+            })
+    };
+    linked
+        .map(|_| ())
         .map_err(anyhow::Error::from)
-        .context("linking the bench imports")?;
-    linker
-        .func_wrap(
-            BENCH_MODULE,
-            "end",
-            |mut caller: Caller<'_, State<WasiP1Ctx>>| {
-                let now = Instant::now();
-                caller.data_mut().timing.end(now);
-            },
-        )
-        .map_err(anyhow::Error::from)
-        .context("linking the bench imports")?;
-    Ok(())
+        .context("linking the bench imports")
 }
 
-/// Link the `bench` instance (start, end) of a component.
-fn link_component_bench(linker: &mut wasmtime::component::Linker<State<P2>>) -> Result<()> {
+/// Link the `bench` instance (start, end) of a component; `counting` as
+/// for modules.
+fn link_component_bench(
+    linker: &mut wasmtime::component::Linker<State<P2>>,
+    counting: bool,
+) -> Result<()> {
     let mut bench = linker
         .instance(BENCH_MODULE)
         .map_err(anyhow::Error::from)
         .context("linking the bench instance")?;
-    bench
-        .func_wrap(
-            "start",
-            |mut store: StoreContextMut<'_, State<P2>>, (): ()| {
-                let now = Instant::now();
-                store.data_mut().timing.start(now);
-                Ok(())
-            },
-        )
+    let linked = if counting {
+        bench
+            .func_wrap(
+                "start",
+                |mut store: StoreContextMut<'_, State<P2>>, (): ()| {
+                    let now = Instant::now();
+                    store.data_mut().timing.start_counting(now);
+                    Ok(())
+                },
+            )
+            .and_then(|()| {
+                bench.func_wrap(
+                    "end",
+                    |mut store: StoreContextMut<'_, State<P2>>, (): ()| {
+                        let now = Instant::now();
+                        store.data_mut().timing.end_counting(now);
+                        Ok(())
+                    },
+                )
+            })
+    } else {
+        bench
+            .func_wrap(
+                "start",
+                |mut store: StoreContextMut<'_, State<P2>>, (): ()| {
+                    let now = Instant::now();
+                    store.data_mut().timing.start(now);
+                    Ok(())
+                },
+            )
+            .and_then(|()| {
+                bench.func_wrap(
+                    "end",
+                    |mut store: StoreContextMut<'_, State<P2>>, (): ()| {
+                        let now = Instant::now();
+                        store.data_mut().timing.end(now);
+                        Ok(())
+                    },
+                )
+            })
+    };
+    linked
         .map_err(anyhow::Error::from)
-        .context("linking the bench instance")?;
-    bench
-        .func_wrap(
-            "end",
-            |mut store: StoreContextMut<'_, State<P2>>, (): ()| {
-                let now = Instant::now();
-                store.data_mut().timing.end(now);
-                Ok(())
-            },
-        )
-        .map_err(anyhow::Error::from)
-        .context("linking the bench instance")?;
-    Ok(())
+        .context("linking the bench instance")
 }
 
 impl Program {
+    /// A program to time.
     pub fn new(path: &Path, code: &Code, grants: &Grants, limits: Limits) -> Result<Self> {
-        let (runner, imports_end) = match code {
+        Self::linked(path, code, grants, limits, false)
+    }
+
+    /// A program to count with Callgrind ([`Program::iterate_with`]): its
+    /// `bench.start`/`bench.end`, when it imports both, also toggle
+    /// Callgrind's collecting.
+    pub fn counting(path: &Path, code: &Code, grants: &Grants, limits: Limits) -> Result<Self> {
+        Self::linked(path, code, grants, limits, true)
+    }
+
+    fn linked(
+        path: &Path,
+        code: &Code,
+        grants: &Grants,
+        limits: Limits,
+        counting: bool,
+    ) -> Result<Self> {
+        let (runner, imports_start, imports_end) = match code {
             Code::Module(module) => {
                 let mut linker = Linker::new(module.engine());
                 wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s: &mut State<WasiP1Ctx>| {
@@ -220,15 +339,19 @@ impl Program {
                 })
                 .map_err(anyhow::Error::from)
                 .context("linking WASI preview1")?;
-                link_module_bench(&mut linker)?;
-                let imports_end = module
-                    .imports()
-                    .any(|i| i.module() == BENCH_MODULE && i.name() == "end");
+                let imports = |name: &str| {
+                    module
+                        .imports()
+                        .any(|i| i.module() == BENCH_MODULE && i.name() == name)
+                };
+                let (imports_start, imports_end) = (imports("start"), imports("end"));
+                link_module_bench(&mut linker, counting && imports_start && imports_end)?;
                 (
                     Runner::Module {
                         module: module.clone(),
                         linker,
                     },
+                    imports_start,
                     imports_end,
                 )
             }
@@ -238,20 +361,21 @@ impl Program {
                 wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
                     .map_err(anyhow::Error::from)
                     .context("linking WASI preview 2")?;
-                link_component_bench(&mut linker)?;
-                let imports_end = component
-                    .component_type()
-                    .imports(engine)
-                    .any(|(name, item)| {
+                let imports = |func: &str| {
+                    component.component_type().imports(engine).any(|(name, item)| {
                         name == BENCH_MODULE
                             && matches!(item.ty, wasmtime::component::types::ComponentItem::ComponentInstance(i)
-                                if i.exports(engine).any(|(f, _)| f == "end"))
-                    });
+                                if i.exports(engine).any(|(f, _)| f == func))
+                    })
+                };
+                let (imports_start, imports_end) = (imports("start"), imports("end"));
+                link_component_bench(&mut linker, counting && imports_start && imports_end)?;
                 (
                     Runner::Component {
                         component: component.clone(),
                         linker,
                     },
+                    imports_start,
                     imports_end,
                 )
             }
@@ -264,6 +388,7 @@ impl Program {
         Ok(Program {
             runner,
             imports_end,
+            bench_toggles: counting && imports_start && imports_end,
             expected_stdout: expected(&folder, &name, "stdout")?,
             expected_stderr: expected(&folder, &name, "stderr")?,
             folder,
@@ -302,6 +427,13 @@ impl Program {
     /// One fresh instance: instantiate, run, check the protocol, the exit
     /// code and the output.
     pub fn iterate(&self) -> Result<Iteration> {
+        self.iterate_with(&mut NoHooks)
+    }
+
+    /// [`Program::iterate`], with `hooks` called around the phases (outside
+    /// the clock reads).
+    pub fn iterate_with<H: Hooks>(&self, hooks: &mut H) -> Result<Iteration> {
+        let whole = !self.bench_toggles;
         if sandbox::interrupted() {
             bail!("interrupted");
         }
@@ -317,19 +449,23 @@ impl Program {
                 };
                 let mut store = Store::new(module.engine(), state);
                 store.limiter(|s| &mut s.limiter);
+                hooks.before_instantiate()?;
                 let before = Instant::now();
-                let instance = linker
-                    .instantiate(&mut store, module)
+                let instance = linker.instantiate(&mut store, module);
+                let instantiated = Instant::now();
+                hooks.after_instantiate()?;
+                let instance = instance
                     .map_err(|e| guest_failure(e, store.data().limiter.refused()))
                     .context("instantiation failed")?;
-                let instantiated = Instant::now();
                 let start = instance
                     .get_typed_func::<(), ()>(&mut store, START_EXPORT)
                     .map_err(anyhow::Error::from)
                     .context("export `_start`")?;
+                hooks.before_run(whole)?;
                 let call_start = Instant::now();
                 let result = start.call(&mut store, ());
                 let call_end = Instant::now();
+                hooks.after_run(whole, store.data().timing.collecting)?;
                 let failed = result.err();
                 let refused = store.data().limiter.refused().map(str::to_string);
                 let timing = std::mem::take(&mut store.data_mut().timing);
@@ -354,14 +490,19 @@ impl Program {
                 };
                 let mut store = Store::new(component.engine(), state);
                 store.limiter(|s| &mut s.limiter);
+                hooks.before_instantiate()?;
                 let before = Instant::now();
-                let command = Command::instantiate(&mut store, component, linker)
+                let command = Command::instantiate(&mut store, component, linker);
+                let instantiated = Instant::now();
+                hooks.after_instantiate()?;
+                let command = command
                     .map_err(|e| guest_failure(e, store.data().limiter.refused()))
                     .context("instantiation failed")?;
-                let instantiated = Instant::now();
+                hooks.before_run(whole)?;
                 let call_start = Instant::now();
                 let result = command.wasi_cli_run().call_run(&mut store);
                 let call_end = Instant::now();
+                hooks.after_run(whole, store.data().timing.collecting)?;
                 let (failed, returned_err) = match result {
                     Ok(Ok(())) => (None, false),
                     Ok(Err(())) => (None, true),

@@ -4,7 +4,7 @@
 
 use crate::guest::program::TimedRegion;
 use crate::output::units::{format_count, format_ns, format_ns_in, format_rate, unit_for};
-use crate::results::{BenchResult, Figures, Phases};
+use crate::results::{BenchResult, CallgrindCounts, Figures, Phases};
 
 /// The display cells of a measured row, as the terminal table shows them:
 /// median and interval in one unit, err%, rate.
@@ -55,6 +55,9 @@ pub fn row_notes(r: &BenchResult) -> Vec<String> {
     if let Some(fuel) = f.fuel_per_op {
         notes.push(format!("instructions: {fuel:.2} per op"));
     }
+    if let Some(c) = &f.callgrind {
+        notes.push(callgrind_line(c));
+    }
     notes.extend(f.notes.iter().cloned());
     notes.extend(f.info.iter().cloned());
     if let Some(b) = &r.baseline {
@@ -89,5 +92,13 @@ pub fn phases_line(p: &Phases) -> String {
         format_ns(p.instantiate_ns.median),
         format_ns(p.execute_ns.median),
         p.execute_ns.samples
+    )
+}
+
+/// Callgrind's counts on one line.
+pub fn callgrind_line(c: &CallgrindCounts) -> String {
+    format!(
+        "callgrind: {:.2} cycles-est per op · {:.2} instructions · {:.3} L1 misses · {:.3} LL misses · {:.3} mispredictions",
+        c.cycles_est, c.instructions, c.l1_misses, c.ll_misses, c.branch_mispredictions
     )
 }

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
 
-use crate::output::cells::{Cells, phases_line};
+use crate::output::cells::{Cells, callgrind_line, phases_line};
 use crate::output::units::format_ns;
 use crate::results::CompareReport;
 use crate::results::Verdict;
@@ -158,6 +158,9 @@ impl<W: Write> Table<W> {
         }
         if let Some(fuel) = f.fuel_per_op {
             writeln!(self.out, "{:<w$}  instructions: {fuel:.2} per op", "")?;
+        }
+        if let Some(c) = &f.callgrind {
+            writeln!(self.out, "{:<w$}  {}", "", callgrind_line(c))?;
         }
         for note in &f.notes {
             writeln!(self.out, "{:<w$}  {DIM}note: {note}{DIM:#}", "")?;

@@ -69,6 +69,15 @@ pub struct SavedResult {
     pub samples_ns_per_op: Vec<Vec<f64>>,
     #[serde(default)]
     pub fuel_per_op: Option<f64>,
+    #[serde(default)]
+    pub callgrind: Option<crate::results::CallgrindCounts>,
+}
+
+impl SavedResult {
+    /// Its deterministic cost per op under `metric`, when it was measured.
+    pub fn exact(&self, metric: crate::options::Metric) -> Option<f64> {
+        crate::results::exact_per_op(metric, self.fuel_per_op, self.callgrind.as_ref())
+    }
 }
 
 /// Read baseline `name`.

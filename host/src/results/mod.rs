@@ -42,6 +42,44 @@ pub struct RunReport {
     pub suite: Option<SuiteSummary>,
 }
 
+/// Callgrind's counts, from its simulation of this machine's caches and
+/// branch predictor: deterministic. `cycles_est` is instructions + 10 × L1
+/// misses + 300 × last-level misses + 15 × mispredictions (Sightglass's
+/// weights).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CallgrindCounts {
+    /// Instructions retired (Ir).
+    pub instructions: f64,
+    /// L1 misses, instruction and data (I1mr + D1mr + D1mw).
+    pub l1_misses: f64,
+    /// Last-level misses (ILmr + DLmr + DLmw).
+    pub ll_misses: f64,
+    /// Mispredicted conditional and indirect branches (Bcm + Bim).
+    pub branch_mispredictions: f64,
+    pub cycles_est: f64,
+}
+
+/// The deterministic cost per op `metric` judges by: fuel's instructions,
+/// or Callgrind's estimated cycles; `None` for time or when not measured.
+pub fn exact_per_op(
+    metric: crate::options::Metric,
+    fuel_per_op: Option<f64>,
+    callgrind: Option<&CallgrindCounts>,
+) -> Option<f64> {
+    match metric {
+        crate::options::Metric::Time => None,
+        crate::options::Metric::Instructions => fuel_per_op,
+        crate::options::Metric::CyclesEst => callgrind.map(|c| c.cycles_est),
+    }
+}
+
+impl Figures {
+    /// Its deterministic cost per op under `metric`, when it was measured.
+    pub fn exact(&self, metric: crate::options::Metric) -> Option<f64> {
+        exact_per_op(metric, self.fuel_per_op, self.callgrind.as_ref())
+    }
+}
+
 /// A suite's rows taken together.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SuiteSummary {
@@ -181,6 +219,9 @@ pub struct Environment {
     pub timeout_ms: f64,
     /// Things asked for and refused (pinning, priority).
     pub warnings: Vec<String>,
+    /// Hardware performance counters: "available", or why not.
+    #[serde(default)]
+    pub pmu: String,
 }
 
 /// One row: a benchmark that was measured, or one that failed.
@@ -379,6 +420,10 @@ pub struct Figures {
     /// How many earlier runs that drift was measured over (0: none).
     #[serde(default)]
     pub run_drift_runs: usize,
+    /// Callgrind's counts per op (a program: per timed region), with
+    /// `--metric cycles-est`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callgrind: Option<CallgrindCounts>,
     /// Raw samples: time of one call in ns, block by block.
     pub raw_samples_ns: Vec<Vec<f64>>,
     /// Per-op samples after subtraction, block by block (the statistics above).
@@ -515,6 +560,10 @@ pub struct Phases {
     pub instantiate_ns: PhaseStats,
     pub execute_ns: PhaseStats,
     pub timed_region: TimedRegion,
+    /// Callgrind's counts of one instantiation, with `--metric cycles-est`
+    /// (the execute phase's are the row's `callgrind`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instantiate_callgrind: Option<CallgrindCounts>,
 }
 
 /// Summary of one phase over the iterations, in ns.

@@ -31,6 +31,7 @@ pub fn environment() -> Environment {
         max_memory_bytes: 1 << 30,
         timeout_ms: 10_000.0,
         warnings: vec![],
+        pmu: "unavailable (perf_event_open: No such file or directory (os error 2))".into(),
     }
 }
 
@@ -110,6 +111,7 @@ pub fn fixed_figures(samples: Vec<Vec<f64>>) -> Figures {
         between_process_sd_pct: 0.0,
         run_drift_pct: None,
         run_drift_runs: 0,
+        callgrind: None,
         raw_samples_ns: samples.clone(),
         samples_ns_per_op: samples,
         sample_classes,
