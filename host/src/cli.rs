@@ -27,6 +27,10 @@ pub enum Command {
     Run(RunArgs),
     /// Compare variants, interleaved in rounds, with a verdict per variant.
     Compare(CompareArgs),
+    /// Where the time goes: sample each workload's wasm stack while it runs
+    /// and write a profile the Firefox Profiler opens, with a table of the
+    /// functions that take the most time.
+    Profile(ProfileArgs),
     /// Measure workloads, then again whenever a file changes, with the
     /// change against the previous measurement (takes the flags of `run`).
     Watch(RunArgs),
@@ -321,6 +325,38 @@ pub struct CompareArgs {
     /// Keep sampling while any verdict is unsure, up to this long.
     #[arg(long, value_name = "DURATION", default_value = "10s")]
     pub time: String,
+
+    /// Also profile every variant (as `host profile` does, with its
+    /// defaults): tables of the functions that take the most time, and for
+    /// each variant the functions whose share changed most.
+    #[arg(long)]
+    pub profile: bool,
+
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    /// Workload files (`.wasm`, `.wat`) or folders holding them.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// How long to run each workload while sampling, e.g. `2s`.
+    #[arg(long, value_name = "DURATION", default_value = "1s")]
+    pub duration: String,
+
+    /// Time between two stack samples, e.g. `500us`.
+    #[arg(long, value_name = "DURATION", default_value = "1ms")]
+    pub interval: String,
+
+    /// Folder the profiles are written to (`NAME.profile.json` each).
+    #[arg(long, value_name = "DIR", default_value = "results/profiles")]
+    pub out: PathBuf,
+
+    /// Functions listed per workload.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
 
     #[command(flatten)]
     pub measure: MeasureArgs,

@@ -9,7 +9,7 @@ use clap::Parser;
 use host::cli::{Cli, Command};
 use host::command;
 use host::guest::sandbox;
-use host::options::{CompareSettings, ReportSettings, Settings};
+use host::options::{CompareSettings, ProfileSettings, ReportSettings, Settings};
 use host::util::error::one_line;
 use host::util::exit::ExitStatus;
 
@@ -18,6 +18,9 @@ fn main() -> ExitCode {
     sandbox::install_ctrl_c();
     let outcome = match cli.command {
         Command::Run(args) => Settings::from_run_args(args).and_then(|s| command::run::run(&s)),
+        Command::Profile(args) => {
+            ProfileSettings::from_args(args).and_then(|s| command::profile::profile(&s))
+        }
         Command::Compare(args) => {
             CompareSettings::from_args(args).and_then(|s| command::compare::compare(&s))
         }

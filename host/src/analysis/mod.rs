@@ -11,6 +11,7 @@
 //! - [`drift`]: run-to-run drift measured from the run history;
 //! - [`complexity`]: per-op time fitted against input size;
 //! - [`cost`]: Callgrind's counts per op and the cycle estimate;
+//! - [`profile`]: functions' shares of a profile, and what changed;
 //! - [`suite`]: geometric means over the rows of a suite.
 //!
 //! The benchmark stage asks it when to stop (the precision rule, compare's
@@ -21,6 +22,7 @@ pub mod compare;
 pub mod complexity;
 pub mod cost;
 pub mod drift;
+pub mod profile;
 pub mod stats;
 pub mod suite;
 pub mod summary;

@@ -18,7 +18,8 @@
 //!   (warm-up, pilot, baseline, blocks), written once;
 //! - [`program`]: the measuring sequence of a WASI program;
 //! - [`callgrind`]: the Callgrind pass (run under Valgrind: the counts of
-//!   the machine code per op, or per program phase).
+//!   the machine code per op, or per program phase);
+//! - [`profile`]: the profiling pass (where the time goes).
 //!
 //! Both: [`progress`], what the stage tells as it goes. The stage asks
 //! [`crate::analysis`] when a row has enough and hands back
@@ -27,6 +28,7 @@
 pub mod calibrate;
 pub mod callgrind;
 pub mod catalog;
+pub mod profile;
 pub mod program;
 pub mod progress;
 pub mod schedule;

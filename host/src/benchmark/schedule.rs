@@ -44,12 +44,12 @@ use crate::benchmark::worker::{Event, Job, ProcessSample, RowJob, Task};
 use crate::guest::load::Workload;
 use crate::guest::program::TimedRegion;
 use crate::guest::{Contract, Kind, sandbox};
-use crate::options::{CompareSettings, Metric, Settings, StopRule};
+use crate::options::{CompareSettings, Metric, Profiling, Settings, StopRule};
 use crate::results::baseline::Saved;
 use crate::results::history::{self, Entry as HistoryEntry, History};
 use crate::results::{
-    BenchResult, CallgrindCounts, CompareReport, Environment, Figures, Measurement, Phases, Row,
-    RunReport, Tool,
+    BenchResult, CallgrindCounts, CompareReport, Environment, Figures, Measurement, Phases,
+    ProfileChanges, ProfileReport, Row, RowProfile, RunReport, Tool,
 };
 use crate::util::error::one_line;
 
@@ -158,6 +158,8 @@ enum Outcome {
     /// Row `index` counted by Callgrind: per op, and a program's
     /// instantiation.
     Counted(usize, CallgrindCounts, Option<CallgrindCounts>),
+    /// Row `index` profiled.
+    Profiled(usize, Box<RowProfile>),
     /// The worker died between rows (or before it was ready): why.
     Lost(String),
 }
@@ -261,6 +263,10 @@ fn run_worker_under(
                     instantiate,
                 } => {
                     outcomes.push(Outcome::Counted(row, per_op, instantiate));
+                    (current, call) = (None, None);
+                }
+                Event::Profiled { row, profile } => {
+                    outcomes.push(Outcome::Profiled(row, Box::new(profile)));
                     (current, call) = (None, None);
                 }
             },
@@ -449,7 +455,7 @@ pub fn run_rows(
                             bail!("{why} between rows, {lost} times in a row: giving up");
                         }
                     }
-                    Outcome::Compared(..) | Outcome::Counted(..) => {}
+                    Outcome::Compared(..) | Outcome::Counted(..) | Outcome::Profiled(..) => {}
                 }
             }
             if sandbox::interrupted() || !died || left.is_empty() {
@@ -608,7 +614,7 @@ fn callgrind_pass(
             }
             Outcome::Failed(i, error) => counted.push((i, Err(error))),
             Outcome::Lost(why) => bail!("the Callgrind pass: {why}"),
-            Outcome::Measured(..) | Outcome::Compared(..) => {}
+            Outcome::Measured(..) | Outcome::Compared(..) | Outcome::Profiled(..) => {}
         }
     }
     for (index, _) in &rows {
@@ -620,6 +626,129 @@ fn callgrind_pass(
         }
     }
     Ok(counted)
+}
+
+/// Profile the workloads in `files` (`host profile`): every row that loads,
+/// in worker processes, one profile each.
+pub fn profile_files(
+    settings: &Settings,
+    profiling: &Profiling,
+    files: &[PathBuf],
+    progress: &dyn Progress,
+) -> Result<ProfileReport> {
+    let mut settings = settings.clone();
+    settings.seed = Some(seed_of(&settings));
+    let catalog = Catalog::load(&settings, files, progress)?;
+    let mut rows = Vec::new();
+    let mut failed = Vec::new();
+    for planned in catalog.rows(&settings.sizes) {
+        match planned.workload {
+            Ok(_) => rows.push(planned.row),
+            Err(e) => failed.push((
+                planned.row.name.clone(),
+                format!("{}: {}", planned.row.path.display(), one_line(&e.error)),
+            )),
+        }
+    }
+    let mut report = profile_rows(&settings, profiling, &rows, progress)?;
+    for (name, error) in failed {
+        report.profiles.push(RowProfile {
+            name,
+            path: None,
+            error: Some(error),
+            samples: 0,
+            functions: Vec::new(),
+        });
+    }
+    Ok(report)
+}
+
+/// Profile `rows` in worker processes (a worker that dies fails its row;
+/// the next worker takes the rest), then what changed against the first.
+pub fn profile_rows(
+    settings: &Settings,
+    profiling: &Profiling,
+    rows: &[Row],
+    progress: &dyn Progress,
+) -> Result<ProfileReport> {
+    let names: Vec<String> = rows.iter().map(|r| r.name.clone()).collect();
+    let mut profiles: Vec<Option<RowProfile>> = vec![None; rows.len()];
+    let mut job_settings = settings.clone();
+    // A profiled call may run as long as a timed one.
+    job_settings.timeout = settings.timeout.max(profiling.duration * 2);
+    let mut lost = 0;
+    loop {
+        let left: Vec<RowJob> = (0..rows.len())
+            .filter(|&i| profiles[i].is_none())
+            .map(|i| RowJob {
+                index: i,
+                row: rows[i].clone(),
+                count: None,
+                share: Share::Samples(1),
+                fuel: false,
+            })
+            .collect();
+        if left.is_empty() {
+            break;
+        }
+        let job = Job {
+            settings: job_settings.clone(),
+            task: Task::Profile {
+                rows: left,
+                duration: profiling.duration,
+                interval: profiling.interval,
+                folder: profiling.folder.clone(),
+            },
+        };
+        let (_, outcomes, _) = run_worker(&job, progress, &names)?;
+        if sandbox::interrupted() {
+            bail!("interrupted (Ctrl-C)");
+        }
+        for outcome in outcomes {
+            match outcome {
+                Outcome::Profiled(i, profile) => profiles[i] = Some(*profile),
+                Outcome::Failed(i, error) => {
+                    profiles[i] = Some(RowProfile {
+                        name: rows[i].name.clone(),
+                        path: None,
+                        error: Some(describe_failure(&rows[i], &error)),
+                        samples: 0,
+                        functions: Vec::new(),
+                    })
+                }
+                Outcome::Lost(why) => {
+                    lost += 1;
+                    if lost >= LOST_WORKERS {
+                        bail!("{why} between rows, {lost} times in a row: giving up");
+                    }
+                }
+                Outcome::Measured(..) | Outcome::Compared(..) | Outcome::Counted(..) => {}
+            }
+        }
+    }
+    Ok(ProfileReport {
+        profiles: profiles.into_iter().flatten().collect(),
+        changes: Vec::new(),
+    })
+}
+
+/// What changed in each variant's profile against the reference's.
+fn profile_changes(profiles: &[RowProfile], reference: &str) -> Vec<ProfileChanges> {
+    let Some(base) = profiles
+        .iter()
+        .find(|p| p.name == reference && p.error.is_none())
+    else {
+        return Vec::new();
+    };
+    profiles
+        .iter()
+        .filter(|p| p.error.is_none() && p.name != base.name)
+        .map(|p| ProfileChanges {
+            variant: p.name.clone(),
+            reference: base.name.clone(),
+            functions: crate::analysis::profile::changes(&base.functions, &p.functions),
+        })
+        .collect()
 }
 
 /// How many processes a row is measured in when the user fixed it or the
@@ -875,7 +1004,7 @@ pub fn compare_rounds(
                     bail!("{}", describe_failure(&rows[i], &error));
                 }
                 Outcome::Lost(why) => bail!("{why}"),
-                Outcome::Measured(..) | Outcome::Counted(..) => {}
+                Outcome::Measured(..) | Outcome::Counted(..) | Outcome::Profiled(..) => {}
             }
         }
         if per_variant[0].len() <= process {
@@ -938,6 +1067,14 @@ pub fn compare_rounds(
             BenchResult::measured(row, *kind, figures)
         })
         .collect();
+    let profile = match &settings.profile {
+        Some(profiling) => {
+            let mut report = profile_rows(&common, profiling, &rows, progress)?;
+            report.changes = profile_changes(&report.profiles, &rows[reference].name);
+            Some(report)
+        }
+        None => None,
+    };
     progress.finish();
     Ok(CompareReport {
         tool: Tool::this(),
@@ -952,5 +1089,6 @@ pub fn compare_rounds(
         sampling_ms,
         variants: results,
         comparisons,
+        profile,
     })
 }

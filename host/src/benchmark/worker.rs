@@ -21,6 +21,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::benchmark::callgrind;
+use crate::benchmark::profile;
 use crate::benchmark::program::{self, ProgramRun};
 use crate::benchmark::progress::{Call, Progress, Stage};
 use crate::benchmark::sequence::{self, Blocks, Plan, Share, Subjects};
@@ -28,7 +29,7 @@ use crate::benchmark::session::{Session, on_measuring_thread};
 use crate::guest::Contract;
 use crate::guest::program::{Program, TimedRegion};
 use crate::options::Settings;
-use crate::results::{CallgrindCounts, Environment, Measurement, Row};
+use crate::results::{CallgrindCounts, Environment, Measurement, Row, RowProfile};
 use crate::util::error::one_line;
 
 /// Target wall time of one variant's block in a round of a comparison.
@@ -68,6 +69,14 @@ pub enum Task {
     /// Count these rows with Callgrind (the worker runs under it), its
     /// output going into `folder`.
     Callgrind { rows: Vec<RowJob>, folder: PathBuf },
+    /// Profile these rows, each for `duration`, a stack sample every
+    /// `interval`, writing the profiles into `folder`.
+    Profile {
+        rows: Vec<RowJob>,
+        duration: std::time::Duration,
+        interval: std::time::Duration,
+        folder: PathBuf,
+    },
 }
 
 /// One row of a [`Task::Rows`].
@@ -108,6 +117,8 @@ pub enum Event {
         per_op: CallgrindCounts,
         instantiate: Option<CallgrindCounts>,
     },
+    /// Row `row`, profiled.
+    Profiled { row: usize, profile: RowProfile },
     /// The variants of a comparison, in the job's order.
     Compared {
         count: u64,
@@ -192,9 +203,9 @@ pub fn serve() -> Result<()> {
     };
     on_measuring_thread(|| {
         let rows: Vec<&Row> = match &job.task {
-            Task::Rows(jobs) | Task::Callgrind { rows: jobs, .. } => {
-                jobs.iter().map(|j| &j.row).collect()
-            }
+            Task::Rows(jobs)
+            | Task::Callgrind { rows: jobs, .. }
+            | Task::Profile { rows: jobs, .. } => jobs.iter().map(|j| &j.row).collect(),
             Task::Compare { variants, .. } => variants.iter().collect(),
         };
         let files: BTreeSet<(PathBuf, usize)> = rows
@@ -248,6 +259,49 @@ pub fn serve() -> Result<()> {
                             row: row_job.index,
                             per_op: counted.per_op,
                             instantiate: counted.instantiate,
+                        },
+                        Err(e) => Event::Failed {
+                            row: row_job.index,
+                            error: one_line(&e),
+                        },
+                    });
+                }
+            }
+            Task::Profile {
+                rows,
+                duration,
+                interval,
+                folder,
+            } => {
+                for row_job in rows {
+                    emitter.row.store(row_job.index, Ordering::Relaxed);
+                    emitter.stage(&row_job.row.name, Stage::Sampling);
+                    let row = &row_job.row;
+                    let profiled = session.workload(row).and_then(|workload| {
+                        let profiled = profile::profile_row(
+                            &job.settings,
+                            &session,
+                            workload,
+                            row,
+                            *duration,
+                            *interval,
+                            &emitter,
+                        )?;
+                        let path = profile::write(folder, &row.name, &profiled)?;
+                        let (samples, functions) =
+                            crate::analysis::profile::shares(&profiled.json)?;
+                        Ok(RowProfile {
+                            name: row.name.clone(),
+                            path: Some(path.display().to_string()),
+                            error: None,
+                            samples,
+                            functions,
+                        })
+                    });
+                    emitter.send(&match profiled {
+                        Ok(profile) => Event::Profiled {
+                            row: row_job.index,
+                            profile,
                         },
                         Err(e) => Event::Failed {
                             row: row_job.index,

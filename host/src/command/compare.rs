@@ -28,6 +28,9 @@ pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
     };
     let mut table = Table::new(table_stream(&common.exports));
     let _ = table.comparison(&report);
+    if let (Some(profile), Some(profiling)) = (&report.profile, &settings.profile) {
+        let _ = table.profiles(profile, profiling.top);
+    }
     write_compare_exports(&common.exports, &report)?;
     Ok(ExitStatus::Success)
 }

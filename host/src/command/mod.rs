@@ -4,6 +4,7 @@
 //! - [`run`]: measure workloads, print, save or compare with a baseline,
 //!   export;
 //! - [`compare`]: variants interleaved, with verdicts;
+//! - [`profile`]: where the time goes, per workload;
 //! - [`watch`]: measure again whenever a file changes;
 //! - [`report`]: render a saved JSON export again, without measuring;
 //! - [`schema`]: the JSON Schema of the exports;
@@ -16,6 +17,7 @@ pub mod compare;
 pub mod completions;
 pub mod doctor;
 pub mod new;
+pub mod profile;
 pub mod report;
 pub mod run;
 pub mod schema;

@@ -105,6 +105,15 @@ impl Engines {
         engine(&self.config, &wasmtime)
     }
 
+    /// An engine with epoch interruption, for profiling
+    /// ([`crate::guest::profile`]): its code checks the epoch, so it is
+    /// never timed.
+    pub fn profiling(&self) -> Result<Engine> {
+        let mut wasmtime = wasmtime_config(&self.config)?;
+        wasmtime.epoch_interruption(true);
+        engine(&self.config, &wasmtime)
+    }
+
     /// Compile `bytes` of `format` for `engine`, through the cache.
     pub fn compile(
         &self,

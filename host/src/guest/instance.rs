@@ -235,6 +235,11 @@ impl Instance {
         Ok(Entry::Component { run, setup })
     }
 
+    /// The instance's store (to arm it for profiling).
+    pub fn store_mut(&mut self) -> &mut Store<HostState> {
+        &mut self.store
+    }
+
     pub fn format(&self) -> Format {
         match self.entry {
             Entry::Module { .. } => Format::Module,

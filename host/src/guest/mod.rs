@@ -2,7 +2,8 @@
 //!
 //! - [`format`]: the binary format told from the header, and compiled code;
 //! - [`contract`]: every name and check of the workload contract;
-//! - [`engine`]: wasmtime engines (for timing, and with fuel) and compiling;
+//! - [`engine`]: wasmtime engines (for timing, with fuel, for profiling)
+//!   and compiling;
 //! - [`cache`]: the compile cache on disk;
 //! - [`load`]: finding, reading, compiling and checking workload files;
 //! - [`limits`]: each store's memory and table limits;
@@ -11,7 +12,8 @@
 //! - [`instance`]: `run(count, seed)` workloads instantiated and called, the
 //!   one timed region;
 //! - [`builtin`]: the empty guests and the pause/resume calibrator;
-//! - [`program`]: one iteration of a WASI program (the Sightglass protocol).
+//! - [`program`]: one iteration of a WASI program (the Sightglass protocol);
+//! - [`profile`]: sampling a guest's stack with wasmtime's GuestProfiler.
 //!
 //! Nothing here decides how often to call a guest, or what the numbers mean.
 
@@ -23,6 +25,7 @@ pub mod format;
 pub mod instance;
 pub mod limits;
 pub mod load;
+pub mod profile;
 pub mod program;
 pub mod sandbox;
 

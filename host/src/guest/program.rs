@@ -118,6 +118,8 @@ impl Timing {
 /// What a counting pass does around the phases of an iteration; the timed
 /// iteration does nothing ([`NoHooks`], compiled away).
 pub trait Hooks {
+    /// The iteration's store, before anything runs in it.
+    fn prepare_store<T: 'static>(&mut self, _store: &mut Store<T>) {}
     /// Just before instantiation.
     fn before_instantiate(&mut self) -> Result<()> {
         Ok(())
@@ -449,6 +451,7 @@ impl Program {
                 };
                 let mut store = Store::new(module.engine(), state);
                 store.limiter(|s| &mut s.limiter);
+                hooks.prepare_store(&mut store);
                 hooks.before_instantiate()?;
                 let before = Instant::now();
                 let instance = linker.instantiate(&mut store, module);
@@ -490,6 +493,7 @@ impl Program {
                 };
                 let mut store = Store::new(component.engine(), state);
                 store.limiter(|s| &mut s.limiter);
+                hooks.prepare_store(&mut store);
                 hooks.before_instantiate()?;
                 let before = Instant::now();
                 let command = Command::instantiate(&mut store, component, linker);

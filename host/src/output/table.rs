@@ -12,7 +12,7 @@ use crate::output::cells::{Cells, callgrind_line, phases_line};
 use crate::output::units::format_ns;
 use crate::results::CompareReport;
 use crate::results::Verdict;
-use crate::results::{BenchResult, Environment, RunReport, SuiteSummary, Tool};
+use crate::results::{BenchResult, Environment, ProfileReport, RunReport, SuiteSummary, Tool};
 
 const BOLD: Style = Style::new().bold();
 const DIM: Style = Style::new().dimmed();
@@ -205,6 +205,53 @@ impl<W: Write> Table<W> {
                 c.verdict.to_string(),
                 c.text
             )?;
+        }
+        self.out.flush()
+    }
+
+    /// Per profiled row, the functions that take the most time (at most
+    /// `top`), and per variant the functions whose share changed most.
+    pub fn profiles(&mut self, report: &ProfileReport, top: usize) -> io::Result<()> {
+        for p in &report.profiles {
+            writeln!(self.out)?;
+            match (&p.error, &p.path) {
+                (Some(error), _) => {
+                    writeln!(self.out, "{}  {ERROR}error:{ERROR:#} {error}", p.name)?;
+                    continue;
+                }
+                (None, Some(path)) => writeln!(
+                    self.out,
+                    "{}  {} samples · profile {path} (open it in https://profiler.firefox.com)",
+                    p.name, p.samples
+                )?,
+                (None, None) => writeln!(self.out, "{}  {} samples", p.name, p.samples)?,
+            }
+            writeln!(self.out, "  {:>7}  {:>7}  function", "self", "total")?;
+            for f in p.functions.iter().take(top) {
+                writeln!(
+                    self.out,
+                    "  {:>6.1}%  {:>6.1}%  {}",
+                    f.self_pct, f.total_pct, f.name
+                )?;
+            }
+        }
+        for c in &report.changes {
+            writeln!(self.out)?;
+            writeln!(
+                self.out,
+                "{} against {}: what got slower (share of the samples gained, then lost)",
+                c.variant, c.reference
+            )?;
+            if c.functions.is_empty() {
+                writeln!(self.out, "  none")?;
+            }
+            for f in c.functions.iter().take(top) {
+                writeln!(
+                    self.out,
+                    "  {:>+7.1} points  {:>6.1}% -> {:>6.1}%  {}",
+                    f.change_points, f.reference_self_pct, f.variant_self_pct, f.name
+                )?;
+            }
         }
         self.out.flush()
     }

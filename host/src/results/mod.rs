@@ -80,6 +80,61 @@ impl Figures {
     }
 }
 
+/// One wasm function's share of a profile's samples.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FunctionShare {
+    /// From the module's name section, else `wasm-function[N]`.
+    pub name: String,
+    /// Samples with it at the top of the stack, in percent.
+    pub self_pct: f64,
+    /// Samples with it anywhere on the stack, in percent.
+    pub total_pct: f64,
+}
+
+/// A function's self share in two profiles.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FunctionChange {
+    pub name: String,
+    pub reference_self_pct: f64,
+    pub variant_self_pct: f64,
+    /// variant − reference, in percentage points.
+    pub change_points: f64,
+}
+
+/// The profile of one row.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct RowProfile {
+    pub name: String,
+    /// The profile file (the Firefox Profiler opens it); absent when the
+    /// row failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Stack samples taken.
+    pub samples: usize,
+    /// Functions by self share, largest first.
+    pub functions: Vec<FunctionShare>,
+}
+
+/// What profiling gave: a profile per row and, between variants, what
+/// changed against the reference.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ProfileReport {
+    pub profiles: Vec<RowProfile>,
+    /// In a comparison, per variant, the functions whose self share changed
+    /// against the reference, from the largest gain to the largest loss.
+    pub changes: Vec<ProfileChanges>,
+}
+
+/// A variant's functions against the reference's.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ProfileChanges {
+    pub variant: String,
+    pub reference: String,
+    pub functions: Vec<FunctionChange>,
+}
+
 /// A suite's rows taken together.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SuiteSummary {
@@ -496,6 +551,9 @@ pub struct CompareReport {
     /// Each variant's own figures, as in `host run`.
     pub variants: Vec<BenchResult>,
     pub comparisons: Vec<Comparison>,
+    /// With `--profile`: each variant's profile, and what changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ProfileReport>,
 }
 
 /// How the warm-up went.

@@ -242,6 +242,7 @@ pub fn compare_report() -> CompareReport {
             comparison("mod17.wasm", 0.706, 0.69, 0.72, Verdict::Faster),
             comparison("mod13|copy.wasm", 1.003, 0.996, 1.008, Verdict::Same),
         ],
+        profile: None,
     }
 }
 
