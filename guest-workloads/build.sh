@@ -14,7 +14,7 @@ cd "$here"
 core_target=wasm32-unknown-unknown
 component_target=wasm32-wasip2
 program_target=wasm32-wasip1
-core_workloads=(empty xor mod13 mod16 remove sort-insertion sort-merge chain100 chain101)
+core_workloads=(empty xor mod13 mod16 remove sort-insertion sort-merge chain100 chain101 chain200 chain201 chain400 chain401)
 component_workloads=(empty-component xor-component remove-component)
 program_workloads=(wc-program fib-program loop-program)
 out_dir="../workloads"

@@ -1745,11 +1745,14 @@ fn assert_compare_report(report: &Value, reference: &str, table: &str) -> TestRe
         let text = c["text"].as_str().ok_or("no text")?;
         let variant = c["variant"].as_str().ok_or("no variant")?;
         assert!(text.contains(&format!("`{variant}`")), "{c}");
-        // The terminal: the verdict word first, then the text.
+        // The terminal: the verdict word first, then the text, then the
+        // smallest effect it could see.
+        let mde = number(c, "mde_pct")?;
+        assert!(mde >= 0.0, "{c}");
         assert!(
-            table
-                .lines()
-                .any(|l| l.starts_with(verdict) && l.ends_with(text)),
+            table.lines().any(|l| l.starts_with(verdict)
+                && l.contains(text)
+                && l.ends_with(&format!("smallest detectable effect ±{mde:.2}%"))),
             "no verdict line for {variant}:\n{table}"
         );
     }

@@ -1,6 +1,6 @@
-// Shared body of `chain100` and `chain101`, pulled in by their `src/lib.rs`
-// with `include!` after they define `const STEPS: u32` (the only difference
-// between the two crates). Not a crate of its own.
+// Shared body of the `chainN` crates (100/101, 200/201, 400/401), pulled in
+// by their `src/lib.rs` with `include!` after they define `const STEPS: u32`
+// (the only difference between the crates). Not a crate of its own.
 //
 // One op = a dependent chain of exactly `STEPS` identical steps of a
 // non-linear mixing function (the first step of SplitMix64's finaliser) on a
@@ -22,7 +22,7 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     core::arch::wasm32::unreachable()
 }
 
-const _: () = assert!(STEPS < 256, "`chain` covers STEPS up to 255");
+const _: () = assert!(STEPS < 512, "`chain` covers STEPS up to 511");
 
 /// One step: `x ^= x >> 29; x *= 0xBF58476D1CE4E5B9` (wrapping).
 #[inline(always)]
@@ -65,9 +65,17 @@ fn step128(x: u64) -> u64 {
     step64(step64(x))
 }
 
+#[inline(always)]
+fn step256(x: u64) -> u64 {
+    step128(step128(x))
+}
+
 /// Exactly `STEPS` applications of `step1`, as straight-line code.
 #[inline(always)]
 fn chain(mut x: u64) -> u64 {
+    if STEPS & 256 != 0 {
+        x = step256(x);
+    }
     if STEPS & 128 != 0 {
         x = step128(x);
     }

@@ -403,8 +403,8 @@ pub struct NewArgs {
 
 #[derive(Debug, Args)]
 pub struct SelftestArgs {
-    /// Folder of the bundled workloads (xor, empty, mod13, mod16, chain100,
-    /// chain101, xor-component, empty-component).
+    /// Folder of the bundled workloads (xor, empty, mod13, mod16, the chain
+    /// pairs, xor-component, empty-component, fib, loop).
     #[arg(long, value_name = "DIR", default_value = "workloads")]
     pub workloads: PathBuf,
 
@@ -445,4 +445,13 @@ pub enum SelftestSection {
     /// A call-heavy and a loop-heavy program under `host run` against an
     /// uninstrumented timing of the same `_start`.
     Programs,
+    /// The 1% pair compared while a busy loop of the same priority spins on
+    /// the last core (the measuring core before the quietest was chosen).
+    Busy,
+    /// The 0.5% pair (chain200, chain201) with `--noise 0.5` and the 0.25%
+    /// pair (chain400, chain401) with `--noise 0.25`, ten runs each.
+    Small,
+    /// Four variants at once (xor, mod13, mod16, xor): every verdict, with
+    /// family-wise intervals, ten runs.
+    Family,
 }

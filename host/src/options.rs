@@ -25,8 +25,9 @@ pub const DEFAULT_BUDGET: Duration = Duration::from_secs(2);
 /// Where the measuring thread should run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PinRequest {
-    /// The last core the process may run on.
-    LastCore,
+    /// The quietest core (by load, watched briefly before measuring); the
+    /// last core when loads cannot be read.
+    Quietest,
     /// A core chosen by the user.
     Core(usize),
     /// Do not pin.
@@ -657,7 +658,7 @@ impl Settings {
         let pin = match (args.no_pin, args.core) {
             (true, _) => PinRequest::None,
             (false, Some(core)) => PinRequest::Core(core),
-            (false, None) => PinRequest::LastCore,
+            (false, None) => PinRequest::Quietest,
         };
         let priority = match args.priority {
             PriorityArg::Nice => PriorityRequest::Nice,
@@ -1000,7 +1001,7 @@ mod tests {
     #[test]
     fn defaults() -> Result<()> {
         let s = settings(&["x.wasm"])?;
-        assert_eq!(s.pin, PinRequest::LastCore);
+        assert_eq!(s.pin, PinRequest::Quietest);
         assert_eq!(s.priority, PriorityRequest::Nice);
         assert_eq!(s.warmup_cap, Duration::from_secs(1));
         assert_eq!(s.sample_time, Duration::from_millis(1));

@@ -42,7 +42,11 @@ impl Rounds<'_> {
 /// widened, in log space, by the square root of the design effect, the
 /// observed variance of the processes' median log-ratios over the variance
 /// their rounds alone would give them (Kish's design effect; never below 1).
-pub fn paired_across_processes(variant: &[Vec<f64>], reference: &[Vec<f64>]) -> Option<Ratio> {
+pub fn paired_across_processes(
+    variant: &[Vec<f64>],
+    reference: &[Vec<f64>],
+    confidence: f64,
+) -> Option<Ratio> {
     let per_process: Vec<Vec<f64>> = variant
         .iter()
         .zip(reference)
@@ -57,7 +61,7 @@ pub fn paired_across_processes(variant: &[Vec<f64>], reference: &[Vec<f64>]) -> 
         .collect();
     let pooled: Vec<f64> = per_process.concat();
     let ratios: Vec<f64> = pooled.iter().map(|l| l.exp()).collect();
-    let within = verdict::paired_ratio(&ratios, 0.95)?;
+    let within = verdict::paired_ratio(&ratios, confidence)?;
     let effect = design_effect(&per_process);
     let centre = within.ratio.ln();
     let widen = effect.sqrt();
@@ -90,6 +94,28 @@ pub fn design_effect(per_process: &[Vec<f64>]) -> f64 {
     }
 }
 
+/// Rounds, in all, before the verdicts may stop a comparison.
+pub const MIN_ROUNDS: usize = 30;
+/// Fewest worker processes before the verdicts may stop a comparison.
+pub const MIN_COMPARE_PROCESSES: usize = 3;
+
+/// The sequential stop rule of a comparison, looked at after every worker
+/// process: stop once every verdict is certain (faster, slower or same),
+/// after at least [`MIN_COMPARE_PROCESSES`] processes and [`MIN_ROUNDS`]
+/// rounds (the caller also stops at its time cap). Looking again and again
+/// inflates false verdicts; the test `sequential_stopping_error_rates`
+/// measures by how much on data with known answers.
+pub fn may_stop(processes: usize, rounds: usize, comparisons: &[Comparison]) -> bool {
+    processes >= MIN_COMPARE_PROCESSES
+        && rounds >= MIN_ROUNDS
+        && comparisons.iter().all(|c| c.verdict.is_certain())
+}
+
+/// The confidence of each of `k` intervals that hold together at 95%.
+pub fn family_confidence(k: usize) -> f64 {
+    1.0 - 0.05 / k.max(1) as f64
+}
+
 /// The verdict of every variant against `variants[reference]`.
 pub fn judge(
     variants: &[Rounds<'_>],
@@ -99,6 +125,9 @@ pub fn judge(
 ) -> Vec<Comparison> {
     let base = &variants[reference];
     let base_rounds = base.medians();
+    // Family-wise 95%: with k comparisons, each interval at 1 − 0.05/k
+    // (Bonferroni), so that all k hold together at least 95% of the time.
+    let confidence = family_confidence(variants.len().saturating_sub(1));
     variants
         .iter()
         .enumerate()
@@ -108,7 +137,10 @@ pub fn judge(
                 (Metric::Instructions | Metric::CyclesEst, Some(now), Some(then)) if then > 0.0 => {
                     (Some(Ratio::exact(now / then)), metric.name())
                 }
-                _ => (paired_across_processes(&v.medians(), &base_rounds), "time"),
+                _ => (
+                    paired_across_processes(&v.medians(), &base_rounds, confidence),
+                    "time",
+                ),
             };
             let ratio = ratio.unwrap_or(Ratio::exact(f64::NAN));
             let verdict = verdict::verdict(&ratio, band);
@@ -119,6 +151,8 @@ pub fn judge(
                 ratio: ratio.ratio,
                 ci95_low: ratio.ci95_low,
                 ci95_high: ratio.ci95_high,
+                confidence,
+                mde_pct: verdict::mde_pct(&ratio),
                 verdict,
                 text: verdict::describe(v.name, base.name, &ratio, verdict, band),
             }
@@ -129,6 +163,103 @@ pub fn judge(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::Verdict;
+
+    /// One synthetic comparison with a known true ratio: processes of 15
+    /// rounds, each round's per-op times log-normal around 100 ns with
+    /// `noise` (relative sd) per sample and a process effect of
+    /// `process_noise`, stopped by [`may_stop`] or after 30 processes.
+    fn simulate(
+        true_ratio: f64,
+        noise: f64,
+        process_noise: f64,
+        rng: &mut fastrand::Rng,
+    ) -> Verdict {
+        let normal = |rng: &mut fastrand::Rng| {
+            // Box-Muller.
+            let (u, v) = (rng.f64().max(1e-300), rng.f64());
+            (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+        };
+        let mut a: Vec<Vec<Vec<f64>>> = Vec::new();
+        let mut b: Vec<Vec<Vec<f64>>> = Vec::new();
+        let mut rounds = 0;
+        let band = NoiseBand::default();
+        for process in 1..=30 {
+            let effect = process_noise * normal(rng);
+            let mut pa = Vec::new();
+            let mut pb = Vec::new();
+            for _ in 0..15 {
+                pa.push(vec![100.0 * (noise * normal(rng)).exp()]);
+                pb.push(vec![
+                    100.0 * true_ratio * (effect + noise * normal(rng)).exp(),
+                ]);
+            }
+            a.push(pa);
+            b.push(pb);
+            rounds += 15;
+            let variants = [
+                Rounds {
+                    name: "a",
+                    per_op: a.clone(),
+                    exact_per_op: None,
+                },
+                Rounds {
+                    name: "b",
+                    per_op: b.clone(),
+                    exact_per_op: None,
+                },
+            ];
+            let c = judge(&variants, 0, band, Metric::Time);
+            if may_stop(process, rounds, &c) || process == 30 {
+                return c[0].verdict;
+            }
+        }
+        Verdict::Unsure
+    }
+
+    /// The stop rule on data with known answers: no difference, and a
+    /// real 1% one, at a per-sample noise of 1% and process effects of
+    /// 0.1%. Looking after every process must not make false verdicts
+    /// common: A against A may come out "faster" or "slower" in at most 5%
+    /// of comparisons, and a real 1% difference must not come out "faster"
+    /// or "same".
+    #[test]
+    fn sequential_stopping_error_rates() {
+        let mut rng = fastrand::Rng::with_seed(42);
+        let trials = 300;
+        let mut false_difference = 0;
+        let mut wrong_on_real = 0;
+        let mut found_real = 0;
+        for _ in 0..trials {
+            if matches!(
+                simulate(1.0, 0.01, 0.001, &mut rng),
+                Verdict::Faster | Verdict::Slower
+            ) {
+                false_difference += 1;
+            }
+            match simulate(1.01, 0.01, 0.001, &mut rng) {
+                Verdict::Slower => found_real += 1,
+                Verdict::Faster | Verdict::Same => wrong_on_real += 1,
+                Verdict::Unsure => {}
+            }
+        }
+        let rate = |n: usize| n as f64 / trials as f64;
+        eprintln!(
+            "A vs A: {false_difference} of {trials} false; 1%: {found_real} slower, {wrong_on_real} wrong"
+        );
+        assert!(
+            rate(false_difference) <= 0.05,
+            "A vs A: {false_difference} of {trials} false"
+        );
+        assert!(
+            rate(wrong_on_real) <= 0.05,
+            "1%: {wrong_on_real} of {trials} wrong"
+        );
+        assert!(
+            rate(found_real) >= 0.9,
+            "1%: found in {found_real} of {trials}"
+        );
+    }
 
     #[test]
     fn processes_that_disagree_widen_the_interval() -> Result<(), String> {
@@ -142,13 +273,13 @@ mod tests {
                     .collect()
             })
             .collect();
-        let r = paired_across_processes(&variant, &reference).ok_or("no ratio")?;
+        let r = paired_across_processes(&variant, &reference, 0.95).ok_or("no ratio")?;
         assert!(r.ci95_low < 0.99 && r.ci95_high > 1.01, "{r:?}");
         // Processes that agree: the sign test alone.
         let same: Vec<Vec<f64>> = (0..3)
             .map(|_| (0..30).map(|r| 1.0 + (r % 3) as f64 * 1e-5).collect())
             .collect();
-        let r = paired_across_processes(&same, &reference).ok_or("no ratio")?;
+        let r = paired_across_processes(&same, &reference, 0.95).ok_or("no ratio")?;
         assert!(r.ci95_high - r.ci95_low < 1e-4, "{r:?}");
         Ok(())
     }

@@ -61,7 +61,8 @@ pub fn describe(
             ratio.ratio, ratio.ci95_low, ratio.ci95_high
         ),
         Verdict::Same => format!(
-            "`{variant}` vs `{reference}`: no difference beyond ±{}% (ratio {:.4} [{:.4}, {:.4}])",
+            "`{variant}` vs `{reference}`: no difference beyond ±{:.2}% (the band is ±{}%; ratio {:.4} [{:.4}, {:.4}])",
+            reach_pct(ratio),
             band.half() * 100.0,
             ratio.ratio,
             ratio.ci95_low,
@@ -72,6 +73,21 @@ pub fn describe(
             ratio.ratio, ratio.ci95_low, ratio.ci95_high
         ),
     }
+}
+
+/// How far from 1 the interval reaches, in percent: the largest difference
+/// the data cannot rule out.
+pub fn reach_pct(ratio: &Ratio) -> f64 {
+    (1.0 - ratio.ci95_low)
+        .abs()
+        .max((ratio.ci95_high - 1.0).abs())
+        * 100.0
+}
+
+/// The smallest effect a comparison could see when it stopped: the
+/// half-width of the ratio's interval, in percent of the ratio.
+pub fn mde_pct(ratio: &Ratio) -> f64 {
+    (ratio.ci95_high - ratio.ci95_low) / 2.0 / ratio.ratio * 100.0
 }
 
 /// The median of per-round ratios and its sign-test interval at
@@ -299,7 +315,9 @@ mod tests {
                 Verdict::Same,
                 band(0.01)
             )
-            .contains("no difference beyond ±1%")
+            .contains("no difference beyond ±0.10% (the band is ±1%")
         );
+        assert!((reach_pct(&ratio(1.0, 0.997, 1.001)) - 0.3).abs() < 1e-9);
+        assert!((mde_pct(&ratio(2.0, 1.9, 2.1)) - 5.0).abs() < 1e-9);
     }
 }

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 use crate::analysis::baseline::compare_with_saved;
-use crate::analysis::compare::{Rounds, judge};
+use crate::analysis::compare::{Rounds, judge, may_stop};
 use crate::analysis::complexity::fit_results;
 use crate::analysis::drift;
 use crate::analysis::stats;
@@ -44,7 +44,7 @@ use crate::benchmark::worker::{Event, Job, ProcessSample, RowJob, Task};
 use crate::guest::load::Workload;
 use crate::guest::program::TimedRegion;
 use crate::guest::{Contract, Kind, sandbox};
-use crate::options::{CompareSettings, Metric, Profiling, Settings, StopRule};
+use crate::options::{CompareSettings, Metric, PinRequest, Profiling, Settings, StopRule};
 use crate::results::baseline::Saved;
 use crate::results::history::{self, Entry as HistoryEntry, History};
 use crate::results::{
@@ -64,10 +64,7 @@ pub const PROCESS_BLOCKS: usize = 4;
 pub const PROGRAM_SHARE: Duration = Duration::from_millis(100);
 /// Rounds one worker takes in a comparison.
 pub const ROUNDS_PER_PROCESS: usize = 15;
-/// Rounds, in all, before the verdicts may stop a comparison.
-pub const MIN_ROUNDS: usize = 30;
-/// Fewest workers before the verdicts may stop a comparison.
-pub const MIN_COMPARE_PROCESSES: usize = 3;
+pub use crate::analysis::compare::{MIN_COMPARE_PROCESSES, MIN_ROUNDS};
 /// Time a worker may take to start, calibrate and load from the cache before
 /// it must have said it is ready (compiling without the cache included).
 const START_DEADLINE: Duration = Duration::from_secs(600);
@@ -117,6 +114,17 @@ fn subject(settings: &Settings, row: &Row, workload: &Workload) -> String {
         row.benchmark,
         row.size.map_or_else(String::new, |s| s.to_string())
     )
+}
+
+/// Settle the measuring core before any worker starts: by default the
+/// quietest core now (every worker then pins the same one), and why.
+fn choose_core(settings: &mut Settings) -> Option<String> {
+    if settings.pin != PinRequest::Quietest {
+        return None;
+    }
+    let (core, why) = crate::platform::thread::quietest_core()?;
+    settings.pin = PinRequest::Core(core);
+    Some(why)
 }
 
 /// The seed of a run: the user's, or a fresh one.
@@ -313,6 +321,7 @@ pub fn run_rows(
     progress: &dyn Progress,
 ) -> Result<RunReport> {
     let mut settings = settings.clone();
+    let core_choice = choose_core(&mut settings);
     let original_seed = settings.seed;
     let seed = seed_of(&settings);
     settings.seed = Some(seed);
@@ -431,6 +440,7 @@ pub fn run_rows(
             if environment.is_none() && env.is_some() {
                 environment = env;
                 if let Some(env) = &mut environment {
+                    env.core_choice = core_choice.clone();
                     if let Some(saved) = saved {
                         env.warnings.extend(saved.environment_differences(env));
                     }
@@ -912,6 +922,7 @@ pub fn compare_rounds(
     progress: &dyn Progress,
 ) -> Result<CompareReport> {
     let mut common = settings.settings.clone();
+    let core_choice = choose_core(&mut common);
     let seed = seed_of(&common);
     common.seed = Some(seed);
     let catalog = Catalog::load(&common, files, progress)?;
@@ -987,6 +998,9 @@ pub fn compare_rounds(
         let (env, outcomes, _) = run_worker(&job, progress, &names)?;
         if environment.is_none() {
             environment = env;
+            if let Some(env) = &mut environment {
+                env.core_choice = core_choice.clone();
+            }
         }
         if sandbox::interrupted() {
             bail!("interrupted (Ctrl-C)");
@@ -1028,11 +1042,7 @@ pub fn compare_rounds(
             })
             .collect();
         comparisons = judge(&judged, reference, common.noise, common.metric);
-        let certain = comparisons.iter().all(|c| c.verdict.is_certain());
-        let processes = process + 1;
-        if (processes >= MIN_COMPARE_PROCESSES && rounds >= MIN_ROUNDS && certain)
-            || sampling.elapsed() >= settings.time_cap
-        {
+        if may_stop(process + 1, rounds, &comparisons) || sampling.elapsed() >= settings.time_cap {
             break;
         }
     }

@@ -185,6 +185,7 @@ impl Session {
             max_memory_bytes: settings.max_memory_bytes,
             timeout_ms: settings.timeout.as_secs_f64() * 1e3,
             cpu_model: cpu_model(),
+            core_choice: None,
             warnings: self.prepared.warnings.clone(),
             pmu: crate::platform::pmu::availability(),
         }

@@ -338,6 +338,39 @@ pub fn serve() -> Result<()> {
     })
 }
 
+/// The order of `n` variants in round `round`: row `round` of a Williams
+/// design, a Latin square (every variant once in every position over `n`
+/// rounds; `2n` for odd `n`) in which every variant also follows every
+/// other equally often, so that neither position nor the variant before
+/// favours one.
+pub fn williams_order(n: usize, round: usize) -> Vec<usize> {
+    if n == 0 {
+        return Vec::new();
+    }
+    // First row: 0, 1, n-1, 2, n-2, ...
+    let mut first = Vec::with_capacity(n);
+    let (mut low, mut high) = (0, n);
+    for j in 0..n {
+        if j % 2 == 0 {
+            first.push(low);
+            low += 1;
+        } else {
+            high -= 1;
+            first.push(high);
+        }
+    }
+    let rows = if n.is_multiple_of(2) { n } else { 2 * n };
+    let r = round % rows;
+    let shifted = |row: usize| first.iter().map(move |&v| (v + row) % n);
+    if r < n {
+        shifted(r).collect()
+    } else {
+        let mut reversed: Vec<usize> = shifted(r - n).collect();
+        reversed.reverse();
+        reversed
+    }
+}
+
 /// The plan of a row in this process.
 fn plan(settings: &Settings, count: Option<u64>, share: Share) -> Plan {
     Plan {
@@ -451,8 +484,8 @@ fn compare(
         .collect();
     let n = variants.len();
     for round in 0..rounds {
-        for i in 0..n {
-            let index = (i + round + offset) % n;
+        let order = williams_order(n, round + offset);
+        for index in order {
             progress.row.store(index, Ordering::Relaxed);
             progress.calling(Call::Run { count });
             let (subjects, _, _) = &mut prepared[index];
@@ -492,4 +525,49 @@ fn compare(
         rounds,
         variants: samples,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::williams_order;
+
+    /// Every variant once per position, and every ordered pair of
+    /// neighbours equally often, over a full square.
+    fn balanced(n: usize) {
+        let rows = if n.is_multiple_of(2) { n } else { 2 * n };
+        let mut position = vec![vec![0; n]; n];
+        let mut follows = vec![vec![0; n]; n];
+        for r in 0..rows {
+            let order = williams_order(n, r);
+            let mut sorted = order.clone();
+            sorted.sort();
+            assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "row {r}: {order:?}");
+            for (p, &v) in order.iter().enumerate() {
+                position[v][p] += 1;
+            }
+            for pair in order.windows(2) {
+                follows[pair[0]][pair[1]] += 1;
+            }
+        }
+        let per_position = rows / n;
+        assert!(
+            position.iter().flatten().all(|&c| c == per_position),
+            "{position:?}"
+        );
+        let per_pair = rows / n;
+        for (a, row) in follows.iter().enumerate() {
+            for (b, &count) in row.iter().enumerate() {
+                let want = if a == b { 0 } else { per_pair };
+                assert_eq!(count, want, "n {n}: {a} then {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn williams_squares_balance_positions_and_neighbours() {
+        for n in 2..=7 {
+            balanced(n);
+        }
+        assert_eq!(williams_order(1, 5), vec![0]);
+    }
 }

@@ -47,6 +47,7 @@ struct SelftestReport {
     verdicts: Vec<VerdictTally>,
     intervals: Vec<IntervalFit>,
     programs: Vec<ProgramAgreement>,
+    family: Option<FamilyTally>,
 }
 
 /// Intervals over many separate runs of one workload.
@@ -187,6 +188,42 @@ pub fn selftest(args: &SelftestArgs) -> Result<()> {
                 .intervals
                 .push(intervals(&file(name)?, args.same_runs)?);
         }
+    }
+    if wanted(SelftestSection::Small) {
+        report.verdicts.push(verdicts_with(
+            "chain200 vs chain201 (0.5%)",
+            &file("chain200.wasm")?,
+            &file("chain201.wasm")?,
+            10,
+            &["--noise", "0.5"],
+        )?);
+        report.verdicts.push(verdicts_with(
+            "chain400 vs chain401 (0.25%)",
+            &file("chain400.wasm")?,
+            &file("chain401.wasm")?,
+            10,
+            &["--noise", "0.25"],
+        )?);
+    }
+    if wanted(SelftestSection::Family) {
+        report.family = Some(family(
+            &[
+                &file("xor.wasm")?,
+                &file("mod13.wasm")?,
+                &file("mod16.wasm")?,
+                &file("xor.wasm")?,
+            ],
+            10,
+        )?);
+    }
+    if wanted(SelftestSection::Busy) {
+        let _spinner = Spinner::start()?;
+        report.verdicts.push(verdicts(
+            "chain100 vs chain101, a busy loop on the last core",
+            &file("chain100.wasm")?,
+            &file("chain101.wasm")?,
+            10,
+        )?);
     }
     if wanted(SelftestSection::Programs) {
         for name in ["fib.wasm", "loop.wasm"] {
@@ -356,8 +393,104 @@ fn components(empty_component: &Path, xor: &Path, xor_component: &Path) -> Resul
     })
 }
 
+/// A busy loop (`sh`) pinned to the last core at nice −20, as long as it
+/// lives.
+struct Spinner(std::process::Child);
+
+impl Spinner {
+    fn start() -> Result<Self> {
+        let child = std::process::Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .context("starting a busy loop")?;
+        let pid = child.id() as libc::pid_t;
+        let last = core_affinity::get_core_ids()
+            .and_then(|ids| ids.last().map(|c| c.id))
+            .context("listing the cores")?;
+        // SAFETY: `set` is a zeroed cpu_set_t owned here; pid is our child.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(last, &mut set);
+            libc::sched_setaffinity(pid, std::mem::size_of::<libc::cpu_set_t>(), &set);
+            libc::setpriority(libc::PRIO_PROCESS, pid as libc::id_t, -20);
+        }
+        println!("busy loop: pid {pid} on core {last}, nice -20");
+        Ok(Spinner(child))
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct FamilyTally {
+    runs: usize,
+    /// Runs in which every verdict was right.
+    all_right: usize,
+    verdicts: Vec<Vec<String>>,
+    wall_s: Vec<f64>,
+}
+
+/// `host compare` of xor, mod13, mod16 and xor again, `runs` times: right
+/// means mod13 and mod16 slower than xor, and xor the same as itself.
+fn family(files: &[&Path], runs: usize) -> Result<FamilyTally> {
+    println!("four variants (xor, mod13, mod16, xor): {runs} separate `host compare` runs");
+    let expected = ["slower", "slower", "same"];
+    let mut tally = FamilyTally {
+        runs,
+        all_right: 0,
+        verdicts: Vec::new(),
+        wall_s: Vec::new(),
+    };
+    for _ in 0..runs {
+        let start = Instant::now();
+        let report = run_host(&["compare"], files, &[])?;
+        tally.wall_s.push(start.elapsed().as_secs_f64());
+        let verdicts: Vec<String> = report["comparisons"]
+            .as_array()
+            .map(|cs| {
+                cs.iter()
+                    .map(|c| c["verdict"].as_str().unwrap_or("?").to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let right = verdicts == expected;
+        tally.all_right += usize::from(right);
+        println!(
+            "  {} in {:.2} s{}",
+            verdicts.join(", "),
+            tally.wall_s.last().copied().unwrap_or(0.0),
+            if right { "" } else { "  (wrong)" }
+        );
+        tally.verdicts.push(verdicts);
+    }
+    println!(
+        "  every verdict right in {} of {runs}; wall time median {:.2} s",
+        tally.all_right,
+        stats::median(&tally.wall_s)
+    );
+    Ok(tally)
+}
+
 fn verdicts(pair: &str, a: &Path, b: &Path, runs: usize) -> Result<VerdictTally> {
-    println!("{pair}: {runs} separate `host compare` runs");
+    verdicts_with(pair, a, b, runs, &[])
+}
+
+fn verdicts_with(
+    pair: &str,
+    a: &Path,
+    b: &Path,
+    runs: usize,
+    extra: &[&str],
+) -> Result<VerdictTally> {
+    println!(
+        "{pair}: {runs} separate `host compare {}` runs",
+        extra.join(" ")
+    );
     let mut tally = VerdictTally {
         pair: pair.to_string(),
         runs,
@@ -367,7 +500,7 @@ fn verdicts(pair: &str, a: &Path, b: &Path, runs: usize) -> Result<VerdictTally>
     };
     for _ in 0..runs {
         let start = Instant::now();
-        let report = run_host(&["compare"], &[a, b], &[])?;
+        let report = run_host(&["compare"], &[a, b], extra)?;
         tally.wall_s.push(start.elapsed().as_secs_f64());
         let ratio = comparison_ratio(&report)?;
         let verdict = report
@@ -539,7 +672,7 @@ fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
                 scope
                     .spawn(|| -> Result<f64> {
                         crate::platform::thread::prepare_measuring_thread(
-                            PinRequest::LastCore,
+                            PinRequest::Quietest,
                             PriorityRequest::Nice,
                         );
                         program.iterate()?;

@@ -64,7 +64,10 @@ impl<W: Write> Table<W> {
             tool.name, tool.version, env.cores
         )?;
         let core = match env.pinned_core {
-            Some(c) => format!("pinned to core {c}"),
+            Some(c) => match &env.core_choice {
+                Some(why) => format!("pinned to core {c} ({why})"),
+                None => format!("pinned to core {c}"),
+            },
             None => "not pinned".to_string(),
         };
         writeln!(
@@ -201,10 +204,20 @@ impl<W: Write> Table<W> {
             let style = verdict_style(c.verdict);
             writeln!(
                 self.out,
-                "{style}{:<7}{style:#} {}",
+                "{style}{:<7}{style:#} {} · smallest detectable effect ±{:.2}%",
                 c.verdict.to_string(),
-                c.text
+                c.text,
+                c.mde_pct
             )?;
+        }
+        if report.comparisons.len() > 1 {
+            let k = report.comparisons.len();
+            writeln!(
+                self.out,
+                "intervals hold together at 95% (each at {:.2}%, Bonferroni over {k} comparisons)",
+                report.comparisons[0].confidence * 100.0
+            )?;
+            writeln!(self.out, "{}", relative_summary(report))?;
         }
         self.out.flush()
     }
@@ -348,4 +361,20 @@ pub fn suite_line(suite: &SuiteSummary, baseline: Option<&str>) -> String {
         ));
     }
     line
+}
+
+/// Every variant against the reference on one line: "relative to `a`: `b`
+/// 2.50× faster, `c` 1.010× slower, `d` same".
+pub fn relative_summary(report: &CompareReport) -> String {
+    let parts: Vec<String> = report
+        .comparisons
+        .iter()
+        .map(|c| match c.verdict {
+            Verdict::Faster => format!("`{}` {:.3}× faster", c.variant, 1.0 / c.ratio),
+            Verdict::Slower => format!("`{}` {:.3}× slower", c.variant, c.ratio),
+            Verdict::Same => format!("`{}` the same", c.variant),
+            Verdict::Unsure => format!("`{}` unsure ({:.3}×)", c.variant, c.ratio),
+        })
+        .collect();
+    format!("relative to `{}`: {}", report.reference, parts.join(", "))
 }

@@ -244,6 +244,9 @@ impl Tool {
 pub struct Environment {
     /// The core the measuring thread was pinned to; null when not pinned.
     pub pinned_core: Option<usize>,
+    /// Why that core, when the host chose it (the quietest by load).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_choice: Option<String>,
     /// Cores available to the process.
     pub cores: usize,
     /// Scheduler and priority of the measuring thread, e.g. `nice -20 (SCHED_OTHER)`.
@@ -523,9 +526,22 @@ pub struct Comparison {
     #[serde(deserialize_with = "nan_if_null")]
     #[schemars(with = "Option<f64>")]
     pub ci95_high: f64,
+    /// Confidence of this interval: 0.95 for one comparison; with k, 1 −
+    /// 0.05/k, so that the k intervals hold together at 95% (Bonferroni).
+    #[serde(default = "default_confidence")]
+    pub confidence: f64,
+    /// The smallest effect the comparison could see when it stopped: the
+    /// half-width of the interval, in percent of the ratio.
+    #[serde(default, deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
+    pub mde_pct: f64,
     pub verdict: Verdict,
     /// The verdict in plain words.
     pub text: String,
+}
+
+fn default_confidence() -> f64 {
+    0.95
 }
 
 impl CompareReport {

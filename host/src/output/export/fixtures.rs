@@ -30,6 +30,7 @@ pub fn environment() -> Environment {
         compile_cache: None,
         max_memory_bytes: 1 << 30,
         timeout_ms: 10_000.0,
+        core_choice: None,
         warnings: vec![],
         pmu: "unavailable (perf_event_open: No such file or directory (os error 2))".into(),
     }
@@ -209,6 +210,8 @@ fn comparison(variant: &str, ratio: f64, low: f64, high: f64, verdict: Verdict) 
         ratio,
         ci95_low: low,
         ci95_high: high,
+        confidence: 0.95,
+        mde_pct: (high - low) / 2.0 / ratio * 100.0,
         verdict,
         text: format!("`{variant}` vs `mod13.wasm`: {verdict}"),
     }
