@@ -16,6 +16,10 @@
 
 use crate::results::history::Entry;
 
+/// Runs older than this (in seconds) no longer count: the machine of last
+/// week is not the machine of now.
+pub const MAX_AGE_S: u64 = 24 * 3600;
+
 /// Degrees of freedom an estimate needs before it is used.
 pub const MIN_DF: usize = 2;
 /// Degrees of freedom of its own after which a subject's estimate stands
@@ -49,9 +53,16 @@ fn squares(medians: &[f64]) -> (f64, usize) {
     (logs.iter().map(|l| (l - mean).powi(2)).sum(), logs.len())
 }
 
-/// The drift of `subject` on `machine`, from `history`; `None` while there
-/// are too few earlier runs.
-pub fn run_drift(history: &[Entry], machine: &str, subject: &str) -> Option<RunDrift> {
+/// The drift of `subject` on `machine`, from the runs of `history` of the
+/// last [`MAX_AGE_S`] before `now` (Unix seconds); `None` while there are
+/// too few earlier runs.
+pub fn run_drift(history: &[Entry], machine: &str, subject: &str, now: u64) -> Option<RunDrift> {
+    let recent: Vec<Entry> = history
+        .iter()
+        .filter(|e| now.saturating_sub(e.unix_s) <= MAX_AGE_S)
+        .cloned()
+        .collect();
+    let history = recent.as_slice();
     let mut subjects: Vec<&str> = Vec::new();
     for e in history.iter().filter(|e| e.machine == machine) {
         if !subjects.contains(&e.subject.as_str()) {
@@ -121,14 +132,21 @@ mod tests {
 
     #[test]
     fn too_few_runs_measure_nothing() {
-        assert_eq!(run_drift(&entries("a", &[100.0, 101.0]), "cpu", "a"), None);
-        assert_eq!(run_drift(&[], "cpu", "a"), None);
+        assert_eq!(
+            run_drift(&entries("a", &[100.0, 101.0]), "cpu", "a", 0),
+            None
+        );
+        assert_eq!(run_drift(&[], "cpu", "a", 0), None);
+        // Runs older than a day do not count.
+        let old = entries("a", &[99.0, 100.0, 101.0]);
+        assert!(run_drift(&old, "cpu", "a", MAX_AGE_S).is_some());
+        assert_eq!(run_drift(&old, "cpu", "a", MAX_AGE_S + 1), None);
     }
 
     #[test]
     fn a_subject_with_runs_of_its_own_uses_them() {
         let h = entries("a", &[99.0, 100.0, 101.0]);
-        let d = run_drift(&h, "cpu", "a").expect("enough runs");
+        let d = run_drift(&h, "cpu", "a", 0).expect("enough runs");
         assert!(d.own);
         assert_eq!((d.df, d.runs), (2, 3));
         // sd of ln(99), ln(100), ln(101) is about 1%.
@@ -139,13 +157,13 @@ mod tests {
     fn a_young_estimate_takes_the_wider_of_its_own_and_the_pool() {
         let mut h = entries("a", &[99.0, 100.0, 101.0]);
         h.extend(entries("b", &[90.0, 110.0, 100.0]));
-        let d = run_drift(&h, "cpu", "a").expect("enough runs");
+        let d = run_drift(&h, "cpu", "a", 0).expect("enough runs");
         assert!(!d.own && d.rel_sd > 0.05, "{d:?}");
         // With OWN_DF degrees of freedom of its own, its own stands.
         let own: Vec<f64> = (0..=OWN_DF).map(|i| 99.0 + (i % 3) as f64).collect();
         let mut h = entries("a", &own);
         h.extend(entries("b", &[90.0, 110.0, 100.0]));
-        let d = run_drift(&h, "cpu", "a").expect("enough runs");
+        let d = run_drift(&h, "cpu", "a", 0).expect("enough runs");
         assert!(d.own && d.rel_sd < 0.02, "{d:?}");
         assert_eq!(d.df, OWN_DF);
     }
@@ -163,7 +181,7 @@ mod tests {
             median_ns: 200.0,
             unix_s: 0,
         });
-        let d = run_drift(&h, "cpu", "new").expect("enough runs");
+        let d = run_drift(&h, "cpu", "new", 0).expect("enough runs");
         assert!(!d.own);
         // The median of a (about 1%), b (about 2%) and wild (about 35%): b.
         assert_eq!((d.df, d.runs), (2, 9));
@@ -177,6 +195,6 @@ mod tests {
         );
         // A spread of 0 is measured as 0, not as missing.
         let flat = entries("f", &[3.0, 3.0, 3.0]);
-        assert_eq!(run_drift(&flat, "cpu", "f").map(|d| d.rel_sd), Some(0.0));
+        assert_eq!(run_drift(&flat, "cpu", "f", 0).map(|d| d.rel_sd), Some(0.0));
     }
 }

@@ -99,7 +99,8 @@ struct RowState {
 }
 
 /// What `row` of `workload` measures, as the run history names it: the
-/// file's contents, the benchmark, the size and the engine.
+/// file's contents, the benchmark, the size, the engine and the measuring
+/// plan (a run of five samples drifts more than one of the precision rule).
 fn subject(settings: &Settings, row: &Row, workload: &Workload) -> String {
     use sha2::{Digest, Sha256};
     let digest = Sha256::digest(&workload.bytes);
@@ -110,10 +111,21 @@ fn subject(settings: &Settings, row: &Row, workload: &Workload) -> String {
         .and_then(|e| serde_json::to_string(e).ok())
         .unwrap_or_default();
     format!(
-        "{hex} {} {} {engine}",
+        "{hex} {} {} {engine} {:?} {:?} {:?} {:?}",
         row.benchmark,
-        row.size.map_or_else(String::new, |s| s.to_string())
+        row.size.map_or_else(String::new, |s| s.to_string()),
+        settings.stop,
+        settings.processes,
+        settings.count,
+        settings.sample_time
     )
+}
+
+/// Seconds since the Unix epoch.
+fn now_unix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// Settle the measuring core before any worker starts: by default the
@@ -507,7 +519,9 @@ pub fn run_rows(
                 measured: history_path
                     .as_ref()
                     .and(state.subject.as_deref())
-                    .and_then(|subject| drift::run_drift(&history.entries, &machine, subject)),
+                    .and_then(|subject| {
+                        drift::run_drift(&history.entries, &machine, subject, now_unix())
+                    }),
             };
             let mut result = result_of(&settings, state, seed, drift);
             if let (Some(saved), Some(figures)) = (saved, &result.figures) {
@@ -526,9 +540,7 @@ pub fn run_rows(
     let mut environment = environment.context("interrupted before a worker process was ready")?;
     // A run cut short by Ctrl-C adds nothing to the history.
     if let (Some(path), None) = (&history_path, &stopped) {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
+        let now = now_unix();
         let measured: Vec<(String, f64)> = results
             .iter()
             .filter_map(|(index, result)| {

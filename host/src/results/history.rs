@@ -16,7 +16,7 @@ use crate::util::fs::write_atomically;
 /// File name of the history inside the cache folder.
 pub const FILE: &str = "history.json";
 /// Runs kept per subject: the newest ones.
-pub const KEPT_PER_SUBJECT: usize = 30;
+pub const KEPT_PER_SUBJECT: usize = 12;
 /// Subjects kept: those measured most recently.
 pub const KEPT_SUBJECTS: usize = 200;
 
