@@ -207,108 +207,84 @@ pub struct Program {
     limits: Limits,
 }
 
-/// Link `bench.start`/`bench.end` of a module; `counting` links the ones
-/// that also toggle Callgrind's collecting.
-fn link_module_bench(linker: &mut Linker<State<WasiP1Ctx>>, counting: bool) -> Result<()> {
-    let linked = if counting {
-        linker
-            .func_wrap(
+impl Timing {
+    /// `bench.start` of a timed iteration, or of a counting pass when
+    /// `COUNTING` (a constant: the other branch is compiled away).
+    #[inline(always)]
+    fn on_start<const COUNTING: bool>(&mut self, now: Instant) {
+        if COUNTING {
+            self.start_counting(now)
+        } else {
+            self.start(now)
+        }
+    }
+
+    /// `bench.end`, as [`Timing::on_start`].
+    #[inline(always)]
+    fn on_end<const COUNTING: bool>(&mut self, now: Instant) {
+        if COUNTING {
+            self.end_counting(now)
+        } else {
+            self.end(now)
+        }
+    }
+}
+
+/// Link `bench.start`/`bench.end` of a module; `COUNTING` links the ones
+/// that also toggle Callgrind's collecting. Each reads the clock first.
+fn link_module_bench<const COUNTING: bool>(linker: &mut Linker<State<WasiP1Ctx>>) -> Result<()> {
+    linker
+        .func_wrap(
+            BENCH_MODULE,
+            "start",
+            |mut caller: Caller<'_, State<WasiP1Ctx>>| {
+                let now = Instant::now();
+                caller.data_mut().timing.on_start::<COUNTING>(now);
+            },
+        )
+        .and_then(|l| {
+            l.func_wrap(
                 BENCH_MODULE,
-                "start",
+                "end",
                 |mut caller: Caller<'_, State<WasiP1Ctx>>| {
                     let now = Instant::now();
-                    caller.data_mut().timing.start_counting(now);
+                    caller.data_mut().timing.on_end::<COUNTING>(now);
                 },
             )
-            .and_then(|l| {
-                l.func_wrap(
-                    BENCH_MODULE,
-                    "end",
-                    |mut caller: Caller<'_, State<WasiP1Ctx>>| {
-                        let now = Instant::now();
-                        caller.data_mut().timing.end_counting(now);
-                    },
-                )
-            })
-    } else {
-        linker
-            .func_wrap(
-                BENCH_MODULE,
-                "start",
-                |mut caller: Caller<'_, State<WasiP1Ctx>>| {
-                    let now = Instant::now();
-                    caller.data_mut().timing.start(now);
-                },
-            )
-            .and_then(|l| {
-                l.func_wrap(
-                    BENCH_MODULE,
-                    "end",
-                    |mut caller: Caller<'_, State<WasiP1Ctx>>| {
-                        let now = Instant::now();
-                        caller.data_mut().timing.end(now);
-                    },
-                )
-            })
-    };
-    linked
+        })
         .map(|_| ())
         .map_err(anyhow::Error::from)
         .context("linking the bench imports")
 }
 
-/// Link the `bench` instance (start, end) of a component; `counting` as
+/// Link the `bench` instance (start, end) of a component; `COUNTING` as
 /// for modules.
-fn link_component_bench(
+fn link_component_bench<const COUNTING: bool>(
     linker: &mut wasmtime::component::Linker<State<P2>>,
-    counting: bool,
 ) -> Result<()> {
     let mut bench = linker
         .instance(BENCH_MODULE)
         .map_err(anyhow::Error::from)
         .context("linking the bench instance")?;
-    let linked = if counting {
-        bench
-            .func_wrap(
-                "start",
+    bench
+        .func_wrap(
+            "start",
+            |mut store: StoreContextMut<'_, State<P2>>, (): ()| {
+                let now = Instant::now();
+                store.data_mut().timing.on_start::<COUNTING>(now);
+                Ok(())
+            },
+        )
+        .and_then(|()| {
+            bench.func_wrap(
+                "end",
                 |mut store: StoreContextMut<'_, State<P2>>, (): ()| {
                     let now = Instant::now();
-                    store.data_mut().timing.start_counting(now);
+                    store.data_mut().timing.on_end::<COUNTING>(now);
                     Ok(())
                 },
             )
-            .and_then(|()| {
-                bench.func_wrap(
-                    "end",
-                    |mut store: StoreContextMut<'_, State<P2>>, (): ()| {
-                        let now = Instant::now();
-                        store.data_mut().timing.end_counting(now);
-                        Ok(())
-                    },
-                )
-            })
-    } else {
-        bench
-            .func_wrap(
-                "start",
-                |mut store: StoreContextMut<'_, State<P2>>, (): ()| {
-                    let now = Instant::now();
-                    store.data_mut().timing.start(now);
-                    Ok(())
-                },
-            )
-            .and_then(|()| {
-                bench.func_wrap(
-                    "end",
-                    |mut store: StoreContextMut<'_, State<P2>>, (): ()| {
-                        let now = Instant::now();
-                        store.data_mut().timing.end(now);
-                        Ok(())
-                    },
-                )
-            })
-    };
-    linked
+        })
         .map_err(anyhow::Error::from)
         .context("linking the bench instance")
 }
@@ -347,7 +323,11 @@ impl Program {
                         .any(|i| i.module() == BENCH_MODULE && i.name() == name)
                 };
                 let (imports_start, imports_end) = (imports("start"), imports("end"));
-                link_module_bench(&mut linker, counting && imports_start && imports_end)?;
+                if counting && imports_start && imports_end {
+                    link_module_bench::<true>(&mut linker)?;
+                } else {
+                    link_module_bench::<false>(&mut linker)?;
+                }
                 (
                     Runner::Module {
                         module: module.clone(),
@@ -371,7 +351,11 @@ impl Program {
                     })
                 };
                 let (imports_start, imports_end) = (imports("start"), imports("end"));
-                link_component_bench(&mut linker, counting && imports_start && imports_end)?;
+                if counting && imports_start && imports_end {
+                    link_component_bench::<true>(&mut linker)?;
+                } else {
+                    link_component_bench::<false>(&mut linker)?;
+                }
                 (
                     Runner::Component {
                         component: component.clone(),
