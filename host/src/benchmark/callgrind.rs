@@ -109,13 +109,23 @@ impl Dumps {
         cost::parse_dump(&text).with_context(|| format!("reading {}", path.display()))
     }
 
-    /// Zero the counts, collect while `f` runs, and read them.
-    fn around<T>(&mut self, f: impl FnOnce() -> Result<T>) -> Result<(T, Totals)> {
+    /// Zero the counts and start collecting.
+    fn start(&mut self) {
         valgrind::zero_stats();
         valgrind::toggle_collect();
-        let result = f();
+    }
+
+    /// Stop collecting and read the counts.
+    fn stop(&mut self) -> Result<Totals> {
         valgrind::toggle_collect();
-        let totals = self.take()?;
+        self.take()
+    }
+
+    /// Zero the counts, collect while `f` runs, and read them.
+    fn around<T>(&mut self, f: impl FnOnce() -> Result<T>) -> Result<(T, Totals)> {
+        self.start();
+        let result = f();
+        let totals = self.stop()?;
         Ok((result?, totals))
     }
 }
@@ -161,27 +171,26 @@ struct PhaseCounts<'a> {
 
 impl Hooks for PhaseCounts<'_> {
     fn before_instantiate(&mut self) -> Result<()> {
-        valgrind::zero_stats();
-        valgrind::toggle_collect();
+        self.dumps.start();
         Ok(())
     }
     fn after_instantiate(&mut self) -> Result<()> {
-        valgrind::toggle_collect();
-        self.instantiate = Some(self.dumps.take()?);
+        self.instantiate = Some(self.dumps.stop()?);
         Ok(())
     }
     fn before_run(&mut self, whole: bool) -> Result<()> {
-        valgrind::zero_stats();
-        if whole {
-            valgrind::toggle_collect();
+        // Otherwise the program's own bench.start starts collecting.
+        match whole {
+            true => self.dumps.start(),
+            false => valgrind::zero_stats(),
         }
         Ok(())
     }
     fn after_run(&mut self, whole: bool, collecting: bool) -> Result<()> {
-        if whole || collecting {
-            valgrind::toggle_collect();
-        }
-        self.execute = Some(self.dumps.take()?);
+        self.execute = Some(match whole || collecting {
+            true => self.dumps.stop()?,
+            false => self.dumps.take()?,
+        });
         Ok(())
     }
 }

@@ -276,20 +276,30 @@ fn check_command_component(
         let ComponentItem::ComponentInstance(instance) = item.ty else {
             bail!("import `bench` is not an instance");
         };
-        for (func_name, func) in instance.exports(engine) {
-            let ok = matches!(func_name, "start" | "end")
-                && matches!(&func.ty, ComponentItem::ComponentFunc(f) if f.params().len() == 0 && f.results().len() == 0);
-            if !ok {
-                bail!(
-                    "import `bench` asks for `{func_name}`; it offers start: func() and end: func()"
-                );
-            }
+        if let Some(func_name) = stray_function(engine, &instance, &["start", "end"]) {
+            bail!("import `bench` asks for `{func_name}`; it offers start: func() and end: func()");
         }
     }
     Ok(Contract::Program {
         name: file_name.to_string(),
         entry: COMMAND_ENTRY,
     })
+}
+
+/// The first export of an imported `instance` that is not one of `allowed`
+/// as a `func()` taking and returning nothing, if any.
+fn stray_function(
+    engine: &Engine,
+    instance: &wasmtime::component::types::ComponentInstance,
+    allowed: &[&str],
+) -> Option<String> {
+    instance
+        .exports(engine)
+        .find(|(name, func)| {
+            let unit = matches!(&func.ty, ComponentItem::ComponentFunc(f) if f.params().len() == 0 && f.results().len() == 0);
+            !(allowed.contains(name) && unit)
+        })
+        .map(|(name, _)| name.to_string())
 }
 
 fn benchmark(file_name: &str, export: &str, prefix: &str) -> Benchmark {
@@ -322,14 +332,10 @@ fn check_component(engine: &Engine, component: &Component, file_name: &str) -> R
         let ComponentItem::ComponentInstance(instance) = item.ty else {
             bail!("import `{name}` is not an interface");
         };
-        for (func_name, func) in instance.exports(engine) {
-            let ok = matches!(func_name, "pause" | "resume")
-                && matches!(&func.ty, ComponentItem::ComponentFunc(f) if f.params().len() == 0 && f.results().len() == 0);
-            if !ok {
-                bail!(
-                    "import `{name}` asks for `{func_name}`, which the timing interface does not have (it has pause: func() and resume: func())"
-                );
-            }
+        if let Some(func_name) = stray_function(engine, &instance, &["pause", "resume"]) {
+            bail!(
+                "import `{name}` asks for `{func_name}`, which the timing interface does not have (it has pause: func() and resume: func())"
+            );
         }
         uses_pause = true;
     }

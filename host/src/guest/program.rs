@@ -71,8 +71,6 @@ pub enum TimedRegion {
 #[derive(Default)]
 struct Timing {
     started: Option<Instant>,
-    /// Whether `bench.start` was ever called.
-    any_start: bool,
     regions: Vec<Duration>,
     error: Option<&'static str>,
     /// Counting with Callgrind: whether its collecting is on.
@@ -82,7 +80,11 @@ struct Timing {
 impl Timing {
     fn start(&mut self, now: Instant) {
         self.started = Some(now);
-        self.any_start = true;
+    }
+
+    /// Whether `bench.start` was ever called: a region ended, or one open.
+    fn any_start(&self) -> bool {
+        !self.regions.is_empty() || self.started.is_some()
     }
 
     fn end(&mut self, now: Instant) {
@@ -528,7 +530,7 @@ impl Program {
         if let Some(problem) = ran.timing.error {
             bail!("{problem}");
         }
-        let (execute_ns, region) = match (ran.timing.regions.is_empty(), ran.timing.any_start) {
+        let (execute_ns, region) = match (ran.timing.regions.is_empty(), ran.timing.any_start()) {
             (false, _) => (
                 ran.timing
                     .regions
