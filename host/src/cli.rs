@@ -432,7 +432,8 @@ pub enum SelftestSection {
     /// Medians of xor over separate runs, their spread, interval coverage,
     /// time to a result.
     Repeatability,
-    /// Per-op time of xor and the empty guest at counts 10^3 to 10^7.
+    /// Per-op time of xor (three rounds of every count) and the empty guest at
+    /// counts 10^3 to 10^7.
     Counts,
     /// Components against core modules: empty and xor.
     Components,

@@ -5,8 +5,9 @@
 //! - repeatability: the median of xor over several separate runs, their
 //!   spread, whether each run's 95% interval holds the median of all runs,
 //!   and the wall time to a result;
-//! - count independence: per-op time at counts 10^3 to 10^7, for xor and for
-//!   the empty guest (whose per-op time should be 0);
+//! - count independence: per-op time at counts 10^3 to 10^7, for xor (in
+//!   rounds of every count, so that drift falls on all alike) and for the
+//!   empty guest (whose per-op time should be 0);
 //! - components: the empty component (0 per op) and xor as a component
 //!   against xor as a core module;
 //! - verdicts: A against A, mod13 against mod16, chain100 against chain101
@@ -38,6 +39,9 @@ use crate::results::Ratio;
 
 /// Counts for the count-independence check.
 const COUNTS: [u64; 5] = [1_000, 10_000, 100_000, 1_000_000, 10_000_000];
+/// Rounds of the count check: every count once per round, the order rotated,
+/// so that the machine's drift over the check falls on every count alike.
+const COUNT_ROUNDS: usize = 3;
 
 #[derive(Debug, Default, Serialize)]
 struct SelftestReport {
@@ -111,7 +115,10 @@ struct Repeatability {
 #[derive(Debug, Serialize)]
 struct CountFigures {
     count: u64,
+    /// Median of the rounds.
     workload_ns_per_op: f64,
+    /// Each round's median, in round order.
+    workload_runs_ns_per_op: Vec<f64>,
     workload_vs_largest_count_pct: f64,
     empty_ns_per_op: f64,
     empty_ci95: (f64, f64),
@@ -324,15 +331,26 @@ fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
         format_ns(number(&default_empty, "/ns_per_op/ci95_low")?),
         format_ns(number(&default_empty, "/ns_per_op/ci95_high")?)
     );
-    println!("count independence (ns/op; difference against the largest count):");
+    println!(
+        "count independence (ns/op; {COUNT_ROUNDS} rounds of every count in rotated order; median of the rounds, difference against the largest count):"
+    );
+    let mut rounds: Vec<Vec<f64>> = vec![Vec::new(); COUNTS.len()];
+    for round in 0..COUNT_ROUNDS {
+        for k in 0..COUNTS.len() {
+            let i = (k + round) % COUNTS.len();
+            let flag = COUNTS[i].to_string();
+            let row = result_row(&run_host(&["run"], &[xor], &["--count", &flag])?)?;
+            rounds[i].push(number(&row, "/ns_per_op/median")?);
+        }
+    }
     let mut counts = Vec::new();
-    for count in COUNTS {
+    for (count, runs) in COUNTS.into_iter().zip(rounds) {
         let flag = count.to_string();
-        let row = result_row(&run_host(&["run"], &[xor], &["--count", &flag])?)?;
         let empty = result_row(&run_host(&["run"], &[empty], &["--count", &flag])?)?;
         counts.push(CountFigures {
             count,
-            workload_ns_per_op: number(&row, "/ns_per_op/median")?,
+            workload_ns_per_op: stats::median(&runs),
+            workload_runs_ns_per_op: runs,
             workload_vs_largest_count_pct: 0.0,
             empty_ns_per_op: number(&empty, "/ns_per_op/median")?,
             empty_ci95: (
@@ -344,16 +362,29 @@ fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
     let reference = counts.last().map_or(f64::NAN, |c| c.workload_ns_per_op);
     for c in &mut counts {
         c.workload_vs_largest_count_pct = (c.workload_ns_per_op / reference - 1.0) * 100.0;
+        let (lo, hi) = c
+            .workload_runs_ns_per_op
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(lo, hi), &m| (lo.min(m), hi.max(m)));
         println!(
-            "  count {:>10}: {:>10} ({:+.2}%)   empty {:>10} [{}, {}]",
+            "  count {:>10}: {:>10} ({:+.2}%; rounds {:.2}% apart)   empty {:>10} [{}, {}]",
             c.count,
             format_ns(c.workload_ns_per_op),
             c.workload_vs_largest_count_pct,
+            (hi - lo) / c.workload_ns_per_op * 100.0,
             format_ns(c.empty_ns_per_op),
             format_ns(c.empty_ci95.0),
             format_ns(c.empty_ci95.1)
         );
     }
+    let medians: Vec<f64> = counts.iter().map(|c| c.workload_ns_per_op).collect();
+    let (lo, hi) = medians
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), &m| (lo.min(m), hi.max(m)));
+    println!(
+        "  largest difference between counts: {:.2}% (goal: within 1%)",
+        (hi / lo - 1.0) * 100.0
+    );
     Ok(counts)
 }
 
