@@ -291,9 +291,7 @@ fn repeatability(xor: &Path, runs: usize) -> Result<Repeatability> {
         .iter()
         .filter(|r| r.within_run_low_ns <= median_of_runs && median_of_runs <= r.within_run_high_ns)
         .count();
-    let (lo, hi) = medians
-        .iter()
-        .fold((f64::MAX, f64::MIN), |(lo, hi), &m| (lo.min(m), hi.max(m)));
+    let (lo, hi) = min_max(&medians);
     let spread_pct = (hi - lo) / median_of_runs * 100.0;
     let mean = medians.iter().sum::<f64>() / medians.len() as f64;
     let sd = (medians.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (medians.len() - 1) as f64)
@@ -362,10 +360,7 @@ fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
     let reference = counts.last().map_or(f64::NAN, |c| c.workload_ns_per_op);
     for c in &mut counts {
         c.workload_vs_largest_count_pct = (c.workload_ns_per_op / reference - 1.0) * 100.0;
-        let (lo, hi) = c
-            .workload_runs_ns_per_op
-            .iter()
-            .fold((f64::MAX, f64::MIN), |(lo, hi), &m| (lo.min(m), hi.max(m)));
+        let (lo, hi) = min_max(&c.workload_runs_ns_per_op);
         println!(
             "  count {:>10}: {:>10} ({:+.2}%; rounds {:.2}% apart)   empty {:>10} [{}, {}]",
             c.count,
@@ -378,9 +373,7 @@ fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
         );
     }
     let medians: Vec<f64> = counts.iter().map(|c| c.workload_ns_per_op).collect();
-    let (lo, hi) = medians
-        .iter()
-        .fold((f64::MAX, f64::MIN), |(lo, hi), &m| (lo.min(m), hi.max(m)));
+    let (lo, hi) = min_max(&medians);
     println!(
         "  largest difference between counts: {:.2}% (goal: within 1%)",
         (hi / lo - 1.0) * 100.0
@@ -747,6 +740,13 @@ fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
         ratio,
         ratio_of_neighbours,
     })
+}
+
+/// The smallest and the largest of `values`.
+fn min_max(values: &[f64]) -> (f64, f64) {
+    values
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), &m| (lo.min(m), hi.max(m)))
 }
 
 /// Run this binary with `command FILES... --export-json - EXTRA...` and
