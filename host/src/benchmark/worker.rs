@@ -169,6 +169,14 @@ impl Emitter {
     fn row(&self) -> usize {
         self.row.load(Ordering::Relaxed)
     }
+
+    /// Send what row `row` gave: its event, or its failure in one line.
+    fn finish_row(&self, row: usize, result: Result<Event>) {
+        self.send(&result.unwrap_or_else(|e| Event::Failed {
+            row,
+            error: one_line(&e),
+        }));
+    }
 }
 
 impl Progress for Emitter {
@@ -226,17 +234,14 @@ pub fn serve() -> Result<()> {
                         emitter.stage(&row_job.row.name, Stage::Warmup);
                         std::process::abort();
                     }
-                    let event = match measure_row(&job.settings, &session, row_job, &emitter) {
-                        Ok(sample) => Event::Measured {
+                    let measured = measure_row(&job.settings, &session, row_job, &emitter);
+                    emitter.finish_row(
+                        row_job.index,
+                        measured.map(|sample| Event::Measured {
                             row: row_job.index,
                             sample,
-                        },
-                        Err(e) => Event::Failed {
-                            row: row_job.index,
-                            error: one_line(&e),
-                        },
-                    };
-                    emitter.send(&event);
+                        }),
+                    );
                 }
             }
             Task::Callgrind { rows, folder } => {
@@ -254,17 +259,14 @@ pub fn serve() -> Result<()> {
                             &emitter,
                         )
                     });
-                    emitter.send(&match counted {
-                        Ok(counted) => Event::Counted {
+                    emitter.finish_row(
+                        row_job.index,
+                        counted.map(|counted| Event::Counted {
                             row: row_job.index,
                             per_op: counted.per_op,
                             instantiate: counted.instantiate,
-                        },
-                        Err(e) => Event::Failed {
-                            row: row_job.index,
-                            error: one_line(&e),
-                        },
-                    });
+                        }),
+                    );
                 }
             }
             Task::Profile {
@@ -298,16 +300,13 @@ pub fn serve() -> Result<()> {
                             functions,
                         })
                     });
-                    emitter.send(&match profiled {
-                        Ok(profile) => Event::Profiled {
+                    emitter.finish_row(
+                        row_job.index,
+                        profiled.map(|profile| Event::Profiled {
                             row: row_job.index,
                             profile,
-                        },
-                        Err(e) => Event::Failed {
-                            row: row_job.index,
-                            error: one_line(&e),
-                        },
-                    });
+                        }),
+                    );
                 }
             }
             Task::Compare {
@@ -317,7 +316,7 @@ pub fn serve() -> Result<()> {
                 offset,
                 fuel,
             } => {
-                let event = compare(
+                let compared = compare(
                     &job.settings,
                     &session,
                     variants,
@@ -326,12 +325,11 @@ pub fn serve() -> Result<()> {
                     *offset,
                     *fuel,
                     &emitter,
-                )
-                .unwrap_or_else(|(row, e)| Event::Failed {
-                    row,
-                    error: one_line(&e),
-                });
-                emitter.send(&event);
+                );
+                match compared {
+                    Ok(event) => emitter.send(&event),
+                    Err((row, e)) => emitter.finish_row(row, Err(e)),
+                }
             }
         }
         Ok(())
