@@ -232,6 +232,24 @@ impl Timing {
     }
 }
 
+/// Whether `code` imports `bench.<func>`: a function of the `bench` module,
+/// or of a component's `bench` instance.
+fn imports_bench(code: &Code, func: &str) -> bool {
+    match code {
+        Code::Module(module) => module
+            .imports()
+            .any(|i| i.module() == BENCH_MODULE && i.name() == func),
+        Code::Component(component) => {
+            let engine = component.engine();
+            component.component_type().imports(engine).any(|(name, item)| {
+                name == BENCH_MODULE
+                    && matches!(item.ty, wasmtime::component::types::ComponentItem::ComponentInstance(i)
+                        if i.exports(engine).any(|(f, _)| f == func))
+            })
+        }
+    }
+}
+
 /// Link `bench.start`/`bench.end` of a module; `COUNTING` links the ones
 /// that also toggle Callgrind's collecting. Each reads the clock first.
 fn link_module_bench<const COUNTING: bool>(linker: &mut Linker<State<WasiP1Ctx>>) -> Result<()> {
@@ -311,7 +329,10 @@ impl Program {
         limits: Limits,
         counting: bool,
     ) -> Result<Self> {
-        let (runner, imports_start, imports_end) = match code {
+        let (imports_start, imports_end) =
+            (imports_bench(code, "start"), imports_bench(code, "end"));
+        let bench_toggles = counting && imports_start && imports_end;
+        let runner = match code {
             Code::Module(module) => {
                 let mut linker = Linker::new(module.engine());
                 wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s: &mut State<WasiP1Ctx>| {
@@ -319,53 +340,28 @@ impl Program {
                 })
                 .map_err(anyhow::Error::from)
                 .context("linking WASI preview1")?;
-                let imports = |name: &str| {
-                    module
-                        .imports()
-                        .any(|i| i.module() == BENCH_MODULE && i.name() == name)
-                };
-                let (imports_start, imports_end) = (imports("start"), imports("end"));
-                if counting && imports_start && imports_end {
-                    link_module_bench::<true>(&mut linker)?;
-                } else {
-                    link_module_bench::<false>(&mut linker)?;
+                match bench_toggles {
+                    true => link_module_bench::<true>(&mut linker)?,
+                    false => link_module_bench::<false>(&mut linker)?,
                 }
-                (
-                    Runner::Module {
-                        module: module.clone(),
-                        linker,
-                    },
-                    imports_start,
-                    imports_end,
-                )
+                Runner::Module {
+                    module: module.clone(),
+                    linker,
+                }
             }
             Code::Component(component) => {
-                let engine = component.engine();
-                let mut linker = wasmtime::component::Linker::new(engine);
+                let mut linker = wasmtime::component::Linker::new(component.engine());
                 wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
                     .map_err(anyhow::Error::from)
                     .context("linking WASI preview 2")?;
-                let imports = |func: &str| {
-                    component.component_type().imports(engine).any(|(name, item)| {
-                        name == BENCH_MODULE
-                            && matches!(item.ty, wasmtime::component::types::ComponentItem::ComponentInstance(i)
-                                if i.exports(engine).any(|(f, _)| f == func))
-                    })
-                };
-                let (imports_start, imports_end) = (imports("start"), imports("end"));
-                if counting && imports_start && imports_end {
-                    link_component_bench::<true>(&mut linker)?;
-                } else {
-                    link_component_bench::<false>(&mut linker)?;
+                match bench_toggles {
+                    true => link_component_bench::<true>(&mut linker)?,
+                    false => link_component_bench::<false>(&mut linker)?,
                 }
-                (
-                    Runner::Component {
-                        component: component.clone(),
-                        linker,
-                    },
-                    imports_start,
-                    imports_end,
-                )
+                Runner::Component {
+                    component: component.clone(),
+                    linker,
+                }
             }
         };
         let folder = match path.parent() {
@@ -376,7 +372,7 @@ impl Program {
         Ok(Program {
             runner,
             imports_end,
-            bench_toggles: counting && imports_start && imports_end,
+            bench_toggles,
             expected_stdout: expected(&folder, &name, "stdout")?,
             expected_stderr: expected(&folder, &name, "stderr")?,
             folder,
