@@ -2126,7 +2126,7 @@ fn save_baseline_writes_it_under_the_working_directory() -> TestResult {
     assert_eq!(checksum(w)?, 6 + 256);
     assert!(fuel(w)? > 0.0, "{w}");
     assert!(
-        w["samples_ns_per_op"]
+        w["epochs_ns_per_op"]
             .as_array()
             .is_some_and(|s| !s.is_empty()),
         "{w}"

@@ -26,8 +26,8 @@ pub fn compare_with_saved(
         }
         _ => (
             verdict::unpaired_ratio(
-                &figures.samples_ns_per_op,
-                &then.samples_ns_per_op,
+                &figures.epochs_ns_per_op,
+                &then.epochs_ns_per_op,
                 settings.drift_pct / 100.0,
                 RESAMPLES_FINAL,
                 seed,

@@ -347,7 +347,7 @@ fn median_in_place(v: &mut [f64]) -> f64 {
 
 /// Tukey's fences from ascending-sorted samples:
 /// [q1 - 3 IQR, q1 - 1.5 IQR, q3 + 1.5 IQR, q3 + 3 IQR]; NaN if empty.
-fn tukey_fences(sorted: &[f64]) -> [f64; 4] {
+pub fn tukey_fences(sorted: &[f64]) -> [f64; 4] {
     if sorted.is_empty() {
         return [f64::NAN; 4];
     }

@@ -2,7 +2,8 @@
 //!
 //! The correction step of the method lives here, once: every sample less the
 //! median empty-guest call with the same count, less the calibrated cost of
-//! each pause/resume pair, divided by the count. Then the statistics of
+//! each pause/resume pair, pooled into epochs of at least [`EPOCH_NS`] and
+//! divided by the count. Then the statistics of
 //! [`crate::analysis::stats`] and the notes a reader needs. Pure arithmetic:
 //! no I/O, no clocks.
 
@@ -26,8 +27,20 @@ pub struct Stages {
     pub instantiate_ms: f64,
 }
 
-/// Per-op times of `m` after subtracting the empty-guest call and the
-/// calibrated pause/resume pairs, block by block.
+/// Least time one epoch spans, in ns: consecutive samples of a block are
+/// pooled into epochs of at least this much, and each epoch gives one per-op
+/// time. Samples of 0.5 ms or more (the default target is 1 ms) are epochs of
+/// their own.
+///
+/// Why (after nanobench's epochs): the speed of a core moves over short
+/// spans (frequency, the sibling thread, the host of a virtual machine). A
+/// sample of a few hundred ns falls in one such state, and the median of
+/// short samples is the fast state, while a long sample averages the states.
+/// Pooling short samples into epochs of a fixed length makes the per-op time
+/// of a small count the same quantity as that of a large one.
+pub const EPOCH_NS: f64 = 500_000.0;
+
+/// Per-op times of `m`, epoch by epoch (see [`corrected`]).
 pub fn corrected_per_op(m: &Measurement) -> Vec<Vec<f64>> {
     corrected(
         &m.blocks,
@@ -39,7 +52,16 @@ pub fn corrected_per_op(m: &Measurement) -> Vec<Vec<f64>> {
 }
 
 /// Per-op times of `blocks` (time of one call each) taken at `count`, less
-/// `baseline` per call and `pair` per pause.
+/// `baseline` per call and `pair` per pause, one per epoch: consecutive
+/// samples of a block spanning at least [`EPOCH_NS`], the samples left at the
+/// end of a block going to its last epoch (a block shorter than an epoch is
+/// one epoch).
+///
+/// Where epochs pool several samples (a block's median sample is shorter
+/// than half an epoch), an epoch's mean leaves out the samples beyond the
+/// block's far Tukey fence (q3 + 3 IQR): calls that an interrupt or the
+/// scheduler cut into, which the median drops when every sample is an epoch
+/// of its own. They still count towards the epoch's span.
 pub fn corrected(
     blocks: &[Vec<f64>],
     pauses: &[Vec<u64>],
@@ -52,13 +74,37 @@ pub fn corrected(
         .iter()
         .enumerate()
         .map(|(b, block)| {
-            block
-                .iter()
-                .enumerate()
-                .map(|(i, ns)| {
+            let mut sorted = block.clone();
+            sorted.sort_unstable_by(f64::total_cmp);
+            let pooled = stats::quantile_sorted(&sorted, 0.5) < EPOCH_NS / 2.0;
+            let fence = match pooled {
+                true => stats::tukey_fences(&sorted)[3],
+                false => f64::INFINITY,
+            };
+            // (net time, calls kept) of each epoch, then the per-op time.
+            let mut epochs: Vec<(f64, f64)> = Vec::new();
+            let (mut spent, mut net, mut calls) = (0.0, 0.0, 0.0);
+            for (i, &ns) in block.iter().enumerate() {
+                spent += ns;
+                if ns <= fence || fence.is_nan() {
                     let p = pauses.get(b).and_then(|p| p.get(i)).copied().unwrap_or(0) as f64;
-                    (ns - baseline - p * pair) / count
-                })
+                    net += ns - baseline - p * pair;
+                    calls += 1.0;
+                }
+                if spent >= EPOCH_NS && calls > 0.0 {
+                    epochs.push((net, calls));
+                    (spent, net, calls) = (0.0, 0.0, 0.0);
+                }
+            }
+            if calls > 0.0 {
+                match epochs.last_mut() {
+                    Some(last) => *last = (last.0 + net, last.1 + calls),
+                    None => epochs.push((net, calls)),
+                }
+            }
+            epochs
+                .into_iter()
+                .map(|(net, calls)| net / (calls * count))
                 .collect()
         })
         .collect()
@@ -149,7 +195,7 @@ pub struct Drift {
 }
 
 /// Summarise a measurement into the figures of a row: statistics of the
-/// corrected per-op samples, the interval (from the variation between
+/// corrected per-op epochs, the interval (from the variation between
 /// processes, widened by the drift between runs), and plain-words notes.
 pub fn figures(
     processes: &[Measurement],
@@ -183,8 +229,8 @@ pub fn figures(
         _ => stats::sample_sd(&process_medians) / summary.median.abs() * 100.0,
     };
     let raw: Vec<f64> = m.raw_per_op().into_iter().flatten().collect();
-    let all: Vec<f64> = per_op.iter().flatten().copied().collect();
-    let samples = all.len();
+    let epochs = per_op.iter().map(Vec::len).sum::<usize>();
+    let samples = m.blocks.iter().map(Vec::len).sum::<usize>();
     let pauses: Vec<f64> = m.pauses.iter().flatten().map(|&p| p as f64).collect();
     let pauses_per_sample = if pauses.is_empty() {
         0
@@ -240,9 +286,9 @@ pub fn figures(
             m.pause_pair_ns
         ));
     }
-    if summary.outliers.high_severe + summary.outliers.low_severe > samples / 10 {
+    if summary.outliers.high_severe + summary.outliers.low_severe > epochs / 10 {
         notes.push(format!(
-            "{} of {samples} samples are severe outliers: the machine was busy",
+            "{} of {epochs} epochs are severe outliers: the machine was busy",
             summary.outliers.high_severe + summary.outliers.low_severe
         ));
     }
@@ -250,6 +296,7 @@ pub fn figures(
     Figures {
         count: m.count,
         samples,
+        epochs,
         ns_per_op: NsPerOp {
             median: summary.median,
             mean: summary.mean,
@@ -291,8 +338,8 @@ pub fn figures(
         run_drift_runs: drift.measured.map_or(0, |d| d.runs),
         callgrind: None,
         raw_samples_ns: m.blocks.clone(),
-        samples_ns_per_op: per_op,
-        sample_classes: summary.classes.clone(),
+        epochs_ns_per_op: per_op,
+        epoch_classes: summary.classes.clone(),
         baseline_calls_ns: m.baseline_calls_ns.clone(),
     }
 }
@@ -305,12 +352,46 @@ mod tests {
     fn correction_subtracts_baseline_and_pauses_per_call() {
         let blocks = vec![vec![1030.0, 1130.0]];
         let pauses = vec![vec![0, 2]];
+        // Both samples together are shorter than an epoch: one epoch.
         let per_op = corrected(&blocks, &pauses, 30.0, 50.0, 100);
-        assert_eq!(per_op, vec![vec![10.0, 10.0]]);
+        assert_eq!(per_op, vec![vec![10.0]]);
         // Without pause records, nothing is subtracted for pauses.
+        assert_eq!(corrected(&blocks, &[], 30.0, 50.0, 100), vec![vec![10.5]]);
+    }
+
+    #[test]
+    fn long_samples_are_epochs_of_their_own() {
+        let long = EPOCH_NS + 100.0;
+        let blocks = vec![vec![long, long + 100.0], vec![long + 200.0]];
+        let per_op = corrected(&blocks, &[], 100.0, 0.0, 10);
+        let expect = |ns: f64| (ns - 100.0) / 10.0;
         assert_eq!(
-            corrected(&blocks, &[], 30.0, 50.0, 100),
-            vec![vec![10.0, 11.0]]
+            per_op,
+            vec![
+                vec![expect(long), expect(long + 100.0)],
+                vec![expect(long + 200.0)]
+            ]
         );
+    }
+
+    #[test]
+    fn short_samples_pool_into_epochs_and_the_rest_joins_the_last() {
+        // 0.2 ms samples: an epoch closes at the third sample (0.6 ms); the
+        // seventh, left over, joins the second epoch.
+        let ns = EPOCH_NS * 0.4;
+        let block: Vec<f64> = (0..7).map(|i| ns + i as f64).collect();
+        let per_op = corrected(std::slice::from_ref(&block), &[], 0.0, 0.0, 1);
+        let mean = |s: &[f64]| s.iter().sum::<f64>() / s.len() as f64;
+        assert_eq!(per_op, vec![vec![mean(&block[..3]), mean(&block[3..])]]);
+    }
+
+    #[test]
+    fn an_interrupted_call_counts_for_the_span_not_the_mean() {
+        // 1 µs calls, one of them 50 µs (beyond the far fence): it is left
+        // out of its epoch's mean, and still closes the epoch sooner.
+        let mut block = vec![1_000.0; 1_000];
+        block[10] = 50_000.0;
+        let per_op = corrected(&[block], &[], 0.0, 0.0, 1);
+        assert_eq!(per_op, vec![vec![1_000.0, 1_000.0]]);
     }
 }

@@ -65,8 +65,10 @@ pub struct SavedResult {
     pub name: String,
     #[serde(default)]
     pub error: Option<String>,
-    #[serde(default)]
-    pub samples_ns_per_op: Vec<Vec<f64>>,
+    /// Per-op time of each epoch (baselines saved before epochs hold one
+    /// per sample, under the old name).
+    #[serde(default, alias = "samples_ns_per_op")]
+    pub epochs_ns_per_op: Vec<Vec<f64>>,
     #[serde(default)]
     pub fuel_per_op: Option<f64>,
     #[serde(default)]
@@ -101,7 +103,7 @@ impl Saved {
     pub fn result(&self, name: &str) -> Option<&SavedResult> {
         self.results
             .iter()
-            .find(|r| r.name == name && r.error.is_none() && !r.samples_ns_per_op.is_empty())
+            .find(|r| r.name == name && r.error.is_none() && !r.epochs_ns_per_op.is_empty())
     }
 
     /// How the environment now differs from the saved one, in plain words.

@@ -400,7 +400,7 @@ pub struct NsPerOp {
     #[serde(deserialize_with = "nan_if_null")]
     #[schemars(with = "Option<f64>")]
     pub ci95_high: f64,
-    /// The block-bootstrap interval over all samples: what the blocks alone
+    /// The block-bootstrap interval over all epochs: what the blocks alone
     /// can tell, blind to variation between processes.
     pub ci95_within_run_low: f64,
     pub ci95_within_run_high: f64,
@@ -411,19 +411,24 @@ pub struct NsPerOp {
 pub struct Figures {
     /// Operations per sample.
     pub count: u64,
-    /// Number of samples.
+    /// Number of samples (calls of `run`).
     pub samples: usize,
+    /// Number of epochs the samples were pooled into (runs of consecutive
+    /// samples of at least 0.5 ms each): the statistics are over epochs.
+    /// Reports written before epochs hold none, and one value per sample.
+    #[serde(default)]
+    pub epochs: usize,
     /// After subtracting the empty-guest call (and pause/resume pairs).
     pub ns_per_op: NsPerOp,
     /// Median before any subtraction.
     pub raw_ns_per_op_median: f64,
-    /// Median absolute percentage error of the per-op samples.
+    /// Median absolute percentage error of the per-op epochs.
     pub err_pct: f64,
     /// 1e9 / median; null when the median is not positive.
     pub ops_per_sec: Option<f64>,
     /// Median empty-guest call with the same count, subtracted per sample.
     pub baseline_ns_per_call: f64,
-    /// Samples outside Tukey's fences (kept, not dropped).
+    /// Epochs outside Tukey's fences (kept, not dropped).
     pub outliers: usize,
     pub outlier_counts: Outliers,
     pub warmup_ms: f64,
@@ -484,10 +489,13 @@ pub struct Figures {
     pub callgrind: Option<CallgrindCounts>,
     /// Raw samples: time of one call in ns, block by block.
     pub raw_samples_ns: Vec<Vec<f64>>,
-    /// Per-op samples after subtraction, block by block (the statistics above).
-    pub samples_ns_per_op: Vec<Vec<f64>>,
-    /// Tukey class of every per-op sample, in order.
-    pub sample_classes: Vec<OutlierClass>,
+    /// Per-op time of each epoch after subtraction, block by block (the
+    /// statistics above).
+    #[serde(alias = "samples_ns_per_op")]
+    pub epochs_ns_per_op: Vec<Vec<f64>>,
+    /// Tukey class of every epoch, in order.
+    #[serde(alias = "sample_classes")]
+    pub epoch_classes: Vec<OutlierClass>,
     /// Empty-guest calls with the same count, in ns.
     pub baseline_calls_ns: Vec<f64>,
 }

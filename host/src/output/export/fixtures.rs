@@ -69,10 +69,11 @@ pub fn samples(
 /// Figures with hand-set statistics (for exact snapshots) over `samples`.
 pub fn fixed_figures(samples: Vec<Vec<f64>>) -> Figures {
     let all: Vec<f64> = samples.iter().flatten().copied().collect();
-    let (outlier_counts, sample_classes) = stats::tukey(&all);
+    let (outlier_counts, epoch_classes) = stats::tukey(&all);
     Figures {
         count: 1000,
         samples: 100,
+        epochs: 100,
         ns_per_op: NsPerOp {
             median: 1234.5,
             mean: 1240.0,
@@ -114,8 +115,8 @@ pub fn fixed_figures(samples: Vec<Vec<f64>>) -> Figures {
         run_drift_runs: 0,
         callgrind: None,
         raw_samples_ns: samples.clone(),
-        samples_ns_per_op: samples,
-        sample_classes,
+        epochs_ns_per_op: samples,
+        epoch_classes,
         baseline_calls_ns: vec![4200.0; 10],
     }
 }
@@ -124,10 +125,11 @@ pub fn fixed_figures(samples: Vec<Vec<f64>>) -> Figures {
 pub fn figures_from(samples: Vec<Vec<f64>>, count: u64, seed: u64) -> Figures {
     let summary = stats::summarize(&samples, 1000, seed);
     let all: Vec<f64> = samples.iter().flatten().copied().collect();
-    let (_, sample_classes) = stats::tukey(&all);
+    let (_, epoch_classes) = stats::tukey(&all);
     let mut f = fixed_figures(samples);
     f.count = count;
     f.samples = all.len();
+    f.epochs = all.len();
     f.ns_per_op = NsPerOp {
         median: summary.median,
         mean: summary.mean,
@@ -144,7 +146,7 @@ pub fn figures_from(samples: Vec<Vec<f64>>, count: u64, seed: u64) -> Figures {
     f.ops_per_sec = (summary.median > 0.0).then(|| 1e9 / summary.median);
     f.outliers = summary.outliers.total();
     f.outlier_counts = summary.outliers;
-    f.sample_classes = sample_classes;
+    f.epoch_classes = epoch_classes;
     f.notes = vec![];
     f
 }

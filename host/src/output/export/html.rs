@@ -310,7 +310,7 @@ fn distributions(page: &mut String, results: &[BenchResult]) {
     }
     let _ = writeln!(
         page,
-        "<h2>Distributions</h2>\n<p class=\"legend\">Time per op of every sample (at most {MAX_HISTOGRAM_SAMPLES} in a histogram).<i class=\"bar\" style=\"background:{}\"></i>samples<i class=\"line\" style=\"background:{}\"></i>median, its 95% interval shaded<i style=\"background:{}\"></i>mild outlier<i style=\"background:{}\"></i>severe outlier (Tukey's fences)</p>",
+        "<h2>Distributions</h2>\n<p class=\"legend\">Time per op of every epoch: a sample, or consecutive short samples adding up to at least 0.5 ms (at most {MAX_HISTOGRAM_SAMPLES} in a histogram).<i class=\"bar\" style=\"background:{}\"></i>epochs<i class=\"line\" style=\"background:{}\"></i>median, its 95% interval shaded<i style=\"background:{}\"></i>mild outlier<i style=\"background:{}\"></i>severe outlier (Tukey's fences)</p>",
         hex(BAR),
         hex(MEDIAN),
         hex(MILD),
@@ -322,13 +322,14 @@ fn distributions(page: &mut String, results: &[BenchResult]) {
         let o = &f.outlier_counts;
         let _ = writeln!(
             page,
-            "<figure class=\"plot histogram\" id=\"row-{i}\">\n<h3>{}</h3>\n<figcaption>median {} ±{} · 95% CI {} · {} samples × {} ops · outliers: {} low severe, {} low mild, {} high mild, {} high severe</figcaption>",
+            "<figure class=\"plot histogram\" id=\"row-{i}\">\n<h3>{}</h3>\n<figcaption>median {} ±{} · 95% CI {} · {} samples × {} ops in {} epochs · outliers: {} low severe, {} low mild, {} high mild, {} high severe</figcaption>",
             escape(&r.name),
             c.time,
             c.err.trim_start_matches('±'),
             c.ci,
             f.samples,
             c.count,
+            f.epochs,
             o.low_severe,
             o.low_mild,
             o.high_mild,
@@ -399,12 +400,12 @@ impl Distribution {
     /// `None` without a finite sample.
     fn of(f: &Figures) -> Option<Self> {
         let samples: Vec<(f64, OutlierClass)> = f
-            .samples_ns_per_op
+            .epochs_ns_per_op
             .iter()
             .flatten()
             .copied()
             .zip(
-                f.sample_classes
+                f.epoch_classes
                     .iter()
                     .copied()
                     .chain(std::iter::repeat(OutlierClass::NotAnOutlier)),
@@ -491,7 +492,7 @@ fn histogram_svg(d: &Distribution) -> Plot<String> {
             .disable_x_mesh()
             .x_labels(8)
             .y_labels(5)
-            .y_desc("samples")
+            .y_desc("epochs")
             .light_line_style(WHITE.mix(0.0))
             .bold_line_style(BLACK.mix(0.08))
             .label_style((FONT, 14))
@@ -1064,13 +1065,13 @@ mod tests {
         let mut f = fixtures::fixed_figures(vec![vec![5.0; 50]]);
         f.ns_per_op.median = 5.0;
         assert!(svg(&f)?.starts_with("<svg"));
-        f.samples_ns_per_op = vec![vec![-0.2, 0.1, 0.0, -0.05, 0.3]];
-        f.sample_classes = vec![];
+        f.epochs_ns_per_op = vec![vec![-0.2, 0.1, 0.0, -0.05, 0.3]];
+        f.epoch_classes = vec![];
         f.ns_per_op.median = 0.0;
         assert!(svg(&f)?.starts_with("<svg"));
-        f.samples_ns_per_op = vec![vec![f64::NAN]];
+        f.epochs_ns_per_op = vec![vec![f64::NAN]];
         assert!(Distribution::of(&f).is_none());
-        f.samples_ns_per_op = vec![];
+        f.epochs_ns_per_op = vec![];
         assert!(Distribution::of(&f).is_none());
         Ok(())
     }
