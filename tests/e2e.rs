@@ -197,7 +197,7 @@ fn assert_measured_as(row: &Value, kind: &str) -> TestResult {
     for key in [
         "raw_ns_per_op_median",
         "err_pct",
-        "baseline_ns_per_call",
+        "fixed_cost_ns",
         "warmup_ms",
         "compile_ms",
     ] {

@@ -2,7 +2,7 @@
 //! deterministic (bootstraps take a seed), no I/O and no clocks.
 //!
 //! - [`stats`]: quantiles, Tukey outliers, err%, the block bootstrap;
-//! - [`summary`]: the correction (empty guest, pause pairs) and the figures
+//! - [`summary`]: the correction (a call's fixed cost, pause pairs) and the figures
 //!   of a row;
 //! - [`verdict`]: ratios with intervals, and the verdict against the noise
 //!   band;

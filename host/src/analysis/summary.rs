@@ -1,7 +1,8 @@
 //! Summaries: from a raw [`Measurement`] to the [`Figures`] of a row.
 //!
 //! The correction step of the method lives here, once: every sample less the
-//! median empty-guest call with the same count, less the calibrated cost of
+//! fixed cost of a call (measured by the sequence on the workload itself:
+//! 2·T(m) − T(2m)), less the calibrated cost of
 //! each pause/resume pair, pooled into epochs of at least [`EPOCH_NS`] and
 //! divided by the count. Then the statistics of
 //! [`crate::analysis::stats`] and the notes a reader needs. Pure arithmetic:
@@ -45,7 +46,7 @@ pub fn corrected_per_op(m: &Measurement) -> Vec<Vec<f64>> {
     corrected(
         &m.blocks,
         &m.pauses,
-        m.baseline_ns_per_call,
+        m.fixed_cost_ns,
         m.pause_pair_ns,
         m.count,
     )
@@ -111,7 +112,7 @@ pub fn corrected(
 }
 
 /// The measurements of several processes as one: blocks, pauses and
-/// empty-guest calls side by side, times and warm-up rounds added up.
+/// fixed-cost pairs side by side, times and warm-up rounds added up.
 pub fn pool(processes: &[Measurement]) -> Measurement {
     let paused = processes.iter().any(|m| !m.pauses.is_empty());
     let mut pooled = Measurement {
@@ -124,11 +125,11 @@ pub fn pool(processes: &[Measurement]) -> Measurement {
         },
         blocks: Vec::new(),
         pauses: Vec::new(),
-        baseline_calls_ns: Vec::new(),
-        baseline_ns_per_call: stats::median(
+        fixed_costs_ns: Vec::new(),
+        fixed_cost_ns: stats::median(
             &processes
                 .iter()
-                .map(|m| m.baseline_ns_per_call)
+                .map(|m| m.fixed_cost_ns)
                 .collect::<Vec<_>>(),
         ),
         pause_pair_ns: processes.first().map_or(0.0, |m| m.pause_pair_ns),
@@ -147,7 +148,7 @@ pub fn pool(processes: &[Measurement]) -> Measurement {
         pooled.warmup.rounds += m.warmup.rounds;
         pooled.sampling_ms += m.sampling_ms;
         pooled.blocks.extend(m.blocks.iter().cloned());
-        pooled.baseline_calls_ns.extend(&m.baseline_calls_ns);
+        pooled.fixed_costs_ns.extend(&m.fixed_costs_ns);
         if paused {
             match m.pauses.is_empty() {
                 true => pooled
@@ -204,7 +205,7 @@ pub fn figures(
     seed: u64,
     drift: Drift,
 ) -> Figures {
-    // Each process is corrected with its own empty-guest calls.
+    // Each process is corrected with its own fixed cost.
     let per_process: Vec<Vec<Vec<f64>>> = processes.iter().map(corrected_per_op).collect();
     let m = &pool(processes);
     let per_op: Vec<Vec<f64>> = per_process.concat();
@@ -311,7 +312,7 @@ pub fn figures(
         raw_ns_per_op_median: stats::median(&raw),
         err_pct: summary.err_pct,
         ops_per_sec: (summary.median > 0.0).then(|| 1e9 / summary.median),
-        baseline_ns_per_call: m.baseline_ns_per_call,
+        fixed_cost_ns: m.fixed_cost_ns,
         outliers: summary.outliers.total(),
         outlier_counts: summary.outliers.clone(),
         warmup_ms: m.warmup.elapsed_ms,
@@ -340,7 +341,7 @@ pub fn figures(
         raw_samples_ns: m.blocks.clone(),
         epochs_ns_per_op: per_op,
         epoch_classes: summary.classes.clone(),
-        baseline_calls_ns: m.baseline_calls_ns.clone(),
+        fixed_costs_ns: m.fixed_costs_ns.clone(),
     }
 }
 

@@ -815,7 +815,7 @@ fn enough(settings: &Settings, state: &RowState, processes: usize) -> bool {
     }
     // The interval the row's figures will have: the pooled median, Student's
     // t over the process medians (each process corrected by its own
-    // empty-guest calls).
+    // fixed-cost pairs).
     let per_process: Vec<Vec<Vec<f64>>> = state
         .samples
         .iter()

@@ -1,6 +1,6 @@
 //! The measuring sequence of a `run(count, seed)` workload, written once and
 //! used by every worker process of `host run` and `host compare`: warm-up,
-//! pilot, baseline, sampling in blocks, and a process's share of the samples.
+//! pilot, fixed cost, sampling in blocks, and a process's share of the samples.
 //!
 //! Method (after divan's tuning, criterion's warm-up and nanobench's epochs):
 //! 1. *Warm-up* ([`tune`]) in rounds of about one target sample each,
@@ -11,10 +11,15 @@
 //!    sample last the target duration (at least 1000x the clock resolution
 //!    and the per-call overhead). A count fixed by the user or by the run
 //!    (so that every process takes the same one) skips it.
-//! 3. *Baseline* ([`settle`]): after a warm-up at the chosen count, an empty
-//!    guest with the same exports is called with the same count through the
-//!    very same path, a few calls before every block; the median of those
-//!    calls is subtracted from every sample.
+//! 3. *Fixed cost* ([`settle`]): after a warm-up at the chosen count, the
+//!    workload itself is called in pairs at a small count m and at 2m (m is
+//!    the sample's count when a sample is short), a few pairs before every
+//!    block. Each pair gives 2·T(m) − T(2m), the cost of a call without its
+//!    operations (criterion's linear sampling, on two points); their median
+//!    is subtracted from every sample. Measured on the workload's own call,
+//!    with its operations in flight, it is the fixed cost the CPU actually
+//!    pays: on an out-of-order core part of a call's entry and exit overlaps
+//!    the loop, so an empty guest's call would overstate it.
 //! 4. *Sampling* in blocks ([`Blocks`]) until the process has taken its
 //!    [`Share`].
 //!
@@ -52,8 +57,12 @@ pub const BLOCK_TIME: Duration = Duration::from_millis(25);
 pub const BLOCK_SAMPLES: (usize, usize) = (5, 5_000);
 /// Most samples kept for one benchmark in one process.
 pub const MAX_SAMPLES: usize = 50_000;
-/// Empty-guest calls before every block.
-pub const BASELINE_CALLS_PER_BLOCK: usize = 25;
+/// Pairs of calls measuring the fixed cost before every block.
+pub const FIXED_COST_PAIRS_PER_BLOCK: usize = 25;
+/// The longest call of a fixed-cost pair's smaller count: a longer sample's
+/// fixed cost is measured at a count that lasts about this long (the fixed
+/// cost is the same at any count, and is a vanishing part of a long sample).
+pub const FIXED_COST_CALL: Duration = Duration::from_micros(2);
 
 /// How much one process samples of one benchmark.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -78,12 +87,10 @@ pub struct Plan {
     pub seed: u64,
 }
 
-/// The instances one row is measured with, each set up.
+/// The instance one row is measured with, set up.
 pub struct Subjects {
     /// The workload.
     pub workload: Instance,
-    /// The empty guest of the same format.
-    pub empty: Instance,
 }
 
 /// What [`tune`] found: the warm-up so far and the count.
@@ -116,7 +123,7 @@ pub fn measure(
         progress.calling(Call::Run {
             count: blocks.count,
         });
-        blocks.take(&mut subjects.workload, &mut subjects.empty, len)?;
+        blocks.take(&mut subjects.workload, len)?;
         let per_op = blocks.corrected_per_op();
         let all: Vec<f64> = per_op.iter().flatten().copied().collect();
         let median = stats::median(&all);
@@ -150,7 +157,7 @@ pub fn tune(
 }
 
 /// Step 3: warm up at `count` (the tuned count, or one shared by several
-/// variants), then start the blocks (the baseline's first calls).
+/// variants), then start the blocks (the fixed cost's first pairs).
 pub fn settle(
     plan: &Plan,
     calibration: &Calibration,
@@ -178,7 +185,6 @@ pub fn settle(
         plan.seed,
         warmup,
         &mut subjects.workload,
-        &mut subjects.empty,
     )
 }
 
@@ -200,6 +206,17 @@ pub fn pilot(warm_count: u64, per_op_ns: Option<f64>, target: Duration) -> u64 {
     };
     let count = (target.as_nanos() as f64 / per_op_ns).round();
     (count as u64).clamp(1, MAX_COUNT)
+}
+
+/// The smaller count of the fixed-cost pairs for samples of `count`
+/// operations that take `sample_ns`: the count itself when a sample is at
+/// most [`FIXED_COST_CALL`], else the count that lasts about that long.
+pub fn pair_count(count: u64, sample_ns: f64) -> u64 {
+    let most = FIXED_COST_CALL.as_nanos() as f64;
+    if sample_ns <= most {
+        return count.max(1);
+    }
+    ((count as f64 * most / sample_ns) as u64).clamp(1, count.max(1))
 }
 
 /// Warm up in rounds of about `target` each (at the fixed count, if the plan
@@ -284,10 +301,12 @@ fn round(workload: &mut Instance, count: u64, seed: u64, target_ns: f64) -> Resu
     Ok((total, calls))
 }
 
-/// Samples taken block by block, each block right after a few empty-guest
-/// calls with the same count.
+/// Samples taken block by block, each block right after a few pairs of
+/// calls that measure the fixed cost of a call.
 pub struct Blocks {
     count: u64,
+    /// The smaller count of a fixed-cost pair (the other is twice it).
+    pair_count: u64,
     seed: u64,
     pause_pair_ns: f64,
     clock_resolution_ns: f64,
@@ -295,7 +314,8 @@ pub struct Blocks {
     /// Time of one call in ns, block by block.
     pub blocks: Vec<Vec<f64>>,
     pauses: Vec<Vec<u64>>,
-    baseline_calls_ns: Vec<f64>,
+    /// 2·T(m) − T(2m) of every pair, pauses subtracted.
+    fixed_costs_ns: Vec<f64>,
     checksum: u64,
     /// Samples taken so far.
     pub taken: usize,
@@ -305,36 +325,37 @@ pub struct Blocks {
 }
 
 impl Blocks {
-    /// Start sampling `workload` at `count`: one probe call, and a few calls
-    /// of the empty guest to warm it at this count. `warmup` is what the
-    /// measurement will report of the warm-up.
+    /// Start sampling `workload` at `count`: one probe call, which fixes the
+    /// counts of the fixed-cost pairs, and a few pairs to warm them.
+    /// `warmup` is what the measurement will report of the warm-up.
     pub fn start(
         calibration: &Calibration,
         count: u64,
         seed: u64,
         warmup: Warmup,
         workload: &mut Instance,
-        empty: &mut Instance,
     ) -> Result<Self> {
         let started = Instant::now();
         let probe = workload.sample(count, seed)?;
-        for _ in 0..BASELINE_CALLS_PER_BLOCK {
-            empty.sample(count, seed)?;
-        }
-        Ok(Blocks {
+        let blocks = Blocks {
             count,
+            pair_count: pair_count(count, probe.elapsed_ns),
             seed,
             pause_pair_ns: calibration.pause_pair_ns,
             clock_resolution_ns: calibration.clock.resolution_ns,
             started,
             blocks: Vec::new(),
             pauses: Vec::new(),
-            baseline_calls_ns: Vec::new(),
+            fixed_costs_ns: Vec::new(),
             checksum: probe.checksum,
             taken: 0,
             probe_ns: probe.elapsed_ns,
             warmup,
-        })
+        };
+        for _ in 0..FIXED_COST_PAIRS_PER_BLOCK {
+            blocks.fixed_cost(workload)?;
+        }
+        Ok(blocks)
     }
 
     /// How many samples fill about `time`.
@@ -343,16 +364,21 @@ impl Blocks {
             .clamp(BLOCK_SAMPLES.0, BLOCK_SAMPLES.1)
     }
 
-    /// Take one block of `len` samples.
-    pub fn take(
-        &mut self,
-        workload: &mut Instance,
-        empty: &mut Instance,
-        len: usize,
-    ) -> Result<()> {
-        for _ in 0..BASELINE_CALLS_PER_BLOCK {
-            self.baseline_calls_ns
-                .push(empty.sample(self.count, self.seed)?.elapsed_ns);
+    /// One pair of calls at the pair counts: 2·T(m) − T(2m), each call less
+    /// its pauses, kept within [0, T(m)]: a workload whose time grows faster
+    /// than its count (outside the contract) gets no negative fixed cost.
+    fn fixed_cost(&self, workload: &mut Instance) -> Result<f64> {
+        let net = |s: RawSample| s.elapsed_ns - s.pauses as f64 * self.pause_pair_ns;
+        let single = net(workload.sample(self.pair_count, self.seed)?);
+        let double = net(workload.sample(2 * self.pair_count, self.seed)?);
+        Ok((2.0 * single - double).clamp(0.0, single.max(0.0)))
+    }
+
+    /// Take one block of `len` samples, after its fixed-cost pairs.
+    pub fn take(&mut self, workload: &mut Instance, len: usize) -> Result<()> {
+        for _ in 0..FIXED_COST_PAIRS_PER_BLOCK {
+            let cost = self.fixed_cost(workload)?;
+            self.fixed_costs_ns.push(cost);
         }
         let mut block = Vec::with_capacity(len);
         let mut block_pauses = Vec::with_capacity(len);
@@ -377,12 +403,12 @@ impl Blocks {
         self.count
     }
 
-    /// Per-op times so far, corrected with the empty-guest calls so far.
+    /// Per-op times so far, corrected with the fixed cost so far.
     pub fn corrected_per_op(&self) -> Vec<Vec<f64>> {
         summary::corrected(
             &self.blocks,
             &self.pauses,
-            stats::median(&self.baseline_calls_ns),
+            stats::median(&self.fixed_costs_ns),
             self.pause_pair_ns,
             self.count,
         )
@@ -398,10 +424,10 @@ impl Blocks {
             count: self.count,
             warmup: self.warmup,
             count_capped: self.count >= MAX_COUNT,
-            baseline_ns_per_call: stats::median(&self.baseline_calls_ns),
+            fixed_cost_ns: stats::median(&self.fixed_costs_ns),
             blocks: self.blocks,
             pauses,
-            baseline_calls_ns: self.baseline_calls_ns,
+            fixed_costs_ns: self.fixed_costs_ns,
             pause_pair_ns: self.pause_pair_ns,
             clock_resolution_ns: self.clock_resolution_ns,
             checksum: Some(self.checksum),

@@ -204,8 +204,8 @@ impl Session {
         }
     }
 
-    /// Instantiate and set up the workload of `row` and the empty guest of
-    /// its format. Returns them and the instantiation time, in ms.
+    /// Instantiate and set up the workload of `row`. Returns it and the
+    /// instantiation time, in ms.
     pub fn subjects(
         &self,
         workload: &Workload,
@@ -220,18 +220,7 @@ impl Session {
         let instantiate_ms = start.elapsed().as_secs_f64() * 1e3;
         progress.calling(Call::Setup { size });
         instance.setup(size)?;
-        let mut empty = self
-            .format_setup(row.engine_set, workload.format)
-            .builtins
-            .empty_instance(&set.linkers, self.limits)?;
-        empty.setup(size)?;
-        Ok((
-            Subjects {
-                workload: instance,
-                empty,
-            },
-            instantiate_ms,
-        ))
+        Ok((Subjects { workload: instance }, instantiate_ms))
     }
 
     /// Count wasm instructions per op with fuel: compile the very bytes that

@@ -488,11 +488,7 @@ fn compare(
             progress.calling(Call::Run { count });
             let (subjects, _, _) = &mut prepared[index];
             blocks[index]
-                .take(
-                    &mut subjects.workload,
-                    &mut subjects.empty,
-                    per_block[index],
-                )
+                .take(&mut subjects.workload, per_block[index])
                 .map_err(|e| (index, e))?;
         }
     }

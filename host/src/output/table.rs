@@ -133,12 +133,12 @@ impl<W: Write> Table<W> {
             .and_then(|()| self.out.flush());
         };
         if f.no_measurable_work {
-            // The bundled empty guests are the instrument's baselines: say
-            // what the row is, plainly, rather than alarm (the JSON keeps
+            // The bundled empty guests check the instrument (their per-op
+            // time must be 0): say what the row is, plainly, rather than alarm (the JSON keeps
             // every figure and note).
             return writeln!(
                 self.out,
-                "{:<w$}  {DIM}no measurable work: 0 per op, as the empty guest (the baseline every row is corrected by){DIM:#}",
+                "{:<w$}  {DIM}no measurable work: 0 per op, as an empty guest must be{DIM:#}",
                 result.name
             )
             .and_then(|()| self.out.flush());

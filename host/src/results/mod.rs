@@ -418,7 +418,7 @@ pub struct Figures {
     /// Reports written before epochs hold none, and one value per sample.
     #[serde(default)]
     pub epochs: usize,
-    /// After subtracting the empty-guest call (and pause/resume pairs).
+    /// After subtracting the fixed cost of a call (and pause/resume pairs).
     pub ns_per_op: NsPerOp,
     /// Median before any subtraction.
     pub raw_ns_per_op_median: f64,
@@ -426,8 +426,9 @@ pub struct Figures {
     pub err_pct: f64,
     /// 1e9 / median; null when the median is not positive.
     pub ops_per_sec: Option<f64>,
-    /// Median empty-guest call with the same count, subtracted per sample.
-    pub baseline_ns_per_call: f64,
+    /// The fixed cost of one call (the median of `fixed_costs_ns`),
+    /// subtracted from every sample.
+    pub fixed_cost_ns: f64,
     /// Epochs outside Tukey's fences (kept, not dropped).
     pub outliers: usize,
     pub outlier_counts: Outliers,
@@ -496,8 +497,9 @@ pub struct Figures {
     /// Tukey class of every epoch, in order.
     #[serde(alias = "sample_classes")]
     pub epoch_classes: Vec<OutlierClass>,
-    /// Empty-guest calls with the same count, in ns.
-    pub baseline_calls_ns: Vec<f64>,
+    /// The fixed cost of a call as each pair of calls at counts m and 2m
+    /// measured it: 2·T(m) − T(2m), in ns.
+    pub fixed_costs_ns: Vec<f64>,
 }
 
 /// A value returned by `run`.
@@ -601,10 +603,10 @@ pub struct Measurement {
     /// Pauses in each sample (the same layout as `blocks`); empty when the
     /// workload never paused.
     pub pauses: Vec<Vec<u64>>,
-    /// Empty-guest calls with the same count, in ns.
-    pub baseline_calls_ns: Vec<f64>,
-    /// Median of `baseline_calls_ns`.
-    pub baseline_ns_per_call: f64,
+    /// 2·T(m) − T(2m) of every pair of fixed-cost calls, in ns.
+    pub fixed_costs_ns: Vec<f64>,
+    /// Median of `fixed_costs_ns`: subtracted from every sample.
+    pub fixed_cost_ns: f64,
     pub pause_pair_ns: f64,
     /// The clock's resolution, in ns: per op, one step of it over the count
     /// is the finest difference a sample can show.

@@ -33,7 +33,7 @@ struct Entry {
 /// ```
 ///
 /// - `name`: the row name (`benchmark`, `benchmark/size`, `[engine]` after it);
-/// - `value`: the median time per op in ns (after subtracting the empty guest);
+/// - `value`: the median time per op in ns (after subtracting the fixed cost of a call);
 /// - `range`: `± ` and the half-width of the 95% interval of the median, in ns;
 /// - `extra`: samples, operations per sample, and err% (median absolute
 ///   percentage error of the samples).

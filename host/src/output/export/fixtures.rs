@@ -88,7 +88,7 @@ pub fn fixed_figures(samples: Vec<Vec<f64>>) -> Figures {
         raw_ns_per_op_median: 1238.7,
         err_pct: 0.52,
         ops_per_sec: Some(810_044.552),
-        baseline_ns_per_call: 4200.0,
+        fixed_cost_ns: 4200.0,
         outliers: 3,
         outlier_counts,
         warmup_ms: 120.0,
@@ -117,7 +117,7 @@ pub fn fixed_figures(samples: Vec<Vec<f64>>) -> Figures {
         raw_samples_ns: samples.clone(),
         epochs_ns_per_op: samples,
         epoch_classes,
-        baseline_calls_ns: vec![4200.0; 10],
+        fixed_costs_ns: vec![4200.0; 10],
     }
 }
 

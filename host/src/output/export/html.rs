@@ -261,7 +261,7 @@ fn start(title: &str, tool: &Tool, env: &Environment) -> String {
 fn finish(mut page: String, tool: &Tool) -> String {
     let _ = writeln!(
         page,
-        "<footer>Made by {} {}. All figures are per op, after subtracting the empty-guest call; intervals are 95%.</footer>\n</body>\n</html>",
+        "<footer>Made by {} {}. All figures are per op, after subtracting the fixed cost of a call; intervals are 95%.</footer>\n</body>\n</html>",
         tool.name, tool.version
     );
     page
