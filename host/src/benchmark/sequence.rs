@@ -157,7 +157,8 @@ pub fn tune(
 }
 
 /// Step 3: warm up at `count` (the tuned count, or one shared by several
-/// variants), then start the blocks (the fixed cost's first pairs).
+/// variants) unless step 1 already warmed up at that very count (a count the
+/// plan fixed), then start the blocks (the fixed cost's first pairs).
 pub fn settle(
     plan: &Plan,
     calibration: &Calibration,
@@ -166,17 +167,21 @@ pub fn settle(
     subjects: &mut Subjects,
     progress: &dyn Progress,
 ) -> Result<Blocks> {
-    let target = target_sample_time(plan.sample_time, calibration);
-    let fixed = Plan {
-        count: NonZeroU64::new(count),
-        ..*plan
-    };
-    let (at_count, _) = warm_up(&fixed, target, &mut subjects.workload, progress)?;
-    let warmup = Warmup {
-        elapsed_ms: tuned.warmup.elapsed_ms + at_count.elapsed_ms,
-        settled: at_count.settled,
-        rounds: tuned.warmup.rounds + at_count.rounds,
-        per_op_ns: at_count.per_op_ns,
+    let warmup = if plan.count.map(NonZeroU64::get) == Some(count) {
+        tuned.warmup
+    } else {
+        let target = target_sample_time(plan.sample_time, calibration);
+        let fixed = Plan {
+            count: NonZeroU64::new(count),
+            ..*plan
+        };
+        let (at_count, _) = warm_up(&fixed, target, &mut subjects.workload, progress)?;
+        Warmup {
+            elapsed_ms: tuned.warmup.elapsed_ms + at_count.elapsed_ms,
+            settled: at_count.settled,
+            rounds: tuned.warmup.rounds + at_count.rounds,
+            per_op_ns: at_count.per_op_ns,
+        }
     };
     progress.calling(Call::Run { count });
     Blocks::start(
