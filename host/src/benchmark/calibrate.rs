@@ -30,7 +30,7 @@ pub fn calibrate(
     pause_pair: &mut Instance,
 ) -> Result<Calibration> {
     const PAIRS: u64 = 1_000;
-    const CALLS: usize = 2_000;
+    const CALLS: usize = 500;
     let seed = 0;
     let mut one = Vec::with_capacity(CALLS);
     let mut empty_at_pairs = Vec::with_capacity(CALLS / 10);

@@ -13,7 +13,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 /// Reads per round when measuring the cost of one read.
-const READS_PER_ROUND: u32 = 100_000;
+const READS_PER_ROUND: u32 = 10_000;
 /// Rounds of back-to-back reads; the median round is kept.
 const ROUNDS: usize = 5;
 /// Times the clock is watched for a step when measuring its resolution.
