@@ -60,6 +60,8 @@ pub struct Worker {
     child: Child,
     events: Receiver<Result<Event, String>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// Closed once the stderr reader has read the worker's last line.
+    stderr_done: Receiver<()>,
     memory_cap: u64,
 }
 
@@ -109,9 +111,12 @@ impl Worker {
             }
         });
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        let (stderr_closed, stderr_done) = channel::<()>();
         if let Some(err) = child.stderr.take() {
             let kept = Arc::clone(&stderr);
             std::thread::spawn(move || {
+                // Dropped when the reader ends: the worker's stderr closed.
+                let _closed = stderr_closed;
                 for line in BufReader::new(err).lines().map_while(Result::ok) {
                     if let Ok(mut kept) = kept.lock() {
                         if kept.len() == STDERR_LINES {
@@ -132,6 +137,7 @@ impl Worker {
             child,
             events,
             stderr,
+            stderr_done,
             memory_cap: job
                 .settings
                 .max_memory_bytes
@@ -154,8 +160,10 @@ impl Worker {
                 Ok(Err(_)) => continue,
                 Err(RecvTimeoutError::Disconnected) => {
                     let status = self.child.wait().ok();
-                    // Let the stderr reader take the last lines.
-                    std::thread::sleep(POLL);
+                    // Let the stderr reader take the last lines: it ends
+                    // when the worker's stderr closes (at once, as a rule;
+                    // at most POLL when something else still holds it).
+                    let _ = self.stderr_done.recv_timeout(POLL);
                     return Next::Ended {
                         status,
                         stderr: self.stderr_tail(),
