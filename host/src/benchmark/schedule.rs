@@ -63,7 +63,7 @@ pub const PROCESS_BLOCKS: usize = 4;
 /// How long one process samples a program (by default).
 pub const PROGRAM_SHARE: Duration = Duration::from_millis(100);
 /// Rounds one worker takes in a comparison.
-pub const ROUNDS_PER_PROCESS: usize = 10;
+pub const ROUNDS_PER_PROCESS: usize = 15;
 pub use crate::analysis::compare::{MIN_COMPARE_PROCESSES, MIN_ROUNDS};
 /// Time a worker may take to start, calibrate and load from the cache before
 /// it must have said it is ready (compiling without the cache included).
