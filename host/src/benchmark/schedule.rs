@@ -64,6 +64,9 @@ pub const PROCESS_BLOCKS: usize = 4;
 pub const PROGRAM_SHARE: Duration = Duration::from_millis(100);
 /// Rounds one worker takes in a comparison.
 pub const ROUNDS_PER_PROCESS: usize = 15;
+/// Most worker processes of one comparison: a bound, not the budget (the
+/// time cap, `--time`, stops a comparison first, as a rule).
+pub const MAX_COMPARE_PROCESSES: usize = 200;
 pub use crate::analysis::compare::{MIN_COMPARE_PROCESSES, MIN_ROUNDS};
 /// Time a worker may take to start, calibrate and load from the cache before
 /// it must have said it is ready (compiling without the cache included).
@@ -996,7 +999,7 @@ pub fn compare_rounds(
     let mut per_variant: Vec<Vec<ProcessSample>> = vec![Vec::new(); rows.len()];
     let mut rounds = 0;
     let mut comparisons = Vec::new();
-    for process in 0..MAX_PROCESSES {
+    for process in 0..MAX_COMPARE_PROCESSES {
         let job = Job {
             settings: common.clone(),
             task: Task::Compare {

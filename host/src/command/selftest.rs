@@ -202,14 +202,14 @@ pub fn selftest(args: &SelftestArgs) -> Result<()> {
             &file("chain200.wasm")?,
             &file("chain201.wasm")?,
             10,
-            &["--noise", "0.5"],
+            &["--noise", "0.5", "--time", "3s"],
         )?);
         report.verdicts.push(verdicts_with(
             "chain400 vs chain401 (0.25%)",
             &file("chain400.wasm")?,
             &file("chain401.wasm")?,
             10,
-            &["--noise", "0.25"],
+            &["--noise", "0.25", "--time", "10s"],
         )?);
     }
     if wanted(SelftestSection::Family) {
