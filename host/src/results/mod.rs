@@ -427,7 +427,9 @@ pub struct Figures {
     /// 1e9 / median; null when the median is not positive.
     pub ops_per_sec: Option<f64>,
     /// The fixed cost of one call (the median of `fixed_costs_ns`),
-    /// subtracted from every sample.
+    /// subtracted from every sample (reports written before held the
+    /// empty guest's call, under the old name).
+    #[serde(alias = "baseline_ns_per_call")]
     pub fixed_cost_ns: f64,
     /// Epochs outside Tukey's fences (kept, not dropped).
     pub outliers: usize,
@@ -499,6 +501,7 @@ pub struct Figures {
     pub epoch_classes: Vec<OutlierClass>,
     /// The fixed cost of a call as each pair of calls at counts m and 2m
     /// measured it: 2·T(m) − T(2m), in ns.
+    #[serde(alias = "baseline_calls_ns")]
     pub fixed_costs_ns: Vec<f64>,
 }
 

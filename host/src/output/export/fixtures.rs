@@ -304,3 +304,41 @@ pub fn fit_of(benchmark: &str, class: Complexity, points: Vec<(u64, f64)>) -> Co
         points,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_export_with_the_names_of_before_epochs_still_has_its_figures() -> serde_json::Result<()> {
+        let report = run_report();
+        let mut value = serde_json::to_value(&report)?;
+        let renamed = [
+            ("epochs_ns_per_op", "samples_ns_per_op"),
+            ("epoch_classes", "sample_classes"),
+            ("fixed_cost_ns", "baseline_ns_per_call"),
+            ("fixed_costs_ns", "baseline_calls_ns"),
+        ];
+        for row in value["results"].as_array_mut().into_iter().flatten() {
+            let Some(row) = row.as_object_mut() else {
+                continue;
+            };
+            row.remove("epochs");
+            for (now, before) in renamed {
+                if let Some(v) = row.remove(now) {
+                    row.insert(before.to_string(), v);
+                }
+            }
+        }
+        let read: RunReport = serde_json::from_value(value)?;
+        for (old, new) in read.results.iter().zip(&report.results) {
+            assert_eq!(old.figures.is_some(), new.figures.is_some(), "{}", old.name);
+            if let (Some(old), Some(new)) = (&old.figures, &new.figures) {
+                assert_eq!(old.epochs_ns_per_op, new.epochs_ns_per_op);
+                assert_eq!(old.fixed_cost_ns, new.fixed_cost_ns);
+                assert_eq!(old.epochs, 0);
+            }
+        }
+        Ok(())
+    }
+}
