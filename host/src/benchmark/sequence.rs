@@ -214,14 +214,11 @@ pub fn pilot(warm_count: u64, per_op_ns: Option<f64>, target: Duration) -> u64 {
 }
 
 /// The smaller count of the fixed-cost pairs for samples of `count`
-/// operations that take `sample_ns`: the count itself when a sample is at
-/// most [`FIXED_COST_CALL`], else the count that lasts about that long.
+/// operations that take `sample_ns`: the count that lasts about
+/// [`FIXED_COST_CALL`] (the pilot's arithmetic), never more than `count`.
 pub fn pair_count(count: u64, sample_ns: f64) -> u64 {
-    let most = FIXED_COST_CALL.as_nanos() as f64;
-    if sample_ns <= most {
-        return count.max(1);
-    }
-    ((count as f64 * most / sample_ns) as u64).clamp(1, count.max(1))
+    let per_op_ns = sample_ns / count.max(1) as f64;
+    pilot(count, Some(per_op_ns), FIXED_COST_CALL).min(count.max(1))
 }
 
 /// Warm up in rounds of about `target` each (at the fixed count, if the plan
@@ -489,5 +486,15 @@ mod tests {
         assert_eq!(pilot(7, None, Duration::from_millis(1)), 7);
         assert_eq!(pilot(7, Some(f64::NAN), Duration::from_millis(1)), 7);
         assert_eq!(pilot(1, Some(1e-12), Duration::from_millis(1)), MAX_COUNT);
+    }
+
+    #[test]
+    fn fixed_cost_pairs_last_at_most_their_call_time() {
+        // A short sample: its own count.
+        assert_eq!(pair_count(1_000, 300.0), 1_000);
+        // A 1 ms sample of 4M ops: the count that lasts 2 µs.
+        assert_eq!(pair_count(4_000_000, 1e6), 8_000);
+        // A sample of one op longer than 2 µs: one op.
+        assert_eq!(pair_count(1, 5e6), 1);
     }
 }
