@@ -1,13 +1,28 @@
 //! Verdicts of interleaved variants: each variant against the reference.
 //!
 //! Rounds pair the variants: in every round of every worker process each
-//! variant took one block, so the ratio of the two block medians is one
-//! paired observation. The ratio is the median of all of them; its 95%
-//! interval is the sign-test interval over every round
-//! ([`crate::analysis::verdict::paired_ratio`]), widened by the design effect
-//! when the processes disagree more than their rounds predict
-//! ([`design_effect`]), so that it holds for both sources of variation. With instruction counts, the ratio is
-//! exact. Pure arithmetic over what the workers measured.
+//! variant took one block, so the ratio of the two blocks' least-disturbed
+//! per-op times (their minima) is one paired observation. The ratio is the
+//! median of all of them; its 95% interval is the sign-test interval over
+//! every round ([`crate::analysis::verdict::paired_ratio`]), widened by the
+//! design effect when the processes disagree more than their rounds predict
+//! ([`design_effect`]), so that it holds for both sources of variation. With
+//! instruction counts, the ratio is exact. Pure arithmetic over what the
+//! workers measured.
+//!
+//! Why the minimum of a block: every sample of a block repeats the same call
+//! (same count, same seed), so what varies between them is what the machine
+//! added (an interrupt, another tenant on the core, a cache someone else
+//! flushed), and that only ever adds time. The least-disturbed sample is
+//! then the most repeatable estimate of the work, as Julia's BenchmarkTools
+//! argues for its `judge` (Chen and Revels, "Robust benchmarking in noisy
+//! environments", 2016). On a shared VM whose samples scatter by 3% around
+//! the median, block minima of two variants 1% apart give per-round ratios
+//! of 1.0100 within a few hundredths of a percent, where block medians
+//! scatter by a percent. A round whose minimum is off (a variant caught a
+//! faster or slower state of the machine for a whole block) is one round:
+//! the median over rounds and its sign-test interval do not rest on it. The
+//! per-variant figures of a comparison stay medians.
 
 use crate::analysis::stats;
 use crate::analysis::verdict;
@@ -25,13 +40,20 @@ pub struct Rounds<'a> {
 }
 
 impl Rounds<'_> {
-    /// The median per-op time of each round, per process.
-    fn medians(&self) -> Vec<Vec<f64>> {
+    /// The least-disturbed per-op time of each round (its block's minimum),
+    /// per process.
+    fn least(&self) -> Vec<Vec<f64>> {
         self.per_op
             .iter()
-            .map(|rounds| rounds.iter().map(|block| stats::median(block)).collect())
+            .map(|rounds| rounds.iter().map(|block| least(block)).collect())
             .collect()
     }
+}
+
+/// The smallest of a block's per-op times (NaN for an empty block, so that
+/// its round drops out of the ratios).
+fn least(block: &[f64]) -> f64 {
+    block.iter().copied().reduce(f64::min).unwrap_or(f64::NAN)
 }
 
 /// The ratio of `variant` to `reference` over paired rounds, per process.
@@ -124,7 +146,7 @@ pub fn judge(
     metric: Metric,
 ) -> Vec<Comparison> {
     let base = &variants[reference];
-    let base_rounds = base.medians();
+    let base_rounds = base.least();
     // Family-wise 95%: with k comparisons, each interval at 1 − 0.05/k
     // (Bonferroni), so that all k hold together at least 95% of the time.
     let confidence = family_confidence(variants.len().saturating_sub(1));
@@ -138,7 +160,7 @@ pub fn judge(
                     (Some(Ratio::exact(now / then)), metric.name())
                 }
                 _ => (
-                    paired_across_processes(&v.medians(), &base_rounds, confidence),
+                    paired_across_processes(&v.least(), &base_rounds, confidence),
                     "time",
                 ),
             };
@@ -165,8 +187,12 @@ mod tests {
     use super::*;
     use crate::results::Verdict;
 
-    /// One synthetic comparison with a known true ratio: processes of 15
-    /// rounds, each round's per-op times log-normal around 100 ns with
+    /// Rounds per worker process in the simulations, as the worker takes
+    /// them (`benchmark::schedule::ROUNDS_PER_PROCESS`).
+    const ROUNDS: usize = 10;
+
+    /// One synthetic comparison with a known true ratio: processes of
+    /// [`ROUNDS`] rounds, each round's per-op times log-normal around 100 ns with
     /// `noise` (relative sd) per sample and a process effect of
     /// `process_noise`, stopped by [`may_stop`] or after 30 processes.
     fn simulate(
@@ -188,7 +214,7 @@ mod tests {
             let effect = process_noise * normal(rng);
             let mut pa = Vec::new();
             let mut pb = Vec::new();
-            for _ in 0..15 {
+            for _ in 0..ROUNDS {
                 pa.push(vec![100.0 * (noise * normal(rng)).exp()]);
                 pb.push(vec![
                     100.0 * true_ratio * (effect + noise * normal(rng)).exp(),
@@ -196,7 +222,7 @@ mod tests {
             }
             a.push(pa);
             b.push(pb);
-            rounds += 15;
+            rounds += ROUNDS;
             let variants = [
                 Rounds {
                     name: "a",
@@ -259,6 +285,43 @@ mod tests {
             rate(found_real) >= 0.9,
             "1%: found in {found_real} of {trials}"
         );
+    }
+
+    /// Blocks of five samples, each disturbed with probability ½ by an
+    /// added time (exponential, mean 5%), as a shared machine disturbs: the
+    /// ratio of block minima finds a 1% difference to within 0.05%, with an
+    /// interval narrower than 0.2%, where the medians of the same blocks
+    /// would scatter by a percent.
+    #[test]
+    fn block_minima_see_through_added_time() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        let mut block = |clean: f64| -> Vec<f64> {
+            (0..5)
+                .map(|_| match rng.bool() {
+                    true => clean * (1.0 - 0.05 * rng.f64().max(1e-12).ln()),
+                    false => clean,
+                })
+                .collect()
+        };
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        for _ in 0..3 {
+            a.push((0..ROUNDS).map(|_| block(100.0)).collect::<Vec<_>>());
+            b.push((0..ROUNDS).map(|_| block(101.0)).collect::<Vec<_>>());
+        }
+        let rounds = |name, per_op| Rounds {
+            name,
+            per_op,
+            exact_per_op: None,
+        };
+        let variants = [rounds("a", a), rounds("b", b)];
+        let c = &judge(&variants, 0, NoiseBand::default(), Metric::Time)[0];
+        assert_eq!(c.verdict, Verdict::Slower, "{}", c.text);
+        assert!((c.ratio - 1.01).abs() < 5e-4, "{}", c.text);
+        assert!(c.ci95_high - c.ci95_low < 2e-3, "{}", c.text);
+        // An empty block drops out of the ratios instead of poisoning them.
+        assert!(least(&[]).is_nan());
+        assert_eq!(least(&[3.0, 1.0, 2.0]), 1.0);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //!
 //! Two sources of ratios:
 //! - interleaved rounds (`host compare`): in each round every variant takes a
-//!   block of samples; the ratio is the median of the per-round ratios, and
+//!   block of samples; the ratio is the median of the per-round ratios (of
+//!   the blocks' minima: [`crate::analysis::compare`] says why), and
 //!   its interval comes from the sign test (distribution-free order
 //!   statistics: the k-th smallest and largest per-round ratio, with k from
 //!   the binomial(n, 1/2) distribution), as in nanobench's `compare`;

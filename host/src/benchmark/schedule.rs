@@ -63,7 +63,7 @@ pub const PROCESS_BLOCKS: usize = 4;
 /// How long one process samples a program (by default).
 pub const PROGRAM_SHARE: Duration = Duration::from_millis(100);
 /// Rounds one worker takes in a comparison.
-pub const ROUNDS_PER_PROCESS: usize = 15;
+pub const ROUNDS_PER_PROCESS: usize = 10;
 /// Most worker processes of one comparison: a bound, not the budget (the
 /// time cap, `--time`, stops a comparison first, as a rule).
 pub const MAX_COMPARE_PROCESSES: usize = 200;

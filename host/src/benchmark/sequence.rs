@@ -48,7 +48,7 @@ use crate::results::{Measurement, Warmup};
 /// optimised away, or it does nothing.
 pub const MAX_COUNT: u64 = 1 << 32;
 /// Warm-up rounds in each of the two windows compared.
-pub const SETTLE_ROUNDS: usize = 5;
+pub const SETTLE_ROUNDS: usize = 3;
 /// How closely the windows' medians must agree, relative.
 pub const SETTLE_TOLERANCE: f64 = 0.02;
 /// Target wall time of one block of samples.
