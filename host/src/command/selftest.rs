@@ -555,7 +555,12 @@ fn verdicts_with(
         .iter()
         .map(|(v, n)| format!("{v} {n}/{runs}"))
         .collect();
-    println!("  verdicts: {}", summary.join(", "));
+    println!(
+        "  verdicts: {}; wall time median {:.2} s, max {:.2} s",
+        summary.join(", "),
+        stats::median(&tally.wall_s),
+        tally.wall_s.iter().copied().fold(0.0, f64::max)
+    );
     Ok(tally)
 }
 
