@@ -432,7 +432,7 @@ pub enum SelftestSection {
     /// Medians of xor over separate runs, their spread, interval coverage,
     /// time to a result.
     Repeatability,
-    /// Per-op time of xor (three rounds of every count) and the empty guest at
+    /// Per-op time of xor (five rounds of every count) and the empty guest at
     /// counts 10^3 to 10^7.
     Counts,
     /// Components against core modules: empty and xor.

@@ -41,7 +41,7 @@ use crate::results::Ratio;
 const COUNTS: [u64; 5] = [1_000, 10_000, 100_000, 1_000_000, 10_000_000];
 /// Rounds of the count check: every count once per round, the order rotated,
 /// so that the machine's drift over the check falls on every count alike.
-const COUNT_ROUNDS: usize = 3;
+const COUNT_ROUNDS: usize = 5;
 
 #[derive(Debug, Default, Serialize)]
 struct SelftestReport {
