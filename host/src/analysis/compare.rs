@@ -85,6 +85,19 @@ pub fn paired_across_processes(
     let ratios: Vec<f64> = pooled.iter().map(|l| l.exp()).collect();
     let within = verdict::paired_ratio(&ratios, confidence)?;
     let effect = design_effect(&per_process);
+    if effect > 1.0 && (effect.is_infinite() || within.ci95_low >= within.ci95_high) {
+        // No spread within the rounds to scale (block minima can repeat to
+        // the nanosecond), yet the processes disagree: the interval is the
+        // sign-test interval of the processes' medians (their extremes
+        // while there are too few of them for one).
+        let medians: Vec<f64> = per_process.iter().map(|p| stats::median(p).exp()).collect();
+        let between = verdict::paired_ratio(&medians, confidence)?;
+        return Some(Ratio {
+            ratio: within.ratio,
+            ci95_low: between.ci95_low.min(within.ratio),
+            ci95_high: between.ci95_high.max(within.ratio),
+        });
+    }
     let centre = within.ratio.ln();
     let widen = effect.sqrt();
     Some(Ratio {
@@ -97,7 +110,8 @@ pub fn paired_across_processes(
 /// Kish's design effect of rounds clustered in processes: the variance of
 /// the processes' medians over the variance their rounds predict for a
 /// median (π/2 · s² / n, for rounds of spread s), at least 1. With fewer
-/// than three processes there is nothing to compare: 1.
+/// than three processes there is nothing to compare: 1. Infinite when the
+/// processes disagree but no process has any spread of its own.
 pub fn design_effect(per_process: &[Vec<f64>]) -> f64 {
     if per_process.len() < 3 {
         return 1.0;
@@ -344,6 +358,12 @@ mod tests {
             .collect();
         let r = paired_across_processes(&same, &reference, 0.95).ok_or("no ratio")?;
         assert!(r.ci95_high - r.ci95_low < 1e-4, "{r:?}");
+        // Every round of a process the same to the last digit, the processes
+        // apart: a finite interval that spans them, not an endless "unsure".
+        let exact: Vec<Vec<f64>> = [0.997, 1.0, 1.003].iter().map(|&r| vec![r; 30]).collect();
+        let r = paired_across_processes(&exact, &reference, 0.95).ok_or("no ratio")?;
+        assert!(r.ci95_low <= 0.997 && r.ci95_high >= 1.003, "{r:?}");
+        assert!(r.ci95_low > 0.99 && r.ci95_high < 1.01, "{r:?}");
         Ok(())
     }
 }
