@@ -390,12 +390,30 @@ impl Blocks {
 
     /// Take one block of `len` samples, after its fixed-cost pairs.
     pub fn take(&mut self, workload: &mut Instance, len: usize) -> Result<()> {
+        self.open(workload, len)?;
+        self.extend(workload, len)
+    }
+
+    /// Begin a block of about `len` samples: its fixed-cost pairs, and room
+    /// for the samples that [`Blocks::extend`] adds (so that adding them
+    /// allocates nothing).
+    pub fn open(&mut self, workload: &mut Instance, len: usize) -> Result<()> {
         for _ in 0..FIXED_COST_PAIRS_PER_BLOCK {
             let cost = self.fixed_cost(workload)?;
             self.fixed_costs_ns.push(cost);
         }
-        let mut block = Vec::with_capacity(len);
-        let mut block_pauses = Vec::with_capacity(len);
+        self.blocks.push(Vec::with_capacity(len));
+        self.pauses.push(Vec::with_capacity(len));
+        Ok(())
+    }
+
+    /// Add `len` samples to the block opened last: a comparison takes a
+    /// variant's block in a few chunks, between the other variants' chunks.
+    pub fn extend(&mut self, workload: &mut Instance, len: usize) -> Result<()> {
+        let (Some(block), Some(block_pauses)) = (self.blocks.last_mut(), self.pauses.last_mut())
+        else {
+            anyhow::bail!("samples added before a block was opened");
+        };
         for _ in 0..len {
             let RawSample {
                 elapsed_ns,
@@ -406,9 +424,7 @@ impl Blocks {
             block_pauses.push(pauses);
             self.checksum = checksum;
         }
-        self.taken += block.len();
-        self.blocks.push(block);
-        self.pauses.push(block_pauses);
+        self.taken += len;
         Ok(())
     }
 

@@ -36,6 +36,16 @@ use crate::util::error::one_line;
 pub const ROUND_BLOCK_TIME: std::time::Duration = std::time::Duration::from_millis(5);
 /// Most samples one variant takes in a round (very short calls).
 pub const ROUND_BLOCK_MAX: usize = 100;
+/// Chunks a variant's block of a round is taken in, alternating with the
+/// other variants' chunks.
+pub const ROUND_CHUNKS: usize = 5;
+
+/// The samples of chunk `chunk` of a block of `len`: the block split into
+/// [`ROUND_CHUNKS`] chunks as evenly as it goes (the first ones larger;
+/// empty chunks for a block of fewer samples).
+fn chunk_len(len: usize, chunk: usize) -> usize {
+    len / ROUND_CHUNKS + usize::from(chunk < len % ROUND_CHUNKS)
+}
 
 /// Fault injection for the supervisor's tests: a worker given this variable
 /// aborts (SIGABRT) when it comes to the row of that name, as a worker whose
@@ -431,8 +441,9 @@ fn measure_row(
 
 /// Compare `variants` in this process: tune each (unless the count is
 /// fixed), settle each at the shared count, then `rounds` rounds in which
-/// every variant takes one short block, the order rotating. An error names
-/// the variant it belongs to.
+/// every variant takes one short block, in chunks alternating with the
+/// other variants', the order rotating. An error names the variant it
+/// belongs to.
 #[allow(clippy::too_many_arguments)]
 fn compare(
     settings: &Settings,
@@ -482,14 +493,36 @@ fn compare(
         .collect();
     let n = variants.len();
     for round in 0..rounds {
-        let order = williams_order(n, round + offset);
-        for index in order {
+        let mut order = williams_order(n, round + offset);
+        for &index in &order {
             progress.row.store(index, Ordering::Relaxed);
             progress.calling(Call::Run { count });
             let (subjects, _, _) = &mut prepared[index];
             blocks[index]
-                .take(&mut subjects.workload, per_block[index])
+                .open(&mut subjects.workload, per_block[index])
                 .map_err(|e| (index, e))?;
+        }
+        // A round's blocks are taken in chunks that alternate between the
+        // variants, the order reversing every chunk (A B B A A B ...), so
+        // that every block spans the same stretch of time. A state of the
+        // machine that lasts a few milliseconds (on one VM, `xor` ran at
+        // one of two speeds 3.3% apart for milliseconds at a time) then
+        // falls on every variant's block alike, and their minima agree: A
+        // against A stopped at the 3-process floor in 5 of 8 runs, against
+        // 1 of 8 with whole blocks one after the other.
+        for chunk in 0..ROUND_CHUNKS {
+            for &index in &order {
+                let len = chunk_len(per_block[index], chunk);
+                if len == 0 {
+                    continue;
+                }
+                progress.row.store(index, Ordering::Relaxed);
+                let (subjects, _, _) = &mut prepared[index];
+                blocks[index]
+                    .extend(&mut subjects.workload, len)
+                    .map_err(|e| (index, e))?;
+            }
+            order.reverse();
         }
     }
     let mut samples = Vec::new();
@@ -523,7 +556,28 @@ fn compare(
 
 #[cfg(test)]
 mod tests {
-    use super::williams_order;
+    use super::{ROUND_CHUNKS, chunk_len, williams_order};
+
+    /// The chunks of a block add up to the block, differ by at most one
+    /// sample, and a block of fewer samples than chunks has one per chunk.
+    #[test]
+    fn chunks_share_a_block_out_evenly() {
+        for len in [0, 1, 3, 5, 7, 100, 101] {
+            let chunks: Vec<usize> = (0..ROUND_CHUNKS).map(|c| chunk_len(len, c)).collect();
+            assert_eq!(chunks.iter().sum::<usize>(), len, "{len}: {chunks:?}");
+            let (lo, hi) = (chunks.iter().min(), chunks.iter().max());
+            assert!(
+                hi.zip(lo).is_some_and(|(h, l)| h - l <= 1),
+                "{len}: {chunks:?}"
+            );
+        }
+        assert_eq!(
+            (0..ROUND_CHUNKS)
+                .map(|c| chunk_len(3, c))
+                .collect::<Vec<_>>(),
+            [1, 1, 1, 0, 0]
+        );
+    }
 
     /// Every variant once per position, and every ordered pair of
     /// neighbours equally often, over a full square.
