@@ -559,7 +559,8 @@ mod tests {
     use super::{ROUND_CHUNKS, chunk_len, williams_order};
 
     /// The chunks of a block add up to the block, differ by at most one
-    /// sample, and a block of fewer samples than chunks has one per chunk.
+    /// sample; a block of fewer samples than chunks fills the first chunks
+    /// with one each.
     #[test]
     fn chunks_share_a_block_out_evenly() {
         for len in [0, 1, 3, 5, 7, 100, 101] {
