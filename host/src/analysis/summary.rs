@@ -53,7 +53,7 @@ pub fn corrected_per_op(m: &Measurement) -> Vec<Vec<f64>> {
 }
 
 /// Per-op times of `blocks` (time of one call each) taken at `count`, less
-/// `baseline` per call and `pair` per pause, one per epoch: consecutive
+/// `fixed_cost` per call and `pair` per pause, one per epoch: consecutive
 /// samples of a block spanning at least [`EPOCH_NS`], the samples left at the
 /// end of a block going to its last epoch (a block shorter than an epoch is
 /// one epoch).
@@ -66,7 +66,7 @@ pub fn corrected_per_op(m: &Measurement) -> Vec<Vec<f64>> {
 pub fn corrected(
     blocks: &[Vec<f64>],
     pauses: &[Vec<u64>],
-    baseline: f64,
+    fixed_cost: f64,
     pair: f64,
     count: u64,
 ) -> Vec<Vec<f64>> {
@@ -89,7 +89,7 @@ pub fn corrected(
                 spent += ns;
                 if ns <= fence || fence.is_nan() {
                     let p = pauses.get(b).and_then(|p| p.get(i)).copied().unwrap_or(0) as f64;
-                    net += ns - baseline - p * pair;
+                    net += ns - fixed_cost - p * pair;
                     calls += 1.0;
                 }
                 if spent >= EPOCH_NS && calls > 0.0 {
