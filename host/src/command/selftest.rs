@@ -308,7 +308,7 @@ fn repeatability(xor: &Path, runs: usize) -> Result<Repeatability> {
     println!(
         "  wall time to a result: median {:.2} s, max {:.2} s",
         stats::median(&walls),
-        walls.iter().copied().fold(0.0, f64::max)
+        min_max(&walls).1
     );
     Ok(Repeatability {
         workload: xor.display().to_string(),
@@ -559,7 +559,7 @@ fn verdicts_with(
         "  verdicts: {}; wall time median {:.2} s, max {:.2} s",
         summary.join(", "),
         stats::median(&tally.wall_s),
-        tally.wall_s.iter().copied().fold(0.0, f64::max)
+        min_max(&tally.wall_s).1
     );
     Ok(tally)
 }
@@ -620,7 +620,7 @@ fn intervals(path: &Path, runs: usize) -> Result<IntervalFit> {
         processes.iter().min().unwrap_or(&0),
         processes.iter().max().unwrap_or(&0),
         stats::median(&walls),
-        walls.iter().copied().fold(0.0, f64::max)
+        min_max(&walls).1
     );
     Ok(IntervalFit {
         workload: path.display().to_string(),
