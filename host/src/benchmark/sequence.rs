@@ -87,12 +87,6 @@ pub struct Plan {
     pub seed: u64,
 }
 
-/// The instance one row is measured with, set up.
-pub struct Subjects {
-    /// The workload.
-    pub workload: Instance,
-}
-
 /// What [`tune`] found: the warm-up so far and the count.
 #[derive(Debug, Clone, Copy)]
 pub struct Tuned {
@@ -105,14 +99,14 @@ pub struct Tuned {
 pub fn measure(
     plan: &Plan,
     calibration: &Calibration,
-    subjects: &mut Subjects,
+    workload: &mut Instance,
     progress: &dyn Progress,
     name: &str,
 ) -> Result<Measurement> {
     progress.stage(name, Stage::Warmup);
-    let tuned = tune(plan, calibration, &mut subjects.workload, progress)?;
+    let tuned = tune(plan, calibration, workload, progress)?;
     progress.stage(name, Stage::Baseline);
-    let mut blocks = settle(plan, calibration, tuned, tuned.count, subjects, progress)?;
+    let mut blocks = settle(plan, calibration, tuned, tuned.count, workload, progress)?;
     progress.stage(name, Stage::Sampling);
     let per_block = blocks.samples_per(BLOCK_TIME);
     loop {
@@ -123,7 +117,7 @@ pub fn measure(
         progress.calling(Call::Run {
             count: blocks.count,
         });
-        blocks.take(&mut subjects.workload, len)?;
+        blocks.take(workload, len)?;
         let per_op = blocks.corrected_per_op();
         let all: Vec<f64> = per_op.iter().flatten().copied().collect();
         let median = stats::median(&all);
@@ -164,7 +158,7 @@ pub fn settle(
     calibration: &Calibration,
     tuned: Tuned,
     count: u64,
-    subjects: &mut Subjects,
+    workload: &mut Instance,
     progress: &dyn Progress,
 ) -> Result<Blocks> {
     let warmup = if plan.count.map(NonZeroU64::get) == Some(count) {
@@ -175,7 +169,7 @@ pub fn settle(
             count: NonZeroU64::new(count),
             ..*plan
         };
-        let (at_count, _) = warm_up(&fixed, target, &mut subjects.workload, progress)?;
+        let (at_count, _) = warm_up(&fixed, target, workload, progress)?;
         Warmup {
             elapsed_ms: tuned.warmup.elapsed_ms + at_count.elapsed_ms,
             settled: at_count.settled,
@@ -184,13 +178,7 @@ pub fn settle(
         }
     };
     progress.calling(Call::Run { count });
-    Blocks::start(
-        calibration,
-        count,
-        plan.seed,
-        warmup,
-        &mut subjects.workload,
-    )
+    Blocks::start(calibration, count, plan.seed, warmup, workload)
 }
 
 /// The target duration of one sample: what the user asked for, but never

@@ -14,7 +14,7 @@ use anyhow::{Context, Result, anyhow};
 
 use crate::benchmark::calibrate::{self, Calibration};
 use crate::benchmark::progress::{Call, Progress};
-use crate::benchmark::sequence::{self, Subjects};
+use crate::benchmark::sequence;
 use crate::guest::builtin::Builtins;
 use crate::guest::contract::RUN_EXPORT;
 use crate::guest::engine::{Engines, compile};
@@ -206,12 +206,12 @@ impl Session {
 
     /// Instantiate and set up the workload of `row`. Returns it and the
     /// instantiation time, in ms.
-    pub fn subjects(
+    pub fn instance(
         &self,
         workload: &Workload,
         row: &Row,
         progress: &dyn Progress,
-    ) -> Result<(Subjects, f64)> {
+    ) -> Result<(Instance, f64)> {
         let set = &self.sets[row.engine_set];
         let size = row.size.unwrap_or(0);
         progress.calling(Call::Instantiate);
@@ -220,7 +220,7 @@ impl Session {
         let instantiate_ms = start.elapsed().as_secs_f64() * 1e3;
         progress.calling(Call::Setup { size });
         instance.setup(size)?;
-        Ok((Subjects { workload: instance }, instantiate_ms))
+        Ok((instance, instantiate_ms))
     }
 
     /// Count wasm instructions per op with fuel: compile the very bytes that

@@ -24,9 +24,10 @@ use crate::benchmark::callgrind;
 use crate::benchmark::profile;
 use crate::benchmark::program::{self, ProgramRun};
 use crate::benchmark::progress::{Call, Progress, Stage};
-use crate::benchmark::sequence::{self, Blocks, Plan, Share, Subjects};
+use crate::benchmark::sequence::{self, Blocks, Plan, Share};
 use crate::benchmark::session::{Session, on_measuring_thread};
 use crate::guest::Contract;
+use crate::guest::instance::Instance;
 use crate::guest::program::{Program, TimedRegion};
 use crate::options::Settings;
 use crate::results::{CallgrindCounts, Environment, Measurement, Row, RowProfile};
@@ -420,13 +421,13 @@ fn measure_row(
             }),
         });
     }
-    let (mut subjects, instantiate_ms) = session.subjects(workload, &job.row, progress)?;
+    let (mut instance, instantiate_ms) = session.instance(workload, &job.row, progress)?;
     let calibration = &session
         .format_setup(job.row.engine_set, workload.format)
         .calibration;
     let plan = plan(settings, job.count, job.share);
     let measurement =
-        sequence::measure(&plan, calibration, &mut subjects, progress, &job.row.name)?;
+        sequence::measure(&plan, calibration, &mut instance, progress, &job.row.name)?;
     let fuel_per_op = match job.fuel {
         true => Some(session.fuel_per_op(workload, &job.row, measurement.count, progress)?),
         false => None,
@@ -457,25 +458,25 @@ fn compare(
 ) -> Result<Event, (usize, anyhow::Error)> {
     let share = Share::Blocks(rounds);
     let plan = plan(settings, count, share);
-    let mut prepared: Vec<(Subjects, f64, sequence::Tuned)> = Vec::new();
+    let mut prepared: Vec<(Instance, f64, sequence::Tuned)> = Vec::new();
     for (i, row) in variants.iter().enumerate() {
         progress.row.store(i, Ordering::Relaxed);
         let step = || -> Result<_> {
             let workload = session.workload(row)?;
             progress.stage(&row.name, Stage::Warmup);
-            let (mut subjects, instantiate_ms) = session.subjects(workload, row, progress)?;
+            let (mut instance, instantiate_ms) = session.instance(workload, row, progress)?;
             let calibration = &session
                 .format_setup(row.engine_set, workload.format)
                 .calibration;
-            let tuned = sequence::tune(&plan, calibration, &mut subjects.workload, progress)?;
-            Ok((subjects, instantiate_ms, tuned))
+            let tuned = sequence::tune(&plan, calibration, &mut instance, progress)?;
+            Ok((instance, instantiate_ms, tuned))
         };
         prepared.push(step().map_err(|e| (i, e))?);
     }
     // One shared count: the slowest variant's sample fills the target.
     let count = prepared.iter().map(|p| p.2.count).min().unwrap_or(1);
     let mut blocks: Vec<Blocks> = Vec::new();
-    for (i, (subjects, _, tuned)) in prepared.iter_mut().enumerate() {
+    for (i, (instance, _, tuned)) in prepared.iter_mut().enumerate() {
         progress.row.store(i, Ordering::Relaxed);
         let row = &variants[i];
         let mut settle = || -> Result<Blocks> {
@@ -483,7 +484,7 @@ fn compare(
             let calibration = &session
                 .format_setup(row.engine_set, workload.format)
                 .calibration;
-            sequence::settle(&plan, calibration, *tuned, count, subjects, progress)
+            sequence::settle(&plan, calibration, *tuned, count, instance, progress)
         };
         blocks.push(settle().map_err(|e| (i, e))?);
     }
@@ -497,9 +498,9 @@ fn compare(
         for &index in &order {
             progress.row.store(index, Ordering::Relaxed);
             progress.calling(Call::Run { count });
-            let (subjects, _, _) = &mut prepared[index];
+            let (instance, _, _) = &mut prepared[index];
             blocks[index]
-                .open(&mut subjects.workload, per_block[index])
+                .open(instance, per_block[index])
                 .map_err(|e| (index, e))?;
         }
         // A round's blocks are taken in chunks that alternate between the
@@ -512,14 +513,10 @@ fn compare(
         // 1 of 8 with whole blocks one after the other.
         for chunk in 0..ROUND_CHUNKS {
             for &index in &order {
-                let len = chunk_len(per_block[index], chunk);
-                if len == 0 {
-                    continue;
-                }
                 progress.row.store(index, Ordering::Relaxed);
-                let (subjects, _, _) = &mut prepared[index];
+                let (instance, _, _) = &mut prepared[index];
                 blocks[index]
-                    .extend(&mut subjects.workload, len)
+                    .extend(instance, chunk_len(per_block[index], chunk))
                     .map_err(|e| (index, e))?;
             }
             order.reverse();
