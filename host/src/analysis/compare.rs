@@ -32,7 +32,10 @@ use crate::results::{Comparison, Ratio};
 /// What the verdicts need of one variant.
 pub struct Rounds<'a> {
     pub name: &'a str,
-    /// Per worker process, per round, the corrected per-op samples.
+    /// Per worker process, per round, the corrected per-op epochs
+    /// ([`crate::analysis::summary::corrected`]): one per sample at the
+    /// default 1 ms target; a block of samples shorter than half an epoch
+    /// is one epoch, the mean of its calls less the interrupted ones.
     pub per_op: Vec<Vec<Vec<f64>>>,
     /// The deterministic cost per op of the metric compared by
     /// (instructions, estimated cycles), when measured.
@@ -40,8 +43,8 @@ pub struct Rounds<'a> {
 }
 
 impl Rounds<'_> {
-    /// The least-disturbed per-op time of each round (its block's minimum),
-    /// per process.
+    /// The least-disturbed per-op time of each round (its block's smallest
+    /// epoch), per process.
     fn least(&self) -> Vec<Vec<f64>> {
         self.per_op
             .iter()
