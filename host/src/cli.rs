@@ -61,6 +61,21 @@ pub enum Command {
     /// (started by `run` and `compare`, not by hand).
     #[command(hide = true)]
     Worker,
+    /// The reference timing of `host selftest`'s program check: a program's
+    /// execute time on an engine of wasmtime's defaults, in this process
+    /// (started by `selftest`, not by hand).
+    #[command(hide = true)]
+    SelftestReference(ReferenceArgs),
+}
+
+/// What one reference process of the program check times.
+#[derive(Debug, Args)]
+pub struct ReferenceArgs {
+    /// The program.
+    pub file: PathBuf,
+    /// Iterations to time, after one untimed.
+    #[arg(long, value_name = "N")]
+    pub iterations: usize,
 }
 
 /// Which export `host schema` describes.

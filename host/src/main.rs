@@ -43,6 +43,9 @@ fn main() -> ExitCode {
             command::completions::man_page(&mut std::io::stdout()).map(|()| ExitStatus::Success)
         }
         Command::Worker => host::benchmark::worker::serve().map(|()| ExitStatus::Success),
+        Command::SelftestReference(args) => {
+            command::selftest::reference(&args).map(|()| ExitStatus::Success)
+        }
     };
     match outcome {
         Ok(status) => status.into(),

@@ -17,10 +17,11 @@
 //!   medians, and their half-widths against the runs' spread;
 //! - programs: the execute time `host run` reports for a call-heavy and a
 //!   loop-heavy program against an uninstrumented timing of the same
-//!   `_start` in this process, on an engine of wasmtime's defaults.
+//!   `_start` in fresh reference processes of this binary, each timing in
+//!   itself on an engine of wasmtime's defaults ([`reference`]).
 //!
-//! Apart from the last, this module only drives runs and prints what they
-//! reported.
+//! Apart from the reference timing, this module only drives runs and prints
+//! what they reported.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,7 +32,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::analysis::stats;
-use crate::cli::{SelftestArgs, SelftestSection};
+use crate::cli::{ReferenceArgs, SelftestArgs, SelftestSection};
 use crate::options::Output;
 use crate::output::export::write_json;
 use crate::output::units::format_ns;
@@ -73,7 +74,7 @@ struct IntervalFit {
 }
 
 /// A program's execute time under `host run` against an uninstrumented
-/// in-process timing.
+/// timing in reference processes.
 #[derive(Debug, Serialize)]
 struct ProgramAgreement {
     workload: String,
@@ -81,10 +82,11 @@ struct ProgramAgreement {
     /// wasmtime's defaults.
     identical_code: bool,
     host_run_medians_ns: Vec<f64>,
-    in_process_medians_ns: Vec<f64>,
-    /// Median of `host run` over median in process.
+    /// Per round, the median of the reference processes' medians.
+    reference_medians_ns: Vec<f64>,
+    /// Median of `host run` over median of the reference.
     ratio: f64,
-    /// Median over the rounds of each round's `host run` over in process:
+    /// Median over the rounds of each round's `host run` over the reference:
     /// neighbours in time, so slow swings of the machine cancel.
     ratio_of_neighbours: f64,
 }
@@ -636,28 +638,117 @@ fn intervals(path: &Path, runs: usize) -> Result<IntervalFit> {
     })
 }
 
-/// Rounds of the program agreement: `host run`, then threads in process.
+/// Rounds of the program agreement: `host run`, then reference processes.
 const AGREEMENT_ROUNDS: usize = 10;
-/// Fresh threads per round in process (as a run has worker processes).
-const IN_PROCESS_THREADS: usize = 5;
+/// Fresh reference processes per round, as a run has worker processes: a
+/// process's code lands where it lands, and some programs run at a speed
+/// that differs from process to process.
+const REFERENCE_PROCESSES: usize = 5;
+
+/// What a reference process prints.
+#[derive(Debug, Serialize, serde::Deserialize)]
+struct ReferenceTiming {
+    /// The median execute time of the iterations it timed.
+    execute_ns: f64,
+    /// Its code is byte for byte what the harness's engine compiles.
+    identical_code: bool,
+    text_bytes: usize,
+}
 
 fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
+    println!(
+        "programs: {} under `host run` against the same _start timed in fresh processes on an engine of wasmtime's defaults ({AGREEMENT_ROUNDS} alternating rounds of one run and {REFERENCE_PROCESSES} processes)",
+        path.display()
+    );
+    let mut host_run = Vec::new();
+    let mut reference = Vec::new();
+    let mut identical_code = true;
+    for round in 0..AGREEMENT_ROUNDS {
+        let row = result_row(&run_host(&["run"], &[path], &[])?)?;
+        host_run.push(number(&row, "/phases/execute_ns/median")?);
+        // As many iterations as the run timed, so that both sides span
+        // about as much of the machine's time.
+        let iterations = (number(&row, "/samples")? as usize / REFERENCE_PROCESSES).max(10);
+        let mut processes = Vec::new();
+        for _ in 0..REFERENCE_PROCESSES {
+            let timing = run_reference(path, iterations)?;
+            if round == 0 && processes.is_empty() {
+                println!(
+                    "  compiled code of the harness's engine and of wasmtime's defaults: {} ({} bytes of .text)",
+                    if timing.identical_code {
+                        "identical"
+                    } else {
+                        "DIFFERENT"
+                    },
+                    timing.text_bytes
+                );
+            }
+            identical_code &= timing.identical_code;
+            processes.push(timing.execute_ns);
+        }
+        reference.push(stats::median(&processes));
+    }
+    let ratio = stats::median(&host_run) / stats::median(&reference);
+    let neighbours: Vec<f64> = host_run
+        .iter()
+        .zip(&reference)
+        .map(|(h, p)| h / p)
+        .collect();
+    let ratio_of_neighbours = stats::median(&neighbours);
+    for (h, p) in host_run.iter().zip(&reference) {
+        println!("  host run {} · reference {}", format_ns(*h), format_ns(*p));
+    }
+    println!(
+        "  median: host run {} · reference {} · ratio {ratio:.4}; median of each round's ratio {ratio_of_neighbours:.4} (goal: within 1%)",
+        format_ns(stats::median(&host_run)),
+        format_ns(stats::median(&reference))
+    );
+    Ok(ProgramAgreement {
+        workload: path.display().to_string(),
+        identical_code,
+        host_run_medians_ns: host_run,
+        reference_medians_ns: reference,
+        ratio,
+        ratio_of_neighbours,
+    })
+}
+
+/// Time `path` in a fresh reference process of this binary.
+fn run_reference(path: &Path, iterations: usize) -> Result<ReferenceTiming> {
+    let exe = std::env::current_exe().context("locating the host binary")?;
+    let output = Command::new(exe)
+        .arg("selftest-reference")
+        .arg(path)
+        .args(["--iterations", &iterations.to_string()])
+        .output()
+        .context("starting a reference process")?;
+    if !output.status.success() {
+        bail!(
+            "a reference process failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
+        );
+    }
+    serde_json::from_slice(&output.stdout).context("reading a reference process's timing")
+}
+
+/// A reference process of the program check: time `_start` between
+/// `bench.start` and `bench.end` on an engine of wasmtime's defaults (no
+/// epoch checks, no fuel, nothing of the harness), on a measuring thread
+/// prepared as a worker's is, and print the median as JSON.
+pub fn reference(args: &ReferenceArgs) -> Result<()> {
     use crate::guest::engine::Engines;
     use crate::guest::format::Code;
     use crate::guest::limits::Limits;
     use crate::guest::program::Program;
     use crate::options::{EngineConfig, Grants, PinRequest, PriorityRequest};
 
-    println!(
-        "programs: {} under `host run` against the same _start timed in this process ({AGREEMENT_ROUNDS} alternating rounds)",
-        path.display()
-    );
-    // An engine of wasmtime's defaults: no epoch checks, no fuel, nothing of
-    // the harness.
     let engine = wasmtime::Engine::new(&wasmtime::Config::new())
         .map_err(anyhow::Error::from)
         .context("creating a default engine")?;
-    let bytes = crate::guest::load::read_binary(path, u64::MAX)?;
+    let bytes = crate::guest::load::read_binary(&args.file, u64::MAX)?;
     let module = wasmtime::Module::new(&engine, &bytes)
         .map_err(anyhow::Error::from)
         .context("compiling the program")?;
@@ -668,83 +759,27 @@ fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
         .map_err(anyhow::Error::from)
         .context("compiling the program")?;
     let identical_code = timed.text() == module.text();
-    println!(
-        "  compiled code of the harness's engine and of wasmtime's defaults: {} ({} bytes of .text)",
-        if identical_code {
-            "identical"
-        } else {
-            "DIFFERENT"
-        },
-        timed.text().len()
-    );
+    let text_bytes = module.text().len();
     let program = Program::new(
-        path,
+        &args.file,
         &Code::Module(module),
         &Grants::default(),
         Limits {
             max_memory_bytes: 1 << 30,
         },
     )?;
-    let mut host_run = Vec::new();
-    let mut in_process = Vec::new();
-    for _ in 0..AGREEMENT_ROUNDS {
-        let row = result_row(&run_host(&["run"], &[path], &[])?)?;
-        host_run.push(number(&row, "/phases/execute_ns/median")?);
-        // As many iterations as the run timed, so that both sides span
-        // about as much of the machine's time.
-        let iterations = (number(&row, "/samples")? as usize / IN_PROCESS_THREADS).max(10);
-        // Fresh threads prepared as a worker's measuring thread is, each
-        // timing its own iterations; the median of the threads' medians.
-        let mut threads = Vec::new();
-        for _ in 0..IN_PROCESS_THREADS {
-            let median = std::thread::scope(|scope| {
-                scope
-                    .spawn(|| -> Result<f64> {
-                        crate::platform::thread::prepare_measuring_thread(
-                            PinRequest::Quietest,
-                            PriorityRequest::Nice,
-                        );
-                        program.iterate()?;
-                        let mut times = Vec::with_capacity(iterations);
-                        for _ in 0..iterations {
-                            times.extend(program.iterate()?.execute_ns);
-                        }
-                        Ok(stats::median(&times))
-                    })
-                    .join()
-                    .map_err(|_| anyhow::anyhow!("the timing thread panicked"))?
-            })?;
-            threads.push(median);
-        }
-        in_process.push(stats::median(&threads));
+    crate::platform::thread::prepare_measuring_thread(PinRequest::Quietest, PriorityRequest::Nice);
+    program.iterate()?;
+    let mut times = Vec::with_capacity(args.iterations);
+    for _ in 0..args.iterations {
+        times.extend(program.iterate()?.execute_ns);
     }
-    let ratio = stats::median(&host_run) / stats::median(&in_process);
-    let neighbours: Vec<f64> = host_run
-        .iter()
-        .zip(&in_process)
-        .map(|(h, p)| h / p)
-        .collect();
-    let ratio_of_neighbours = stats::median(&neighbours);
-    for (h, p) in host_run.iter().zip(&in_process) {
-        println!(
-            "  host run {} · in process {}",
-            format_ns(*h),
-            format_ns(*p)
-        );
-    }
-    println!(
-        "  median: host run {} · in process {} · ratio {ratio:.4}; median of each round's ratio {ratio_of_neighbours:.4} (goal: within 1%)",
-        format_ns(stats::median(&host_run)),
-        format_ns(stats::median(&in_process))
-    );
-    Ok(ProgramAgreement {
-        workload: path.display().to_string(),
+    let timing = ReferenceTiming {
+        execute_ns: stats::median(&times),
         identical_code,
-        host_run_medians_ns: host_run,
-        in_process_medians_ns: in_process,
-        ratio,
-        ratio_of_neighbours,
-    })
+        text_bytes,
+    };
+    serde_json::to_writer(std::io::stdout().lock(), &timing).context("writing the reference timing")
 }
 
 /// The smallest and the largest of `values`.
