@@ -590,3 +590,29 @@ fn compare_refuses_a_program() -> TestResult {
     assert!(!finished.stderr.contains("panicked"), "{}", finished.stderr);
     Ok(())
 }
+
+/// The selftest's reference process times a bundled program on an engine of
+/// wasmtime's defaults, whose code is byte for byte the harness's.
+#[test]
+fn the_selftest_reference_times_the_same_code() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let loop_wasm = workloads().join("loop.wasm");
+    let path = loop_wasm.display().to_string();
+    let finished = run_host_within(
+        &["selftest-reference", &path, "--iterations", "2"],
+        dir.path(),
+        BOUND,
+    )?;
+    assert!(finished.status.success(), "{}", finished.stderr);
+    let timing: Value = serde_json::from_str(&finished.stdout)?;
+    assert_eq!(timing["identical_code"], true, "{timing}");
+    assert!(
+        timing["text_bytes"].as_u64().is_some_and(|n| n > 0),
+        "{timing}"
+    );
+    assert!(
+        timing["execute_ns"].as_f64().is_some_and(|t| t > 0.0),
+        "{timing}"
+    );
+    Ok(())
+}
