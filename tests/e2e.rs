@@ -328,6 +328,57 @@ fn assert_bad(path: &Path, name: &str, kind: Option<&str>, reason: &str) -> Test
 
 /// A usage or fatal error: exit status 2, nothing on stdout, and one line on
 /// stderr that starts with `error:` and contains `needle`.
+/// `--metric counters`: the CPU's counts per op where the kernel gives
+/// hardware counters, otherwise a note that says why, in line with the
+/// environment's probe; the time is measured either way.
+#[test]
+fn hardware_counters_count_or_say_why_not() -> TestResult {
+    let xor = workloads().join("xor.wasm");
+    let (code, report, table) = json_run(bench_samples([&xor], 3).args(["--metric", "counters"]))?;
+    assert_eq!(code, Some(0), "{table}");
+    let xor_row = row(&report, "xor")?;
+    assert_measured(xor_row)?;
+    let pmu = report["environment"]["pmu"]
+        .as_str()
+        .ok_or("no environment.pmu")?;
+    let notes = xor_row["notes"].as_array().ok_or("no notes")?;
+    let said = notes
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|n| n.starts_with("hardware counters: "));
+    match &xor_row["hardware_counters"] {
+        Value::Null => {
+            let said = said.ok_or(format!("no counts and no note: {xor_row}"))?;
+            assert!(
+                said.starts_with("hardware counters: unavailable (perf_event_open: ")
+                    || said.contains("multiplexed"),
+                "{said}"
+            );
+            assert!(
+                pmu.starts_with("unavailable (") || said.contains("multiplexed"),
+                "{pmu}"
+            );
+        }
+        counts => {
+            assert_eq!(pmu, "available");
+            assert!(said.is_none(), "{said:?}");
+            // xor's loop body retires a few instructions per op.
+            assert!(number(counts, "instructions")? > 0.5, "{counts}");
+            assert!(number(counts, "cycles")? > 0.0, "{counts}");
+        }
+    }
+    assert!(table.contains("hardware counters: "), "{table}");
+    // Compare judges by time or a deterministic count, never by these.
+    assert_fatal(
+        Command::new(host_binary())
+            .args(["compare"])
+            .args([&xor, &xor])
+            .args(["--metric", "counters"]),
+        "--metric counters",
+    )?;
+    Ok(())
+}
+
 fn assert_fatal(command: &mut Command, needle: &str) -> TestResult {
     let (out, stdout, stderr) = output(command)?;
     assert_eq!(

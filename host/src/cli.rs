@@ -219,7 +219,10 @@ pub struct MeasureArgs {
     /// Also measure a deterministic cost per op in a separate pass: wasm
     /// instructions with wasmtime's fuel (`instructions`), or Callgrind's
     /// counts of the machine code and a cycle estimate (`cycles-est`, needs
-    /// Valgrind); `host compare` and `--baseline` then judge by it.
+    /// Valgrind); `host compare` and `--baseline` then judge by it. Or, with
+    /// `host run`, the CPU's own counts of the timed code (`counters`:
+    /// instructions and cycles per op from the hardware counters, where the
+    /// kernel gives them).
     #[arg(long, value_enum, default_value_t = MetricArg::Time)]
     pub metric: MetricArg,
 }
@@ -281,6 +284,9 @@ pub enum MetricArg {
     /// misses, mispredictions) and a cycle estimate from them, beside the
     /// time; needs Valgrind.
     CyclesEst,
+    /// Instructions and cycles per op from the CPU's hardware counters
+    /// (`perf_event_open`), beside the time; `host run` only.
+    Counters,
 }
 
 #[derive(Debug, Args)]

@@ -129,6 +129,10 @@ pub enum Metric {
     /// Callgrind's estimated cycles per op (and its counts), measured beside
     /// the time in a worker run under Valgrind.
     CyclesEst,
+    /// Instructions and cycles per op from the hardware counters, counted
+    /// beside the time on the code that is timed; informative, never judged
+    /// by (cycles move with the machine as time does).
+    Counters,
 }
 
 impl Metric {
@@ -138,6 +142,7 @@ impl Metric {
             Metric::Time => "time",
             Metric::Instructions => "instructions",
             Metric::CyclesEst => "cycles-est",
+            Metric::Counters => "counters",
         }
     }
 }
@@ -692,6 +697,7 @@ impl Settings {
                 MetricArg::Time => Metric::Time,
                 MetricArg::Instructions => Metric::Instructions,
                 MetricArg::CyclesEst => Metric::CyclesEst,
+                MetricArg::Counters => Metric::Counters,
             },
             baselines,
             quiet: args.quiet,
@@ -797,6 +803,11 @@ impl CompareSettings {
         )?;
         settings.exports.check()?;
         settings.exports.check_for_compare()?;
+        if settings.metric == Metric::Counters {
+            bail!(
+                "--metric counters: compare judges by time, instructions or cycles-est; count hardware counters with `host run`"
+            );
+        }
         if settings.sizes.len() > 1 {
             bail!("--size: compare takes one size (variants are compared at the same size)");
         }

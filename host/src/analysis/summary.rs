@@ -338,6 +338,7 @@ pub fn figures(
         run_drift_pct: drift.measured.map(|d| d.rel_sd * 100.0),
         run_drift_runs: drift.measured.map_or(0, |d| d.runs),
         callgrind: None,
+        hardware_counters: None,
         raw_samples_ns: m.blocks.clone(),
         epochs_ns_per_op: per_op,
         epoch_classes: summary.classes.clone(),

@@ -19,6 +19,8 @@
 //! - [`program`]: the measuring sequence of a WASI program;
 //! - [`callgrind`]: the Callgrind pass (run under Valgrind: the counts of
 //!   the machine code per op, or per program phase);
+//! - [`counters`]: the hardware-counter pass (the CPU's counts of the
+//!   timed code per op);
 //! - [`profile`]: the profiling pass (where the time goes).
 //!
 //! Both: [`progress`], what the stage tells as it goes. The stage asks
@@ -28,6 +30,7 @@
 pub mod calibrate;
 pub mod callgrind;
 pub mod catalog;
+pub mod counters;
 pub mod profile;
 pub mod program;
 pub mod progress;

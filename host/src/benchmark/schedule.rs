@@ -441,6 +441,7 @@ pub fn run_rows(
                 count: states[i].count,
                 share: share(&settings, &states[i], process),
                 fuel: settings.metric == Metric::Instructions && states[i].samples.is_empty(),
+                counters: settings.metric == Metric::Counters && states[i].samples.is_empty(),
             })
             .collect();
         // Workers follow each other until this process's rows are done; a
@@ -619,6 +620,7 @@ fn callgrind_pass(
             count: None,
             share: Share::Samples(1),
             fuel: false,
+            counters: false,
         })
         .collect();
     let job = Job {
@@ -711,6 +713,7 @@ pub fn profile_rows(
                 count: None,
                 share: Share::Samples(1),
                 fuel: false,
+                counters: false,
             })
             .collect();
         if left.is_empty() {
@@ -872,6 +875,15 @@ fn result_of(settings: &Settings, state: &RowState, seed: u64, drift: Drift) -> 
     figures.precision_reached = precision_reached(settings, &figures);
     figures.fuel_per_op = state.samples.iter().find_map(|s| s.fuel_per_op);
     figures.callgrind = state.callgrind;
+    match state
+        .samples
+        .iter()
+        .find_map(|s| s.hardware_counters.as_ref())
+    {
+        Some(Ok(counts)) => figures.hardware_counters = Some(*counts),
+        Some(Err(why)) => figures.notes.push(format!("hardware counters: {why}")),
+        None => {}
+    }
     if state.program {
         program_figures(&mut figures, state);
     }
@@ -1050,7 +1062,7 @@ pub fn compare_rounds(
                     .map(|s| corrected_per_op(&s.measurement))
                     .collect(),
                 exact_per_op: match common.metric {
-                    Metric::Time => None,
+                    Metric::Time | Metric::Counters => None,
                     Metric::Instructions => samples.iter().find_map(|s| s.fuel_per_op),
                     Metric::CyclesEst => counted[i].map(|c| c.cycles_est),
                 },

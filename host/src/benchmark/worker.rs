@@ -21,6 +21,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::benchmark::callgrind;
+use crate::benchmark::counters;
 use crate::benchmark::profile;
 use crate::benchmark::program::{self, ProgramRun};
 use crate::benchmark::progress::{Call, Progress, Stage};
@@ -30,7 +31,7 @@ use crate::guest::Contract;
 use crate::guest::instance::Instance;
 use crate::guest::program::{Program, TimedRegion};
 use crate::options::Settings;
-use crate::results::{CallgrindCounts, Environment, Measurement, Row, RowProfile};
+use crate::results::{CallgrindCounts, Environment, HardwareCounts, Measurement, Row, RowProfile};
 use crate::util::error::one_line;
 
 /// Target wall time of one variant's block in a round of a comparison.
@@ -101,6 +102,9 @@ pub struct RowJob {
     pub share: Share,
     /// Count instructions too.
     pub fuel: bool,
+    /// Count with the hardware counters too.
+    #[serde(default)]
+    pub counters: bool,
 }
 
 /// What a worker tells the parent.
@@ -144,6 +148,9 @@ pub struct ProcessSample {
     pub measurement: Measurement,
     pub instantiate_ms: f64,
     pub fuel_per_op: Option<f64>,
+    /// The hardware counters per op, or why they could not count.
+    #[serde(default)]
+    pub hardware_counters: Option<Result<HardwareCounts, String>>,
     /// Programs: instantiation of every iteration, and the timed region.
     pub program: Option<ProgramSample>,
 }
@@ -415,6 +422,12 @@ fn measure_row(
             instantiate_ms: crate::analysis::stats::median(&instantiate_ns) / 1e6,
             measurement,
             fuel_per_op: None,
+            hardware_counters: job.counters.then(|| {
+                Err(
+                    "not counted: they count `run(count, seed)` workloads, not programs"
+                        .to_string(),
+                )
+            }),
             program: Some(ProgramSample {
                 instantiate_ns,
                 region,
@@ -432,10 +445,20 @@ fn measure_row(
         true => Some(session.fuel_per_op(workload, &job.row, measurement.count, progress)?),
         false => None,
     };
+    let hardware_counters = match job.counters {
+        true => Some(counters::per_op(
+            &mut instance,
+            measurement.count,
+            session.seed,
+            progress,
+        )?),
+        false => None,
+    };
     Ok(ProcessSample {
         measurement,
         instantiate_ms,
         fuel_per_op,
+        hardware_counters,
         program: None,
     })
 }
@@ -541,6 +564,7 @@ fn compare(
             measurement,
             instantiate_ms: *instantiate_ms,
             fuel_per_op,
+            hardware_counters: None,
             program: None,
         });
     }

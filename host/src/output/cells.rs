@@ -4,7 +4,7 @@
 
 use crate::guest::program::TimedRegion;
 use crate::output::units::{format_count, format_ns, format_ns_in, format_rate, unit_for};
-use crate::results::{BenchResult, CallgrindCounts, Figures, Phases};
+use crate::results::{BenchResult, CallgrindCounts, Figures, HardwareCounts, Phases};
 
 /// The display cells of a measured row, as the terminal table shows them:
 /// median and interval in one unit, err%, rate.
@@ -58,6 +58,9 @@ pub fn row_notes(r: &BenchResult) -> Vec<String> {
     if let Some(c) = &f.callgrind {
         notes.push(callgrind_line(c));
     }
+    if let Some(h) = &f.hardware_counters {
+        notes.push(counters_line(h));
+    }
     notes.extend(f.notes.iter().cloned());
     notes.extend(f.info.iter().cloned());
     if let Some(b) = &r.baseline {
@@ -92,6 +95,17 @@ pub fn phases_line(p: &Phases) -> String {
         format_ns(p.instantiate_ns.median),
         format_ns(p.execute_ns.median),
         p.execute_ns.samples
+    )
+}
+
+/// The hardware counters on one line.
+pub fn counters_line(h: &HardwareCounts) -> String {
+    format!(
+        "hardware counters: {:.2} instructions per op · {:.2} cycles · {:.2} instructions per cycle (median of {} pairs)",
+        h.instructions,
+        h.cycles,
+        h.instructions / h.cycles,
+        h.pairs
     )
 }
 

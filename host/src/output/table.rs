@@ -8,7 +8,7 @@ use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
 
-use crate::output::cells::{Cells, callgrind_line, phases_line};
+use crate::output::cells::{Cells, callgrind_line, counters_line, phases_line};
 use crate::output::units::format_ns;
 use crate::results::CompareReport;
 use crate::results::Verdict;
@@ -164,6 +164,9 @@ impl<W: Write> Table<W> {
         }
         if let Some(c) = &f.callgrind {
             writeln!(self.out, "{:<w$}  {}", "", callgrind_line(c))?;
+        }
+        if let Some(h) = &f.hardware_counters {
+            writeln!(self.out, "{:<w$}  {}", "", counters_line(h))?;
         }
         for note in &f.notes {
             writeln!(self.out, "{:<w$}  {DIM}note: {note}{DIM:#}", "")?;

@@ -59,6 +59,19 @@ pub struct CallgrindCounts {
     pub cycles_est: f64,
 }
 
+/// What the CPU's hardware counters saw per op: the difference of a call at
+/// the row's count and one at twice the count, so the call's fixed cost
+/// cancels; the median of several such pairs, user space only.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct HardwareCounts {
+    /// Instructions retired.
+    pub instructions: f64,
+    /// CPU cycles (the core's clock, as it ran).
+    pub cycles: f64,
+    /// Pairs counted.
+    pub pairs: usize,
+}
+
 /// The deterministic cost per op `metric` judges by: fuel's instructions,
 /// or Callgrind's estimated cycles; `None` for time or when not measured.
 pub fn exact_per_op(
@@ -67,7 +80,7 @@ pub fn exact_per_op(
     callgrind: Option<&CallgrindCounts>,
 ) -> Option<f64> {
     match metric {
-        crate::options::Metric::Time => None,
+        crate::options::Metric::Time | crate::options::Metric::Counters => None,
         crate::options::Metric::Instructions => fuel_per_op,
         crate::options::Metric::CyclesEst => callgrind.map(|c| c.cycles_est),
     }
@@ -490,6 +503,10 @@ pub struct Figures {
     /// `--metric cycles-est`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub callgrind: Option<CallgrindCounts>,
+    /// The CPU's hardware counters per op, with `--metric counters` where
+    /// the kernel gives them (otherwise a note says why not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardware_counters: Option<HardwareCounts>,
     /// Raw samples: time of one call in ns, block by block.
     pub raw_samples_ns: Vec<Vec<f64>>,
     /// Per-op time of each epoch after subtraction, block by block (the

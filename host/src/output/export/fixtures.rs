@@ -114,6 +114,7 @@ pub fn fixed_figures(samples: Vec<Vec<f64>>) -> Figures {
         run_drift_pct: None,
         run_drift_runs: 0,
         callgrind: None,
+        hardware_counters: None,
         raw_samples_ns: samples.clone(),
         epochs_ns_per_op: samples,
         epoch_classes,
