@@ -232,7 +232,10 @@ pub fn serve() -> Result<()> {
             .map(|r| (r.path.clone(), r.engine_set))
             .collect();
         let files: Vec<(PathBuf, usize)> = files.into_iter().collect();
-        let session = Session::new(&job.settings, &files)?;
+        let session = match &job.task {
+            Task::Callgrind { .. } => Session::counting(&job.settings, &files)?,
+            _ => Session::new(&job.settings, &files)?,
+        };
         emitter.send(&Event::Ready {
             environment: session.environment(&job.settings),
         });
