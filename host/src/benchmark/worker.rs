@@ -260,6 +260,7 @@ pub fn serve() -> Result<()> {
             }
             Task::Callgrind { rows, folder } => {
                 let mut dumps = callgrind::Dumps::new(folder)?;
+                callgrind::prepare_worker()?;
                 for row_job in rows {
                     emitter.row.store(row_job.index, Ordering::Relaxed);
                     emitter.stage(&row_job.row.name, Stage::Sampling);
