@@ -151,6 +151,51 @@ fn counts_repeat_and_follow_the_code() -> TestResult {
     Ok(())
 }
 
+/// A program's counts, both phases, in `report`.
+fn program_counts(report: &Value, name: &str) -> Result<(Value, Value), Box<dyn Error>> {
+    let row = report["results"]
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["name"] == name))
+        .ok_or_else(|| format!("no {name}: {report}"))?;
+    Ok((
+        row["callgrind"].clone(),
+        row["phases"]["instantiate_callgrind"].clone(),
+    ))
+}
+
+#[test]
+fn a_programs_counts_repeat_to_the_last_digit() -> TestResult {
+    if !counting()? {
+        return Ok(());
+    }
+    let dir = tempfile::tempdir()?;
+    // fib reads its input and prints through WASI, outside its region.
+    let fib = workloads().join("fib.wasm").display().to_string();
+    let args = [
+        "run",
+        &fib,
+        "--metric",
+        "cycles-est",
+        "--processes",
+        "1",
+        "--samples",
+        "3",
+        "--export-json",
+        "-",
+    ];
+    let first = program_counts(&report(&host(&args, dir.path(), None)?)?, "fib")?;
+    let second = program_counts(&report(&host(&args, dir.path(), None)?)?, "fib")?;
+    for (phase, counts) in [("execute", &first.0), ("instantiate", &first.1)] {
+        assert!(
+            counts["instructions"].as_f64().is_some_and(|x| x > 0.0),
+            "{phase}: {counts}"
+        );
+    }
+    // Every count of both phases, misses and mispredictions too.
+    assert_eq!(first, second, "two separate runs");
+    Ok(())
+}
+
 #[test]
 fn compare_judges_by_estimated_cycles() -> TestResult {
     if !counting()? {

@@ -1,34 +1,58 @@
 //! The Callgrind pass: deterministic cost of the machine code that runs.
 //!
 //! The parent runs one worker under `valgrind --tool=callgrind` with
-//! collecting off ([`valgrind_command`]); the worker brackets exactly the
-//! region it counts with client requests
+//! instrumentation and collecting off ([`valgrind_command`]): the worker's
+//! setup (engines, loading; no calibration: [`Session::counting`]) runs
+//! unsimulated. Each row is counted in a window of its own: instrumentation
+//! on, which empties Callgrind's simulated caches, and its branch predictor
+//! put in one fixed state ([`valgrind::reset_branch_predictor`]); the row's
+//! warm-up and counted calls; instrumentation off. Within the window the
+//! worker brackets exactly the region it counts with client requests
 //! ([`crate::platform::valgrind`]): zero the counts, collect, call, stop,
-//! dump, then reads the dump back ([`crate::analysis::cost`]).
-//! - a `run(count, seed)` workload: a call at [`OPS`] ops and one at twice
-//!   as many, after two warm-up calls, on the engine that is timed; the
-//!   difference per op cancels the call's fixed cost (as the fuel pass
-//!   does);
-//! - a program: one iteration after a warm-up one, counted per phase:
-//!   instantiation, and the execute region (between `bench.start` and
-//!   `bench.end`, summed over the pairs and divided by their number, or the
-//!   whole run, as it is timed).
+//! dump. It reads the dumps back ([`crate::analysis::cost`]) after the
+//! window, as their text (and so the work of reading it) varies from run to
+//! run.
+//! - a `run(count, seed)` workload: instantiated and set up before the
+//!   window; in it, a call at [`OPS`] ops and one at twice as many, after
+//!   two warm-up calls, on the engine that is timed; the difference per op
+//!   cancels the call's fixed cost (as the fuel pass does);
+//! - a program: its instantiation after a warm-up instantiation, then its
+//!   execute region (between `bench.start` and `bench.end`, summed over the
+//!   pairs and divided by their number, or the whole run, as it is timed) in
+//!   an iteration after a warm-up iteration. The instantiations come first,
+//!   before any WASI call (see below). All run on a thread of their own, so
+//!   that their memory comes from an allocator arena and cache that the
+//!   setup never used, as [`Program::counting`] runs them: imports resolved
+//!   and WASI contexts built before the window, the guest's random numbers
+//!   seeded, file operations on that thread, no clock read; and with
+//!   wasmtime-wasi's runtime started, and its threads idle, before the first
+//!   row ([`prepare_worker`]).
 //!
-//! Callgrind simulates caches and the branch predictor, so the counts
-//! repeat to the last digit from run to run.
+//! Callgrind simulates caches and the branch predictor; as each window
+//! starts from the same simulated state and runs the same work, the counts
+//! repeat to the last digit from run to run, with one exception: at every
+//! WASI preview1 call, wasmtime-wasi looks the guest's memory up by name in
+//! a table hashed with keys drawn at random per process, so the call
+//! touches other cache lines from run to run (and, when the hash's tag
+//! collides, runs a few more instructions). A program that calls WASI in its
+//! execute region sees that in its misses; calls before the region can
+//! change which of its lines are still cached. A program that itself reads a
+//! clock or varies its work from run to run is counted as it runs.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
 use crate::analysis::cost::{self, Totals};
 use crate::benchmark::progress::{Call, Progress};
 use crate::benchmark::session::Session;
+use crate::benchmark::session::on_measuring_thread;
 use crate::guest::Contract;
 use crate::guest::instance::Instance;
 use crate::guest::load::Workload;
-use crate::guest::program::{Hooks, Program};
+use crate::guest::program::{Hooks, NoHooks, Program};
 use crate::options::Settings;
 use crate::platform::valgrind;
 use crate::results::{CallgrindCounts, Row};
@@ -59,6 +83,7 @@ pub fn valgrind_command(folder: &Path) -> Result<(PathBuf, Vec<OsString>)> {
     out.push(folder.join(OUT_FILE));
     let args = [
         "--tool=callgrind",
+        "--instr-atstart=no",
         "--collect-atstart=no",
         "--cache-sim=yes",
         "--branch-sim=yes",
@@ -80,11 +105,15 @@ fn find_in_path(name: &str) -> Option<PathBuf> {
     })
 }
 
-/// Callgrind's dumps of this worker, read back as they are written.
+/// Callgrind's dumps of this worker, read back after they are written.
 pub struct Dumps {
     folder: PathBuf,
     taken: usize,
 }
+
+/// One dump Callgrind wrote, to read after the window.
+#[derive(Debug, Clone, Copy)]
+pub struct Dump(usize);
 
 impl Dumps {
     /// Dumps written into `folder`; fails unless this process runs under
@@ -99,11 +128,16 @@ impl Dumps {
         })
     }
 
-    /// Dump the counts collected since they were last zeroed, and read them.
-    pub fn take(&mut self) -> Result<Totals> {
+    /// Dump the counts collected since they were last zeroed.
+    fn dump(&mut self) -> Dump {
         valgrind::dump_stats();
         self.taken += 1;
-        let path = self.folder.join(format!("{OUT_FILE}.{}", self.taken));
+        Dump(self.taken)
+    }
+
+    /// Read the counts of `dump`.
+    pub fn read(&self, dump: Dump) -> Result<Totals> {
+        let path = self.folder.join(format!("{OUT_FILE}.{}", dump.0));
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("reading Callgrind's dump {}", path.display()))?;
         cost::parse_dump(&text).with_context(|| format!("reading {}", path.display()))
@@ -115,19 +149,65 @@ impl Dumps {
         valgrind::toggle_collect();
     }
 
-    /// Stop collecting and read the counts.
-    fn stop(&mut self) -> Result<Totals> {
+    /// Stop collecting and dump the counts.
+    fn stop(&mut self) -> Dump {
         valgrind::toggle_collect();
-        self.take()
+        self.dump()
     }
 
-    /// Zero the counts, collect while `f` runs, and read them.
-    fn around<T>(&mut self, f: impl FnOnce() -> Result<T>) -> Result<(T, Totals)> {
+    /// Zero the counts, collect while `f` runs, and dump them.
+    fn around<T>(&mut self, f: impl FnOnce() -> Result<T>) -> Result<(T, Dump)> {
         self.start();
         let result = f();
-        let totals = self.stop()?;
-        Ok((result?, totals))
+        let dump = self.stop();
+        Ok((result?, dump))
     }
+}
+
+/// Run `f` in a counting window: Callgrind's instrumentation on, which
+/// empties its simulated caches, and its branch predictor reset, so that
+/// what `f` counts depends on what `f` runs and on nothing before it;
+/// instrumentation off after.
+fn window<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    valgrind::start_instrumentation();
+    valgrind::reset_branch_predictor();
+    let result = f();
+    valgrind::stop_instrumentation();
+    result
+}
+
+/// How long [`prepare_worker`] waits for wasmtime-wasi's threads to go
+/// idle.
+const RUNTIME_IDLE_WITHIN: Duration = Duration::from_secs(60);
+
+/// What the worker does once, after its setup and before its first row:
+/// start wasmtime-wasi's runtime, in which WASI host calls run (made on
+/// first use, with threads of their own), and wait until all its threads
+/// are parked. Made here, on the measuring thread while its heap is still as
+/// the setup left it, its data sits at the same addresses from run to run;
+/// and none of its threads is still starting (run by Valgrind in turn with
+/// the counting thread, on the same simulated caches and predictor) when a
+/// count begins.
+pub fn prepare_worker() -> Result<()> {
+    wasmtime_wasi::runtime::in_tokio(async {});
+    let handle =
+        wasmtime_wasi::runtime::with_ambient_tokio_runtime(tokio::runtime::Handle::current);
+    let metrics = handle.metrics();
+    let started = Instant::now();
+    // An odd count of parks and unparks: the thread is parked.
+    while !(0..metrics.num_workers()).all(|w| metrics.worker_park_unpark_count(w) % 2 == 1) {
+        if started.elapsed() > RUNTIME_IDLE_WITHIN {
+            bail!(
+                "wasmtime-wasi's runtime threads did not go idle within {} s",
+                RUNTIME_IDLE_WITHIN.as_secs()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // One that counted its park but has not reached the call that blocks
+    // gets there now.
+    std::thread::sleep(Duration::from_millis(1));
+    Ok(())
 }
 
 /// Count `row` of `workload`.
@@ -148,36 +228,47 @@ pub fn count_row(
     let size = row.size.unwrap_or(0);
     progress.calling(Call::Setup { size });
     instance.setup(size)?;
-    for _ in 0..2 {
+    let (one, two) = window(|| {
+        for _ in 0..2 {
+            progress.calling(Call::Run { count: 2 * OPS });
+            instance.sample(2 * OPS, session.seed)?;
+        }
+        progress.calling(Call::Run { count: OPS });
+        let (_, one) = dumps.around(|| instance.sample(OPS, session.seed))?;
         progress.calling(Call::Run { count: 2 * OPS });
-        instance.sample(2 * OPS, session.seed)?;
-    }
-    progress.calling(Call::Run { count: OPS });
-    let (_, one) = dumps.around(|| instance.sample(OPS, session.seed))?;
-    progress.calling(Call::Run { count: 2 * OPS });
-    let (_, two) = dumps.around(|| instance.sample(2 * OPS, session.seed))?;
+        let (_, two) = dumps.around(|| instance.sample(2 * OPS, session.seed))?;
+        Ok((one, two))
+    })?;
     Ok(Counted {
-        per_op: cost::per_op(one, two, OPS),
+        per_op: cost::per_op(dumps.read(one)?, dumps.read(two)?, OPS),
         instantiate: None,
     })
 }
 
-/// What a program's counted iteration leaves.
-struct PhaseCounts<'a> {
+/// Counts a program's instantiation.
+struct InstantiationCount<'a> {
     dumps: &'a mut Dumps,
-    instantiate: Option<Totals>,
-    execute: Option<Totals>,
+    dump: Option<Dump>,
 }
 
-impl Hooks for PhaseCounts<'_> {
+impl Hooks for InstantiationCount<'_> {
     fn before_instantiate(&mut self) -> Result<()> {
         self.dumps.start();
         Ok(())
     }
     fn after_instantiate(&mut self) -> Result<()> {
-        self.instantiate = Some(self.dumps.stop()?);
+        self.dump = Some(self.dumps.stop());
         Ok(())
     }
+}
+
+/// Counts a program's execute region.
+struct ExecutionCount<'a> {
+    dumps: &'a mut Dumps,
+    dump: Option<Dump>,
+}
+
+impl Hooks for ExecutionCount<'_> {
     fn before_run(&mut self, whole: bool) -> Result<()> {
         // Otherwise the program's own bench.start starts collecting.
         match whole {
@@ -187,9 +278,9 @@ impl Hooks for PhaseCounts<'_> {
         Ok(())
     }
     fn after_run(&mut self, whole: bool, collecting: bool) -> Result<()> {
-        self.execute = Some(match whole || collecting {
-            true => self.dumps.stop()?,
-            false => self.dumps.take()?,
+        self.dump = Some(match whole || collecting {
+            true => self.dumps.stop(),
+            false => self.dumps.dump(),
         });
         Ok(())
     }
@@ -203,22 +294,51 @@ fn count_program(
     dumps: &mut Dumps,
     progress: &dyn Progress,
 ) -> Result<Counted> {
-    let program = Program::counting(&row.path, &workload.code, &settings.grants, session.limits)?;
-    progress.calling(Call::Start);
-    program.iterate()?;
-    let mut hooks = PhaseCounts {
-        dumps,
-        instantiate: None,
-        execute: None,
-    };
-    progress.calling(Call::Start);
-    let iteration = program.iterate_with(&mut hooks)?;
-    let (Some(instantiate), Some(execute)) = (hooks.instantiate, hooks.execute) else {
+    let (iteration, instantiate, execute) = on_measuring_thread(|| {
+        let program = Program::counting(
+            &row.path,
+            &workload.code,
+            &settings.grants,
+            session.limits,
+            session.seed,
+        )?;
+        let warm_instance = program.counting_context()?;
+        let counted_instance = program.counting_context()?;
+        let warm_up = program.counting_context()?;
+        let counted = program.counting_context()?;
+        // Let the thread that started this one reach its join, so that it
+        // runs nothing in the window.
+        std::thread::yield_now();
+        window(|| {
+            // Instantiations first: before any WASI call, whose lookup of
+            // the guest's memory by name touches other cache lines from run
+            // to run (wasmtime hashes names with per-process random keys).
+            progress.calling(Call::Instantiate);
+            program.count_instantiation(warm_instance, &mut NoHooks)?;
+            let mut instantiation = InstantiationCount {
+                dumps: &mut *dumps,
+                dump: None,
+            };
+            progress.calling(Call::Instantiate);
+            program.count_instantiation(counted_instance, &mut instantiation)?;
+            let instantiate = instantiation.dump;
+            progress.calling(Call::Start);
+            program.count(warm_up, &mut NoHooks)?;
+            let mut execution = ExecutionCount {
+                dumps: &mut *dumps,
+                dump: None,
+            };
+            progress.calling(Call::Start);
+            let iteration = program.count(counted, &mut execution)?;
+            Ok((iteration, instantiate, execution.dump))
+        })
+    })?;
+    let (Some(instantiate), Some(execute)) = (instantiate, execute) else {
         bail!("the counted iteration left no counts");
     };
     let regions = iteration.execute_ns.len().max(1) as f64;
     Ok(Counted {
-        per_op: cost::counts(execute, regions),
-        instantiate: Some(cost::counts(instantiate, 1.0)),
+        per_op: cost::counts(dumps.read(execute)?, regions),
+        instantiate: Some(cost::counts(dumps.read(instantiate)?, 1.0)),
     })
 }

@@ -1,8 +1,9 @@
 //! What a worker process sets up once before it measures: the measuring
 //! thread (pinned, its priority raised), the calibrated clock, the workloads
 //! it was given loaded (from the compile cache, as a rule), and the built-in
-//! guests of each format with their calibration. It also instantiates and
-//! sets up the instances of a row, and counts instructions.
+//! guests of each format with their calibration (a worker that only counts
+//! with Callgrind skips these two: [`Session::counting`]). It also
+//! instantiates and sets up the instances of a row, and counts instructions.
 //!
 //! [`crate::benchmark::worker`] builds a [`Session`] on the thread
 //! [`on_measuring_thread`] starts; nothing here decides what to measure.
@@ -48,7 +49,8 @@ pub fn on_measuring_thread<T: Send>(work: impl FnOnce() -> Result<T> + Send) -> 
 
 /// The built-in guests of one format and their calibration.
 pub struct FormatSetup {
-    pub builtins: Builtins,
+    /// None in a worker that only counts.
+    pub builtins: Option<Builtins>,
     pub calibration: Calibration,
 }
 
@@ -67,9 +69,25 @@ impl FormatSetup {
             &mut Instance::new(linkers, &builtins.pause_pair, RUN_EXPORT, limits)?,
         )?;
         Ok(FormatSetup {
-            builtins,
+            builtins: Some(builtins),
             calibration,
         })
+    }
+
+    /// Of a worker that only counts: no built-ins, and calibration figures
+    /// of zero.
+    fn uncalibrated() -> Self {
+        FormatSetup {
+            builtins: None,
+            calibration: Calibration {
+                clock: ClockCalibration {
+                    resolution_ns: 0.0,
+                    overhead_ns: 0.0,
+                },
+                empty_call_ns: 0.0,
+                pause_pair_ns: 0.0,
+            },
+        }
     }
 }
 
@@ -102,8 +120,25 @@ impl Session {
     /// Prepare the calling (measuring) thread, calibrate, and load each
     /// file of `files` under its engine set.
     pub fn new(settings: &Settings, files: &[(PathBuf, usize)]) -> Result<Self> {
+        Self::build(settings, files, true)
+    }
+
+    /// [`Session::new`] for a worker that only counts with Callgrind: no
+    /// clock calibration, no built-in guests and no calibration with them
+    /// (its environment reports zeros). They are not needed to count, and
+    /// they would leave the heap in a state that moves from run to run
+    /// (the work of reading the clock, or of compiling the built-ins, varies),
+    /// where the counted code then finds the engine's data.
+    pub fn counting(settings: &Settings, files: &[(PathBuf, usize)]) -> Result<Self> {
+        Self::build(settings, files, false)
+    }
+
+    fn build(settings: &Settings, files: &[(PathBuf, usize)], calibrating: bool) -> Result<Self> {
         let prepared = prepare_measuring_thread(settings.pin, settings.priority);
-        let clock = clock::calibrate();
+        let clock = match calibrating {
+            true => clock::calibrate(),
+            false => FormatSetup::uncalibrated().calibration.clock,
+        };
         let limits = Limits {
             max_memory_bytes: settings.max_memory_bytes,
         };
@@ -119,6 +154,15 @@ impl Session {
         let mut sets = Vec::new();
         for (index, engines) in engines.iter().enumerate() {
             let linkers = Linkers::new(&engines.fast)?;
+            if !calibrating {
+                sets.push(EngineSet {
+                    engines: engines.clone(),
+                    linkers,
+                    modules: FormatSetup::uncalibrated(),
+                    components: None,
+                });
+                continue;
+            }
             let modules = FormatSetup::new(engines, &linkers, limits, Format::Module, clock)?;
             let any_component = loaded.iter().any(|l| {
                 l.engine_set == index

@@ -239,7 +239,10 @@ pub fn serve() -> Result<()> {
             .map(|r| (r.path.clone(), r.engine_set))
             .collect();
         let files: Vec<(PathBuf, usize)> = files.into_iter().collect();
-        let session = Session::new(&job.settings, &files)?;
+        let session = match &job.task {
+            Task::Callgrind { .. } => Session::counting(&job.settings, &files)?,
+            _ => Session::new(&job.settings, &files)?,
+        };
         emitter.send(&Event::Ready {
             environment: session.environment(&job.settings),
         });
@@ -264,6 +267,7 @@ pub fn serve() -> Result<()> {
             }
             Task::Callgrind { rows, folder } => {
                 let mut dumps = callgrind::Dumps::new(folder)?;
+                callgrind::prepare_worker()?;
                 for row_job in rows {
                     emitter.row.store(row_job.index, Ordering::Relaxed);
                     emitter.stage(&row_job.row.name, Stage::Sampling);

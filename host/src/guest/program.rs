@@ -25,17 +25,34 @@
 //! harness: an iteration that outlives `--timeout` is ended by the parent
 //! killing the worker process. This module runs one iteration; how
 //! many, and when to stop, is [`crate::benchmark`]'s job.
+//!
+//! Counting with Callgrind ([`Program::counting`], [`Program::count`],
+//! [`Program::count_instantiation`]), an iteration runs the same code with
+//! as little in it as can be that moves from run to run: the imports and
+//! `_start` (a component's exports) are resolved once, beforehand, so that
+//! the host looks no name up (wasmtime's linkers and export maps hash names
+//! with keys drawn at random per process, and how far a lookup probes, and
+//! where, varies with them; wasmtime-wasi's own lookup of the guest's memory
+//! at each preview1 call remains); the WASI context is built ahead of the
+//! iteration, with the guest's random numbers drawn from generators seeded
+//! by the run's seed and file operations done on the calling thread (not on
+//! threads of wasmtime-wasi's runtime); and no clock is read
+//! (`bench.start`/`bench.end` only switch Callgrind's collecting, and an
+//! iteration's times are zero). The counted instantiation is thus the timed
+//! one less resolving the imports.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use wasmtime::component::{Component, ResourceTable};
-use wasmtime::{Caller, Linker, Module, Store, StoreContextMut};
+use wasmtime::{Caller, Extern, InstancePre, Linker, Module, ModuleExport, Store, StoreContextMut};
 use wasmtime_wasi::p1::WasiP1Ctx;
-use wasmtime_wasi::p2::bindings::sync::Command;
+use wasmtime_wasi::p2::bindings::sync::{Command, CommandPre};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, I32Exit, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
@@ -82,9 +99,10 @@ impl Timing {
         self.started = Some(now);
     }
 
-    /// Whether `bench.start` was ever called: a region ended, or one open.
+    /// Whether `bench.start` was ever called: a region ended, or one open
+    /// (counting: collecting).
     fn any_start(&self) -> bool {
-        !self.regions.is_empty() || self.started.is_some()
+        !self.regions.is_empty() || self.started.is_some() || self.collecting
     }
 
     fn end(&mut self, now: Instant) {
@@ -98,26 +116,30 @@ impl Timing {
     }
 
     /// `bench.start` of a counting pass: Callgrind collects from here (a
-    /// restart keeps collecting).
-    fn start_counting(&mut self, now: Instant) {
-        self.start(now);
+    /// restart keeps collecting). No clock is read.
+    fn start_counting(&mut self) {
         if !self.collecting {
             valgrind::toggle_collect();
             self.collecting = true;
         }
     }
 
-    /// `bench.end` of a counting pass: Callgrind stops collecting.
-    fn end_counting(&mut self, now: Instant) {
+    /// `bench.end` of a counting pass: Callgrind stops collecting, and the
+    /// region counts as one, of no length.
+    fn end_counting(&mut self) {
         if self.collecting {
             valgrind::toggle_collect();
             self.collecting = false;
+            self.regions.push(Duration::ZERO);
+        } else {
+            self.error
+                .get_or_insert("bench.end called before bench.start");
         }
-        self.end(now);
     }
 }
 
-/// What a counting pass does around the phases of an iteration; the timed
+/// What a pass does around the phases of an iteration (the counting pass:
+/// [`Program::count`]; profiling: [`Program::iterate_with`]); the timed
 /// iteration does nothing ([`NoHooks`], compiled away).
 pub trait Hooks {
     /// The iteration's store, before anything runs in it.
@@ -161,6 +183,15 @@ struct P2 {
     table: ResourceTable,
 }
 
+impl P2 {
+    fn new(ctx: WasiCtx) -> Self {
+        P2 {
+            ctx,
+            table: ResourceTable::new(),
+        }
+    }
+}
+
 impl WasiView for State<P2> {
     fn ctx(&mut self) -> WasiCtxView<'_> {
         WasiCtxView {
@@ -179,6 +210,34 @@ pub struct Iteration {
     /// or the whole run.
     pub execute_ns: Vec<f64>,
     pub region: TimedRegion,
+}
+
+/// What [`Program::counting`] resolves once, so that a counting iteration
+/// looks no name up: the instance's imports, and `_start` (a component's
+/// exports).
+enum Resolved {
+    Module {
+        pre: InstancePre<State<WasiP1Ctx>>,
+        start: ModuleExport,
+    },
+    Component {
+        pre: CommandPre<State<P2>>,
+    },
+}
+
+/// The WASI context of one counting iteration.
+enum CountingWasi {
+    P1(WasiP1Ctx),
+    P2(WasiCtx),
+}
+
+/// What one counting iteration runs with, built ahead of it
+/// ([`Program::counting_context`]): building a WASI context draws random
+/// seeds (wasmtime-wasi's defaults, replaced by seeded generators).
+pub struct CountingContext {
+    wasi: CountingWasi,
+    stdout: MemoryOutputPipe,
+    stderr: MemoryOutputPipe,
 }
 
 /// The compiled program and its linker.
@@ -207,29 +266,10 @@ pub struct Program {
     expected_stderr: Option<Vec<u8>>,
     grants: Grants,
     limits: Limits,
-}
-
-impl Timing {
-    /// `bench.start` of a timed iteration, or of a counting pass when
-    /// `COUNTING` (a constant: the other branch is compiled away).
-    #[inline(always)]
-    fn on_start<const COUNTING: bool>(&mut self, now: Instant) {
-        if COUNTING {
-            self.start_counting(now)
-        } else {
-            self.start(now)
-        }
-    }
-
-    /// `bench.end`, as [`Timing::on_start`].
-    #[inline(always)]
-    fn on_end<const COUNTING: bool>(&mut self, now: Instant) {
-        if COUNTING {
-            self.end_counting(now)
-        } else {
-            self.end(now)
-        }
-    }
+    /// A counting pass's imports and entry, resolved once.
+    resolved: Option<Resolved>,
+    /// Seed of a counting pass's random numbers.
+    seed: u64,
 }
 
 /// Whether `code` imports `bench.<func>`: a function of the `bench` module,
@@ -250,16 +290,21 @@ fn imports_bench(code: &Code, func: &str) -> bool {
     }
 }
 
-/// Link `bench.start`/`bench.end` of a module; `COUNTING` links the ones
-/// that also toggle Callgrind's collecting. Each reads the clock first.
+/// Link `bench.start`/`bench.end` of a module: the timed ones read the
+/// clock first; with `COUNTING` (a constant: the other branch is compiled
+/// away), they switch Callgrind's collecting instead, and read no clock.
 fn link_module_bench<const COUNTING: bool>(linker: &mut Linker<State<WasiP1Ctx>>) -> Result<()> {
     linker
         .func_wrap(
             BENCH_MODULE,
             "start",
             |mut caller: Caller<'_, State<WasiP1Ctx>>| {
-                let now = Instant::now();
-                caller.data_mut().timing.on_start::<COUNTING>(now);
+                if COUNTING {
+                    caller.data_mut().timing.start_counting();
+                } else {
+                    let now = Instant::now();
+                    caller.data_mut().timing.start(now);
+                }
             },
         )
         .and_then(|l| {
@@ -267,8 +312,12 @@ fn link_module_bench<const COUNTING: bool>(linker: &mut Linker<State<WasiP1Ctx>>
                 BENCH_MODULE,
                 "end",
                 |mut caller: Caller<'_, State<WasiP1Ctx>>| {
-                    let now = Instant::now();
-                    caller.data_mut().timing.on_end::<COUNTING>(now);
+                    if COUNTING {
+                        caller.data_mut().timing.end_counting();
+                    } else {
+                        let now = Instant::now();
+                        caller.data_mut().timing.end(now);
+                    }
                 },
             )
         })
@@ -290,8 +339,12 @@ fn link_component_bench<const COUNTING: bool>(
         .func_wrap(
             "start",
             |mut store: StoreContextMut<'_, State<P2>>, (): ()| {
-                let now = Instant::now();
-                store.data_mut().timing.on_start::<COUNTING>(now);
+                if COUNTING {
+                    store.data_mut().timing.start_counting();
+                } else {
+                    let now = Instant::now();
+                    store.data_mut().timing.start(now);
+                }
                 Ok(())
             },
         )
@@ -299,8 +352,12 @@ fn link_component_bench<const COUNTING: bool>(
             bench.func_wrap(
                 "end",
                 |mut store: StoreContextMut<'_, State<P2>>, (): ()| {
-                    let now = Instant::now();
-                    store.data_mut().timing.on_end::<COUNTING>(now);
+                    if COUNTING {
+                        store.data_mut().timing.end_counting();
+                    } else {
+                        let now = Instant::now();
+                        store.data_mut().timing.end(now);
+                    }
                     Ok(())
                 },
             )
@@ -315,11 +372,38 @@ impl Program {
         Self::linked(path, code, grants, limits, false)
     }
 
-    /// A program to count with Callgrind ([`Program::iterate_with`]): its
-    /// `bench.start`/`bench.end`, when it imports both, also toggle
-    /// Callgrind's collecting.
-    pub fn counting(path: &Path, code: &Code, grants: &Grants, limits: Limits) -> Result<Self> {
-        Self::linked(path, code, grants, limits, true)
+    /// A program to count with Callgrind ([`Program::count`]): its
+    /// `bench.start`/`bench.end`, when it imports both, toggle Callgrind's
+    /// collecting; its imports and entry are resolved here, once; the
+    /// guest's random numbers come from generators seeded with `seed`.
+    pub fn counting(
+        path: &Path,
+        code: &Code,
+        grants: &Grants,
+        limits: Limits,
+        seed: u64,
+    ) -> Result<Self> {
+        let mut program = Self::linked(path, code, grants, limits, true)?;
+        program.seed = seed;
+        program.resolved = Some(match &program.runner {
+            Runner::Module { module, linker } => Resolved::Module {
+                pre: linker
+                    .instantiate_pre(module)
+                    .map_err(anyhow::Error::from)
+                    .context("instantiation failed")?,
+                start: module
+                    .get_export_index(START_EXPORT)
+                    .context("export `_start`: not found")?,
+            },
+            Runner::Component { component, linker } => Resolved::Component {
+                pre: linker
+                    .instantiate_pre(component)
+                    .and_then(CommandPre::new)
+                    .map_err(anyhow::Error::from)
+                    .context("instantiation failed")?,
+            },
+        });
+        Ok(program)
     }
 
     fn linked(
@@ -378,12 +462,19 @@ impl Program {
             folder,
             grants: grants.clone(),
             limits,
+            resolved: None,
+            seed: 0,
         })
     }
 
-    /// The WASI context of an iteration, writing to `stdout` and `stderr`.
-    fn wasi(&self, stdout: &MemoryOutputPipe, stderr: &MemoryOutputPipe) -> Result<WasiCtxBuilder> {
-        let mut builder = WasiCtxBuilder::new();
+    /// The WASI context of an iteration, from `builder`, writing to `stdout`
+    /// and `stderr`.
+    fn wasi(
+        &self,
+        mut builder: WasiCtxBuilder,
+        stdout: &MemoryOutputPipe,
+        stderr: &MemoryOutputPipe,
+    ) -> Result<WasiCtxBuilder> {
         builder
             .stdout(stdout.clone())
             .stderr(stderr.clone())
@@ -423,7 +514,7 @@ impl Program {
         }
         let stdout = MemoryOutputPipe::new(CAPTURE_LIMIT);
         let stderr = MemoryOutputPipe::new(CAPTURE_LIMIT);
-        let mut builder = self.wasi(&stdout, &stderr)?;
+        let mut builder = self.wasi(WasiCtxBuilder::new(), &stdout, &stderr)?;
         let ran = match &self.runner {
             Runner::Module { module, linker } => {
                 let state = State {
@@ -507,10 +598,180 @@ impl Program {
                 }
             }
         };
+        self.finish(ran, &stdout, &stderr)
+    }
+
+    /// The WASI context and output pipes of one counting iteration of a
+    /// program made by [`Program::counting`].
+    pub fn counting_context(&self) -> Result<CountingContext> {
+        let Some(resolved) = &self.resolved else {
+            bail!("a counting context is for a program made to count");
+        };
+        let stdout = MemoryOutputPipe::new(CAPTURE_LIMIT);
+        let stderr = MemoryOutputPipe::new(CAPTURE_LIMIT);
+        // File operations on this thread, not on threads of wasmtime-wasi's
+        // runtime (set before the folders are opened: each keeps the
+        // setting it was opened with).
+        let mut builder = WasiCtxBuilder::new();
+        builder.allow_blocking_current_thread(true);
+        let mut builder = self.wasi(builder, &stdout, &stderr)?;
+        builder
+            .secure_random(StdRng::seed_from_u64(self.seed))
+            .insecure_random(StdRng::seed_from_u64(!self.seed))
+            .insecure_random_seed(u128::from(self.seed));
+        let wasi = match resolved {
+            Resolved::Module { .. } => CountingWasi::P1(builder.build_p1()),
+            Resolved::Component { .. } => CountingWasi::P2(builder.build()),
+        };
+        Ok(CountingContext {
+            wasi,
+            stdout,
+            stderr,
+        })
+    }
+
+    /// One counting iteration of a program made by [`Program::counting`], in
+    /// `context`: a fresh instance from the resolved imports, its run, the
+    /// checks of [`Program::iterate`], with `hooks` called around the
+    /// phases. No clock is read: the iteration's times are zero, and it has
+    /// one of them per region.
+    pub fn count<H: Hooks>(&self, context: CountingContext, hooks: &mut H) -> Result<Iteration> {
+        let whole = !self.bench_toggles;
+        if sandbox::interrupted() {
+            bail!("interrupted");
+        }
+        let CountingContext {
+            wasi,
+            stdout,
+            stderr,
+        } = context;
+        let ran = match (&self.resolved, wasi) {
+            (Some(Resolved::Module { pre, start }), CountingWasi::P1(wasi)) => {
+                let mut store = self.counting_store(pre.module().engine(), wasi);
+                hooks.prepare_store(&mut store);
+                hooks.before_instantiate()?;
+                let instance = pre.instantiate(&mut store);
+                hooks.after_instantiate()?;
+                let instance = instance
+                    .map_err(|e| guest_failure(e, store.data().limiter.refused()))
+                    .context("instantiation failed")?;
+                let entry = instance
+                    .get_module_export(&mut store, start)
+                    .and_then(Extern::into_func)
+                    .context("export `_start`: not a function")?
+                    .typed::<(), ()>(&store)
+                    .map_err(anyhow::Error::from)
+                    .context("export `_start`")?;
+                hooks.before_run(whole)?;
+                let result = entry.call(&mut store, ());
+                hooks.after_run(whole, store.data().timing.collecting)?;
+                let failed = result.err();
+                let refused = store.data().limiter.refused().map(str::to_string);
+                let timing = std::mem::take(&mut store.data_mut().timing);
+                Ran {
+                    entry: "`_start`",
+                    instantiate: Duration::ZERO,
+                    whole: Duration::ZERO,
+                    failed,
+                    returned_err: false,
+                    refused,
+                    timing,
+                }
+            }
+            (Some(Resolved::Component { pre }), CountingWasi::P2(ctx)) => {
+                let mut store = self.counting_store(pre.engine(), P2::new(ctx));
+                hooks.prepare_store(&mut store);
+                hooks.before_instantiate()?;
+                let command = pre.instantiate(&mut store);
+                hooks.after_instantiate()?;
+                let command = command
+                    .map_err(|e| guest_failure(e, store.data().limiter.refused()))
+                    .context("instantiation failed")?;
+                hooks.before_run(whole)?;
+                let result = command.wasi_cli_run().call_run(&mut store);
+                hooks.after_run(whole, store.data().timing.collecting)?;
+                let (failed, returned_err) = match result {
+                    Ok(Ok(())) => (None, false),
+                    Ok(Err(())) => (None, true),
+                    Err(e) => (Some(e), false),
+                };
+                let refused = store.data().limiter.refused().map(str::to_string);
+                let timing = std::mem::take(&mut store.data_mut().timing);
+                Ran {
+                    entry: "`wasi:cli/run`",
+                    instantiate: Duration::ZERO,
+                    whole: Duration::ZERO,
+                    failed,
+                    returned_err,
+                    refused,
+                    timing,
+                }
+            }
+            _ => bail!("a counting iteration needs a program made to count, and its own context"),
+        };
+        self.finish(ran, &stdout, &stderr)
+    }
+
+    /// One instantiation of a program made by [`Program::counting`], in
+    /// `context`, with `hooks` called around it (no run: the instance is
+    /// dropped).
+    pub fn count_instantiation<H: Hooks>(
+        &self,
+        context: CountingContext,
+        hooks: &mut H,
+    ) -> Result<()> {
+        match (&self.resolved, context.wasi) {
+            (Some(Resolved::Module { pre, .. }), CountingWasi::P1(wasi)) => {
+                let mut store = self.counting_store(pre.module().engine(), wasi);
+                hooks.prepare_store(&mut store);
+                hooks.before_instantiate()?;
+                let instance = pre.instantiate(&mut store);
+                hooks.after_instantiate()?;
+                instance
+                    .map_err(|e| guest_failure(e, store.data().limiter.refused()))
+                    .context("instantiation failed")?;
+            }
+            (Some(Resolved::Component { pre }), CountingWasi::P2(ctx)) => {
+                let mut store = self.counting_store(pre.engine(), P2::new(ctx));
+                hooks.prepare_store(&mut store);
+                hooks.before_instantiate()?;
+                let command = pre.instantiate(&mut store);
+                hooks.after_instantiate()?;
+                command
+                    .map_err(|e| guest_failure(e, store.data().limiter.refused()))
+                    .context("instantiation failed")?;
+            }
+            _ => {
+                bail!("a counting instantiation needs a program made to count, and its own context")
+            }
+        }
+        Ok(())
+    }
+
+    /// The store of a counting iteration, with the WASI context `wasi`.
+    fn counting_store<W: 'static>(&self, engine: &wasmtime::Engine, wasi: W) -> Store<State<W>> {
+        let state = State {
+            wasi,
+            limiter: Limiter::new(self.limits),
+            timing: Timing::default(),
+        };
+        let mut store = Store::new(engine, state);
+        store.limiter(|s| &mut s.limiter);
+        store
+    }
+
+    /// The checks after a run: the exit, the protocol, the output; the
+    /// iteration's figures.
+    fn finish(
+        &self,
+        ran: Ran,
+        stdout: &MemoryOutputPipe,
+        stderr: &MemoryOutputPipe,
+    ) -> Result<Iteration> {
         if let Some(e) = ran.failed {
             match e.downcast_ref::<I32Exit>() {
                 Some(I32Exit(0)) => {}
-                Some(I32Exit(code)) => bail!("exited with code {code}{}", stderr_tail(&stderr)),
+                Some(I32Exit(code)) => bail!("exited with code {code}{}", stderr_tail(stderr)),
                 None => {
                     return Err(guest_failure(e, ran.refused.as_deref()))
                         .context(format!("{} failed", ran.entry));
@@ -520,7 +781,7 @@ impl Program {
         if ran.returned_err {
             bail!(
                 "wasi:cli/run returned an error (exit code 1){}",
-                stderr_tail(&stderr)
+                stderr_tail(stderr)
             );
         }
         if let Some(problem) = ran.timing.error {
