@@ -93,7 +93,8 @@ pub const PER_OP_RESOLUTION: f64 = 0.01;
 pub fn per_op(one: Totals, two: Totals, ops: u64) -> CallgrindCounts {
     let d = |a: u64, b: u64| b as f64 - a as f64;
     let n = ops.max(1) as f64;
-    let resolved = |x: f64| (x / PER_OP_RESOLUTION).round() * PER_OP_RESOLUTION;
+    // `+ 0.0` makes a rounded -0.0 (one miss fewer in the longer call) 0.
+    let resolved = |x: f64| (x / PER_OP_RESOLUTION).round() * PER_OP_RESOLUTION + 0.0;
     let mut c = CallgrindCounts {
         instructions: d(one.instructions, two.instructions) / n,
         l1_misses: resolved(d(one.l1_misses, two.l1_misses) / n),
@@ -166,6 +167,16 @@ fn=(1) x\n0 5 1 1\ntotals: 1000 300 200 4 3 2 1 1 0 100 7 10 1\n";
         two.l1_misses += 1;
         let c = per_op(at(2048), two, 2048);
         assert!((c.l1_misses - 0.5).abs() < 1e-12, "{}", c.l1_misses);
+        // One miss fewer in the longer call is none per op, not -0.
+        let c = per_op(
+            fixed,
+            Totals {
+                l1_misses: 4,
+                ..fixed
+            },
+            2048,
+        );
+        assert_eq!(format!("{:.2}", c.l1_misses), "0.00");
         let whole = counts(at(64), 2.0);
         assert_eq!(whole.instructions, (500.0 + 256.0) / 2.0);
     }
