@@ -24,9 +24,12 @@
 //!   that their memory comes from an allocator arena and cache that the
 //!   setup never used, as [`Program::counting`] runs them: imports resolved
 //!   and WASI contexts built before the window, the guest's random numbers
-//!   seeded, file operations on that thread, no clock read; and with
-//!   wasmtime-wasi's runtime started, and its threads idle, before the first
-//!   row ([`prepare_worker`]).
+//!   seeded, file operations on that thread, no clock read; on an engine
+//!   and code that the thread makes anew (the same configuration and machine
+//!   code), not on the setup's, whose data sits where compiling or loading
+//!   from the compile cache left it; and with wasmtime-wasi's runtime
+//!   started, and its threads idle, before the first row
+//!   ([`prepare_worker`]).
 //!
 //! Callgrind simulates caches and the branch predictor; as each window
 //! starts from the same simulated state and runs the same work, the counts
@@ -50,6 +53,7 @@ use crate::benchmark::progress::{Call, Progress};
 use crate::benchmark::session::Session;
 use crate::benchmark::session::on_measuring_thread;
 use crate::guest::Contract;
+use crate::guest::engine::{self, Engines};
 use crate::guest::instance::Instance;
 use crate::guest::load::Workload;
 use crate::guest::program::{Hooks, NoHooks, Program};
@@ -294,10 +298,16 @@ fn count_program(
     dumps: &mut Dumps,
     progress: &dyn Progress,
 ) -> Result<Counted> {
+    let config = session.sets[row.engine_set].engines.config;
     let (iteration, instantiate, execute) = on_measuring_thread(|| {
+        // The engine and the code anew, made by this thread: what the setup
+        // left (compiled on threads of its own, or loaded from the cache)
+        // sits at addresses that differ from run to run and with the path.
+        let engines = Engines::new(config, None)?;
+        let code = engine::reload(&workload.code, &engines.fast)?;
         let program = Program::counting(
             &row.path,
-            &workload.code,
+            &code,
             &settings.grants,
             session.limits,
             session.seed,

@@ -126,9 +126,10 @@ impl Session {
     /// [`Session::new`] for a worker that only counts with Callgrind: no
     /// clock calibration, no built-in guests and no calibration with them
     /// (its environment reports zeros). They are not needed to count, and
-    /// they would leave the heap in a state that moves from run to run
-    /// (the work of reading the clock, or of compiling the built-ins, varies),
-    /// where the counted code then finds the engine's data.
+    /// they would leave the heap in a state that moves from run to run (it
+    /// differs after the built-ins are compiled), where what the worker
+    /// makes next (wasmtime-wasi's runtime, which counted programs use)
+    /// would then sit.
     pub fn counting(settings: &Settings, files: &[(PathBuf, usize)]) -> Result<Self> {
         Self::build(settings, files, false)
     }

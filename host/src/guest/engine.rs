@@ -140,6 +140,30 @@ pub fn compile(engine: &Engine, format: Format, bytes: &[u8]) -> Result<Code> {
         .context("does not compile")
 }
 
+/// `code` made again for `engine`, an engine of the configuration it was
+/// compiled with, from its serialized form: the same machine code, with its
+/// data in memory that the calling thread allocates.
+pub fn reload(code: &Code, engine: &Engine) -> Result<Code> {
+    let bytes = match code {
+        Code::Module(module) => module.serialize(),
+        Code::Component(component) => component.serialize(),
+    }
+    .map_err(anyhow::Error::from)
+    .context("serializing compiled code")?;
+    // SAFETY: the bytes are what wasmtime serialized a moment ago, in this
+    // process, from code compiled for an engine of this configuration (which
+    // wasmtime checks again).
+    let reloaded = unsafe {
+        match code {
+            Code::Module(_) => Module::deserialize(engine, &bytes).map(Code::Module),
+            Code::Component(_) => Component::deserialize(engine, &bytes).map(Code::Component),
+        }
+    };
+    reloaded
+        .map_err(anyhow::Error::from)
+        .context("loading compiled code again")
+}
+
 /// Compile a built-in guest written in WAT (a module or a component) for
 /// the fast engine of `engines`, through the cache.
 pub fn builtin(engines: &Engines, wat: &str) -> Result<Code> {
