@@ -24,7 +24,8 @@
 //!   that their memory comes from an allocator arena and cache that the
 //!   setup never used, as [`Program::counting`] runs them: imports resolved
 //!   and WASI contexts built before the window, the guest's random numbers
-//!   seeded, file operations on that thread, no clock read; on an engine
+//!   seeded, file operations on that thread, no clock read; with glibc's
+//!   allocator on a fixed policy ([`steady_allocator`]); on an engine
 //!   and code that the thread makes anew (the same configuration and machine
 //!   code), not on the setup's, whose data sits where compiling or loading
 //!   from the compile cache left it; and with wasmtime-wasi's runtime
@@ -178,6 +179,22 @@ fn window<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
     let result = f();
     valgrind::stop_instrumentation();
     result
+}
+
+/// Fix glibc's threshold above which an allocation gets pages of its own
+/// (`mmap`) at its default, 128 KiB. Left to itself, glibc raises it each
+/// time such an allocation larger than it is freed, so where the counted
+/// code's larger allocations go, and so their addresses, would follow what
+/// the setup did (compiling a workload and writing it to the compile cache,
+/// or loading it). Setting it turns the adjusting off. The worker calls it
+/// before its setup.
+pub fn steady_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt sets a parameter of glibc's allocator (under the
+    // allocator's own lock), to a valid value.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+    }
 }
 
 /// How long [`prepare_worker`] waits for wasmtime-wasi's threads to go
