@@ -40,8 +40,12 @@
 //! touches other cache lines from run to run (and, when the hash's tag
 //! collides, runs a few more instructions). A program that calls WASI in its
 //! execute region sees that in its misses; calls before the region can
-//! change which of its lines are still cached. A program that itself reads a
-//! clock or varies its work from run to run is counted as it runs.
+//! change which of its lines are still cached. And the run that compiles a
+//! workload into the compile cache (or one with a cache folder of another
+//! name) can count a few misses apart from the runs that load it: its setup
+//! leaves the heap and the mappings laid out otherwise. A program that
+//! itself reads a clock or varies its work from run to run is counted as it
+//! runs.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
