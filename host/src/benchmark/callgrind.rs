@@ -24,7 +24,8 @@
 //!   that their memory comes from an allocator arena and cache that the
 //!   setup never used, as [`Program::counting`] runs them: imports resolved
 //!   and WASI contexts built before the window, the guest's random numbers
-//!   seeded, file operations on that thread, no clock read; on an engine
+//!   seeded, file operations on that thread, no clock read; with glibc's
+//!   allocator on a fixed policy ([`steady_allocator`]); on an engine
 //!   and code that the thread makes anew (the same configuration and machine
 //!   code), not on the setup's, whose data sits where compiling or loading
 //!   from the compile cache left it; and with wasmtime-wasi's runtime
@@ -39,8 +40,12 @@
 //! touches other cache lines from run to run (and, when the hash's tag
 //! collides, runs a few more instructions). A program that calls WASI in its
 //! execute region sees that in its misses; calls before the region can
-//! change which of its lines are still cached. A program that itself reads a
-//! clock or varies its work from run to run is counted as it runs.
+//! change which of its lines are still cached. And the run that compiles a
+//! workload into the compile cache (or one with a cache folder of another
+//! name) can count a few misses apart from the runs that load it: its setup
+//! leaves the heap and the mappings laid out otherwise. A program that
+//! itself reads a clock or varies its work from run to run is counted as it
+//! runs.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -178,6 +183,22 @@ fn window<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
     let result = f();
     valgrind::stop_instrumentation();
     result
+}
+
+/// Fix glibc's threshold above which an allocation gets pages of its own
+/// (`mmap`) at its default, 128 KiB. Left to itself, glibc raises it each
+/// time such an allocation larger than it is freed, so where the counted
+/// code's larger allocations go, and so their addresses, would follow what
+/// the setup did (compiling a workload and writing it to the compile cache,
+/// or loading it). Setting it turns the adjusting off. The worker calls it
+/// before its setup.
+pub fn steady_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt sets a parameter of glibc's allocator (under the
+    // allocator's own lock), to a valid value.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+    }
 }
 
 /// How long [`prepare_worker`] waits for wasmtime-wasi's threads to go

@@ -240,7 +240,10 @@ pub fn serve() -> Result<()> {
             .collect();
         let files: Vec<(PathBuf, usize)> = files.into_iter().collect();
         let session = match &job.task {
-            Task::Callgrind { .. } => Session::counting(&job.settings, &files)?,
+            Task::Callgrind { .. } => {
+                callgrind::steady_allocator();
+                Session::counting(&job.settings, &files)?
+            }
             _ => Session::new(&job.settings, &files)?,
         };
         emitter.send(&Event::Ready {
