@@ -61,7 +61,7 @@ use crate::guest::Contract;
 use crate::guest::engine::{self, Engines};
 use crate::guest::instance::Instance;
 use crate::guest::load::Workload;
-use crate::guest::program::{Hooks, NoHooks, Program};
+use crate::guest::program::{Bracket, Phase, Program, Unbracketed};
 use crate::options::Settings;
 use crate::platform::valgrind;
 use crate::results::{CallgrindCounts, Row};
@@ -276,14 +276,18 @@ struct InstantiationCount<'a> {
     dump: Option<Dump>,
 }
 
-impl Hooks for InstantiationCount<'_> {
-    fn before_instantiate(&mut self) -> Result<()> {
-        self.dumps.start();
+impl Bracket for InstantiationCount<'_> {
+    fn open(&mut self, phase: Phase) -> Result<()> {
+        if phase == Phase::Instantiate {
+            self.dumps.start();
+        }
         Ok(())
     }
-    fn after_instantiate(&mut self) -> Result<()> {
-        self.dump = Some(self.dumps.stop());
-        Ok(())
+    fn close(&mut self, phase: Phase, _collecting: impl FnOnce() -> bool) -> Result<Duration> {
+        if phase == Phase::Instantiate {
+            self.dump = Some(self.dumps.stop());
+        }
+        Ok(Duration::ZERO)
     }
 }
 
@@ -293,21 +297,25 @@ struct ExecutionCount<'a> {
     dump: Option<Dump>,
 }
 
-impl Hooks for ExecutionCount<'_> {
-    fn before_run(&mut self, whole: bool) -> Result<()> {
-        // Otherwise the program's own bench.start starts collecting.
-        match whole {
-            true => self.dumps.start(),
-            false => valgrind::zero_stats(),
+impl Bracket for ExecutionCount<'_> {
+    fn open(&mut self, phase: Phase) -> Result<()> {
+        if let Phase::Run { whole } = phase {
+            // Otherwise the program's own bench.start starts collecting.
+            match whole {
+                true => self.dumps.start(),
+                false => valgrind::zero_stats(),
+            }
         }
         Ok(())
     }
-    fn after_run(&mut self, whole: bool, collecting: bool) -> Result<()> {
-        self.dump = Some(match whole || collecting {
-            true => self.dumps.stop(),
-            false => self.dumps.dump(),
-        });
-        Ok(())
+    fn close(&mut self, phase: Phase, collecting: impl FnOnce() -> bool) -> Result<Duration> {
+        if let Phase::Run { whole } = phase {
+            self.dump = Some(match whole || collecting() {
+                true => self.dumps.stop(),
+                false => self.dumps.dump(),
+            });
+        }
+        Ok(Duration::ZERO)
     }
 }
 
@@ -345,7 +353,7 @@ fn count_program(
             // the guest's memory by name touches other cache lines from run
             // to run (wasmtime hashes names with per-process random keys).
             progress.calling(Call::Instantiate);
-            program.count_instantiation(warm_instance, &mut NoHooks)?;
+            program.count_instantiation(warm_instance, &mut Unbracketed)?;
             let mut instantiation = InstantiationCount {
                 dumps: &mut *dumps,
                 dump: None,
@@ -354,7 +362,7 @@ fn count_program(
             program.count_instantiation(counted_instance, &mut instantiation)?;
             let instantiate = instantiation.dump;
             progress.calling(Call::Start);
-            program.count(warm_up, &mut NoHooks)?;
+            program.count(warm_up, &mut Unbracketed)?;
             let mut execution = ExecutionCount {
                 dumps: &mut *dumps,
                 dump: None,

@@ -19,7 +19,7 @@ use crate::guest::engine::compile;
 use crate::guest::instance::{Instance, Linkers};
 use crate::guest::load::Workload;
 use crate::guest::profile::{Recording, Ticker};
-use crate::guest::program::{Hooks, Program};
+use crate::guest::program::{Bracket, Program};
 use crate::options::Settings;
 use crate::results::Row;
 
@@ -49,11 +49,11 @@ pub fn profile_row(
     let started = Instant::now();
     if let Contract::Program { .. } = workload.contract {
         let program = Program::new(&row.path, &code, &settings.grants, session.limits)?;
-        let mut hooks = Arm(&recording);
+        let mut arm = Arm(&recording);
         let _ticker = Ticker::start(&engine, interval);
         loop {
             progress.calling(Call::Start);
-            program.iterate_with(&mut hooks)?;
+            program.iterate_with(&mut arm)?;
             if started.elapsed() >= duration {
                 break;
             }
@@ -88,10 +88,11 @@ pub fn profile_row(
     })
 }
 
-/// Hooks that arm every store of a program for the recording.
+/// The bracket of a profiled program's iterations: it arms every store for
+/// the recording, and times nothing.
 struct Arm<'a>(&'a Recording);
 
-impl Hooks for Arm<'_> {
+impl Bracket for Arm<'_> {
     fn prepare_store<T: 'static>(&mut self, store: &mut wasmtime::Store<T>) {
         self.0.arm(store);
     }

@@ -50,7 +50,9 @@ use rand::rngs::StdRng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use wasmtime::component::{Component, ResourceTable};
-use wasmtime::{Caller, Extern, InstancePre, Linker, Module, ModuleExport, Store, StoreContextMut};
+use wasmtime::{
+    Caller, Extern, InstancePre, Linker, Module, ModuleExport, Store, StoreContextMut, TypedFunc,
+};
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::bindings::sync::{Command, CommandPre};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
@@ -138,36 +140,83 @@ impl Timing {
     }
 }
 
-/// What a pass does around the phases of an iteration (the counting pass:
-/// [`Program::count`]; profiling: [`Program::iterate_with`]); the timed
-/// iteration does nothing ([`NoHooks`], compiled away).
-pub trait Hooks {
+/// A phase of an iteration, as a [`Bracket`] sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// The instantiation.
+    Instantiate,
+    /// The run; `whole` when the run is the region (the program's own
+    /// `bench.start`/`bench.end` do not bracket it).
+    Run { whole: bool },
+}
+
+/// What brackets the two phases of an iteration: the last thing before
+/// each and the first after it. The timed iteration reads the clock
+/// ([`Clock`]); a counting pass switches Callgrind (in
+/// `benchmark::callgrind`); a warm-up or a profile brackets with nothing
+/// ([`Unbracketed`]). One iteration, generic over it, serves all of them.
+pub trait Bracket {
     /// The iteration's store, before anything runs in it.
     fn prepare_store<T: 'static>(&mut self, _store: &mut Store<T>) {}
-    /// Just before instantiation.
-    fn before_instantiate(&mut self) -> Result<()> {
+    /// Just before `phase` (nothing, unless said otherwise).
+    fn open(&mut self, _phase: Phase) -> Result<()> {
         Ok(())
     }
-    /// Just after instantiation.
-    fn after_instantiate(&mut self) -> Result<()> {
-        Ok(())
-    }
-    /// Just before the run; `whole` when the run is the region (the
-    /// program's own `bench.start`/`bench.end` do not bracket it).
-    fn before_run(&mut self, _whole: bool) -> Result<()> {
-        Ok(())
-    }
-    /// Just after the run; `collecting` when the region bracketed by the
-    /// program was left open, or `whole` as above.
-    fn after_run(&mut self, _whole: bool, _collecting: bool) -> Result<()> {
-        Ok(())
+    /// Just after `phase`: how long it took (zero, unless timed).
+    /// `collecting` tells whether the region bracketed by the program was
+    /// left open (asked only by a bracket that needs it, after its own
+    /// first step).
+    fn close(&mut self, _phase: Phase, _collecting: impl FnOnce() -> bool) -> Result<Duration> {
+        Ok(Duration::ZERO)
     }
 }
 
-/// The hooks of a timed iteration: none.
-pub struct NoHooks;
+/// The bracket of a timed iteration: a clock read on each side of a phase.
+pub struct Clock(Instant);
 
-impl Hooks for NoHooks {}
+impl Clock {
+    pub fn new() -> Self {
+        Clock(Instant::now())
+    }
+}
+
+impl Default for Clock {
+    fn default() -> Self {
+        Clock::new()
+    }
+}
+
+impl Bracket for Clock {
+    #[inline(always)]
+    fn open(&mut self, _phase: Phase) -> Result<()> {
+        self.0 = Instant::now();
+        Ok(())
+    }
+    #[inline(always)]
+    fn close(&mut self, _phase: Phase, _collecting: impl FnOnce() -> bool) -> Result<Duration> {
+        Ok(self.0.elapsed())
+    }
+}
+
+/// A bracket that does nothing: the phases take no time that is kept.
+pub struct Unbracketed;
+
+impl Bracket for Unbracketed {}
+
+/// `work` on `store`, bracketed by `bracket` as `phase`; what it returned,
+/// and how long it took.
+#[inline(always)]
+fn bracketed<B: Bracket, W, R>(
+    bracket: &mut B,
+    phase: Phase,
+    store: &mut Store<State<W>>,
+    work: impl FnOnce(&mut Store<State<W>>) -> R,
+) -> Result<(R, Duration)> {
+    bracket.open(phase)?;
+    let done = work(store);
+    let took = bracket.close(phase, || store.data().timing.collecting)?;
+    Ok((done, took))
+}
 
 /// Store data of one iteration; `W` is the WASI context of the module or
 /// component flavour.
@@ -502,13 +551,12 @@ impl Program {
     /// One fresh instance: instantiate, run, check the protocol, the exit
     /// code and the output.
     pub fn iterate(&self) -> Result<Iteration> {
-        self.iterate_with(&mut NoHooks)
+        self.iterate_with(&mut Clock::new())
     }
 
-    /// [`Program::iterate`], with `hooks` called around the phases (outside
-    /// the clock reads).
-    pub fn iterate_with<H: Hooks>(&self, hooks: &mut H) -> Result<Iteration> {
-        let whole = !self.bench_toggles;
+    /// [`Program::iterate`], with its phases bracketed by `bracket` instead
+    /// of the clock.
+    pub fn iterate_with<B: Bracket>(&self, bracket: &mut B) -> Result<Iteration> {
         if sandbox::interrupted() {
             bail!("interrupted");
         }
@@ -516,87 +564,21 @@ impl Program {
         let stderr = MemoryOutputPipe::new(CAPTURE_LIMIT);
         let mut builder = self.wasi(WasiCtxBuilder::new(), &stdout, &stderr)?;
         let ran = match &self.runner {
-            Runner::Module { module, linker } => {
-                let state = State {
-                    wasi: builder.build_p1(),
-                    limiter: Limiter::new(self.limits),
-                    timing: Timing::default(),
-                };
-                let mut store = Store::new(module.engine(), state);
-                store.limiter(|s| &mut s.limiter);
-                hooks.prepare_store(&mut store);
-                hooks.before_instantiate()?;
-                let before = Instant::now();
-                let instance = linker.instantiate(&mut store, module);
-                let instantiated = Instant::now();
-                hooks.after_instantiate()?;
-                let instance = instance
-                    .map_err(|e| guest_failure(e, store.data().limiter.refused()))
-                    .context("instantiation failed")?;
-                let start = instance
-                    .get_typed_func::<(), ()>(&mut store, START_EXPORT)
-                    .map_err(anyhow::Error::from)
-                    .context("export `_start`")?;
-                hooks.before_run(whole)?;
-                let call_start = Instant::now();
-                let result = start.call(&mut store, ());
-                let call_end = Instant::now();
-                hooks.after_run(whole, store.data().timing.collecting)?;
-                let failed = result.err();
-                let refused = store.data().limiter.refused().map(str::to_string);
-                let timing = std::mem::take(&mut store.data_mut().timing);
-                Ran {
-                    entry: "`_start`",
-                    instantiate: instantiated.duration_since(before),
-                    whole: call_end.duration_since(call_start),
-                    failed,
-                    returned_err: false,
-                    refused,
-                    timing,
-                }
-            }
-            Runner::Component { component, linker } => {
-                let state = State {
-                    wasi: P2 {
-                        ctx: builder.build(),
-                        table: ResourceTable::new(),
-                    },
-                    limiter: Limiter::new(self.limits),
-                    timing: Timing::default(),
-                };
-                let mut store = Store::new(component.engine(), state);
-                store.limiter(|s| &mut s.limiter);
-                hooks.prepare_store(&mut store);
-                hooks.before_instantiate()?;
-                let before = Instant::now();
-                let command = Command::instantiate(&mut store, component, linker);
-                let instantiated = Instant::now();
-                hooks.after_instantiate()?;
-                let command = command
-                    .map_err(|e| guest_failure(e, store.data().limiter.refused()))
-                    .context("instantiation failed")?;
-                hooks.before_run(whole)?;
-                let call_start = Instant::now();
-                let result = command.wasi_cli_run().call_run(&mut store);
-                let call_end = Instant::now();
-                hooks.after_run(whole, store.data().timing.collecting)?;
-                let (failed, returned_err) = match result {
-                    Ok(Ok(())) => (None, false),
-                    Ok(Err(())) => (None, true),
-                    Err(e) => (Some(e), false),
-                };
-                let refused = store.data().limiter.refused().map(str::to_string);
-                let timing = std::mem::take(&mut store.data_mut().timing);
-                Ran {
-                    entry: "`wasi:cli/run`",
-                    instantiate: instantiated.duration_since(before),
-                    whole: call_end.duration_since(call_start),
-                    failed,
-                    returned_err,
-                    refused,
-                    timing,
-                }
-            }
+            Runner::Module { module, linker } => self.run_module(
+                self.store(module.engine(), builder.build_p1()),
+                bracket,
+                |store| linker.instantiate(store, module),
+                |instance, store| {
+                    instance
+                        .get_typed_func::<(), ()>(store, START_EXPORT)
+                        .map_err(anyhow::Error::from)
+                },
+            )?,
+            Runner::Component { component, linker } => self.run_component(
+                self.store(component.engine(), P2::new(builder.build())),
+                bracket,
+                |store| Command::instantiate(store, component, linker),
+            )?,
         };
         self.finish(ran, &stdout, &stderr)
     }
@@ -632,11 +614,14 @@ impl Program {
 
     /// One counting iteration of a program made by [`Program::counting`], in
     /// `context`: a fresh instance from the resolved imports, its run, the
-    /// checks of [`Program::iterate`], with `hooks` called around the
-    /// phases. No clock is read: the iteration's times are zero, and it has
-    /// one of them per region.
-    pub fn count<H: Hooks>(&self, context: CountingContext, hooks: &mut H) -> Result<Iteration> {
-        let whole = !self.bench_toggles;
+    /// checks of [`Program::iterate`], with its phases bracketed by
+    /// `bracket` (one that reads no clock: the iteration's times are zero,
+    /// and it has one of them per region).
+    pub fn count<B: Bracket>(
+        &self,
+        context: CountingContext,
+        bracket: &mut B,
+    ) -> Result<Iteration> {
         if sandbox::interrupted() {
             bail!("interrupted");
         }
@@ -646,66 +631,23 @@ impl Program {
             stderr,
         } = context;
         let ran = match (&self.resolved, wasi) {
-            (Some(Resolved::Module { pre, start }), CountingWasi::P1(wasi)) => {
-                let mut store = self.counting_store(pre.module().engine(), wasi);
-                hooks.prepare_store(&mut store);
-                hooks.before_instantiate()?;
-                let instance = pre.instantiate(&mut store);
-                hooks.after_instantiate()?;
-                let instance = instance
-                    .map_err(|e| guest_failure(e, store.data().limiter.refused()))
-                    .context("instantiation failed")?;
-                let entry = instance
-                    .get_module_export(&mut store, start)
-                    .and_then(Extern::into_func)
-                    .context("export `_start`: not a function")?
-                    .typed::<(), ()>(&store)
-                    .map_err(anyhow::Error::from)
-                    .context("export `_start`")?;
-                hooks.before_run(whole)?;
-                let result = entry.call(&mut store, ());
-                hooks.after_run(whole, store.data().timing.collecting)?;
-                let failed = result.err();
-                let refused = store.data().limiter.refused().map(str::to_string);
-                let timing = std::mem::take(&mut store.data_mut().timing);
-                Ran {
-                    entry: "`_start`",
-                    instantiate: Duration::ZERO,
-                    whole: Duration::ZERO,
-                    failed,
-                    returned_err: false,
-                    refused,
-                    timing,
-                }
-            }
+            (Some(Resolved::Module { pre, start }), CountingWasi::P1(wasi)) => self.run_module(
+                self.store(pre.module().engine(), wasi),
+                bracket,
+                |store| pre.instantiate(store),
+                |instance, store| {
+                    instance
+                        .get_module_export(&mut *store, start)
+                        .and_then(Extern::into_func)
+                        .context("not a function")?
+                        .typed::<(), ()>(&*store)
+                        .map_err(anyhow::Error::from)
+                },
+            )?,
             (Some(Resolved::Component { pre }), CountingWasi::P2(ctx)) => {
-                let mut store = self.counting_store(pre.engine(), P2::new(ctx));
-                hooks.prepare_store(&mut store);
-                hooks.before_instantiate()?;
-                let command = pre.instantiate(&mut store);
-                hooks.after_instantiate()?;
-                let command = command
-                    .map_err(|e| guest_failure(e, store.data().limiter.refused()))
-                    .context("instantiation failed")?;
-                hooks.before_run(whole)?;
-                let result = command.wasi_cli_run().call_run(&mut store);
-                hooks.after_run(whole, store.data().timing.collecting)?;
-                let (failed, returned_err) = match result {
-                    Ok(Ok(())) => (None, false),
-                    Ok(Err(())) => (None, true),
-                    Err(e) => (Some(e), false),
-                };
-                let refused = store.data().limiter.refused().map(str::to_string);
-                let timing = std::mem::take(&mut store.data_mut().timing);
-                Ran {
-                    entry: "`wasi:cli/run`",
-                    instantiate: Duration::ZERO,
-                    whole: Duration::ZERO,
-                    failed,
-                    returned_err,
-                    refused,
-                    timing,
-                }
+                self.run_component(self.store(pre.engine(), P2::new(ctx)), bracket, |store| {
+                    pre.instantiate(store)
+                })?
             }
             _ => bail!("a counting iteration needs a program made to count, and its own context"),
         };
@@ -713,33 +655,20 @@ impl Program {
     }
 
     /// One instantiation of a program made by [`Program::counting`], in
-    /// `context`, with `hooks` called around it (no run: the instance is
-    /// dropped).
-    pub fn count_instantiation<H: Hooks>(
+    /// `context`, bracketed by `bracket` (no run: the instance is dropped).
+    pub fn count_instantiation<B: Bracket>(
         &self,
         context: CountingContext,
-        hooks: &mut H,
+        bracket: &mut B,
     ) -> Result<()> {
         match (&self.resolved, context.wasi) {
             (Some(Resolved::Module { pre, .. }), CountingWasi::P1(wasi)) => {
-                let mut store = self.counting_store(pre.module().engine(), wasi);
-                hooks.prepare_store(&mut store);
-                hooks.before_instantiate()?;
-                let instance = pre.instantiate(&mut store);
-                hooks.after_instantiate()?;
-                instance
-                    .map_err(|e| guest_failure(e, store.data().limiter.refused()))
-                    .context("instantiation failed")?;
+                let mut store = self.store(pre.module().engine(), wasi);
+                instantiate(&mut store, bracket, |store| pre.instantiate(store))?;
             }
             (Some(Resolved::Component { pre }), CountingWasi::P2(ctx)) => {
-                let mut store = self.counting_store(pre.engine(), P2::new(ctx));
-                hooks.prepare_store(&mut store);
-                hooks.before_instantiate()?;
-                let command = pre.instantiate(&mut store);
-                hooks.after_instantiate()?;
-                command
-                    .map_err(|e| guest_failure(e, store.data().limiter.refused()))
-                    .context("instantiation failed")?;
+                let mut store = self.store(pre.engine(), P2::new(ctx));
+                instantiate(&mut store, bracket, |store| pre.instantiate(store))?;
             }
             _ => {
                 bail!("a counting instantiation needs a program made to count, and its own context")
@@ -748,8 +677,9 @@ impl Program {
         Ok(())
     }
 
-    /// The store of a counting iteration, with the WASI context `wasi`.
-    fn counting_store<W: 'static>(&self, engine: &wasmtime::Engine, wasi: W) -> Store<State<W>> {
+    /// The store of an iteration, with the WASI context `wasi` and the
+    /// memory limiter.
+    fn store<W: 'static>(&self, engine: &wasmtime::Engine, wasi: W) -> Store<State<W>> {
         let state = State {
             wasi,
             limiter: Limiter::new(self.limits),
@@ -758,6 +688,64 @@ impl Program {
         let mut store = Store::new(engine, state);
         store.limiter(|s| &mut s.limiter);
         store
+    }
+
+    /// An iteration of a command module in `store`: instantiated by
+    /// `instantiate`, its `_start` found by `entry`, run; both phases
+    /// bracketed by `bracket`.
+    fn run_module<B: Bracket>(
+        &self,
+        mut store: Store<State<WasiP1Ctx>>,
+        bracket: &mut B,
+        make: impl FnOnce(&mut Store<State<WasiP1Ctx>>) -> wasmtime::Result<wasmtime::Instance>,
+        entry: impl FnOnce(
+            &wasmtime::Instance,
+            &mut Store<State<WasiP1Ctx>>,
+        ) -> Result<TypedFunc<(), ()>>,
+    ) -> Result<Ran> {
+        let whole = !self.bench_toggles;
+        let (instance, instantiate) = instantiate(&mut store, bracket, make)?;
+        let start = entry(&instance, &mut store).context("export `_start`")?;
+        let (result, took) = bracketed(bracket, Phase::Run { whole }, &mut store, |store| {
+            start.call(store, ())
+        })?;
+        Ok(Ran::new(
+            &mut store,
+            "`_start`",
+            instantiate,
+            took,
+            result.err(),
+            false,
+        ))
+    }
+
+    /// An iteration of a command component in `store`: instantiated by
+    /// `instantiate`, its `wasi:cli/run` run; both phases bracketed by
+    /// `bracket`.
+    fn run_component<B: Bracket>(
+        &self,
+        mut store: Store<State<P2>>,
+        bracket: &mut B,
+        make: impl FnOnce(&mut Store<State<P2>>) -> wasmtime::Result<Command>,
+    ) -> Result<Ran> {
+        let whole = !self.bench_toggles;
+        let (command, instantiate) = instantiate(&mut store, bracket, make)?;
+        let (result, took) = bracketed(bracket, Phase::Run { whole }, &mut store, |store| {
+            command.wasi_cli_run().call_run(store)
+        })?;
+        let (failed, returned_err) = match result {
+            Ok(Ok(())) => (None, false),
+            Ok(Err(())) => (None, true),
+            Err(e) => (Some(e), false),
+        };
+        Ok(Ran::new(
+            &mut store,
+            "`wasi:cli/run`",
+            instantiate,
+            took,
+            failed,
+            returned_err,
+        ))
     }
 
     /// The checks after a run: the exit, the protocol, the output; the
@@ -835,6 +823,44 @@ struct Ran {
     /// What the limiter refused, if anything.
     refused: Option<String>,
     timing: Timing,
+}
+
+impl Ran {
+    /// What an iteration in `store` left: the limiter's refusal and the
+    /// program's regions, with the run's outcome and times.
+    fn new<W>(
+        store: &mut Store<State<W>>,
+        entry: &'static str,
+        instantiate: Duration,
+        whole: Duration,
+        failed: Option<wasmtime::Error>,
+        returned_err: bool,
+    ) -> Self {
+        Ran {
+            entry,
+            instantiate,
+            whole,
+            failed,
+            returned_err,
+            refused: store.data().limiter.refused().map(str::to_string),
+            timing: std::mem::take(&mut store.data_mut().timing),
+        }
+    }
+}
+
+/// Instantiate in `store` by `make`, bracketed by `bracket` (the store
+/// prepared first); the instance, and how long it took.
+fn instantiate<B: Bracket, W: 'static, I>(
+    store: &mut Store<State<W>>,
+    bracket: &mut B,
+    make: impl FnOnce(&mut Store<State<W>>) -> wasmtime::Result<I>,
+) -> Result<(I, Duration)> {
+    bracket.prepare_store(store);
+    let (made, took) = bracketed(bracket, Phase::Instantiate, store, make)?;
+    let made = made
+        .map_err(|e| guest_failure(e, store.data().limiter.refused()))
+        .context("instantiation failed")?;
+    Ok((made, took))
 }
 
 /// `<name>.<stream>.expected`, else `default.<stream>.expected`, if either
