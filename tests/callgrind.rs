@@ -200,6 +200,39 @@ fn a_programs_counts_repeat_to_the_last_digit() -> TestResult {
 }
 
 #[test]
+fn a_program_counts_alike_alone_and_after_another() -> TestResult {
+    if !counting()? {
+        return Ok(());
+    }
+    let dir = tempfile::tempdir()?;
+    // `hello` calls WASI (and leaves the worker's heap as its run does);
+    // each program is counted in a worker of its own, so `spin` after it
+    // counts what it counts alone.
+    let spin = fixture("programs/spin.wat").display().to_string();
+    let hello = fixture("programs/hello.wat").display().to_string();
+    let run = |files: &[&str]| -> Result<Value, Box<dyn Error>> {
+        let mut args = vec!["run"];
+        args.extend_from_slice(files);
+        args.extend_from_slice(&[
+            "--metric",
+            "cycles-est",
+            "--no-cache",
+            "--processes",
+            "1",
+            "--samples",
+            "3",
+            "--export-json",
+            "-",
+        ]);
+        report(&host(&args, dir.path(), None)?)
+    };
+    let alone = program_counts(&run(&[&spin])?, "spin")?;
+    let after = program_counts(&run(&[&hello, &spin])?, "spin")?;
+    assert_eq!(alone, after, "spin alone, and after hello");
+    Ok(())
+}
+
+#[test]
 fn compare_judges_by_estimated_cycles() -> TestResult {
     if !counting()? {
         return Ok(());

@@ -1,9 +1,13 @@
 //! The Callgrind pass: deterministic cost of the machine code that runs.
 //!
-//! The parent runs one worker under `valgrind --tool=callgrind` with
-//! instrumentation and collecting off ([`valgrind_command`]): the worker's
-//! setup (engines, loading; no calibration: [`Session::counting`]) runs
-//! unsimulated. Each row is counted in a window of its own: instrumentation
+//! The parent runs workers under `valgrind --tool=callgrind` with
+//! instrumentation and collecting off ([`valgrind_command`]): one for the
+//! `run(count, seed)` workloads, one for each program (what a program leaves
+//! in the worker would move the next one's counts), each given its rows
+//! numbered from 0 and no paths but theirs, so that a row counts the same
+//! whatever else the run measures. A worker's setup (engines, loading; no
+//! calibration: [`Session::counting`]) runs unsimulated. Each row is counted
+//! in a window of its own: instrumentation
 //! on, which empties Callgrind's simulated caches, and its branch predictor
 //! put in one fixed state ([`valgrind::reset_branch_predictor`]); the row's
 //! warm-up and counted calls; instrumentation off. Within the window the

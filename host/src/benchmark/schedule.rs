@@ -388,14 +388,20 @@ pub fn run_rows(
         .map(History::load)
         .unwrap_or_default();
     if settings.metric == Metric::CyclesEst {
-        let rows = states
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.error.is_none())
-            .map(|(i, s)| (i, s.row.clone()))
-            .collect();
+        // The `run(count, seed)` workloads in one worker; each program in a
+        // worker of its own, as what one program leaves in the worker's heap
+        // (a WASI call's lookup hashed with random keys) moves the next
+        // one's misses.
+        let mut groups = vec![Vec::new()];
+        for (i, state) in states.iter().enumerate().filter(|(_, s)| s.error.is_none()) {
+            let row = (i, state.row.clone());
+            match state.program {
+                true => groups.push(vec![row]),
+                false => groups[0].push(row),
+            }
+        }
         let seed = original_seed.unwrap_or(0);
-        for (i, counted) in callgrind_pass(&settings, seed, rows, progress, &names)? {
+        for (i, counted) in callgrind_pass(&settings, seed, groups, progress, &names)? {
             match counted {
                 Ok((per_op, instantiate)) => {
                     states[i].callgrind = Some(per_op);
@@ -590,9 +596,26 @@ type RowCounts = Result<(CallgrindCounts, Option<CallgrindCounts>), String>;
 /// the Callgrind pass is `--timeout` times this.
 const CALLGRIND_SLOWDOWN: u32 = 100;
 
+/// Count `groups` of rows (indices into `names`) under Callgrind, each group
+/// in a worker of its own: per row, its counts or why it could not be
+/// counted.
+fn callgrind_pass(
+    settings: &Settings,
+    seed: u64,
+    groups: Vec<Vec<(usize, Row)>>,
+    progress: &dyn Progress,
+    names: &[String],
+) -> Result<Vec<(usize, RowCounts)>> {
+    let mut counted = Vec::new();
+    for rows in groups {
+        counted.extend(callgrind_worker(settings, seed, rows, progress, names)?);
+    }
+    Ok(counted)
+}
+
 /// Count `rows` (indices into `names`) in one worker run under Callgrind:
 /// per row, its counts or why it could not be counted.
-fn callgrind_pass(
+fn callgrind_worker(
     settings: &Settings,
     seed: u64,
     rows: Vec<(usize, Row)>,
@@ -610,12 +633,24 @@ fn callgrind_pass(
     std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
     let wrapper = callgrind::valgrind_command(&folder);
     let mut job_settings = settings.clone();
+    // The worker reads its rows, not the paths the user named: without them,
+    // its plan (and the heap that reading it leaves) is the same whatever
+    // else the run measures.
+    job_settings.paths = Vec::new();
     job_settings.timeout = settings.timeout.saturating_mul(CALLGRIND_SLOWDOWN);
     job_settings.seed = Some(seed);
+    // Rows numbered from 0 in the worker, whatever their place in the run
+    // (the number it is given moves a branch misprediction), and mapped back
+    // below.
+    let local_names: Vec<String> = rows
+        .iter()
+        .map(|(i, _)| names.get(*i).cloned().unwrap_or_default())
+        .collect();
     let jobs: Vec<RowJob> = rows
         .iter()
-        .map(|(index, row)| RowJob {
-            index: *index,
+        .enumerate()
+        .map(|(local, (_, row))| RowJob {
+            index: local,
             row: row.clone(),
             count: None,
             share: Share::Samples(1),
@@ -630,16 +665,24 @@ fn callgrind_pass(
             folder: folder.clone(),
         },
     };
-    let ran = wrapper.and_then(|wrapper| run_worker_under(&job, progress, names, Some(&wrapper)));
+    let ran =
+        wrapper.and_then(|wrapper| run_worker_under(&job, progress, &local_names, Some(&wrapper)));
     let _ = std::fs::remove_dir_all(&folder);
     let (_, outcomes, _) = ran?;
     let mut counted: Vec<(usize, Result<_, String>)> = Vec::new();
+    let index = |local: usize| rows.get(local).map(|(i, _)| *i);
     for outcome in outcomes {
         match outcome {
-            Outcome::Counted(i, per_op, instantiate) => {
-                counted.push((i, Ok((per_op, instantiate))))
+            Outcome::Counted(local, per_op, instantiate) => {
+                if let Some(i) = index(local) {
+                    counted.push((i, Ok((per_op, instantiate))));
+                }
             }
-            Outcome::Failed(i, error) => counted.push((i, Err(error))),
+            Outcome::Failed(local, error) => {
+                if let Some(i) = index(local) {
+                    counted.push((i, Err(error)));
+                }
+            }
             Outcome::Lost(why) => bail!("the Callgrind pass: {why}"),
             Outcome::Measured(..) | Outcome::Compared(..) | Outcome::Profiled(..) => {}
         }
@@ -995,7 +1038,7 @@ pub fn compare_rounds(
     // With --metric cycles-est, every variant is counted by Callgrind first.
     let mut counted: Vec<Option<CallgrindCounts>> = vec![None; rows.len()];
     if common.metric == Metric::CyclesEst {
-        let indexed = rows.iter().cloned().enumerate().collect();
+        let indexed = vec![rows.iter().cloned().enumerate().collect()];
         let seed = settings.settings.seed.unwrap_or(0);
         for (i, result) in callgrind_pass(&common, seed, indexed, progress, &names)? {
             match result {
