@@ -477,4 +477,8 @@ pub enum SelftestSection {
     /// Four variants at once (xor, mod13, mod16, xor): every verdict, with
     /// family-wise intervals, ten runs.
     Family,
+    /// The machine itself: what interrupts each core (a thread spinning on
+    /// it, 2 s each), and the spread of xor's samples at counts 10^6 and
+    /// 10^7 (the CPU's speed steps and what a long sample carries).
+    Machine,
 }

@@ -21,6 +21,7 @@ use serde::Serialize;
 use crate::options::Output;
 use crate::output::export::write_json;
 use crate::output::units::format_ns;
+use crate::platform::gaps::{self, Interruptions};
 use crate::util::exit::ExitStatus;
 
 /// How a finding bears on measurements.
@@ -99,12 +100,13 @@ const GOVERNOR: &str = "governor";
 const TURBO: &str = "turbo";
 const VM: &str = "virtual machine";
 const LOAD: &str = "load";
+const INTERRUPTIONS: &str = "interruptions";
 const PERF: &str = "perf counters";
 const PARANOID: &str = "perf_event_paranoid";
 const BUILD: &str = "build";
 
 /// Every topic [`examine`] reports, in its order.
-pub const TOPICS: [&str; 14] = [
+pub const TOPICS: [&str; 15] = [
     CPU,
     CORES,
     PINNING,
@@ -116,6 +118,7 @@ pub const TOPICS: [&str; 14] = [
     TURBO,
     VM,
     LOAD,
+    INTERRUPTIONS,
     PERF,
     PARANOID,
     BUILD,
@@ -144,6 +147,7 @@ pub fn examine() -> Vec<Finding> {
         turbo(),
         virtual_machine(),
         load(cores.len()),
+        interruptions(&cores),
         perf_counters(),
         perf_paranoid(),
         build(),
@@ -700,6 +704,55 @@ fn judge_load(loadavg: &str, cores: usize) -> Finding {
     }
 }
 
+/// How long each core is watched for interruptions.
+const WATCH: std::time::Duration = std::time::Duration::from_millis(200);
+/// Share of a core's time lost to interruptions above which samples of a
+/// millisecond or more read measurably high.
+const LOST_PCT: f64 = 0.5;
+
+fn interruptions(cores: &[usize]) -> Finding {
+    let watched: Vec<Interruptions> = cores
+        .iter()
+        .filter_map(|&core| gaps::watch(core, WATCH))
+        .collect();
+    judge_interruptions(&watched)
+}
+
+fn judge_interruptions(watched: &[Interruptions]) -> Finding {
+    let Some(worst) = watched
+        .iter()
+        .max_by(|a, b| a.lost_pct.total_cmp(&b.lost_pct))
+    else {
+        return Finding::info(INTERRUPTIONS, "not watched (no core could be pinned)");
+    };
+    let per_core: Vec<String> = watched
+        .iter()
+        .map(|i| {
+            format!(
+                "core {} {:.0}/s, {:.2}% of the time",
+                i.core, i.per_second, i.lost_pct
+            )
+        })
+        .collect();
+    let detail = format!(
+        "gaps over {} µs in a spinning thread: {}",
+        gaps::THRESHOLD.as_micros(),
+        per_core.join("; ")
+    );
+    if worst.lost_pct > LOST_PCT {
+        Finding::warn(
+            INTERRUPTIONS,
+            format!(
+                "{detail}: a sample of 1 ms carries about {:.1} of them, and a long sample reads high by about their share",
+                worst.per_second / 1e3
+            ),
+        )
+        .fix("prefer bare metal or dedicated cores; `host selftest --only machine` watches longer")
+    } else {
+        Finding::ok(INTERRUPTIONS, detail)
+    }
+}
+
 fn perf_counters() -> Finding {
     match crate::platform::pmu::count_instructions() {
         Ok(n) if n > 0 => Finding::ok(
@@ -998,6 +1051,33 @@ info  cpu       AMD EPYC (x86_64)
         assert_eq!(busy.status, Status::Warn);
         assert!(busy.detail.starts_with("1-min 3.21, 5-min 3.17 on 2 cores"));
         assert_eq!(judge_load("garbage", 2).status, Status::Info);
+
+        let watched = |core, per_second, lost_pct| Interruptions {
+            core,
+            watched_s: 0.2,
+            per_second,
+            lost_pct,
+            p50_ns: 2_000.0,
+            p90_ns: 10_000.0,
+            p99_ns: 50_000.0,
+            max_ns: 100_000.0,
+        };
+        let quiet = judge_interruptions(&[watched(0, 250.0, 0.05), watched(1, 260.0, 0.06)]);
+        assert_eq!(quiet.status, Status::Ok);
+        assert!(
+            quiet
+                .detail
+                .contains("core 0 250/s, 0.05% of the time; core 1 260/s")
+        );
+        // The worst core decides.
+        let noisy = judge_interruptions(&[watched(0, 250.0, 0.05), watched(1, 5_000.0, 3.4)]);
+        assert_eq!(noisy.status, Status::Warn);
+        assert!(
+            noisy.detail.contains("a sample of 1 ms carries about 5.0"),
+            "{}",
+            noisy.detail
+        );
+        assert_eq!(judge_interruptions(&[]).status, Status::Info);
 
         assert_eq!(
             describe_paranoid("2"),

@@ -15,17 +15,20 @@
 //! - intervals: over many separate runs of xor, xor as a component and a
 //!   program, how many 95% intervals hold the median of all the runs'
 //!   medians, and their half-widths against the runs' spread;
+//! - machine: what interrupts each core, as a thread spinning on it sees it
+//!   ([`crate::platform::gaps`]), and the spread of xor's samples in one run
+//!   at a short and at a long count;
 //! - programs: the execute time `host run` reports for a call-heavy and a
 //!   loop-heavy program against an uninstrumented timing of the same
 //!   `_start` in fresh reference processes of this binary, each timing in
 //!   itself on an engine of wasmtime's defaults ([`reference`]).
 //!
-//! Apart from the reference timing, this module only drives runs and prints
-//! what they reported.
+//! Apart from the reference timing and the watch of the cores, this module
+//! only drives runs and prints what they reported.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
@@ -36,6 +39,7 @@ use crate::cli::{ReferenceArgs, SelftestArgs, SelftestSection};
 use crate::options::Output;
 use crate::output::export::write_json;
 use crate::output::units::format_ns;
+use crate::platform::gaps::{self, Interruptions};
 use crate::results::Ratio;
 
 /// Counts for the count-independence check.
@@ -53,6 +57,29 @@ struct SelftestReport {
     intervals: Vec<IntervalFit>,
     programs: Vec<ProgramAgreement>,
     family: Option<FamilyTally>,
+    machine: Option<Machine>,
+}
+
+/// The machine under the harness.
+#[derive(Debug, Serialize)]
+struct Machine {
+    interruptions: Vec<Interruptions>,
+    samples: Vec<SampleSpread>,
+}
+
+/// The spread of one run's per-op samples (corrected epochs), in ns.
+#[derive(Debug, Serialize)]
+struct SampleSpread {
+    count: u64,
+    samples: usize,
+    /// Length of one sample (a call at the count), in µs.
+    sample_us: f64,
+    min_ns: f64,
+    p10_ns: f64,
+    p25_ns: f64,
+    median_ns: f64,
+    p75_ns: f64,
+    p90_ns: f64,
 }
 
 /// Intervals over many separate runs of one workload.
@@ -234,6 +261,9 @@ pub fn selftest(args: &SelftestArgs) -> Result<()> {
             10,
         )?);
     }
+    if wanted(SelftestSection::Machine) {
+        report.machine = Some(machine(&file("xor.wasm")?)?);
+    }
     if wanted(SelftestSection::Programs) {
         for name in ["fib.wasm", "loop.wasm"] {
             report.programs.push(program_agreement(&file(name)?)?);
@@ -247,6 +277,95 @@ pub fn selftest(args: &SelftestArgs) -> Result<()> {
         write_json(&report, &output)?;
     }
     Ok(())
+}
+
+/// How long each core is watched.
+const WATCH: Duration = Duration::from_secs(2);
+/// The counts whose samples are spread out: a sample of about 250 µs and one
+/// of about 2.5 ms.
+const SPREAD_COUNTS: [u64; 2] = [1_000_000, 10_000_000];
+
+fn machine(xor: &Path) -> Result<Machine> {
+    println!(
+        "machine: gaps over {} µs between back-to-back clock reads on each core ({} s each)",
+        gaps::THRESHOLD.as_micros(),
+        WATCH.as_secs()
+    );
+    let cores: Vec<usize> = core_affinity::get_core_ids()
+        .unwrap_or_default()
+        .iter()
+        .map(|c| c.id)
+        .collect();
+    let mut interruptions = Vec::new();
+    for core in cores {
+        let Some(i) = gaps::watch(core, WATCH) else {
+            println!("  core {core}: could not be pinned");
+            continue;
+        };
+        println!(
+            "  core {}: {:.0} per second, {:.2}% of the time; length median {}, p90 {}, p99 {}, max {}; a sample of 1 ms carries {:.1} on average",
+            i.core,
+            i.per_second,
+            i.lost_pct,
+            format_ns(i.p50_ns),
+            format_ns(i.p90_ns),
+            format_ns(i.p99_ns),
+            format_ns(i.max_ns),
+            i.per_second / 1e3
+        );
+        interruptions.push(i);
+    }
+    println!(
+        "xor's corrected samples in one run at each count (a step between levels is the CPU changing speed; a long sample averages over steps and carries interruptions):"
+    );
+    let mut samples = Vec::new();
+    for count in SPREAD_COUNTS {
+        let flag = count.to_string();
+        let row = result_row(&run_host(&["run"], &[xor], &["--count", &flag])?)?;
+        let mut per_op: Vec<f64> = row
+            .pointer("/epochs_ns_per_op")
+            .and_then(Value::as_array)
+            .context("a run's JSON lacks /epochs_ns_per_op")?
+            .iter()
+            .filter_map(Value::as_array)
+            .flatten()
+            .filter_map(Value::as_f64)
+            .collect();
+        if per_op.is_empty() {
+            bail!("a run at count {count} kept no samples");
+        }
+        per_op.sort_by(f64::total_cmp);
+        let q = |q| stats::quantile_sorted(&per_op, q);
+        let spread = SampleSpread {
+            count,
+            samples: per_op.len(),
+            sample_us: q(0.5) * count as f64 / 1e3,
+            min_ns: per_op[0],
+            p10_ns: q(0.1),
+            p25_ns: q(0.25),
+            median_ns: q(0.5),
+            p75_ns: q(0.75),
+            p90_ns: q(0.9),
+        };
+        println!(
+            "  count {:>10} ({} samples of {:.0} µs): min {} · p10 {} · p25 {} · median {} · p75 {} · p90 {}; median over min {:+.2}%",
+            count,
+            spread.samples,
+            spread.sample_us,
+            format_ns(spread.min_ns),
+            format_ns(spread.p10_ns),
+            format_ns(spread.p25_ns),
+            format_ns(spread.median_ns),
+            format_ns(spread.p75_ns),
+            format_ns(spread.p90_ns),
+            (spread.median_ns / spread.min_ns - 1.0) * 100.0
+        );
+        samples.push(spread);
+    }
+    Ok(Machine {
+        interruptions,
+        samples,
+    })
 }
 
 fn repeatability(xor: &Path, runs: usize) -> Result<Repeatability> {

@@ -3,12 +3,14 @@
 //! - [`thread`]: pin the measuring thread to a core and raise its priority,
 //!   and keep helper threads off that core;
 //! - [`clock`]: the clock's resolution and the cost of reading it;
+//! - [`gaps`]: what interrupts a core, as a thread spinning on it sees it;
 //! - [`valgrind`]: Valgrind's client requests (Callgrind's counts);
 //! - [`pmu`]: whether hardware performance counters are there.
 //!
 //! Nothing here knows of WebAssembly.
 
 pub mod clock;
+pub mod gaps;
 pub mod pmu;
 pub mod thread;
 pub mod valgrind;
