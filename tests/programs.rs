@@ -118,6 +118,30 @@ fn the_bundled_program_is_measured_with_phases() -> TestResult {
 }
 
 #[test]
+fn a_program_is_never_told_apart_from_an_empty_guest() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    // A stated drift of 200% takes the interval below zero.
+    let (finished, report) = run(
+        &[&program("spin.wat")],
+        &["--drift", "200", "--processes", "1"],
+        dir.path(),
+    )?;
+    assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+    let spin = row(&report, "spin")?;
+    assert!(
+        spin["ns_per_op"]["ci95_low"]
+            .as_f64()
+            .is_some_and(|x| x < 0.0),
+        "{spin}"
+    );
+    assert_eq!(spin["indistinguishable_from_empty"], false);
+    let notes = spin["notes"].to_string();
+    assert!(!notes.contains("empty guest"), "{notes}");
+    assert!(notes.contains("too wide to bound the time"), "{notes}");
+    Ok(())
+}
+
+#[test]
 fn expected_output_passes_and_fails() -> TestResult {
     let dir = tempfile::tempdir()?;
     let (finished, report) = run(&[&program("hello.wat")], &[], dir.path())?;

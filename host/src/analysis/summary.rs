@@ -186,6 +186,10 @@ pub fn phase_stats(values: &[f64]) -> PhaseStats {
     }
 }
 
+/// The note of a row whose interval reaches down to one clock step over its
+/// count.
+pub const EMPTY_GUEST_NOTE: &str = "cannot be told apart from the empty guest";
+
 /// What widens an interval beyond the variation inside one run.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Drift {
@@ -246,7 +250,7 @@ pub fn figures(
     // Notes that need no action: in the JSON and the HTML, not the terminal.
     let mut info = Vec::new();
     if indistinguishable {
-        notes.push("cannot be told apart from the empty guest".to_string());
+        notes.push(EMPTY_GUEST_NOTE.to_string());
     }
     if m.count_capped {
         notes.push(format!(

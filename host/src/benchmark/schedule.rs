@@ -963,6 +963,16 @@ fn program_figures(figures: &mut Figures, state: &RowState) {
         .iter()
         .flat_map(|s| s.measurement.blocks.iter().flatten().copied())
         .collect();
+    // A program has no empty guest to be told apart from: an interval that
+    // reaches down to a clock step is just too wide to bound its time.
+    if figures.indistinguishable_from_empty {
+        figures.indistinguishable_from_empty = false;
+        figures.no_measurable_work = false;
+        figures.notes.retain(|n| n != summary::EMPTY_GUEST_NOTE);
+        figures
+            .notes
+            .push("the interval reaches down to 0: too wide to bound the time (scattered runs, or a large --drift)".into());
+    }
     let region = programs
         .last()
         .map_or(TimedRegion::WholeStart, |p| p.region);
