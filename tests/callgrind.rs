@@ -163,19 +163,13 @@ fn program_counts(report: &Value, name: &str) -> Result<(Value, Value), Box<dyn 
     ))
 }
 
-#[test]
-fn a_programs_counts_repeat_to_the_last_digit() -> TestResult {
-    if !counting()? {
-        return Ok(());
-    }
-    let dir = tempfile::tempdir()?;
-    // No WASI call: wasmtime-wasi looks the guest's memory up by name in a
-    // table hashed with random keys at each one, which can move a miss.
-    // Compiled in both runs (no cache), so that both set up alike.
-    let spin = fixture("programs/spin.wat").display().to_string();
-    let args = [
-        "run",
-        &spin,
+/// The report of `host run FILES --metric cycles-est` with one process of 3
+/// samples, compiled afresh (no cache, so that every run sets up alike).
+fn count_programs(files: &[&Path], dir: &Path) -> Result<Value, Box<dyn Error>> {
+    let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    let mut args = vec!["run"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend_from_slice(&[
         "--metric",
         "cycles-est",
         "--no-cache",
@@ -185,9 +179,21 @@ fn a_programs_counts_repeat_to_the_last_digit() -> TestResult {
         "3",
         "--export-json",
         "-",
-    ];
-    let first = program_counts(&report(&host(&args, dir.path(), None)?)?, "spin")?;
-    let second = program_counts(&report(&host(&args, dir.path(), None)?)?, "spin")?;
+    ]);
+    report(&host(&args, dir, None)?)
+}
+
+#[test]
+fn a_programs_counts_repeat_to_the_last_digit() -> TestResult {
+    if !counting()? {
+        return Ok(());
+    }
+    let dir = tempfile::tempdir()?;
+    // No WASI call: wasmtime-wasi looks the guest's memory up by name in a
+    // table hashed with random keys at each one, which can move a miss.
+    let spin = fixture("programs/spin.wat");
+    let first = program_counts(&count_programs(&[&spin], dir.path())?, "spin")?;
+    let second = program_counts(&count_programs(&[&spin], dir.path())?, "spin")?;
     for (phase, counts) in [("execute", &first.0), ("instantiate", &first.1)] {
         assert!(
             counts["instructions"].as_f64().is_some_and(|x| x > 0.0),
@@ -208,26 +214,10 @@ fn a_program_counts_alike_alone_and_after_another() -> TestResult {
     // `hello` calls WASI (and leaves the worker's heap as its run does);
     // each program is counted in a worker of its own, so `spin` after it
     // counts what it counts alone.
-    let spin = fixture("programs/spin.wat").display().to_string();
-    let hello = fixture("programs/hello.wat").display().to_string();
-    let run = |files: &[&str]| -> Result<Value, Box<dyn Error>> {
-        let mut args = vec!["run"];
-        args.extend_from_slice(files);
-        args.extend_from_slice(&[
-            "--metric",
-            "cycles-est",
-            "--no-cache",
-            "--processes",
-            "1",
-            "--samples",
-            "3",
-            "--export-json",
-            "-",
-        ]);
-        report(&host(&args, dir.path(), None)?)
-    };
-    let alone = program_counts(&run(&[&spin])?, "spin")?;
-    let after = program_counts(&run(&[&hello, &spin])?, "spin")?;
+    let spin = fixture("programs/spin.wat");
+    let hello = fixture("programs/hello.wat");
+    let alone = program_counts(&count_programs(&[&spin], dir.path())?, "spin")?;
+    let after = program_counts(&count_programs(&[&hello, &spin], dir.path())?, "spin")?;
     assert_eq!(alone, after, "spin alone, and after hello");
     Ok(())
 }
