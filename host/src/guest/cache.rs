@@ -17,7 +17,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use wasmtime::Engine;
-use wasmtime::component::Component;
 
 use crate::guest::format::{Code, Format};
 use crate::util::fs::write_atomically;
@@ -90,22 +89,12 @@ fn load_entry(engine: &Engine, format: Format, entry: &[u8]) -> std::result::Res
     // SAFETY: the payload is byte for byte what `serialize` wrote for this
     // key (its SHA-256 matches), in a folder of this user's; wasmtime checks
     // that it was made by this version with a compatible configuration.
-    let code = unsafe {
-        match format {
-            Format::Module => wasmtime::Module::deserialize(engine, payload).map(Code::Module),
-            Format::Component => Component::deserialize(engine, payload).map(Code::Component),
-        }
-    };
+    let code = unsafe { Code::deserialize(engine, format, payload) };
     code.map_err(|e| format!("stale entry ({e})"))
 }
 
 fn store(folder: &Path, path: &Path, code: &Code) -> Result<()> {
-    let payload = match code {
-        Code::Module(m) => m.serialize(),
-        Code::Component(c) => c.serialize(),
-    }
-    .map_err(anyhow::Error::from)
-    .context("serializing compiled code")?;
+    let payload = code.serialize()?;
     std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
     let mut entry = Vec::with_capacity(MAGIC.len() + 32 + payload.len());
     entry.extend_from_slice(MAGIC);

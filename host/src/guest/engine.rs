@@ -144,23 +144,11 @@ pub fn compile(engine: &Engine, format: Format, bytes: &[u8]) -> Result<Code> {
 /// compiled with, from its serialized form: the same machine code, with its
 /// data in memory that the calling thread allocates.
 pub fn reload(code: &Code, engine: &Engine) -> Result<Code> {
-    let bytes = match code {
-        Code::Module(module) => module.serialize(),
-        Code::Component(component) => component.serialize(),
-    }
-    .map_err(anyhow::Error::from)
-    .context("serializing compiled code")?;
+    let bytes = code.serialize()?;
     // SAFETY: the bytes are what wasmtime serialized a moment ago, in this
     // process, from code compiled for an engine of this configuration (which
     // wasmtime checks again).
-    let reloaded = unsafe {
-        match code {
-            Code::Module(_) => Module::deserialize(engine, &bytes).map(Code::Module),
-            Code::Component(_) => Component::deserialize(engine, &bytes).map(Code::Component),
-        }
-    };
-    reloaded
-        .map_err(anyhow::Error::from)
+    unsafe { Code::deserialize(engine, code.format(), &bytes) }
         .context("loading compiled code again")
 }
 

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use wasmtime::component::Component;
 use wasmtime::{Engine, Module};
 
@@ -61,5 +61,32 @@ impl Code {
             Code::Module(module) => module.engine(),
             Code::Component(component) => component.engine(),
         }
+    }
+
+    /// The machine code and its metadata as bytes, for [`Code::deserialize`].
+    pub fn serialize(&self) -> Result<Vec<u8>> {
+        match self {
+            Code::Module(module) => module.serialize(),
+            Code::Component(component) => component.serialize(),
+        }
+        .map_err(anyhow::Error::from)
+        .context("serializing compiled code")
+    }
+
+    /// Code of `format` for `engine` from what [`Code::serialize`] wrote
+    /// (wasmtime checks the version and the engine's configuration).
+    ///
+    /// # Safety
+    /// `bytes` must be what [`Code::serialize`] wrote, unaltered: wasmtime
+    /// runs the machine code in them.
+    pub unsafe fn deserialize(engine: &Engine, format: Format, bytes: &[u8]) -> Result<Code> {
+        // SAFETY: the caller vouches for the bytes, as above.
+        unsafe {
+            match format {
+                Format::Module => Module::deserialize(engine, bytes).map(Code::Module),
+                Format::Component => Component::deserialize(engine, bytes).map(Code::Component),
+            }
+        }
+        .map_err(anyhow::Error::from)
     }
 }
