@@ -13,7 +13,17 @@
 //! before that, the larger of its own and the machine's, so that a young
 //! estimate errs wide; a new subject uses the machine's. The interval then adds t(df) · sd in quadrature
 //! ([`crate::analysis::stats::widen`]), so few earlier runs widen it more.
+//!
+//! The earlier runs of the subject also give where they lie
+//! ([`Earlier`]: the median of their medians, with its own 95% margin).
+//! Run medians do not scatter like a normal law: most runs agree closely,
+//! and now and then a whole run lands on another speed of the CPU, a few
+//! percent away. An sd measured over runs that agreed cannot foresee that
+//! run, so the interval of a run also holds the earlier runs' median
+//! ([`Earlier::reach`]): a run that departs from them says so and reaches
+//! back, instead of stating a narrow interval a few percent away.
 
+use crate::analysis::stats;
 use crate::results::history::Entry;
 
 /// Runs older than this (in seconds) no longer count: the machine of last
@@ -37,6 +47,39 @@ pub struct RunDrift {
     pub runs: usize,
     /// Whether those runs were of this subject (else of this machine).
     pub own: bool,
+    /// Where this subject's earlier runs lie, when it has enough of them.
+    pub earlier: Option<Earlier>,
+}
+
+/// Where the earlier runs of a subject lie: the median of their medians.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Earlier {
+    /// The median of the earlier runs' medians, in ns.
+    pub median_ns: f64,
+    /// The 95% margin of that median, relative (0.01 is 1%):
+    /// t(df) · 1.2533 · sd / √runs, the standard error of a median of
+    /// normal values.
+    pub rel_margin: f64,
+    /// How many earlier runs.
+    pub runs: usize,
+}
+
+impl Earlier {
+    /// `[low, high]` widened just enough to hold the earlier runs' median
+    /// and its margin: unchanged when the run agrees with them.
+    pub fn reach(&self, low: f64, high: f64) -> (f64, f64) {
+        if !(self.median_ns.is_finite() && self.rel_margin.is_finite()) {
+            return (low, high);
+        }
+        let below = self.median_ns * (-self.rel_margin).exp();
+        let above = self.median_ns * self.rel_margin.exp();
+        (low.min(below), high.max(above))
+    }
+
+    /// How far `median` lies from the earlier runs' median, relative.
+    pub fn departure(&self, median: f64) -> f64 {
+        median / self.median_ns - 1.0
+    }
 }
 
 /// Sum of squared deviations of the log medians, and their count.
@@ -83,12 +126,23 @@ pub fn run_drift(history: &[Entry], machine: &str, subject: &str, now: u64) -> O
             df,
             runs: n,
             own,
+            earlier: None,
         })
     };
-    let (ss, n) = squares(&medians_of(subject));
+    let own_medians: Vec<f64> = medians_of(subject)
+        .into_iter()
+        .filter(|m| m.is_finite() && *m > 0.0)
+        .collect();
+    let (ss, n) = squares(&own_medians);
     let own = estimate(ss, n, 1, true);
+    let earlier = own.map(|d| Earlier {
+        median_ns: stats::median(&own_medians),
+        rel_margin: stats::student_t_975(d.df) * 1.2533 * d.rel_sd / (d.runs as f64).sqrt(),
+        runs: d.runs,
+    });
+    let with_earlier = |d: RunDrift| RunDrift { earlier, ..d };
     if own.is_some_and(|d| d.df >= OWN_DF) {
-        return own;
+        return own.map(with_earlier);
     }
     // The machine's figure: the median subject, so that one wild subject
     // (a tiny timing, a program with bimodal runs) does not set it.
@@ -107,11 +161,12 @@ pub fn run_drift(history: &[Entry], machine: &str, subject: &str, now: u64) -> O
             ..middle
         }
     });
-    match (own, pool) {
+    let chosen = match (own, pool) {
         (Some(own), Some(pool)) if pool.rel_sd > own.rel_sd => Some(pool),
         (Some(own), _) => Some(own),
         (None, pool) => pool,
-    }
+    };
+    chosen.map(with_earlier)
 }
 
 #[cfg(test)]
@@ -166,6 +221,50 @@ mod tests {
         let d = run_drift(&h, "cpu", "a", 0).expect("enough runs");
         assert!(d.own && d.rel_sd < 0.02, "{d:?}");
         assert_eq!(d.df, OWN_DF);
+    }
+
+    #[test]
+    fn the_earlier_runs_give_their_median_and_its_margin() {
+        let h = entries("a", &[99.0, 100.0, 101.0, 100.5, 99.5]);
+        let d = run_drift(&h, "cpu", "a", 0).expect("enough runs");
+        let e = d.earlier.expect("runs of its own");
+        assert_eq!((e.median_ns, e.runs), (100.0, 5));
+        let expected = stats::student_t_975(4) * 1.2533 * d.rel_sd / 5f64.sqrt();
+        assert!((e.rel_margin - expected).abs() < 1e-12, "{e:?}");
+        // A young subject that borrows the machine's sd keeps its own median.
+        let mut h = entries("a", &[99.0, 100.0, 101.0]);
+        h.extend(entries("b", &[90.0, 110.0, 100.0]));
+        let d = run_drift(&h, "cpu", "a", 0).expect("enough runs");
+        assert!(!d.own);
+        assert_eq!(d.earlier.map(|e| (e.median_ns, e.runs)), Some((100.0, 3)));
+        // A new subject has no earlier runs of its own.
+        assert_eq!(run_drift(&h, "cpu", "new", 0).and_then(|d| d.earlier), None);
+    }
+
+    #[test]
+    fn an_interval_reaches_back_to_the_earlier_runs_only_when_it_departs() {
+        let e = Earlier {
+            median_ns: 100.0,
+            rel_margin: 0.002,
+            runs: 12,
+        };
+        // A run that agrees keeps its interval.
+        assert_eq!(e.reach(99.0, 101.5), (99.0, 101.5));
+        // A run on another speed step, 3.7% slow: reaches back past 100.
+        let (low, high) = e.reach(103.2, 104.2);
+        assert!((low - 100.0 * (-0.002f64).exp()).abs() < 1e-9, "{low}");
+        assert_eq!(high, 104.2);
+        assert!((e.departure(103.7) - 0.037).abs() < 1e-12);
+        // The same on the fast side.
+        let (low, high) = e.reach(96.0, 97.0);
+        assert_eq!(low, 96.0);
+        assert!(high > 100.0);
+        // Nothing to reach for: unchanged.
+        let nan = Earlier {
+            median_ns: f64::NAN,
+            ..e
+        };
+        assert_eq!(nan.reach(96.0, 97.0), (96.0, 97.0));
     }
 
     #[test]

@@ -229,6 +229,12 @@ pub fn figures(
         ),
         None => (low, high),
     };
+    let earlier = drift.measured.and_then(|d| d.earlier);
+    let departed = earlier.filter(|e| !(ci95_low..=ci95_high).contains(&e.median_ns));
+    let (ci95_low, ci95_high) = match earlier {
+        Some(e) => e.reach(ci95_low, ci95_high),
+        None => (ci95_low, ci95_high),
+    };
     let between_process_sd_pct = match process_medians.len() {
         0 | 1 => 0.0,
         _ => stats::sample_sd(&process_medians) / summary.median.abs() * 100.0,
@@ -283,6 +289,13 @@ pub fn figures(
             } else {
                 "on this machine"
             }
+        ));
+    }
+    if let Some(e) = departed {
+        notes.push(format!(
+            "{:+.2}% from the median of {} earlier run(s) of this benchmark, beyond this run's interval (the machine ran at another speed): the interval reaches back to them",
+            e.departure(summary.median) * 100.0,
+            e.runs
         ));
     }
     if pauses_per_sample > 0 {
@@ -341,6 +354,7 @@ pub fn figures(
         between_process_sd_pct,
         run_drift_pct: drift.measured.map(|d| d.rel_sd * 100.0),
         run_drift_runs: drift.measured.map_or(0, |d| d.runs),
+        earlier_runs_departure_pct: earlier.map(|e| e.departure(summary.median) * 100.0),
         callgrind: None,
         hardware_counters: None,
         raw_samples_ns: m.blocks.clone(),

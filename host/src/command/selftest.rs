@@ -705,6 +705,8 @@ fn intervals(path: &Path, runs: usize) -> Result<IntervalFit> {
         drift.push((
             row.pointer("/run_drift_pct").and_then(Value::as_f64),
             number(&row, "/run_drift_runs")?,
+            row.pointer("/earlier_runs_departure_pct")
+                .and_then(Value::as_f64),
         ));
     }
     let centre = stats::median(&medians);
@@ -715,15 +717,19 @@ fn intervals(path: &Path, runs: usize) -> Result<IntervalFit> {
         .count();
     let half_widths: Vec<f64> = bounds.iter().map(|(l, h)| (h - l) / 2.0).collect();
     let half_width_over_sd = stats::median(&half_widths) / (1.96 * sd);
-    for ((m, (l, h)), (pct, earlier)) in medians.iter().zip(&bounds).zip(&drift) {
+    for ((m, (l, h)), (pct, earlier, departure)) in medians.iter().zip(&bounds).zip(&drift) {
         println!(
-            "  {} [{}, {}] {}{}",
+            "  {} [{}, {}] {}{}{}",
             format_ns(*m),
             format_ns(*l),
             format_ns(*h),
             match pct {
                 Some(pct) => format!("drift {pct:.2}% over {earlier} earlier runs"),
                 None => "no drift measured yet".to_string(),
+            },
+            match departure {
+                Some(d) => format!(", {d:+.2}% from their median"),
+                None => String::new(),
             },
             if *l <= centre && centre <= *h {
                 ""

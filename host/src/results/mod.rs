@@ -406,7 +406,9 @@ pub struct NsPerOp {
     /// worker processes (a block bootstrap when there is one process),
     /// widened by the run-to-run drift measured on this machine
     /// (`run_drift_pct`) and by `--drift` when given
-    /// (`environment.drift_pct`).
+    /// (`environment.drift_pct`), and reaching back to the median of the
+    /// earlier runs of the same benchmark when this run departs from them
+    /// (`earlier_runs_departure_pct`).
     #[serde(deserialize_with = "nan_if_null")]
     #[schemars(with = "Option<f64>")]
     pub ci95_low: f64,
@@ -499,6 +501,11 @@ pub struct Figures {
     /// How many earlier runs that drift was measured over (0: none).
     #[serde(default)]
     pub run_drift_runs: usize,
+    /// How far this run's median lies from the median of the earlier runs
+    /// of the same benchmark on this machine, in percent; null while there
+    /// were too few of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub earlier_runs_departure_pct: Option<f64>,
     /// Callgrind's counts per op (a program: per timed region), with
     /// `--metric cycles-est`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -113,6 +113,7 @@ pub fn fixed_figures(samples: Vec<Vec<f64>>) -> Figures {
         between_process_sd_pct: 0.0,
         run_drift_pct: None,
         run_drift_runs: 0,
+        earlier_runs_departure_pct: None,
         callgrind: None,
         hardware_counters: None,
         raw_samples_ns: samples.clone(),
