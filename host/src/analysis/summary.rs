@@ -405,6 +405,87 @@ mod tests {
         assert_eq!(per_op, vec![vec![mean(&block[..3]), mean(&block[3..])]]);
     }
 
+    /// One process whose samples all take `per_op_ns` at count 1000.
+    fn process(per_op_ns: f64) -> Measurement {
+        Measurement {
+            count: 1_000,
+            warmup: crate::results::Warmup {
+                elapsed_ms: 1.0,
+                settled: true,
+                rounds: 1,
+                per_op_ns: None,
+            },
+            blocks: vec![vec![per_op_ns * 1_000.0; 3_000]],
+            pauses: Vec::new(),
+            fixed_costs_ns: vec![0.0],
+            fixed_cost_ns: 0.0,
+            pause_pair_ns: 0.0,
+            clock_resolution_ns: 1.0,
+            checksum: None,
+            sampling_ms: 1.0,
+            precision_reached: false,
+            count_capped: false,
+        }
+    }
+
+    fn row(drift: Drift) -> Figures {
+        let stages = Stages {
+            kind: Kind::Module,
+            compile_ms: 0.0,
+            compile_cache: CacheOutcome::Off,
+            instantiate_ms: 0.0,
+        };
+        let processes = [process(103.5), process(103.7), process(103.9)];
+        figures(&processes, stages, 1_000.0, 1, drift)
+    }
+
+    #[test]
+    fn a_run_that_departs_from_its_earlier_runs_reaches_back_to_them() {
+        let earlier = |median_ns| crate::analysis::drift::Earlier {
+            median_ns,
+            rel_margin: 0.002,
+            runs: 12,
+        };
+        let drift = |e| Drift {
+            stated_pct: 0.0,
+            measured: Some(RunDrift {
+                rel_sd: 0.001,
+                df: 11,
+                runs: 12,
+                own: true,
+                earlier: Some(e),
+            }),
+        };
+        // Three processes at 103.5–103.9 ns and earlier runs at 100 ns.
+        let departed = row(drift(earlier(100.0)));
+        let ns = &departed.ns_per_op;
+        assert!(ns.ci95_low < 100.0 && ns.ci95_high > 103.9, "{ns:?}");
+        let departure = departed.earlier_runs_departure_pct.expect("measured");
+        assert!((departure - 3.7).abs() < 1e-9, "{departure}");
+        assert!(
+            departed
+                .notes
+                .iter()
+                .any(|n| n.contains("+3.70% from the median of 12 earlier run(s)")),
+            "{:?}",
+            departed.notes
+        );
+        // Earlier runs at 103.7 ns: the interval and the notes stay as they were.
+        let agreed = row(drift(earlier(103.7)));
+        let alone = row(Drift {
+            stated_pct: 0.0,
+            measured: drift(earlier(103.7))
+                .measured
+                .map(|d| RunDrift { earlier: None, ..d }),
+        });
+        assert_eq!(
+            (agreed.ns_per_op.ci95_low, agreed.ns_per_op.ci95_high),
+            (alone.ns_per_op.ci95_low, alone.ns_per_op.ci95_high)
+        );
+        assert!(!agreed.notes.iter().any(|n| n.contains("earlier run")));
+        assert_eq!(alone.earlier_runs_departure_pct, None);
+    }
+
     #[test]
     fn an_interrupted_call_counts_for_the_span_not_the_mean() {
         // 1 µs calls, one of them 50 µs (beyond the far fence): it is left
