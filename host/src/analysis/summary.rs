@@ -12,6 +12,7 @@ use crate::analysis::drift::RunDrift;
 use crate::analysis::stats;
 use crate::guest::Kind;
 use crate::guest::cache::CacheOutcome;
+use crate::platform::gaps::Interruptions;
 use crate::results::{Checksum, Figures, Measurement, NsPerOp, PhaseStats};
 
 /// Bootstrap resamples for the checks made while sampling.
@@ -189,6 +190,36 @@ pub fn phase_stats(values: &[f64]) -> PhaseStats {
 /// The note of a row whose interval reaches down to one clock step over its
 /// count.
 pub const EMPTY_GUEST_NOTE: &str = "cannot be told apart from the empty guest";
+
+/// The note of a row whose samples are long enough to carry several of the
+/// interruptions `watched` on the measuring core, when they take a share
+/// of the time worth saying (at least [`INTERRUPTED_SHARE_PCT`]): a sample
+/// of `sample_ns` carries `per_second · sample_ns` of them on average, and
+/// a sample that carries some cannot be told from one that does not. Short
+/// samples that are hit are left out of their epoch ([`corrected`]); a long
+/// one is its own epoch, so the median keeps them.
+pub fn interruption_note(sample_ns: f64, watched: &Interruptions) -> Option<String> {
+    let carried = watched.per_span(sample_ns);
+    if !(carried >= 1.0 && watched.lost_pct >= INTERRUPTED_SHARE_PCT) {
+        return None;
+    }
+    let span = |ns: f64| match ns {
+        ns if ns >= 1e6 => format!("{:.2} ms", ns / 1e6),
+        ns => format!("{:.0} µs", ns / 1e3),
+    };
+    Some(format!(
+        "a sample of {} carries about {carried:.1} of the measuring core's interruptions ({:.0}/s, {:.1}% of the time, watched before the run), which no statistic can leave out: the time may read up to about {:.1}% high; samples under about {} (--sample-time, or a smaller --count) leave them out",
+        span(sample_ns),
+        watched.per_second,
+        watched.lost_pct,
+        watched.lost_pct,
+        span(0.3e9 / watched.per_second),
+    ))
+}
+
+/// The share of the time (percent) the measuring core's interruptions must
+/// take before a row's note mentions them.
+pub const INTERRUPTED_SHARE_PCT: f64 = 0.5;
 
 /// What widens an interval beyond the variation inside one run.
 #[derive(Debug, Clone, Copy, Default)]
@@ -484,6 +515,41 @@ mod tests {
         );
         assert!(!agreed.notes.iter().any(|n| n.contains("earlier run")));
         assert_eq!(alone.earlier_runs_departure_pct, None);
+    }
+
+    #[test]
+    fn long_samples_on_an_interrupted_core_say_so() {
+        let watched = Interruptions {
+            core: 1,
+            watched_s: 0.03,
+            per_second: 3_000.0,
+            lost_pct: 3.5,
+            p50_ns: 2_500.0,
+            p90_ns: 20_000.0,
+            p99_ns: 70_000.0,
+            max_ns: 100_000.0,
+        };
+        // 2.5 ms samples carry about 7.5 of them; 100 µs samples 0.3.
+        let note = interruption_note(2.5e6, &watched).expect("a note");
+        assert!(
+            note.starts_with("a sample of 2.50 ms carries about 7.5 of"),
+            "{note}"
+        );
+        assert!(note.contains("up to about 3.5% high"), "{note}");
+        assert!(note.contains("samples under about 100 µs"), "{note}");
+        assert_eq!(interruption_note(1e5, &watched), None);
+        // A core that loses little time: nothing worth saying.
+        let quiet = Interruptions {
+            lost_pct: 0.2,
+            ..watched.clone()
+        };
+        assert_eq!(interruption_note(2.5e6, &quiet), None);
+        let none = Interruptions {
+            per_second: 0.0,
+            lost_pct: 0.0,
+            ..watched
+        };
+        assert_eq!(interruption_note(2.5e6, &none), None);
     }
 
     #[test]

@@ -45,6 +45,7 @@ use crate::guest::load::Workload;
 use crate::guest::program::TimedRegion;
 use crate::guest::{Contract, Kind, sandbox};
 use crate::options::{CompareSettings, Metric, PinRequest, Profiling, Settings, StopRule};
+use crate::platform::gaps::{self, Interruptions};
 use crate::results::baseline::Saved;
 use crate::results::history::{self, Entry as HistoryEntry, History};
 use crate::results::{
@@ -337,6 +338,11 @@ pub fn run_rows(
 ) -> Result<RunReport> {
     let mut settings = settings.clone();
     let core_choice = choose_core(&mut settings);
+    // What interrupts the measuring core: a long sample carries it.
+    let interruptions = match settings.pin {
+        PinRequest::Core(core) => gaps::watch(core, gaps::BEFORE_A_RUN),
+        _ => None,
+    };
     let original_seed = settings.seed;
     let seed = seed_of(&settings);
     settings.seed = Some(seed);
@@ -463,6 +469,7 @@ pub fn run_rows(
                 environment = env;
                 if let Some(env) = &mut environment {
                     env.core_choice = core_choice.clone();
+                    env.interruptions = interruptions.clone();
                     if let Some(saved) = saved {
                         env.warnings.extend(saved.environment_differences(env));
                     }
@@ -533,7 +540,7 @@ pub fn run_rows(
                         drift::run_drift(&history.entries, &machine, subject, now_unix())
                     }),
             };
-            let mut result = result_of(&settings, state, seed, drift);
+            let mut result = result_of(&settings, state, seed, drift, interruptions.as_ref());
             if let (Some(saved), Some(figures)) = (saved, &result.figures) {
                 result.baseline = compare_with_saved(&settings, saved, &result.name, figures, seed);
             }
@@ -885,7 +892,13 @@ fn enough(settings: &Settings, state: &RowState, processes: usize) -> bool {
 }
 
 /// The result of a finished row.
-fn result_of(settings: &Settings, state: &RowState, seed: u64, drift: Drift) -> BenchResult {
+fn result_of(
+    settings: &Settings,
+    state: &RowState,
+    seed: u64,
+    drift: Drift,
+    interruptions: Option<&Interruptions>,
+) -> BenchResult {
     if let Some(error) = &state.error {
         return BenchResult::failed(&state.row, state.kind, error.clone());
     }
@@ -929,6 +942,10 @@ fn result_of(settings: &Settings, state: &RowState, seed: u64, drift: Drift) -> 
     }
     if state.program {
         program_figures(&mut figures, state);
+    } else if let Some(note) = interruptions.and_then(|watched| {
+        summary::interruption_note(figures.raw_ns_per_op_median * figures.count as f64, watched)
+    }) {
+        figures.notes.push(note);
     }
     BenchResult::measured(&state.row, kind, figures)
 }

@@ -231,6 +231,7 @@ impl Session {
             timeout_ms: settings.timeout.as_secs_f64() * 1e3,
             cpu_model: cpu_model(),
             core_choice: None,
+            interruptions: None,
             warnings: self.prepared.warnings.clone(),
             pmu: crate::platform::pmu::availability(),
         }

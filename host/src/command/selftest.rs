@@ -454,11 +454,19 @@ fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
         "count independence (ns/op; {COUNT_ROUNDS} rounds of every count in rotated order; median of the rounds, difference against the largest count):"
     );
     let mut rounds: Vec<Vec<f64>> = vec![Vec::new(); COUNTS.len()];
+    // What interrupted the measuring core before each run: per second, and
+    // the share of the time.
+    let mut interrupted: (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
     for round in 0..COUNT_ROUNDS {
         for k in 0..COUNTS.len() {
             let i = (k + round) % COUNTS.len();
             let flag = COUNTS[i].to_string();
-            let row = result_row(&run_host(&["run"], &[xor], &["--count", &flag])?)?;
+            let report = run_host(&["run"], &[xor], &["--count", &flag])?;
+            if let Some(watched) = report.pointer("/environment/interruptions") {
+                interrupted.0.push(number(watched, "/per_second")?);
+                interrupted.1.push(number(watched, "/lost_pct")?);
+            }
+            let row = result_row(&report)?;
             rounds[i].push(number(&row, "/ns_per_op/median")?);
         }
     }
@@ -499,6 +507,21 @@ fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
         "  largest difference between counts: {:.2}% (goal: within 1%)",
         (hi / lo - 1.0) * 100.0
     );
+    if !interrupted.0.is_empty() {
+        let per_second = stats::median(&interrupted.0);
+        let carried: Vec<String> = counts
+            .iter()
+            .map(|c| {
+                let sample_ns = c.workload_ns_per_op * c.count as f64;
+                format!("{:.2} at {}", per_second * sample_ns / 1e9, c.count)
+            })
+            .collect();
+        println!(
+            "  the measuring core was interrupted {per_second:.0}/s ({:.2}% of the time; median of the watches before each run): a sample carries {} on average; a sample that carries some is left out of its epoch only when it is short",
+            stats::median(&interrupted.1),
+            carried.join(", ")
+        );
+    }
     Ok(counts)
 }
 

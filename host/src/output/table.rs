@@ -63,13 +63,19 @@ impl<W: Write> Table<W> {
             "{} {} · {cpu} · {} cores",
             tool.name, tool.version, env.cores
         )?;
-        let core = match env.pinned_core {
+        let mut core = match env.pinned_core {
             Some(c) => match &env.core_choice {
                 Some(why) => format!("pinned to core {c} ({why})"),
                 None => format!("pinned to core {c}"),
             },
             None => "not pinned".to_string(),
         };
+        if let Some(watched) = &env.interruptions {
+            core.push_str(&format!(
+                ", interrupted {:.0}/s ({:.1}% of the time)",
+                watched.per_second, watched.lost_pct
+            ));
+        }
         writeln!(
             self.out,
             "{core} · {} · clock resolution {}, read {}",

@@ -8,13 +8,19 @@
 
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// A gap between two clock reads longer than this is an interruption.
 pub const THRESHOLD: Duration = Duration::from_micros(1);
 
+/// How long `host run` watches the measuring core before it starts: long
+/// enough to see about a hundred interruptions on a virtual machine that
+/// has thousands per second.
+pub const BEFORE_A_RUN: Duration = Duration::from_millis(30);
+
 /// Interruptions of one core over a watch.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Interruptions {
     pub core: usize,
     /// How long the core was watched, in seconds.
@@ -80,6 +86,13 @@ fn summarize(core: usize, watched_s: f64, mut gaps: Vec<f64>) -> Interruptions {
         p90_ns: quantile(0.9),
         p99_ns: quantile(0.99),
         max_ns: gaps.last().copied().unwrap_or(0.0),
+    }
+}
+
+impl Interruptions {
+    /// How many of them a span of `span_ns` carries on average.
+    pub fn per_span(&self, span_ns: f64) -> f64 {
+        self.per_second * span_ns / 1e9
     }
 }
 

@@ -260,6 +260,10 @@ pub struct Environment {
     /// Why that core, when the host chose it (the quietest by load).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub core_choice: Option<String>,
+    /// What interrupted the measuring core while `host run` watched it
+    /// before measuring (gaps between back-to-back clock reads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interruptions: Option<crate::platform::gaps::Interruptions>,
     /// Cores available to the process.
     pub cores: usize,
     /// Scheduler and priority of the measuring thread, e.g. `nice -20 (SCHED_OTHER)`.

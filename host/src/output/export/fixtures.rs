@@ -31,6 +31,7 @@ pub fn environment() -> Environment {
         max_memory_bytes: 1 << 30,
         timeout_ms: 10_000.0,
         core_choice: None,
+        interruptions: None,
         warnings: vec![],
         pmu: "unavailable (perf_event_open: No such file or directory (os error 2))".into(),
     }
