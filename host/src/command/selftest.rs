@@ -149,6 +149,9 @@ struct CountFigures {
     /// Each round's median, in round order.
     workload_runs_ns_per_op: Vec<f64>,
     workload_vs_largest_count_pct: f64,
+    /// Median of the rounds of all the time over all the ops: every
+    /// sample's time less the fixed cost, interruptions included.
+    all_time_ns_per_op: f64,
     empty_ns_per_op: f64,
     empty_ci95: (f64, f64),
 }
@@ -454,6 +457,7 @@ fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
         "count independence (ns/op; {COUNT_ROUNDS} rounds of every count in rotated order; median of the rounds, difference against the largest count):"
     );
     let mut rounds: Vec<Vec<f64>> = vec![Vec::new(); COUNTS.len()];
+    let mut all_time: Vec<Vec<f64>> = vec![Vec::new(); COUNTS.len()];
     // What interrupted the measuring core before each run: per second, and
     // the share of the time.
     let mut interrupted: (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
@@ -468,10 +472,11 @@ fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
             }
             let row = result_row(&report)?;
             rounds[i].push(number(&row, "/ns_per_op/median")?);
+            all_time[i].push(all_time_per_op(&row)?);
         }
     }
     let mut counts = Vec::new();
-    for (count, runs) in COUNTS.into_iter().zip(rounds) {
+    for ((count, runs), all_time) in COUNTS.into_iter().zip(rounds).zip(all_time) {
         let flag = count.to_string();
         let empty = result_row(&run_host(&["run"], &[empty], &["--count", &flag])?)?;
         counts.push(CountFigures {
@@ -479,6 +484,7 @@ fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
             workload_ns_per_op: stats::median(&runs),
             workload_runs_ns_per_op: runs,
             workload_vs_largest_count_pct: 0.0,
+            all_time_ns_per_op: stats::median(&all_time),
             empty_ns_per_op: number(&empty, "/ns_per_op/median")?,
             empty_ci95: (
                 number(&empty, "/ns_per_op/ci95_low")?,
@@ -491,11 +497,12 @@ fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
         c.workload_vs_largest_count_pct = (c.workload_ns_per_op / reference - 1.0) * 100.0;
         let (lo, hi) = min_max(&c.workload_runs_ns_per_op);
         println!(
-            "  count {:>10}: {:>10} ({:+.2}%; rounds {:.2}% apart)   empty {:>10} [{}, {}]",
+            "  count {:>10}: {:>10} ({:+.2}%; rounds {:.2}% apart; all time over all ops {})   empty {:>10} [{}, {}]",
             c.count,
             format_ns(c.workload_ns_per_op),
             c.workload_vs_largest_count_pct,
             (hi - lo) / c.workload_ns_per_op * 100.0,
+            format_ns(c.all_time_ns_per_op),
             format_ns(c.empty_ns_per_op),
             format_ns(c.empty_ci95.0),
             format_ns(c.empty_ci95.1)
@@ -506,6 +513,12 @@ fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
     println!(
         "  largest difference between counts: {:.2}% (goal: within 1%)",
         (hi / lo - 1.0) * 100.0
+    );
+    let all_time: Vec<f64> = counts.iter().map(|c| c.all_time_ns_per_op).collect();
+    let (all_lo, all_hi) = min_max(&all_time);
+    println!(
+        "  all the time over all the ops, interruptions included at every count (not what a row reports): largest difference {:.2}%",
+        (all_hi / all_lo - 1.0) * 100.0
     );
     if !interrupted.0.is_empty() {
         let per_second = stats::median(&interrupted.0);
@@ -979,6 +992,25 @@ fn comparison_ratio(report: &Value) -> Result<Ratio> {
         ci95_low: number(report, "/comparisons/0/ci95_low")?,
         ci95_high: number(report, "/comparisons/0/ci95_high")?,
     })
+}
+
+/// All the time of a row's samples over all their ops: each sample less
+/// the row's fixed cost, summed, over the samples times the count. Unlike
+/// the median of epochs, it keeps every interruption, at any count.
+fn all_time_per_op(row: &Value) -> Result<f64> {
+    let samples: Vec<f64> = row
+        .pointer("/raw_samples_ns")
+        .and_then(Value::as_array)
+        .context("a run's JSON lacks raw_samples_ns")?
+        .iter()
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter_map(Value::as_f64)
+        .collect();
+    let fixed = number(row, "/fixed_cost_ns")?;
+    let count = number(row, "/count")?;
+    let total: f64 = samples.iter().map(|s| s - fixed).sum();
+    Ok(total / (samples.len() as f64 * count))
 }
 
 fn number(row: &Value, pointer: &str) -> Result<f64> {
