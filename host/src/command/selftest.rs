@@ -325,15 +325,7 @@ fn machine(xor: &Path) -> Result<Machine> {
     for count in SPREAD_COUNTS {
         let flag = count.to_string();
         let row = result_row(&run_host(&["run"], &[xor], &["--count", &flag])?)?;
-        let mut per_op: Vec<f64> = row
-            .pointer("/epochs_ns_per_op")
-            .and_then(Value::as_array)
-            .context("a run's JSON lacks /epochs_ns_per_op")?
-            .iter()
-            .filter_map(Value::as_array)
-            .flatten()
-            .filter_map(Value::as_f64)
-            .collect();
+        let mut per_op = flattened(&row, "/epochs_ns_per_op")?;
         if per_op.is_empty() {
             bail!("a run at count {count} kept no samples");
         }
@@ -998,19 +990,24 @@ fn comparison_ratio(report: &Value) -> Result<Ratio> {
 /// the row's fixed cost, summed, over the samples times the count. Unlike
 /// the median of epochs, it keeps every interruption, at any count.
 fn all_time_per_op(row: &Value) -> Result<f64> {
-    let samples: Vec<f64> = row
-        .pointer("/raw_samples_ns")
-        .and_then(Value::as_array)
-        .context("a run's JSON lacks raw_samples_ns")?
-        .iter()
-        .filter_map(Value::as_array)
-        .flatten()
-        .filter_map(Value::as_f64)
-        .collect();
+    let samples = flattened(row, "/raw_samples_ns")?;
     let fixed = number(row, "/fixed_cost_ns")?;
     let count = number(row, "/count")?;
     let total: f64 = samples.iter().map(|s| s - fixed).sum();
     Ok(total / (samples.len() as f64 * count))
+}
+
+/// The numbers of a row's field that holds them block by block, in one list.
+fn flattened(row: &Value, pointer: &str) -> Result<Vec<f64>> {
+    Ok(row
+        .pointer(pointer)
+        .and_then(Value::as_array)
+        .with_context(|| format!("a run's JSON lacks {pointer}"))?
+        .iter()
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter_map(Value::as_f64)
+        .collect())
 }
 
 fn number(row: &Value, pointer: &str) -> Result<f64> {
