@@ -187,20 +187,16 @@ pub fn phase_stats(values: &[f64]) -> PhaseStats {
     }
 }
 
-/// The note of a row whose interval reaches down to one clock step over its
-/// count.
-pub const EMPTY_GUEST_NOTE: &str = "cannot be told apart from the empty guest";
-
 /// The note of a row whose samples are long enough to carry several of the
 /// interruptions `watched` on the measuring core, when they take a share
-/// of the time worth saying (at least [`INTERRUPTED_SHARE_PCT`]): a sample
+/// of the time worth saying ([`Interruptions::notable`]): a sample
 /// of `sample_ns` carries `per_second · sample_ns` of them on average, and
 /// a sample that carries some cannot be told from one that does not. Short
 /// samples that are hit are left out of their epoch ([`corrected`]); a long
 /// one is its own epoch, so the median keeps them.
 pub fn interruption_note(sample_ns: f64, watched: &Interruptions) -> Option<String> {
     let carried = watched.per_span(sample_ns);
-    if !(carried >= 1.0 && watched.lost_pct >= INTERRUPTED_SHARE_PCT) {
+    if !(carried >= 1.0 && watched.notable()) {
         return None;
     }
     let span = |ns: f64| match ns {
@@ -217,10 +213,6 @@ pub fn interruption_note(sample_ns: f64, watched: &Interruptions) -> Option<Stri
     ))
 }
 
-/// The share of the time (percent) the measuring core's interruptions must
-/// take before a row's note mentions them.
-pub const INTERRUPTED_SHARE_PCT: f64 = 0.5;
-
 /// What widens an interval beyond the variation inside one run.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Drift {
@@ -232,13 +224,16 @@ pub struct Drift {
 
 /// Summarise a measurement into the figures of a row: statistics of the
 /// corrected per-op epochs, the interval (from the variation between
-/// processes, widened by the drift between runs), and plain-words notes.
+/// processes, widened by the drift between runs), and plain-words notes
+/// (among them what the measuring core's `interruptions`, when watched, do
+/// to long samples).
 pub fn figures(
     processes: &[Measurement],
     stages: Stages,
     warmup_cap_ms: f64,
     seed: u64,
     drift: Drift,
+    interruptions: Option<&Interruptions>,
 ) -> Figures {
     // Each process is corrected with its own fixed cost.
     let per_process: Vec<Vec<Vec<f64>>> = processes.iter().map(corrected_per_op).collect();
@@ -271,6 +266,7 @@ pub fn figures(
         _ => stats::sample_sd(&process_medians) / summary.median.abs() * 100.0,
     };
     let raw: Vec<f64> = m.raw_per_op().into_iter().flatten().collect();
+    let raw_median = stats::median(&raw);
     let epochs = per_op.iter().map(Vec::len).sum::<usize>();
     let samples = m.blocks.iter().map(Vec::len).sum::<usize>();
     let pauses: Vec<f64> = m.pauses.iter().flatten().map(|&p| p as f64).collect();
@@ -280,14 +276,20 @@ pub fn figures(
         stats::median(&pauses) as u64
     };
     // Within one clock step over the count of 0, or NaN (no samples): as
-    // the empty guest.
-    let indistinguishable = ci95_low.is_nan() || ci95_low <= finest_ns(m);
+    // the empty guest. A program has no empty guest to be told apart from:
+    // such an interval is just too wide to bound its time.
+    let program = stages.kind == Kind::Program;
+    let reaches_zero = ci95_low.is_nan() || ci95_low <= finest_ns(m);
+    let indistinguishable = reaches_zero && !program;
 
     let mut notes = Vec::new();
     // Notes that need no action: in the JSON and the HTML, not the terminal.
     let mut info = Vec::new();
     if indistinguishable {
-        notes.push(EMPTY_GUEST_NOTE.to_string());
+        notes.push("cannot be told apart from the empty guest".to_string());
+    }
+    if reaches_zero && program {
+        notes.push("the interval reaches down to 0: too wide to bound the time (scattered runs, or a large --drift)".to_string());
     }
     if m.count_capped {
         notes.push(format!(
@@ -329,6 +331,14 @@ pub fn figures(
             e.runs
         ));
     }
+    // A program's run cannot be cut shorter: no advice to give.
+    let sample_ns = raw_median * m.count as f64;
+    if let Some(note) = interruptions
+        .filter(|_| !program)
+        .and_then(|watched| interruption_note(sample_ns, watched))
+    {
+        notes.push(note);
+    }
     if pauses_per_sample > 0 {
         info.push(format!(
             "{pauses_per_sample} pause(s) per sample; {:.1} ns subtracted per pause/resume pair",
@@ -357,7 +367,7 @@ pub fn figures(
             ci95_within_run_low: summary.ci95_low,
             ci95_within_run_high: summary.ci95_high,
         },
-        raw_ns_per_op_median: stats::median(&raw),
+        raw_ns_per_op_median: raw_median,
         err_pct: summary.err_pct,
         ops_per_sec: (summary.median > 0.0).then(|| 1e9 / summary.median),
         fixed_cost_ns: m.fixed_cost_ns,
@@ -467,7 +477,7 @@ mod tests {
             instantiate_ms: 0.0,
         };
         let processes = [process(103.5), process(103.7), process(103.9)];
-        figures(&processes, stages, 1_000.0, 1, drift)
+        figures(&processes, stages, 1_000.0, 1, drift, None)
     }
 
     #[test]

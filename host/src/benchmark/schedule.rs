@@ -927,6 +927,7 @@ fn result_of(
         settings.warmup_cap.as_secs_f64() * 1e3,
         seed,
         drift,
+        interruptions,
     );
     figures.precision_reached = precision_reached(settings, &figures);
     figures.fuel_per_op = state.samples.iter().find_map(|s| s.fuel_per_op);
@@ -942,10 +943,6 @@ fn result_of(
     }
     if state.program {
         program_figures(&mut figures, state);
-    } else if let Some(note) = interruptions.and_then(|watched| {
-        summary::interruption_note(figures.raw_ns_per_op_median * figures.count as f64, watched)
-    }) {
-        figures.notes.push(note);
     }
     BenchResult::measured(&state.row, kind, figures)
 }
@@ -980,16 +977,6 @@ fn program_figures(figures: &mut Figures, state: &RowState) {
         .iter()
         .flat_map(|s| s.measurement.blocks.iter().flatten().copied())
         .collect();
-    // A program has no empty guest to be told apart from: an interval that
-    // reaches down to a clock step is just too wide to bound its time.
-    if figures.indistinguishable_from_empty {
-        figures.indistinguishable_from_empty = false;
-        figures.no_measurable_work = false;
-        figures.notes.retain(|n| n != summary::EMPTY_GUEST_NOTE);
-        figures
-            .notes
-            .push("the interval reaches down to 0: too wide to bound the time (scattered runs, or a large --drift)".into());
-    }
     let region = programs
         .last()
         .map_or(TimedRegion::WholeStart, |p| p.region);
@@ -1168,6 +1155,7 @@ pub fn compare_rounds(
                     stated_pct: common.drift_pct,
                     measured: None,
                 },
+                None,
             );
             figures.fuel_per_op = samples.iter().find_map(|s| s.fuel_per_op);
             figures.callgrind = *counted;

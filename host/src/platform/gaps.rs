@@ -89,10 +89,20 @@ fn summarize(core: usize, watched_s: f64, mut gaps: Vec<f64>) -> Interruptions {
     }
 }
 
+/// Share of a core's time (percent) lost to interruptions from which samples
+/// of a millisecond or more read measurably high.
+pub const NOTABLE_LOST_PCT: f64 = 0.5;
+
 impl Interruptions {
     /// How many of them a span of `span_ns` carries on average.
     pub fn per_span(&self, span_ns: f64) -> f64 {
         self.per_second * span_ns / 1e9
+    }
+
+    /// Whether they take enough of the time to move a long sample
+    /// (at least [`NOTABLE_LOST_PCT`]).
+    pub fn notable(&self) -> bool {
+        self.lost_pct >= NOTABLE_LOST_PCT
     }
 }
 
