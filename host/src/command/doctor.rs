@@ -706,9 +706,6 @@ fn judge_load(loadavg: &str, cores: usize) -> Finding {
 
 /// How long each core is watched for interruptions.
 const WATCH: std::time::Duration = std::time::Duration::from_millis(200);
-/// Share of a core's time lost to interruptions above which samples of a
-/// millisecond or more read measurably high.
-const LOST_PCT: f64 = 0.5;
 
 fn interruptions(cores: &[usize]) -> Finding {
     let watched: Vec<Interruptions> = cores
@@ -739,12 +736,12 @@ fn judge_interruptions(watched: &[Interruptions]) -> Finding {
         gaps::THRESHOLD.as_micros(),
         per_core.join("; ")
     );
-    if worst.lost_pct > LOST_PCT {
+    if worst.notable() {
         Finding::warn(
             INTERRUPTIONS,
             format!(
                 "{detail}: a sample of 1 ms carries about {:.1} of them, and a long sample reads high by about their share",
-                worst.per_second / 1e3
+                worst.per_span(1e6)
             ),
         )
         .fix("prefer bare metal or dedicated cores; `host selftest --only machine` watches longer")

@@ -314,7 +314,7 @@ fn machine(xor: &Path) -> Result<Machine> {
             format_ns(i.p90_ns),
             format_ns(i.p99_ns),
             format_ns(i.max_ns),
-            i.per_second / 1e3
+            i.per_span(1e6)
         );
         interruptions.push(i);
     }
