@@ -4,15 +4,17 @@
 //! fixed cost of a call (measured by the sequence on the workload itself:
 //! 2·T(m) − T(2m)), less the calibrated cost of
 //! each pause/resume pair, pooled into epochs of at least [`EPOCH_NS`] and
-//! divided by the count. Then the statistics of
-//! [`crate::analysis::stats`] and the notes a reader needs. Pure arithmetic:
-//! no I/O, no clocks.
+//! divided by the count. Then which epochs the row's time stands on
+//! ([`locate`]: every epoch, or, when samples are long enough to carry the
+//! measuring core's interruptions often, those none reached), the
+//! statistics of [`crate::analysis::stats`] over them, and the notes a
+//! reader needs. Pure arithmetic: no I/O, no clocks.
 
 use crate::analysis::drift::RunDrift;
 use crate::analysis::stats;
 use crate::guest::Kind;
 use crate::guest::cache::CacheOutcome;
-use crate::platform::gaps::Interruptions;
+use crate::platform::gaps::{self, Interruptions};
 use crate::results::{Checksum, Figures, Measurement, NsPerOp, PhaseStats};
 
 /// Bootstrap resamples for the checks made while sampling.
@@ -187,29 +189,173 @@ pub fn phase_stats(values: &[f64]) -> PhaseStats {
     }
 }
 
-/// The note of a row whose samples are long enough to carry several of the
-/// interruptions `watched` on the measuring core, when they take a share
-/// of the time worth saying ([`Interruptions::notable`]): a sample
-/// of `sample_ns` carries `per_second · sample_ns` of them on average, and
-/// a sample that carries some cannot be told from one that does not. Short
-/// samples that are hit are left out of their epoch ([`corrected`]); a long
-/// one is its own epoch, so the median keeps them.
-pub fn interruption_note(sample_ns: f64, watched: &Interruptions) -> Option<String> {
-    let carried = watched.per_span(sample_ns);
-    if !(carried >= 1.0 && watched.notable()) {
-        return None;
+/// Interruptions a sample carries on average (by the watch before the run)
+/// from which a row leaves out the epochs they reached
+/// ([`Location::Uninterrupted`]). Below it, nine samples in ten or more are
+/// untouched: the median of every epoch stands on them, and the hit ones
+/// are rare enough for a block's far fence to cut ([`corrected`]). Above
+/// it, they are common enough to move the median, and the fence, computed
+/// from quartiles they reach, no longer cuts them.
+pub const HIT_SAMPLES: f64 = 0.1;
+
+/// Which epochs a row's time is the median of.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Location {
+    /// Every epoch: samples too short to carry the measuring core's
+    /// interruptions often, or a core that was not watched, or a program
+    /// (whose whole run is the time, interruptions and all, as the engine
+    /// without a harness sees it).
+    Every,
+    /// The epochs no interruption reached. An interruption only adds time
+    /// (at least [`gaps::THRESHOLD`] per gap), and a sample that carries
+    /// none is as fast as the work allows: of each process, the epochs
+    /// within `tolerance_ns` per op (one threshold per sample, spread over
+    /// the epoch's samples) of its fastest epoch. Each process keeps at
+    /// least its fastest, so a process that no untouched sample reached
+    /// still counts, with one epoch.
+    Uninterrupted {
+        /// The widest an untouched epoch lies above its process's fastest,
+        /// ns per op.
+        tolerance_ns: f64,
+        /// Interruptions a sample carries on average.
+        carried: f64,
+    },
+}
+
+/// Which epochs give the time of a row whose samples (one call each) take
+/// `sample_ns` at `count`, on a core `watched` before the run.
+pub fn location(
+    kind: Kind,
+    sample_ns: f64,
+    count: u64,
+    watched: Option<&Interruptions>,
+) -> Location {
+    match watched.map(|w| w.per_span(sample_ns)) {
+        Some(carried) if kind != Kind::Program && carried >= HIT_SAMPLES => {
+            // A gap in a pooled epoch is spread over all of its samples.
+            let samples_per_epoch = (EPOCH_NS / sample_ns).max(1.0);
+            Location::Uninterrupted {
+                tolerance_ns: gaps::THRESHOLD.as_nanos() as f64
+                    / (count.max(1) as f64 * samples_per_epoch),
+                carried,
+            }
+        }
+        _ => Location::Every,
     }
-    let span = |ns: f64| match ns {
+}
+
+/// Which epochs give the time of a row measured in `processes`: by the
+/// median length of their samples.
+pub fn location_of(
+    processes: &[Measurement],
+    kind: Kind,
+    watched: Option<&Interruptions>,
+) -> Location {
+    let calls: Vec<f64> = processes
+        .iter()
+        .flat_map(|m| m.blocks.iter().flatten().copied())
+        .collect();
+    let count = processes.first().map_or(1, |m| m.count);
+    location(kind, stats::median(&calls), count, watched)
+}
+
+impl Location {
+    /// What the run history files a row's median under, beside the CPU:
+    /// medians of the two kinds drift differently between runs.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Location::Every => "every epoch",
+            Location::Uninterrupted { .. } => "uninterrupted epochs",
+        }
+    }
+}
+
+/// The epochs of each process (`per_process`: processes, blocks, epochs)
+/// that `location` keeps, in their blocks and order.
+pub fn kept(per_process: Vec<Vec<Vec<f64>>>, location: Location) -> Vec<Vec<Vec<f64>>> {
+    let Location::Uninterrupted { tolerance_ns, .. } = location else {
+        return per_process;
+    };
+    per_process
+        .into_iter()
+        .map(|blocks| {
+            let fastest = blocks
+                .iter()
+                .flatten()
+                .copied()
+                .fold(f64::INFINITY, f64::min);
+            let bound = fastest + tolerance_ns;
+            blocks
+                .into_iter()
+                .map(|block| block.into_iter().filter(|&x| x <= bound).collect())
+                .collect()
+        })
+        .collect()
+}
+
+/// A row's time and its interval over the processes, before any drift
+/// between runs widens it.
+#[derive(Debug, Clone)]
+pub struct Located {
+    pub location: Location,
+    /// The epochs kept, by process and block.
+    pub per_process: Vec<Vec<Vec<f64>>>,
+    /// How many epochs were left out.
+    pub left_out: usize,
+    /// The median of every epoch, kept or not.
+    pub every_median: f64,
+    /// The median of every kept epoch.
+    pub centre: f64,
+    /// The median of each process's kept epochs.
+    pub process_medians: Vec<f64>,
+    /// Student's t over the process medians, around `centre`; NaN for
+    /// fewer than two processes.
+    pub low: f64,
+    pub high: f64,
+}
+
+/// The time of a row measured in `processes` (each corrected with its own
+/// fixed cost), of `kind`, on a core `watched` before the run: which epochs
+/// it stands on, their median, and the interval the processes give it. The
+/// stopping rule and the final figures both take it from here.
+pub fn locate(processes: &[Measurement], kind: Kind, watched: Option<&Interruptions>) -> Located {
+    let per_process: Vec<Vec<Vec<f64>>> = processes.iter().map(corrected_per_op).collect();
+    let every: usize = per_process.iter().flatten().map(Vec::len).sum();
+    let every_median = stats::median(&per_process.concat().concat());
+    let location = location_of(processes, kind, watched);
+    let per_process = kept(per_process, location);
+    let centre = stats::median(&per_process.concat().concat());
+    let process_medians = process_medians(&per_process);
+    let (low, high) = stats::between_processes_ci(centre, &process_medians);
+    Located {
+        location,
+        left_out: every - per_process.iter().flatten().map(Vec::len).sum::<usize>(),
+        every_median,
+        per_process,
+        centre,
+        process_medians,
+        low,
+        high,
+    }
+}
+
+/// What a row that left out interrupted epochs says of it: how many
+/// interruptions a sample of `sample_ns` carries, how many epochs were
+/// kept, and how far above their median the median of every epoch lies.
+fn uninterrupted_info(located: &Located, sample_ns: f64) -> Option<String> {
+    let Location::Uninterrupted { carried, .. } = located.location else {
+        return None;
+    };
+    let span = match sample_ns {
         ns if ns >= 1e6 => format!("{:.2} ms", ns / 1e6),
         ns => format!("{:.0} µs", ns / 1e3),
     };
+    let kept: usize = located.per_process.iter().flatten().map(Vec::len).sum();
     Some(format!(
-        "a sample of {} carries about {carried:.1} of the measuring core's interruptions ({:.0}/s, {:.1}% of the time, watched before the run), which no statistic can leave out: the time may read up to about {:.1}% high; samples under about {} (--sample-time, or a smaller --count) leave them out",
-        span(sample_ns),
-        watched.per_second,
-        watched.lost_pct,
-        watched.lost_pct,
-        span(0.3e9 / watched.per_second),
+        "a sample of {span} carries about {carried:.2} of the measuring core's interruptions (watched before the run): the time is the median of the {kept} of {} epochs within {} µs per sample of their process's fastest, which no interruption reached; the median of every epoch is {:+.2}%",
+        kept + located.left_out,
+        gaps::THRESHOLD.as_micros(),
+        (located.every_median / located.centre - 1.0) * 100.0
     ))
 }
 
@@ -235,15 +381,14 @@ pub fn figures(
     drift: Drift,
     interruptions: Option<&Interruptions>,
 ) -> Figures {
-    // Each process is corrected with its own fixed cost.
-    let per_process: Vec<Vec<Vec<f64>>> = processes.iter().map(corrected_per_op).collect();
+    let located = locate(processes, stages.kind, interruptions);
     let m = &pool(processes);
-    let per_op: Vec<Vec<f64>> = per_process.concat();
+    let per_op: Vec<Vec<f64>> = located.per_process.concat();
     let summary = stats::summarize(&per_op, RESAMPLES_FINAL, seed);
-    let process_medians = process_medians(&per_process);
+    let process_medians = located.process_medians.clone();
     let (low, high) = match process_medians.len() {
         0 | 1 => (summary.ci95_low, summary.ci95_high),
-        _ => stats::between_processes_ci(summary.median, &process_medians),
+        _ => (located.low, located.high),
     };
     let (low, high) = stats::widen_for_drift(summary.median, low, high, drift.stated_pct / 100.0);
     let (ci95_low, ci95_high) = match drift.measured {
@@ -331,13 +476,8 @@ pub fn figures(
             e.runs
         ));
     }
-    // A program's run cannot be cut shorter: no advice to give.
-    let sample_ns = raw_median * m.count as f64;
-    if let Some(note) = interruptions
-        .filter(|_| !program)
-        .and_then(|watched| interruption_note(sample_ns, watched))
-    {
-        notes.push(note);
+    if let Some(line) = uninterrupted_info(&located, raw_median * m.count as f64) {
+        info.push(line);
     }
     if pauses_per_sample > 0 {
         info.push(format!(
@@ -356,6 +496,7 @@ pub fn figures(
         count: m.count,
         samples,
         epochs,
+        epochs_interrupted: located.left_out,
         ns_per_op: NsPerOp {
             median: summary.median,
             mean: summary.mean,
@@ -527,39 +668,133 @@ mod tests {
         assert_eq!(alone.earlier_runs_departure_pct, None);
     }
 
-    #[test]
-    fn long_samples_on_an_interrupted_core_say_so() {
-        let watched = Interruptions {
+    fn watched(per_second: f64) -> Interruptions {
+        Interruptions {
             core: 1,
             watched_s: 0.03,
-            per_second: 3_000.0,
+            per_second,
             lost_pct: 3.5,
             p50_ns: 2_500.0,
             p90_ns: 20_000.0,
             p99_ns: 70_000.0,
             max_ns: 100_000.0,
-        };
-        // 2.5 ms samples carry about 7.5 of them; 100 µs samples 0.3.
-        let note = interruption_note(2.5e6, &watched).expect("a note");
-        assert!(
-            note.starts_with("a sample of 2.50 ms carries about 7.5 of"),
-            "{note}"
+        }
+    }
+
+    #[test]
+    fn only_samples_that_carry_interruptions_often_leave_epochs_out() {
+        let core = watched(2_000.0);
+        // 2.5 ms samples carry 5 on average; one interruption's least
+        // length (1 µs) over the count of 10^7.
+        assert_eq!(
+            location(Kind::Module, 2.5e6, 10_000_000, Some(&core)),
+            Location::Uninterrupted {
+                tolerance_ns: 1e-4,
+                carried: 5.0
+            }
         );
-        assert!(note.contains("up to about 3.5% high"), "{note}");
-        assert!(note.contains("samples under about 100 µs"), "{note}");
-        assert_eq!(interruption_note(1e5, &watched), None);
-        // A core that loses little time: nothing worth saying.
-        let quiet = Interruptions {
-            lost_pct: 0.2,
-            ..watched.clone()
+        // 50 µs samples carry 0.1: ten of them pool into an epoch, which a
+        // gap of 1 µs moves by a tenth as much per op.
+        assert_eq!(
+            location(Kind::Module, 50_000.0, 200_000, Some(&core)),
+            Location::Uninterrupted {
+                tolerance_ns: 1_000.0 / (200_000.0 * 10.0),
+                carried: 0.1
+            }
+        );
+        // Shorter samples, an unwatched core, a program: every epoch.
+        assert_eq!(
+            location(Kind::Module, 40_000.0, 160_000, Some(&core)),
+            Location::Every
+        );
+        assert_eq!(
+            location(Kind::Module, 2.5e6, 10_000_000, None),
+            Location::Every
+        );
+        assert_eq!(
+            location(Kind::Program, 2.5e6, 1, Some(&core)),
+            Location::Every
+        );
+    }
+
+    #[test]
+    fn each_process_keeps_the_epochs_within_the_tolerance_of_its_fastest() {
+        let located = Location::Uninterrupted {
+            tolerance_ns: 0.5,
+            carried: 3.0,
         };
-        assert_eq!(interruption_note(2.5e6, &quiet), None);
-        let none = Interruptions {
-            per_second: 0.0,
-            lost_pct: 0.0,
-            ..watched
+        let per_process = vec![
+            vec![vec![10.0, 12.0, 10.4], vec![10.5, 10.6]],
+            // A process no untouched sample reached keeps its fastest.
+            vec![vec![13.0, 11.2]],
+        ];
+        assert_eq!(
+            kept(per_process.clone(), located),
+            vec![vec![vec![10.0, 10.4], vec![10.5]], vec![vec![11.2]]]
+        );
+        assert_eq!(kept(per_process.clone(), Location::Every), per_process);
+    }
+
+    #[test]
+    fn long_samples_on_an_interrupted_core_stand_on_the_epochs_no_interruption_reached() {
+        // 2 ms samples at 10^6 (2 ns per op), each carrying 0 to 3 gaps of
+        // 5–40 µs; about a third carry none.
+        let mut rng = fastrand::Rng::with_seed(7);
+        let processes: Vec<Measurement> = (0..5)
+            .map(|_| {
+                let samples = (0..60)
+                    .map(|_| {
+                        let gaps = [0, 0, 1, 1, 2, 3][rng.usize(0..6)];
+                        let lost: f64 = (0..gaps).map(|_| rng.f64() * 35_000.0 + 5_000.0).sum();
+                        // Untouched samples scatter by a few ns.
+                        2e6 + rng.f64() * 5.0 + lost
+                    })
+                    .collect();
+                Measurement {
+                    count: 1_000_000,
+                    blocks: vec![samples],
+                    fixed_costs_ns: vec![0.0],
+                    ..process(0.0)
+                }
+            })
+            .collect();
+        let stages = || Stages {
+            kind: Kind::Module,
+            compile_ms: 0.0,
+            compile_cache: CacheOutcome::Off,
+            instantiate_ms: 0.0,
         };
-        assert_eq!(interruption_note(2.5e6, &none), None);
+        let figures = |watch: Option<&Interruptions>| {
+            figures(&processes, stages(), 1_000.0, 1, Drift::default(), watch)
+        };
+        // 500 per second: a 2 ms sample carries one on average.
+        let core = watched(500.0);
+        let clean = figures(Some(&core));
+        let every = figures(None);
+        assert!(
+            clean.ns_per_op.median >= 2.0 && clean.ns_per_op.median < 2.000_01,
+            "{:?}",
+            clean.ns_per_op
+        );
+        assert!(
+            clean.ns_per_op.ci95_high < 2.000_01,
+            "{:?}",
+            clean.ns_per_op
+        );
+        // Every epoch: the median keeps the interruptions of most samples.
+        assert!(every.ns_per_op.median > 2.005, "{:?}", every.ns_per_op);
+        assert_eq!(every.epochs_interrupted, 0);
+        assert_eq!(clean.epochs + clean.epochs_interrupted, 300);
+        assert!(clean.epochs >= 50 && clean.epochs < 150, "{}", clean.epochs);
+        let said = clean
+            .info
+            .iter()
+            .find(|line| line.contains("of the measuring core's interruptions"))
+            .unwrap_or_else(|| panic!("says why epochs were left out: {:?}", clean.info));
+        assert!(
+            said.contains(&format!("the median of the {} of 300 epochs", clean.epochs)),
+            "{said}"
+        );
     }
 
     #[test]

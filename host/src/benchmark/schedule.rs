@@ -32,9 +32,7 @@ use crate::analysis::compare::{Rounds, judge, may_stop};
 use crate::analysis::complexity::fit_results;
 use crate::analysis::drift;
 use crate::analysis::stats;
-use crate::analysis::summary::{
-    self, Drift, Stages, corrected_per_op, finest_ns, phase_stats, process_medians,
-};
+use crate::analysis::summary::{self, Drift, Stages, corrected_per_op, finest_ns, phase_stats};
 use crate::benchmark::callgrind;
 use crate::benchmark::catalog::Catalog;
 use crate::benchmark::progress::{Call, Progress, Stage};
@@ -96,10 +94,21 @@ struct RowState {
     reported: bool,
     /// What was measured, as the run history names it.
     subject: Option<String>,
+    /// Where the run history files it: the CPU, and which epochs its
+    /// median stands on ([`summary::Location::label`]); set once the row
+    /// is reported.
+    shelf: Option<String>,
     /// Callgrind's counts per op (a program: per timed region), and of one
     /// instantiation of a program, with `--metric cycles-est`.
     callgrind: Option<CallgrindCounts>,
     instantiate_callgrind: Option<CallgrindCounts>,
+}
+
+impl RowState {
+    /// The measurement of each process so far.
+    fn measurements(&self) -> Vec<Measurement> {
+        self.samples.iter().map(|s| s.measurement.clone()).collect()
+    }
 }
 
 /// What `row` of `workload` measures, as the run history names it: the
@@ -382,6 +391,7 @@ pub fn run_rows(
                 done: false,
                 reported: false,
                 subject: p.workload.ok().map(|w| subject(&settings, &p.row, w)),
+                shelf: None,
                 callgrind: None,
                 instantiate_callgrind: None,
             }
@@ -506,7 +516,8 @@ pub fn run_rows(
         for &i in &pending {
             let state = &mut states[i];
             state.spent += overhead;
-            state.done = state.error.is_none() && enough(&settings, state, process);
+            state.done =
+                state.error.is_none() && enough(&settings, state, process, interruptions.as_ref());
         }
         if sandbox::interrupted() {
             stopped = Some("interrupted (Ctrl-C)".to_string());
@@ -531,15 +542,22 @@ pub fn run_rows(
                 }
             }
             state.reported = true;
+            let location = summary::location_of(
+                &state.measurements(),
+                state.kind.unwrap_or(Kind::Module),
+                interruptions.as_ref(),
+            );
+            let shelf = format!("{machine} · {}", location.label());
             let drift = Drift {
                 stated_pct: settings.drift_pct,
                 measured: history_path
                     .as_ref()
                     .and(state.subject.as_deref())
                     .and_then(|subject| {
-                        drift::run_drift(&history.entries, &machine, subject, now_unix())
+                        drift::run_drift(&history.entries, &shelf, subject, now_unix())
                     }),
             };
+            state.shelf = Some(shelf);
             let mut result = result_of(&settings, state, seed, drift, interruptions.as_ref());
             if let (Some(saved), Some(figures)) = (saved, &result.figures) {
                 result.baseline = compare_with_saved(&settings, saved, &result.name, figures, seed);
@@ -558,16 +576,17 @@ pub fn run_rows(
     // A run cut short by Ctrl-C adds nothing to the history.
     if let (Some(path), None) = (&history_path, &stopped) {
         let now = now_unix();
-        let measured: Vec<(String, f64)> = results
+        let measured: Vec<(String, String, f64)> = results
             .iter()
             .filter_map(|(index, result)| {
                 let median_ns = result.figures.as_ref()?.ns_per_op.median;
-                Some((states[*index].subject.clone()?, median_ns))
+                let state = &states[*index];
+                Some((state.shelf.clone()?, state.subject.clone()?, median_ns))
             })
             .collect();
-        for (subject, median_ns) in &measured {
+        for (shelf, subject, median_ns) in &measured {
             history.push(HistoryEntry {
-                machine: machine.clone(),
+                machine: shelf.clone(),
                 subject: subject.clone(),
                 median_ns: *median_ns,
                 unix_s: now,
@@ -856,7 +875,12 @@ fn share(settings: &Settings, state: &RowState, process: usize) -> Share {
 }
 
 /// Whether a row has enough after `processes` processes.
-fn enough(settings: &Settings, state: &RowState, processes: usize) -> bool {
+fn enough(
+    settings: &Settings,
+    state: &RowState,
+    processes: usize,
+    watched: Option<&Interruptions>,
+) -> bool {
     if let Some(fixed) = fixed_processes(settings) {
         return processes >= fixed;
     }
@@ -869,16 +893,10 @@ fn enough(settings: &Settings, state: &RowState, processes: usize) -> bool {
     if processes < MIN_PROCESSES {
         return false;
     }
-    // The interval the row's figures will have: the pooled median, Student's
-    // t over the process medians (each process corrected by its own
-    // fixed-cost pairs).
-    let per_process: Vec<Vec<Vec<f64>>> = state
-        .samples
-        .iter()
-        .map(|s| corrected_per_op(&s.measurement))
-        .collect();
-    let centre = stats::median(&per_process.concat().concat());
-    let (low, high) = stats::between_processes_ci(centre, &process_medians(&per_process));
+    // The interval the row's figures will have.
+    let measurements = state.measurements();
+    let located = summary::locate(&measurements, state.kind.unwrap_or(Kind::Module), watched);
+    let (centre, low, high) = (located.centre, located.low, located.high);
     let half = (high - low) / 2.0;
     // Within a step of the clock over the count is as precise as it gets
     // (an empty guest's median is 0).
@@ -903,11 +921,7 @@ fn result_of(
         return BenchResult::failed(&state.row, state.kind, error.clone());
     }
     let kind = state.kind.unwrap_or(Kind::Module);
-    let measurements: Vec<Measurement> = state
-        .samples
-        .iter()
-        .map(|s| s.measurement.clone())
-        .collect();
+    let measurements = state.measurements();
     let instantiate_ms = stats::median(
         &state
             .samples

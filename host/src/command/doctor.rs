@@ -740,7 +740,7 @@ fn judge_interruptions(watched: &[Interruptions]) -> Finding {
         Finding::warn(
             INTERRUPTIONS,
             format!(
-                "{detail}: a sample of 1 ms carries about {:.1} of them, and a long sample reads high by about their share",
+                "{detail}: a sample of 1 ms carries about {:.1} of them; `host run` times such samples by the epochs none reached, and a program's whole run keeps them",
                 worst.per_span(1e6)
             ),
         )

@@ -34,7 +34,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::analysis::stats;
+use crate::analysis::{stats, summary};
 use crate::cli::{ReferenceArgs, SelftestArgs, SelftestSection};
 use crate::options::Output;
 use crate::output::export::write_json;
@@ -522,9 +522,10 @@ fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
             })
             .collect();
         println!(
-            "  the measuring core was interrupted {per_second:.0}/s ({:.2}% of the time; median of the watches before each run): a sample carries {} on average; a sample that carries some is left out of its epoch only when it is short",
+            "  the measuring core was interrupted {per_second:.0}/s ({:.2}% of the time; median of the watches before each run): a sample carries {} on average; from {} per sample on, a row stands on the epochs none reached",
             stats::median(&interrupted.1),
-            carried.join(", ")
+            carried.join(", "),
+            summary::HIT_SAMPLES
         );
     }
     Ok(counts)

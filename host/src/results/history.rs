@@ -1,6 +1,6 @@
 //! The run history: the median per op of every row `host run` measured,
 //! keyed by what was measured (the file's contents, benchmark, size and
-//! engine) and where (the CPU model), kept as `history.json` in the compile
+//! engine) and where (the CPU model), kept as [`FILE`] in the compile
 //! cache's folder. Later runs read it to measure how much this machine
 //! drifts between runs ([`crate::analysis::drift`]). This module stores and
 //! reads; a missing or damaged file is an empty history, never an error of
@@ -13,8 +13,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::util::fs::write_atomically;
 
-/// File name of the history inside the cache folder.
-pub const FILE: &str = "history.json";
+/// File name of the history inside the cache folder. Its number changes
+/// when what a row's median stands on changes (2: the epochs that no
+/// interruption reached, when samples are long), so that runs measured
+/// one way are never taken as the drift of runs measured another.
+pub const FILE: &str = "history-2.json";
 /// Runs kept per subject: the newest ones.
 pub const KEPT_PER_SUBJECT: usize = 12;
 /// Subjects kept: those measured most recently.
@@ -23,7 +26,8 @@ pub const KEPT_SUBJECTS: usize = 200;
 /// One earlier run of one row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
-    /// The CPU it ran on.
+    /// The CPU it ran on, and which epochs its median stands on (medians
+    /// of the two kinds drift differently).
     pub machine: String,
     /// What was measured: contents, benchmark, size, engine.
     pub subject: String,

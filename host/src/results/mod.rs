@@ -433,10 +433,17 @@ pub struct Figures {
     /// Number of samples (calls of `run`).
     pub samples: usize,
     /// Number of epochs the samples were pooled into (runs of consecutive
-    /// samples of at least 0.5 ms each): the statistics are over epochs.
-    /// Reports written before epochs hold none, and one value per sample.
+    /// samples of at least 0.5 ms each) and kept: the statistics are over
+    /// them. Reports written before epochs hold none, and one value per
+    /// sample.
     #[serde(default)]
     pub epochs: usize,
+    /// Epochs left out because an interruption of the measuring core
+    /// reached them: when samples are long enough to carry interruptions
+    /// often, only the epochs within one interruption's least length of
+    /// their process's fastest are kept (0 otherwise).
+    #[serde(default)]
+    pub epochs_interrupted: usize,
     /// After subtracting the fixed cost of a call (and pause/resume pairs).
     pub ns_per_op: NsPerOp,
     /// Median before any subtraction.
