@@ -41,14 +41,21 @@ pub fn compare_with_saved(
         .baselines
         .fail_on_regression_pct
         .is_some_and(|pct| verdict::is_regression(&ratio, pct));
+    let mut text = verdict::describe(
+        name,
+        &format!("baseline {baseline_name}"),
+        &ratio,
+        verdict,
+        settings.noise,
+    );
+    if metric == "time"
+        && let Some(said) =
+            different_epochs(figures.epochs_interrupted > 0, then.epochs_interrupted > 0)
+    {
+        text.push_str(&said);
+    }
     Some(BaselineComparison {
-        text: verdict::describe(
-            name,
-            &format!("baseline {baseline_name}"),
-            &ratio,
-            verdict,
-            settings.noise,
-        ),
+        text,
         name: baseline_name,
         metric: metric.to_string(),
         ratio: ratio.ratio,
@@ -57,4 +64,43 @@ pub fn compare_with_saved(
         verdict,
         regression,
     })
+}
+
+/// What a comparison of times says when this run's row (`now`) and the
+/// baseline's (`before`) do not stand on the same epochs (`true`: on those
+/// no interruption reached, as rows of long samples on an interrupted core
+/// do; `false`: on every epoch, which the interruptions move up).
+fn different_epochs(now: bool, before: bool) -> Option<String> {
+    let name = |uninterrupted: bool| match uninterrupted {
+        true => "the epochs no interruption reached",
+        false => "every epoch",
+    };
+    (now != before).then(|| {
+        format!(
+            " (this run's time stands on {}, the baseline's on {}: the core was interrupted at another rate, or the baseline predates the choice; the interruptions' share of the time is in the ratio)",
+            name(now),
+            name(before)
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_comparison_says_when_the_two_rows_stand_on_different_epochs() {
+        assert_eq!(different_epochs(true, true), None);
+        assert_eq!(different_epochs(false, false), None);
+        let said = different_epochs(true, false).expect("said");
+        assert!(
+            said.contains("this run's time stands on the epochs no interruption reached, the baseline's on every epoch"),
+            "{said}"
+        );
+        let said = different_epochs(false, true).expect("said");
+        assert!(
+            said.contains("stands on every epoch, the baseline's on the epochs"),
+            "{said}"
+        );
+    }
 }

@@ -69,6 +69,10 @@ pub struct SavedResult {
     /// per sample, under the old name).
     #[serde(default, alias = "samples_ns_per_op")]
     pub epochs_ns_per_op: Vec<Vec<f64>>,
+    /// Epochs left out as reached by an interruption (baselines saved
+    /// before that choice hold none).
+    #[serde(default)]
+    pub epochs_interrupted: usize,
     #[serde(default)]
     pub fuel_per_op: Option<f64>,
     #[serde(default)]
