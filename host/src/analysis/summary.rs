@@ -308,8 +308,11 @@ pub struct Located {
     pub centre: f64,
     /// The median of each process's kept epochs.
     pub process_medians: Vec<f64>,
-    /// Student's t over the process medians, around `centre`; NaN for
-    /// fewer than two processes.
+    /// The interval over the processes; NaN for fewer than two: Student's t
+    /// over the process medians, around `centre`, for every epoch; for the
+    /// epochs no interruption reached, of which one process keeps one and
+    /// another hundreds, a bootstrap that draws whole processes and takes
+    /// the median of their kept epochs pooled.
     pub low: f64,
     pub high: f64,
 }
@@ -318,7 +321,12 @@ pub struct Located {
 /// fixed cost), of `kind`, on a core `watched` before the run: which epochs
 /// it stands on, their median, and the interval the processes give it. The
 /// stopping rule and the final figures both take it from here.
-pub fn locate(processes: &[Measurement], kind: Kind, watched: Option<&Interruptions>) -> Located {
+pub fn locate(
+    processes: &[Measurement],
+    kind: Kind,
+    watched: Option<&Interruptions>,
+    seed: u64,
+) -> Located {
     let per_process: Vec<Vec<Vec<f64>>> = processes.iter().map(corrected_per_op).collect();
     let every: usize = per_process.iter().flatten().map(Vec::len).sum();
     let every_median = stats::median(&per_process.concat().concat());
@@ -326,7 +334,18 @@ pub fn locate(processes: &[Measurement], kind: Kind, watched: Option<&Interrupti
     let per_process = kept(per_process, location);
     let centre = stats::median(&per_process.concat().concat());
     let process_medians = process_medians(&per_process);
-    let (low, high) = stats::between_processes_ci(centre, &process_medians);
+    let (low, high) = match location {
+        Location::Every => stats::between_processes_ci(centre, &process_medians),
+        // Processes keep from one epoch to hundreds: resample whole
+        // processes, as the pooled median weighs them.
+        Location::Uninterrupted { .. } => {
+            let clusters: Vec<Vec<f64>> = per_process.iter().map(|p| p.concat()).collect();
+            match clusters.len() {
+                0 | 1 => (f64::NAN, f64::NAN),
+                _ => stats::median_ci(&clusters, 0.95, RESAMPLES_FINAL, seed),
+            }
+        }
+    };
     Located {
         location,
         left_out: every - per_process.iter().flatten().map(Vec::len).sum::<usize>(),
@@ -381,7 +400,7 @@ pub fn figures(
     drift: Drift,
     interruptions: Option<&Interruptions>,
 ) -> Figures {
-    let located = locate(processes, stages.kind, interruptions);
+    let located = locate(processes, stages.kind, interruptions, seed);
     let m = &pool(processes);
     let per_op: Vec<Vec<f64>> = located.per_process.concat();
     let summary = stats::summarize(&per_op, RESAMPLES_FINAL, seed);

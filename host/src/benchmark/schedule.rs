@@ -516,8 +516,8 @@ pub fn run_rows(
         for &i in &pending {
             let state = &mut states[i];
             state.spent += overhead;
-            state.done =
-                state.error.is_none() && enough(&settings, state, process, interruptions.as_ref());
+            state.done = state.error.is_none()
+                && enough(&settings, state, process, interruptions.as_ref(), seed);
         }
         if sandbox::interrupted() {
             stopped = Some("interrupted (Ctrl-C)".to_string());
@@ -880,6 +880,7 @@ fn enough(
     state: &RowState,
     processes: usize,
     watched: Option<&Interruptions>,
+    seed: u64,
 ) -> bool {
     if let Some(fixed) = fixed_processes(settings) {
         return processes >= fixed;
@@ -895,7 +896,12 @@ fn enough(
     }
     // The interval the row's figures will have.
     let measurements = state.measurements();
-    let located = summary::locate(&measurements, state.kind.unwrap_or(Kind::Module), watched);
+    let located = summary::locate(
+        &measurements,
+        state.kind.unwrap_or(Kind::Module),
+        watched,
+        seed,
+    );
     let (centre, low, high) = (located.centre, located.low, located.high);
     let half = (high - low) / 2.0;
     // Within a step of the clock over the count is as precise as it gets
