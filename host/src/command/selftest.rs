@@ -325,7 +325,7 @@ fn machine(xor: &Path) -> Result<Machine> {
     for count in SPREAD_COUNTS {
         let flag = count.to_string();
         let row = result_row(&run_host(&["run"], &[xor], &["--count", &flag])?)?;
-        let mut per_op = flattened(&row, "/epochs_ns_per_op")?;
+        let mut per_op = every_sample_per_op(&row)?;
         if per_op.is_empty() {
             bail!("a run at count {count} kept no samples");
         }
@@ -991,11 +991,20 @@ fn comparison_ratio(report: &Value) -> Result<Ratio> {
 /// the row's fixed cost, summed, over the samples times the count. Unlike
 /// the median of epochs, it keeps every interruption, at any count.
 fn all_time_per_op(row: &Value) -> Result<f64> {
-    let samples = flattened(row, "/raw_samples_ns")?;
+    let per_op = every_sample_per_op(row)?;
+    Ok(per_op.iter().sum::<f64>() / per_op.len() as f64)
+}
+
+/// Every sample of a row, less the fixed cost, per op: the interrupted
+/// ones and those of slow spells included (a row's epochs may leave them
+/// out).
+fn every_sample_per_op(row: &Value) -> Result<Vec<f64>> {
     let fixed = number(row, "/fixed_cost_ns")?;
     let count = number(row, "/count")?;
-    let total: f64 = samples.iter().map(|s| s - fixed).sum();
-    Ok(total / (samples.len() as f64 * count))
+    Ok(flattened(row, "/raw_samples_ns")?
+        .into_iter()
+        .map(|ns| (ns - fixed) / count)
+        .collect())
 }
 
 /// The numbers of a row's field that holds them block by block, in one list.
