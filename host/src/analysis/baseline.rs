@@ -49,8 +49,7 @@ pub fn compare_with_saved(
         settings.noise,
     );
     if metric == "time"
-        && let Some(said) =
-            different_epochs(figures.epochs_interrupted > 0, then.epochs_interrupted > 0)
+        && let Some(said) = different_epochs(figures.undisturbed, then.undisturbed)
     {
         text.push_str(&said);
     }
@@ -67,17 +66,17 @@ pub fn compare_with_saved(
 }
 
 /// What a comparison of times says when this run's row (`now`) and the
-/// baseline's (`before`) do not stand on the same epochs (`true`: on those
-/// no interruption reached, as rows of long samples on an interrupted core
-/// do; `false`: on every epoch, which the interruptions move up).
+/// baseline's (`before`) do not stand on the same epochs (`true`: on its
+/// undisturbed epochs; `false`: on every epoch, which interruptions and
+/// slower spells of the core move up).
 fn different_epochs(now: bool, before: bool) -> Option<String> {
-    let name = |uninterrupted: bool| match uninterrupted {
-        true => "the epochs no interruption reached",
+    let name = |undisturbed: bool| match undisturbed {
+        true => "its undisturbed epochs",
         false => "every epoch",
     };
     (now != before).then(|| {
         format!(
-            " (this run's time stands on {}, the baseline's on {}: the core was interrupted at another rate, or the baseline predates the choice; the interruptions' share of the time is in the ratio)",
+            " (this run's time stands on {}, the baseline's on {}: the baseline predates the choice, or the calls of one side are mostly fixed cost; what the machine added is in the ratio)",
             name(now),
             name(before)
         )
@@ -94,12 +93,14 @@ mod tests {
         assert_eq!(different_epochs(false, false), None);
         let said = different_epochs(true, false).expect("said");
         assert!(
-            said.contains("this run's time stands on the epochs no interruption reached, the baseline's on every epoch"),
+            said.contains(
+                "this run's time stands on its undisturbed epochs, the baseline's on every epoch"
+            ),
             "{said}"
         );
         let said = different_epochs(false, true).expect("said");
         assert!(
-            said.contains("stands on every epoch, the baseline's on the epochs"),
+            said.contains("stands on every epoch, the baseline's on its undisturbed epochs"),
             "{said}"
         );
     }

@@ -5,8 +5,9 @@
 //! 2·T(m) − T(2m)), less the calibrated cost of
 //! each pause/resume pair, pooled into epochs of at least [`EPOCH_NS`] and
 //! divided by the count. Then which epochs the row's time stands on
-//! ([`locate`]: every epoch, or, when samples are long enough to carry the
-//! measuring core's interruptions often, those none reached), the
+//! ([`locate`]: those that neither an interruption nor a slower spell of
+//! the core reached, or, for programs and calls that are mostly fixed
+//! cost, every epoch), the
 //! statistics of [`crate::analysis::stats`] over them, and the notes a
 //! reader needs. Pure arithmetic: no I/O, no clocks.
 
@@ -189,63 +190,69 @@ pub fn phase_stats(values: &[f64]) -> PhaseStats {
     }
 }
 
-/// Interruptions a sample carries on average (by the watch before the run)
-/// from which a row leaves out the epochs they reached
-/// ([`Location::Uninterrupted`]). Below it, nine samples in ten or more are
-/// untouched: the median of every epoch stands on them, and the hit ones
-/// are rare enough for a block's far fence to cut ([`corrected`]). Above
-/// it, they are common enough to move the median, and the fence, computed
-/// from quartiles they reach, no longer cuts them.
-pub const HIT_SAMPLES: f64 = 0.1;
+/// Largest share of a sample the fixed cost of its call may take for a row
+/// to stand on its fastest epochs ([`Location::Undisturbed`]). The fixed
+/// cost is measured across the core's states and subtracted from every
+/// sample; the fastest epochs come from its fastest state, in which the
+/// call too is quicker. A spell that slows the call path by 10% then moves
+/// their per-op time by at most 1% (xor at a count of 1000 pays 12–18%).
+pub const FIXED_SHARE: f64 = 0.1;
 
 /// Which epochs a row's time is the median of.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Location {
-    /// Every epoch: samples too short to carry the measuring core's
-    /// interruptions often, or a core that was not watched, or a program
-    /// (whose whole run is the time, interruptions and all, as the engine
-    /// without a harness sees it).
+    /// Every epoch: a program (whose whole run is the time, as the engine
+    /// without a harness runs it), or samples so short that the fixed cost
+    /// of their call weighs more than [`FIXED_SHARE`].
     Every,
-    /// The epochs no interruption reached. An interruption only adds time
-    /// (at least [`gaps::THRESHOLD`] per gap), and a sample that carries
-    /// none is as fast as the work allows: of each process, the epochs
-    /// within `tolerance_ns` per op (one threshold per sample, spread over
-    /// the epoch's samples) of its fastest epoch. Each process keeps at
-    /// least its fastest, so a process that no untouched sample reached
-    /// still counts, with one epoch.
-    Uninterrupted {
-        /// The widest an untouched epoch lies above its process's fastest,
-        /// ns per op.
+    /// The epochs nothing the machine adds reached. The machine only ever
+    /// adds time to the work: an interruption (at least
+    /// [`gaps::THRESHOLD`] per gap; hundreds to thousands a second on a
+    /// virtual machine) or a spell in which the core runs slower (a few
+    /// percent, for milliseconds). Every sample repeats the same call, so
+    /// an epoch that neither reached is as fast as the work allows: of each
+    /// process, the epochs within `tolerance_ns` per op (one threshold per
+    /// sample, spread over the epoch's samples) of its fastest. Each
+    /// process keeps at least its fastest, so a process that no untouched
+    /// sample reached still counts, with one epoch.
+    Undisturbed {
+        /// The widest an undisturbed epoch lies above its process's
+        /// fastest, ns per op.
         tolerance_ns: f64,
-        /// Interruptions a sample carries on average.
-        carried: f64,
+        /// Interruptions a sample carries on average, when the core was
+        /// watched before the run.
+        carried: Option<f64>,
     },
 }
 
 /// Which epochs give the time of a row whose samples (one call each) take
-/// `sample_ns` at `count`, on a core `watched` before the run.
+/// `sample_ns` at `count`, of which the call's fixed cost is `fixed_ns`, on
+/// a core `watched` before the run.
 pub fn location(
     kind: Kind,
     sample_ns: f64,
     count: u64,
+    fixed_ns: f64,
     watched: Option<&Interruptions>,
 ) -> Location {
-    match watched.map(|w| w.per_span(sample_ns)) {
-        Some(carried) if kind != Kind::Program && carried >= HIT_SAMPLES => {
+    let light = fixed_ns <= FIXED_SHARE * sample_ns;
+    match kind {
+        Kind::Program => Location::Every,
+        _ if !light || !sample_ns.is_finite() => Location::Every,
+        _ => {
             // A gap in a pooled epoch is spread over all of its samples.
             let samples_per_epoch = (EPOCH_NS / sample_ns).max(1.0);
-            Location::Uninterrupted {
+            Location::Undisturbed {
                 tolerance_ns: gaps::THRESHOLD.as_nanos() as f64
                     / (count.max(1) as f64 * samples_per_epoch),
-                carried,
+                carried: watched.map(|w| w.per_span(sample_ns)),
             }
         }
-        _ => Location::Every,
     }
 }
 
 /// Which epochs give the time of a row measured in `processes`: by the
-/// median length of their samples.
+/// median length of their samples and the median of their fixed costs.
 pub fn location_of(
     processes: &[Measurement],
     kind: Kind,
@@ -256,7 +263,14 @@ pub fn location_of(
         .flat_map(|m| m.blocks.iter().flatten().copied())
         .collect();
     let count = processes.first().map_or(1, |m| m.count);
-    location(kind, stats::median(&calls), count, watched)
+    let fixed: Vec<f64> = processes.iter().map(|m| m.fixed_cost_ns).collect();
+    location(
+        kind,
+        stats::median(&calls),
+        count,
+        stats::median(&fixed),
+        watched,
+    )
 }
 
 impl Location {
@@ -265,7 +279,7 @@ impl Location {
     pub fn label(&self) -> &'static str {
         match self {
             Location::Every => "every epoch",
-            Location::Uninterrupted { .. } => "uninterrupted epochs",
+            Location::Undisturbed { .. } => "undisturbed epochs",
         }
     }
 }
@@ -273,7 +287,7 @@ impl Location {
 /// The epochs of each process (`per_process`: processes, blocks, epochs)
 /// that `location` keeps, in their blocks and order.
 pub fn kept(per_process: Vec<Vec<Vec<f64>>>, location: Location) -> Vec<Vec<Vec<f64>>> {
-    let Location::Uninterrupted { tolerance_ns, .. } = location else {
+    let Location::Undisturbed { tolerance_ns, .. } = location else {
         return per_process;
     };
     per_process
@@ -310,7 +324,7 @@ pub struct Located {
     pub process_medians: Vec<f64>,
     /// The interval over the processes; NaN for fewer than two: Student's t
     /// over the process medians, around `centre`, for every epoch; for the
-    /// epochs no interruption reached, of which one process keeps one and
+    /// undisturbed epochs, of which one process keeps one and
     /// another hundreds, a bootstrap that draws whole processes and takes
     /// the median of their kept epochs pooled.
     pub low: f64,
@@ -338,7 +352,7 @@ pub fn locate(
         Location::Every => stats::between_processes_ci(centre, &process_medians),
         // Processes keep from one epoch to hundreds: resample whole
         // processes, as the pooled median weighs them.
-        Location::Uninterrupted { .. } => {
+        Location::Undisturbed { .. } => {
             let clusters: Vec<Vec<f64>> = per_process.iter().map(|p| p.concat()).collect();
             match clusters.len() {
                 0 | 1 => (f64::NAN, f64::NAN),
@@ -358,20 +372,27 @@ pub fn locate(
     }
 }
 
-/// What a row that left out interrupted epochs says of it: how many
-/// interruptions a sample of `sample_ns` carries, how many epochs were
-/// kept, and how far above their median the median of every epoch lies.
-fn uninterrupted_info(located: &Located, sample_ns: f64) -> Option<String> {
-    let Location::Uninterrupted { carried, .. } = located.location else {
+/// What a row that stands on its undisturbed epochs says of it: how many
+/// it kept, how far above their median the median of every epoch lies,
+/// and, when the core was watched, how many interruptions a sample of
+/// `sample_ns` carries.
+fn undisturbed_info(located: &Located, sample_ns: f64) -> Option<String> {
+    let Location::Undisturbed { carried, .. } = located.location else {
         return None;
     };
     let span = match sample_ns {
         ns if ns >= 1e6 => format!("{:.2} ms", ns / 1e6),
-        ns => format!("{:.0} µs", ns / 1e3),
+        ns if ns >= 1e3 => format!("{:.1} µs", ns / 1e3),
+        ns => format!("{ns:.0} ns"),
     };
     let kept: usize = located.per_process.iter().flatten().map(Vec::len).sum();
+    let carried = carried.map_or(String::new(), |c| {
+        format!(
+            "; a sample of {span} carries about {c:.2} of the measuring core's interruptions (watched before the run)"
+        )
+    });
     Some(format!(
-        "a sample of {span} carries about {carried:.2} of the measuring core's interruptions (watched before the run): the time is the median of the {kept} of {} epochs within {} µs per sample of their process's fastest, which no interruption reached; the median of every epoch is {:+.2}%",
+        "the time is the median of the {kept} of {} epochs within {} µs per sample of their process's fastest, which neither an interruption nor a slower spell of the core reached; the median of every epoch is {:+.2}%{carried}",
         kept + located.left_out,
         gaps::THRESHOLD.as_micros(),
         (located.every_median / located.centre - 1.0) * 100.0
@@ -495,7 +516,7 @@ pub fn figures(
             e.runs
         ));
     }
-    if let Some(line) = uninterrupted_info(&located, raw_median * m.count as f64) {
+    if let Some(line) = undisturbed_info(&located, raw_median * m.count as f64) {
         info.push(line);
     }
     if pauses_per_sample > 0 {
@@ -515,7 +536,8 @@ pub fn figures(
         count: m.count,
         samples,
         epochs,
-        epochs_interrupted: located.left_out,
+        epochs_disturbed: located.left_out,
+        undisturbed: matches!(located.location, Location::Undisturbed { .. }),
         ns_per_op: NsPerOp {
             median: summary.median,
             mean: summary.mean,
@@ -701,46 +723,52 @@ mod tests {
     }
 
     #[test]
-    fn only_samples_that_carry_interruptions_often_leave_epochs_out() {
+    fn rows_stand_on_undisturbed_epochs_unless_programs_or_mostly_fixed_cost() {
         let core = watched(2_000.0);
-        // 2.5 ms samples carry 5 on average; one interruption's least
-        // length (1 µs) over the count of 10^7.
+        // 2.5 ms samples carry 5 interruptions on average; one
+        // interruption's least length (1 µs) over the count of 10^7.
         assert_eq!(
-            location(Kind::Module, 2.5e6, 10_000_000, Some(&core)),
-            Location::Uninterrupted {
+            location(Kind::Module, 2.5e6, 10_000_000, 40.0, Some(&core)),
+            Location::Undisturbed {
                 tolerance_ns: 1e-4,
-                carried: 5.0
+                carried: Some(5.0)
             }
         );
-        // 50 µs samples carry 0.1: ten of them pool into an epoch, which a
-        // gap of 1 µs moves by a tenth as much per op.
+        // 2.5 µs samples: two hundred pool into an epoch, which a gap of
+        // 1 µs moves by a two-hundredth as much per op. Unwatched: nothing
+        // said of interruptions.
         assert_eq!(
-            location(Kind::Module, 50_000.0, 200_000, Some(&core)),
-            Location::Uninterrupted {
-                tolerance_ns: 1_000.0 / (200_000.0 * 10.0),
-                carried: 0.1
+            location(Kind::Component, 2_500.0, 10_000, 40.0, None),
+            Location::Undisturbed {
+                tolerance_ns: 1_000.0 / (10_000.0 * 200.0),
+                carried: None
             }
         );
-        // Shorter samples, an unwatched core, a program: every epoch.
+        // A call whose fixed cost is over a tenth of the sample (xor at a
+        // count of 1000, the empty guest), a program: every epoch.
         assert_eq!(
-            location(Kind::Module, 40_000.0, 160_000, Some(&core)),
+            location(Kind::Module, 280.0, 1_000, 39.0, Some(&core)),
             Location::Every
         );
         assert_eq!(
-            location(Kind::Module, 2.5e6, 10_000_000, None),
+            location(Kind::Module, 40.0, 1_000, 39.0, Some(&core)),
             Location::Every
         );
         assert_eq!(
-            location(Kind::Program, 2.5e6, 1, Some(&core)),
+            location(Kind::Program, 2.5e6, 1, 0.0, Some(&core)),
+            Location::Every
+        );
+        assert_eq!(
+            location(Kind::Module, f64::NAN, 1, 0.0, None),
             Location::Every
         );
     }
 
     #[test]
     fn each_process_keeps_the_epochs_within_the_tolerance_of_its_fastest() {
-        let located = Location::Uninterrupted {
+        let located = Location::Undisturbed {
             tolerance_ns: 0.5,
-            carried: 3.0,
+            carried: Some(3.0),
         };
         let per_process = vec![
             vec![vec![10.0, 12.0, 10.4], vec![10.5, 10.6]],
@@ -755,9 +783,10 @@ mod tests {
     }
 
     #[test]
-    fn long_samples_on_an_interrupted_core_stand_on_the_epochs_no_interruption_reached() {
+    fn a_row_stands_on_the_epochs_that_neither_interruptions_nor_slower_spells_reached() {
         // 2 ms samples at 10^6 (2 ns per op), each carrying 0 to 3 gaps of
-        // 5–40 µs; about a third carry none.
+        // 5–40 µs, and one in four in a spell 3% slower; about a quarter
+        // carry neither.
         let mut rng = fastrand::Rng::with_seed(7);
         let processes: Vec<Measurement> = (0..5)
             .map(|_| {
@@ -765,53 +794,67 @@ mod tests {
                     .map(|_| {
                         let gaps = [0, 0, 1, 1, 2, 3][rng.usize(0..6)];
                         let lost: f64 = (0..gaps).map(|_| rng.f64() * 35_000.0 + 5_000.0).sum();
-                        // Untouched samples scatter by a few ns.
-                        2e6 + rng.f64() * 5.0 + lost
+                        let spell = if rng.usize(0..4) == 0 { 1.03 } else { 1.0 };
+                        // Undisturbed samples scatter by a few ns.
+                        (2e6 + rng.f64() * 5.0) * spell + lost
                     })
                     .collect();
                 Measurement {
                     count: 1_000_000,
                     blocks: vec![samples],
-                    fixed_costs_ns: vec![0.0],
+                    fixed_costs_ns: vec![40.0],
+                    fixed_cost_ns: 40.0,
                     ..process(0.0)
                 }
             })
             .collect();
-        let stages = || Stages {
+        let fixed = 40e-6;
+        // 500 per second: a 2 ms sample carries one on average.
+        let core = watched(500.0);
+        let located = locate(&processes, Kind::Module, Some(&core), 1);
+        assert!(
+            located.centre >= 2.0 - fixed && located.centre < 2.000_01 - fixed,
+            "{located:?}"
+        );
+        assert!(located.high < 2.000_01 - fixed, "{located:?}");
+        // The median of every epoch keeps the interruptions of most samples.
+        assert!(located.every_median > 2.005, "{}", located.every_median);
+        // A program stands on every epoch.
+        let program = locate(&processes, Kind::Program, Some(&core), 1);
+        assert_eq!(
+            (program.left_out, program.centre),
+            (0, located.every_median)
+        );
+
+        let stages = Stages {
             kind: Kind::Module,
             compile_ms: 0.0,
             compile_cache: CacheOutcome::Off,
             instantiate_ms: 0.0,
         };
-        let figures = |watch: Option<&Interruptions>| {
-            figures(&processes, stages(), 1_000.0, 1, Drift::default(), watch)
-        };
-        // 500 per second: a 2 ms sample carries one on average.
-        let core = watched(500.0);
-        let clean = figures(Some(&core));
-        let every = figures(None);
-        assert!(
-            clean.ns_per_op.median >= 2.0 && clean.ns_per_op.median < 2.000_01,
-            "{:?}",
-            clean.ns_per_op
+        let row = figures(
+            &processes,
+            stages,
+            1_000.0,
+            1,
+            Drift::default(),
+            Some(&core),
         );
-        assert!(
-            clean.ns_per_op.ci95_high < 2.000_01,
-            "{:?}",
-            clean.ns_per_op
-        );
-        // Every epoch: the median keeps the interruptions of most samples.
-        assert!(every.ns_per_op.median > 2.005, "{:?}", every.ns_per_op);
-        assert_eq!(every.epochs_interrupted, 0);
-        assert_eq!(clean.epochs + clean.epochs_interrupted, 300);
-        assert!(clean.epochs >= 50 && clean.epochs < 150, "{}", clean.epochs);
-        let said = clean
+        assert!(row.undisturbed);
+        assert_eq!(row.ns_per_op.median, located.centre);
+        assert_eq!(row.epochs + row.epochs_disturbed, 300);
+        assert!(row.epochs >= 30 && row.epochs < 120, "{}", row.epochs);
+        let said = row
             .info
             .iter()
-            .find(|line| line.contains("of the measuring core's interruptions"))
-            .unwrap_or_else(|| panic!("says why epochs were left out: {:?}", clean.info));
+            .find(|line| line.contains("neither an interruption nor a slower spell"))
+            .unwrap_or_else(|| panic!("says what the time stands on: {:?}", row.info));
         assert!(
-            said.contains(&format!("the median of the {} of 300 epochs", clean.epochs)),
+            said.contains(&format!("the median of the {} of 300 epochs", row.epochs)),
+            "{said}"
+        );
+        assert!(
+            said.contains("of the measuring core's interruptions"),
             "{said}"
         );
     }

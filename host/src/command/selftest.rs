@@ -522,10 +522,10 @@ fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
             })
             .collect();
         println!(
-            "  the measuring core was interrupted {per_second:.0}/s ({:.2}% of the time; median of the watches before each run): a sample carries {} on average; from {} per sample on, a row stands on the epochs none reached",
+            "  the measuring core was interrupted {per_second:.0}/s ({:.2}% of the time; median of the watches before each run): a sample carries {} on average; a row stands on the epochs that neither they nor a slower spell reached when the call's fixed cost is at most {:.0}% of a sample",
             stats::median(&interrupted.1),
             carried.join(", "),
-            summary::HIT_SAMPLES
+            summary::FIXED_SHARE * 100.0
         );
     }
     Ok(counts)

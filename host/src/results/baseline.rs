@@ -69,10 +69,13 @@ pub struct SavedResult {
     /// per sample, under the old name).
     #[serde(default, alias = "samples_ns_per_op")]
     pub epochs_ns_per_op: Vec<Vec<f64>>,
-    /// Epochs left out as reached by an interruption (baselines saved
-    /// before that choice hold none).
+    /// Epochs left out as disturbed by the machine (baselines saved before
+    /// that choice hold none).
     #[serde(default)]
-    pub epochs_interrupted: usize,
+    pub epochs_disturbed: usize,
+    /// Whether its time stood on the undisturbed epochs.
+    #[serde(default)]
+    pub undisturbed: bool,
     #[serde(default)]
     pub fuel_per_op: Option<f64>,
     #[serde(default)]

@@ -14,9 +14,9 @@ use serde::{Deserialize, Serialize};
 use crate::util::fs::write_atomically;
 
 /// File name of the history inside the cache folder. Its number changes
-/// when what a row's median stands on changes (2: the epochs that no
-/// interruption reached, when samples are long), so that runs measured
-/// one way are never taken as the drift of runs measured another.
+/// when what a row's median stands on changes (2: the epochs that neither
+/// an interruption nor a slower spell of the core reached), so that runs
+/// measured one way are never taken as the drift of runs measured another.
 pub const FILE: &str = "history-2.json";
 /// Runs kept per subject: the newest ones.
 pub const KEPT_PER_SUBJECT: usize = 12;

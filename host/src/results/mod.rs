@@ -438,12 +438,17 @@ pub struct Figures {
     /// sample.
     #[serde(default)]
     pub epochs: usize,
-    /// Epochs left out because an interruption of the measuring core
-    /// reached them: when samples are long enough to carry interruptions
-    /// often, only the epochs within one interruption's least length of
-    /// their process's fastest are kept (0 otherwise).
+    /// Epochs left out because the machine added time to them (an
+    /// interruption of the measuring core, a slower spell of it): of each
+    /// process, only the epochs within one interruption's least length (per
+    /// sample) of its fastest are kept (0 for programs, and for calls that
+    /// are mostly fixed cost, which stand on every epoch).
     #[serde(default)]
-    pub epochs_interrupted: usize,
+    pub epochs_disturbed: usize,
+    /// Whether the time stands on the undisturbed epochs (the rest of each
+    /// process's epochs left out, however few), rather than on every epoch.
+    #[serde(default)]
+    pub undisturbed: bool,
     /// After subtracting the fixed cost of a call (and pause/resume pairs).
     pub ns_per_op: NsPerOp,
     /// Median before any subtraction.

@@ -75,7 +75,8 @@ pub fn fixed_figures(samples: Vec<Vec<f64>>) -> Figures {
         count: 1000,
         samples: 100,
         epochs: 100,
-        epochs_interrupted: 0,
+        epochs_disturbed: 0,
+        undisturbed: false,
         ns_per_op: NsPerOp {
             median: 1234.5,
             mean: 1240.0,
