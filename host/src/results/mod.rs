@@ -532,8 +532,9 @@ pub struct Figures {
     pub hardware_counters: Option<HardwareCounts>,
     /// Raw samples: time of one call in ns, block by block.
     pub raw_samples_ns: Vec<Vec<f64>>,
-    /// Per-op time of each epoch after subtraction, block by block (the
-    /// statistics above).
+    /// Per-op time of each epoch the row stands on, after subtraction,
+    /// block by block (the statistics above; `epochs_disturbed` counts
+    /// those left out).
     #[serde(alias = "samples_ns_per_op")]
     pub epochs_ns_per_op: Vec<Vec<f64>>,
     /// Tukey class of every epoch, in order.

@@ -310,7 +310,7 @@ fn distributions(page: &mut String, results: &[BenchResult]) {
     }
     let _ = writeln!(
         page,
-        "<h2>Distributions</h2>\n<p class=\"legend\">Time per op of every epoch: a sample, or consecutive short samples adding up to at least 0.5 ms (at most {MAX_HISTOGRAM_SAMPLES} in a histogram).<i class=\"bar\" style=\"background:{}\"></i>epochs<i class=\"line\" style=\"background:{}\"></i>median, its 95% interval shaded<i style=\"background:{}\"></i>mild outlier<i style=\"background:{}\"></i>severe outlier (Tukey's fences)</p>",
+        "<h2>Distributions</h2>\n<p class=\"legend\">Time per op of every epoch a row stands on: a sample, or consecutive short samples adding up to at least 0.5 ms. Epochs the machine slowed are left out (the JSON counts them as epochs_disturbed); at most {MAX_HISTOGRAM_SAMPLES} in a histogram.<i class=\"bar\" style=\"background:{}\"></i>epochs<i class=\"line\" style=\"background:{}\"></i>median, its 95% interval shaded<i style=\"background:{}\"></i>mild outlier<i style=\"background:{}\"></i>severe outlier (Tukey's fences)</p>",
         hex(BAR),
         hex(MEDIAN),
         hex(MILD),
