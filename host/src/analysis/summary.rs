@@ -251,28 +251,6 @@ pub fn location(
     }
 }
 
-/// Which epochs give the time of a row measured in `processes`: by the
-/// median length of their samples and the median of their fixed costs.
-pub fn location_of(
-    processes: &[Measurement],
-    kind: Kind,
-    watched: Option<&Interruptions>,
-) -> Location {
-    let calls: Vec<f64> = processes
-        .iter()
-        .flat_map(|m| m.blocks.iter().flatten().copied())
-        .collect();
-    let count = processes.first().map_or(1, |m| m.count);
-    let fixed: Vec<f64> = processes.iter().map(|m| m.fixed_cost_ns).collect();
-    location(
-        kind,
-        stats::median(&calls),
-        count,
-        stats::median(&fixed),
-        watched,
-    )
-}
-
 impl Location {
     /// What the run history files a row's median under, beside the CPU:
     /// medians of the two kinds drift differently between runs.
@@ -322,13 +300,15 @@ pub struct Located {
     pub centre: f64,
     /// The median of each process's kept epochs.
     pub process_medians: Vec<f64>,
-    /// The interval over the processes; NaN for fewer than two: Student's t
-    /// over the process medians, around `centre`, for every epoch; for the
-    /// undisturbed epochs, of which one process keeps one and
-    /// another hundreds, a bootstrap that draws whole processes and takes
-    /// the median of their kept epochs pooled.
+    /// The interval over the processes: Student's t over the process
+    /// medians, around `centre`, for every epoch; for the undisturbed
+    /// epochs, of which one process keeps one and another hundreds, a
+    /// bootstrap that draws whole processes and takes the median of their
+    /// kept epochs pooled. With one process, a bootstrap over its blocks.
     pub low: f64,
     pub high: f64,
+    /// The median length of a sample (one call), ns.
+    pub sample_ns: f64,
 }
 
 /// The time of a row measured in `processes` (each corrected with its own
@@ -344,23 +324,29 @@ pub fn locate(
     let per_process: Vec<Vec<Vec<f64>>> = processes.iter().map(corrected_per_op).collect();
     let every: usize = per_process.iter().flatten().map(Vec::len).sum();
     let every_median = stats::median(&per_process.concat().concat());
-    let location = location_of(processes, kind, watched);
+    let calls: Vec<f64> = processes
+        .iter()
+        .flat_map(|m| m.blocks.iter().flatten().copied())
+        .collect();
+    let sample_ns = stats::median(&calls);
+    let fixed: Vec<f64> = processes.iter().map(|m| m.fixed_cost_ns).collect();
+    let count = processes.first().map_or(1, |m| m.count);
+    let location = location(kind, sample_ns, count, stats::median(&fixed), watched);
     let per_process = kept(per_process, location);
     let centre = stats::median(&per_process.concat().concat());
     let process_medians = process_medians(&per_process);
-    let (low, high) = match location {
-        Location::Every => stats::between_processes_ci(centre, &process_medians),
+    let (low, high) = match (per_process.len(), location) {
+        (0 | 1, _) => stats::median_ci(&per_process.concat(), 0.95, RESAMPLES_FINAL, seed),
+        (_, Location::Every) => stats::between_processes_ci(centre, &process_medians),
         // Processes keep from one epoch to hundreds: resample whole
         // processes, as the pooled median weighs them.
-        Location::Undisturbed { .. } => {
+        (_, Location::Undisturbed { .. }) => {
             let clusters: Vec<Vec<f64>> = per_process.iter().map(|p| p.concat()).collect();
-            match clusters.len() {
-                0 | 1 => (f64::NAN, f64::NAN),
-                _ => stats::median_ci(&clusters, 0.95, RESAMPLES_FINAL, seed),
-            }
+            stats::median_ci(&clusters, 0.95, RESAMPLES_FINAL, seed)
         }
     };
     Located {
+        sample_ns,
         location,
         left_out: every - per_process.iter().flatten().map(Vec::len).sum::<usize>(),
         every_median,
@@ -374,13 +360,13 @@ pub fn locate(
 
 /// What a row that stands on its undisturbed epochs says of it: how many
 /// it kept, how far above their median the median of every epoch lies,
-/// and, when the core was watched, how many interruptions a sample of
-/// `sample_ns` carries.
-fn undisturbed_info(located: &Located, sample_ns: f64) -> Option<String> {
+/// and, when the core was watched, how many interruptions a sample
+/// carries.
+fn undisturbed_info(located: &Located) -> Option<String> {
     let Location::Undisturbed { carried, .. } = located.location else {
         return None;
     };
-    let span = match sample_ns {
+    let span = match located.sample_ns {
         ns if ns >= 1e6 => format!("{:.2} ms", ns / 1e6),
         ns if ns >= 1e3 => format!("{:.1} µs", ns / 1e3),
         ns => format!("{ns:.0} ns"),
@@ -408,28 +394,23 @@ pub struct Drift {
     pub measured: Option<RunDrift>,
 }
 
-/// Summarise a measurement into the figures of a row: statistics of the
-/// corrected per-op epochs, the interval (from the variation between
-/// processes, widened by the drift between runs), and plain-words notes
-/// (among them what the measuring core's `interruptions`, when watched, do
-/// to long samples).
+/// Summarise the measurements of a row's processes, `located` from them
+/// ([`locate`]), into its figures: statistics of the epochs it stands on,
+/// the interval (from the processes, widened by the drift between runs),
+/// and plain-words notes.
 pub fn figures(
     processes: &[Measurement],
+    located: &Located,
     stages: Stages,
     warmup_cap_ms: f64,
     seed: u64,
     drift: Drift,
-    interruptions: Option<&Interruptions>,
 ) -> Figures {
-    let located = locate(processes, stages.kind, interruptions, seed);
     let m = &pool(processes);
     let per_op: Vec<Vec<f64>> = located.per_process.concat();
     let summary = stats::summarize(&per_op, RESAMPLES_FINAL, seed);
     let process_medians = located.process_medians.clone();
-    let (low, high) = match process_medians.len() {
-        0 | 1 => (summary.ci95_low, summary.ci95_high),
-        _ => (located.low, located.high),
-    };
+    let (low, high) = (located.low, located.high);
     let (low, high) = stats::widen_for_drift(summary.median, low, high, drift.stated_pct / 100.0);
     let (ci95_low, ci95_high) = match drift.measured {
         Some(d) => stats::widen(
@@ -451,7 +432,6 @@ pub fn figures(
         _ => stats::sample_sd(&process_medians) / summary.median.abs() * 100.0,
     };
     let raw: Vec<f64> = m.raw_per_op().into_iter().flatten().collect();
-    let raw_median = stats::median(&raw);
     let epochs = per_op.iter().map(Vec::len).sum::<usize>();
     let samples = m.blocks.iter().map(Vec::len).sum::<usize>();
     let pauses: Vec<f64> = m.pauses.iter().flatten().map(|&p| p as f64).collect();
@@ -516,7 +496,7 @@ pub fn figures(
             e.runs
         ));
     }
-    if let Some(line) = undisturbed_info(&located, raw_median * m.count as f64) {
+    if let Some(line) = undisturbed_info(located) {
         info.push(line);
     }
     if pauses_per_sample > 0 {
@@ -549,7 +529,7 @@ pub fn figures(
             ci95_within_run_low: summary.ci95_low,
             ci95_within_run_high: summary.ci95_high,
         },
-        raw_ns_per_op_median: raw_median,
+        raw_ns_per_op_median: stats::median(&raw),
         err_pct: summary.err_pct,
         ops_per_sec: (summary.median > 0.0).then(|| 1e9 / summary.median),
         fixed_cost_ns: m.fixed_cost_ns,
@@ -659,7 +639,8 @@ mod tests {
             instantiate_ms: 0.0,
         };
         let processes = [process(103.5), process(103.7), process(103.9)];
-        figures(&processes, stages, 1_000.0, 1, drift, None)
+        let located = locate(&processes, Kind::Module, None, 1);
+        figures(&processes, &located, stages, 1_000.0, 1, drift)
     }
 
     #[test]
@@ -832,14 +813,7 @@ mod tests {
             compile_cache: CacheOutcome::Off,
             instantiate_ms: 0.0,
         };
-        let row = figures(
-            &processes,
-            stages,
-            1_000.0,
-            1,
-            Drift::default(),
-            Some(&core),
-        );
+        let row = figures(&processes, &located, stages, 1_000.0, 1, Drift::default());
         assert!(row.undisturbed);
         assert_eq!(row.ns_per_op.median, located.centre);
         assert_eq!(row.epochs + row.epochs_disturbed, 300);

@@ -542,12 +542,13 @@ pub fn run_rows(
                 }
             }
             state.reported = true;
-            let location = summary::location_of(
+            let located = summary::locate(
                 &state.measurements(),
                 state.kind.unwrap_or(Kind::Module),
                 interruptions.as_ref(),
+                seed,
             );
-            let shelf = format!("{machine} · {}", location.label());
+            let shelf = format!("{machine} · {}", located.location.label());
             let drift = Drift {
                 stated_pct: settings.drift_pct,
                 measured: history_path
@@ -558,7 +559,7 @@ pub fn run_rows(
                     }),
             };
             state.shelf = Some(shelf);
-            let mut result = result_of(&settings, state, seed, drift, interruptions.as_ref());
+            let mut result = result_of(&settings, state, &located, seed, drift);
             if let (Some(saved), Some(figures)) = (saved, &result.figures) {
                 result.baseline = compare_with_saved(&settings, saved, &result.name, figures, seed);
             }
@@ -919,9 +920,9 @@ fn enough(
 fn result_of(
     settings: &Settings,
     state: &RowState,
+    located: &summary::Located,
     seed: u64,
     drift: Drift,
-    interruptions: Option<&Interruptions>,
 ) -> BenchResult {
     if let Some(error) = &state.error {
         return BenchResult::failed(&state.row, state.kind, error.clone());
@@ -943,11 +944,11 @@ fn result_of(
     };
     let mut figures = summary::figures(
         &measurements,
+        located,
         stages,
         settings.warmup_cap.as_secs_f64() * 1e3,
         seed,
         drift,
-        interruptions,
     );
     figures.precision_reached = precision_reached(settings, &figures);
     figures.fuel_per_op = state.samples.iter().find_map(|s| s.fuel_per_op);
@@ -1159,8 +1160,10 @@ pub fn compare_rounds(
         .map(|(((row, samples), (kind, compile_ms, cache)), counted)| {
             let measurements: Vec<Measurement> =
                 samples.iter().map(|s| s.measurement.clone()).collect();
+            let located = summary::locate(&measurements, *kind, None, seed);
             let mut figures = summary::figures(
                 &measurements,
+                &located,
                 Stages {
                     kind: *kind,
                     compile_ms: *compile_ms,
@@ -1175,7 +1178,6 @@ pub fn compare_rounds(
                     stated_pct: common.drift_pct,
                     measured: None,
                 },
-                None,
             );
             figures.fuel_per_op = samples.iter().find_map(|s| s.fuel_per_op);
             figures.callgrind = *counted;
