@@ -69,11 +69,8 @@ pub struct SavedResult {
     /// per sample, under the old name).
     #[serde(default, alias = "samples_ns_per_op")]
     pub epochs_ns_per_op: Vec<Vec<f64>>,
-    /// Epochs left out as disturbed by the machine (baselines saved before
-    /// that choice hold none).
-    #[serde(default)]
-    pub epochs_disturbed: usize,
-    /// Whether its time stood on the undisturbed epochs.
+    /// Whether its time stood on the undisturbed epochs (baselines saved
+    /// before that choice did not).
     #[serde(default)]
     pub undisturbed: bool,
     #[serde(default)]
