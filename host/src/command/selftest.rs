@@ -31,7 +31,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::analysis::{stats, summary};
@@ -450,17 +450,18 @@ fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
     );
     let mut rounds: Vec<Vec<f64>> = vec![Vec::new(); COUNTS.len()];
     let mut all_time: Vec<Vec<f64>> = vec![Vec::new(); COUNTS.len()];
-    // What interrupted the measuring core before each run: per second, and
-    // the share of the time.
-    let mut interrupted: (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
+    // What interrupted the measuring core before each run.
+    let mut watches: Vec<Interruptions> = Vec::new();
     for round in 0..COUNT_ROUNDS {
         for k in 0..COUNTS.len() {
             let i = (k + round) % COUNTS.len();
             let flag = COUNTS[i].to_string();
             let report = run_host(&["run"], &[xor], &["--count", &flag])?;
             if let Some(watched) = report.pointer("/environment/interruptions") {
-                interrupted.0.push(number(watched, "/per_second")?);
-                interrupted.1.push(number(watched, "/lost_pct")?);
+                watches.push(
+                    Interruptions::deserialize(watched)
+                        .context("a run's JSON has unreadable interruptions")?,
+                );
             }
             let row = result_row(&report)?;
             rounds[i].push(number(&row, "/ns_per_op/median")?);
@@ -512,18 +513,26 @@ fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
         "  all the time over all the ops, interruptions included at every count (not what a row reports): largest difference {:.2}%",
         (all_hi / all_lo - 1.0) * 100.0
     );
-    if !interrupted.0.is_empty() {
-        let per_second = stats::median(&interrupted.0);
+    if let Some(first) = watches.first() {
+        let of_all = |field: fn(&Interruptions) -> f64| {
+            stats::median(&watches.iter().map(field).collect::<Vec<_>>())
+        };
+        let typical = Interruptions {
+            per_second: of_all(|w| w.per_second),
+            lost_pct: of_all(|w| w.lost_pct),
+            ..first.clone()
+        };
         let carried: Vec<String> = counts
             .iter()
             .map(|c| {
                 let sample_ns = c.workload_ns_per_op * c.count as f64;
-                format!("{:.2} at {}", per_second * sample_ns / 1e9, c.count)
+                format!("{:.2} at {}", typical.per_span(sample_ns), c.count)
             })
             .collect();
         println!(
-            "  the measuring core was interrupted {per_second:.0}/s ({:.2}% of the time; median of the watches before each run): a sample carries {} on average; a row stands on the epochs that neither they nor a slower spell reached when the call's fixed cost is at most {:.0}% of a sample",
-            stats::median(&interrupted.1),
+            "  the measuring core was interrupted {:.0}/s ({:.2}% of the time; median of the watches before each run): a sample carries {} on average; a row stands on the epochs that neither they nor a slower spell reached when the call's fixed cost is at most {:.0}% of a sample",
+            typical.per_second,
+            typical.lost_pct,
             carried.join(", "),
             summary::FIXED_SHARE * 100.0
         );
