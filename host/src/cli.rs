@@ -454,7 +454,7 @@ pub enum SelftestSection {
     /// time to a result.
     Repeatability,
     /// Per-op time of xor (five rounds of every count) and the empty guest at
-    /// counts 10^3 to 10^7.
+    /// counts 10^3 to 10^7, every run on one core.
     Counts,
     /// Components against core modules: empty and xor.
     Components,

@@ -6,8 +6,8 @@
 //!   spread, whether each run's 95% interval holds the median of all runs,
 //!   and the wall time to a result;
 //! - count independence: per-op time at counts 10^3 to 10^7, for xor (in
-//!   rounds of every count, so that drift falls on all alike) and for the
-//!   empty guest (whose per-op time should be 0);
+//!   rounds of every count, so that drift falls on all alike, all on one
+//!   core) and for the empty guest (whose per-op time should be 0);
 //! - components: the empty component (0 per op) and xor as a component
 //!   against xor as a core module;
 //! - verdicts: A against A, mod13 against mod16, chain100 against chain101
@@ -438,7 +438,23 @@ fn repeatability(xor: &Path, runs: usize) -> Result<Repeatability> {
 }
 
 fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
-    let default_empty = result_row(&run_host(&["run"], &[empty], &[])?)?;
+    // Every run of the check on one core, the quietest when it begins: the
+    // cores of a virtual machine need not be alike (on one, calls of xor at
+    // a count of 1000 took 276 ns on one core and 297 ns on the other, while
+    // per-op times at 10^4 and 10^7 agreed), and a run that picked its own
+    // core would put that difference between the counts.
+    let core = crate::platform::thread::quietest_core().map(|(core, why)| {
+        println!("count independence on core {core} ({why})");
+        core.to_string()
+    });
+    let run = |file: &Path, extra: &[&str]| -> Result<Value> {
+        let mut args = extra.to_vec();
+        if let Some(core) = &core {
+            args.extend(["--core", core.as_str()]);
+        }
+        run_host(&["run"], &[file], &args)
+    };
+    let default_empty = result_row(&run(empty, &[])?)?;
     println!(
         "empty guest, default run: {} per op [{}, {}]",
         format_ns(number(&default_empty, "/ns_per_op/median")?),
@@ -456,7 +472,7 @@ fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
         for k in 0..COUNTS.len() {
             let i = (k + round) % COUNTS.len();
             let flag = COUNTS[i].to_string();
-            let report = run_host(&["run"], &[xor], &["--count", &flag])?;
+            let report = run(xor, &["--count", &flag])?;
             if let Some(watched) = report.pointer("/environment/interruptions") {
                 watches.push(
                     Interruptions::deserialize(watched)
@@ -471,7 +487,7 @@ fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
     let mut counts = Vec::new();
     for ((count, runs), all_time) in COUNTS.into_iter().zip(rounds).zip(all_time) {
         let flag = count.to_string();
-        let empty = result_row(&run_host(&["run"], &[empty], &["--count", &flag])?)?;
+        let empty = result_row(&run(empty, &["--count", &flag])?)?;
         counts.push(CountFigures {
             count,
             workload_ns_per_op: stats::median(&runs),
