@@ -439,10 +439,11 @@ fn repeatability(xor: &Path, runs: usize) -> Result<Repeatability> {
 
 fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
     // Every run of the check on one core, the quietest when it begins: the
-    // cores of a virtual machine need not be alike (on one, calls of xor at
-    // a count of 1000 took 276 ns on one core and 297 ns on the other, while
-    // per-op times at 10^4 and 10^7 agreed), and a run that picked its own
-    // core would put that difference between the counts.
+    // cores of a virtual machine need not be alike (on one, in runs a few
+    // minutes apart, calls of xor at a count of 1000 took 276 ns in every
+    // process on one core and 297 ns in every process on the other, while
+    // per-op times at 10^4 and 10^7 agreed), and runs that each picked
+    // their own core would put that difference between the counts.
     let core = crate::platform::thread::quietest_core().map(|(core, why)| {
         println!("count independence on core {core} ({why})");
         core.to_string()
