@@ -50,6 +50,7 @@ pub fn corrected_per_op(m: &Measurement) -> Vec<Vec<f64>> {
     corrected(
         &m.blocks,
         &m.pauses,
+        &m.doubles,
         m.fixed_cost_ns,
         m.pause_pair_ns,
         m.count,
@@ -57,24 +58,73 @@ pub fn corrected_per_op(m: &Measurement) -> Vec<Vec<f64>> {
 }
 
 /// Per-op times of `blocks` (time of one call each) taken at `count`, less
-/// `fixed_cost` per call and `pair` per pause, one per epoch: consecutive
-/// samples of a block spanning at least [`EPOCH_NS`], the samples left at the
-/// end of a block going to its last epoch (a block shorter than an epoch is
-/// one epoch).
+/// `pair` per pause and the fixed cost of a call, one per epoch:
+/// consecutive samples of a block spanning at least [`EPOCH_NS`], the
+/// samples left at the end of a block going to its last epoch (a block
+/// shorter than an epoch is one epoch).
+///
+/// The fixed cost is `fixed_cost` for every sample of a block without
+/// `doubles` (calls at twice the count among its samples); with them, each
+/// epoch measures its own: twice the mean of its samples less the mean of
+/// its doubles, 2·T(n) − T(2n), so that its per-op time is
+/// (T(2n) − T(n)) / n with both calls taken in the same state of the core.
 ///
 /// Where epochs pool several samples (a block's median sample is shorter
-/// than half an epoch), an epoch's mean leaves out the samples beyond the
-/// block's far Tukey fence (q3 + 3 IQR): calls that an interrupt or the
-/// scheduler cut into, which the median drops when every sample is an epoch
-/// of its own. They still count towards the epoch's span.
+/// than half an epoch), an epoch's mean leaves out the samples (and
+/// doubles) beyond the block's far Tukey fence (q3 + 3 IQR): calls that an
+/// interrupt or the scheduler cut into, which the median drops when every
+/// sample is an epoch of its own. They still count towards the epoch's
+/// span.
 pub fn corrected(
     blocks: &[Vec<f64>],
     pauses: &[Vec<u64>],
+    doubles: &[Vec<(usize, f64)>],
     fixed_cost: f64,
     pair: f64,
     count: u64,
 ) -> Vec<Vec<f64>> {
     let count = count as f64;
+    epochs(blocks, pauses, doubles, fixed_cost, pair)
+        .into_iter()
+        .map(|block| {
+            block
+                .into_iter()
+                .map(|e| (e.call_ns - e.fixed_ns) / count)
+                .collect()
+        })
+        .collect()
+}
+
+/// The fixed cost of a call in each epoch of blocks that carry `doubles`
+/// (see [`corrected`]), in order.
+pub fn fixed_costs_of_epochs(
+    blocks: &[Vec<f64>],
+    pauses: &[Vec<u64>],
+    doubles: &[Vec<(usize, f64)>],
+    pair: f64,
+) -> Vec<f64> {
+    epochs(blocks, pauses, doubles, f64::NAN, pair)
+        .into_iter()
+        .flatten()
+        .map(|e| e.fixed_ns)
+        .collect()
+}
+
+/// One epoch of a block: the mean time of its calls (less pauses and
+/// fenced), and the fixed cost of a call in it.
+struct Epoch {
+    call_ns: f64,
+    fixed_ns: f64,
+}
+
+/// The epochs of every block (see [`corrected`]).
+fn epochs(
+    blocks: &[Vec<f64>],
+    pauses: &[Vec<u64>],
+    doubles: &[Vec<(usize, f64)>],
+    fixed_cost: f64,
+    pair: f64,
+) -> Vec<Vec<Epoch>> {
     blocks
         .iter()
         .enumerate()
@@ -82,41 +132,75 @@ pub fn corrected(
             let mut sorted = block.clone();
             sorted.sort_unstable_by(f64::total_cmp);
             let pooled = stats::quantile_sorted(&sorted, 0.5) < EPOCH_NS / 2.0;
-            let fence = match pooled {
-                true => stats::tukey_fences(&sorted)[3],
+            let far_fence = |sorted: &[f64]| match pooled {
+                true => stats::tukey_fences(sorted)[3],
                 false => f64::INFINITY,
             };
-            // (net time, calls kept) of each epoch, then the per-op time.
-            let mut epochs: Vec<(f64, f64)> = Vec::new();
-            let (mut spent, mut net, mut calls) = (0.0, 0.0, 0.0);
+            let fence = far_fence(&sorted);
+            let doubles: &[(usize, f64)] = doubles.get(b).map_or(&[], Vec::as_slice);
+            let mut sorted_doubles: Vec<f64> = doubles.iter().map(|d| d.1).collect();
+            sorted_doubles.sort_unstable_by(f64::total_cmp);
+            let double_fence = far_fence(&sorted_doubles);
+            let kept = |ns: f64, fence: f64| ns <= fence || fence.is_nan();
+            // The mean of the doubles that came before samples `from..to`
+            // (of every double of the block when none did); NaN without any.
+            let doubles_mean = |from: usize, to: usize| {
+                let mean_of = |within: bool| {
+                    let (sum, n) = doubles
+                        .iter()
+                        .filter(|d| !within || (from..to).contains(&d.0))
+                        .filter(|d| kept(d.1, double_fence))
+                        .fold((0.0, 0.0), |(sum, n), d| (sum + d.1, n + 1.0));
+                    sum / n
+                };
+                let own = mean_of(true);
+                if own.is_nan() { mean_of(false) } else { own }
+            };
+            // (first sample, net time, calls kept) of each epoch.
+            let mut spans: Vec<(usize, f64, f64)> = Vec::new();
+            let (mut first, mut spent, mut net, mut calls) = (0, 0.0, 0.0, 0.0);
             for (i, &ns) in block.iter().enumerate() {
                 spent += ns;
-                if ns <= fence || fence.is_nan() {
+                if kept(ns, fence) {
                     let p = pauses.get(b).and_then(|p| p.get(i)).copied().unwrap_or(0) as f64;
-                    net += ns - fixed_cost - p * pair;
+                    net += ns - p * pair;
                     calls += 1.0;
                 }
                 if spent >= EPOCH_NS && calls > 0.0 {
-                    epochs.push((net, calls));
-                    (spent, net, calls) = (0.0, 0.0, 0.0);
+                    spans.push((first, net, calls));
+                    (first, spent, net, calls) = (i + 1, 0.0, 0.0, 0.0);
                 }
             }
             if calls > 0.0 {
-                match epochs.last_mut() {
-                    Some(last) => *last = (last.0 + net, last.1 + calls),
-                    None => epochs.push((net, calls)),
+                match spans.last_mut() {
+                    Some(last) => *last = (last.0, last.1 + net, last.2 + calls),
+                    None => spans.push((first, net, calls)),
                 }
             }
-            epochs
+            let ends: Vec<usize> = spans
+                .iter()
+                .skip(1)
+                .map(|s| s.0)
+                .chain([block.len()])
+                .collect();
+            spans
                 .into_iter()
-                .map(|(net, calls)| net / (calls * count))
+                .zip(ends)
+                .map(|((from, net, calls), to)| {
+                    let call_ns = net / calls;
+                    let fixed_ns = match doubles.is_empty() {
+                        true => fixed_cost,
+                        false => 2.0 * call_ns - doubles_mean(from, to),
+                    };
+                    Epoch { call_ns, fixed_ns }
+                })
                 .collect()
         })
         .collect()
 }
 
-/// The measurements of several processes as one: blocks, pauses and
-/// fixed-cost pairs side by side, times and warm-up rounds added up.
+/// The measurements of several processes as one: blocks, pauses, doubles
+/// and fixed costs side by side, times and warm-up rounds added up.
 pub fn pool(processes: &[Measurement]) -> Measurement {
     let paused = processes.iter().any(|m| !m.pauses.is_empty());
     let mut pooled = Measurement {
@@ -129,6 +213,7 @@ pub fn pool(processes: &[Measurement]) -> Measurement {
         },
         blocks: Vec::new(),
         pauses: Vec::new(),
+        doubles: Vec::new(),
         fixed_costs_ns: Vec::new(),
         fixed_cost_ns: stats::median(
             &processes
@@ -152,6 +237,10 @@ pub fn pool(processes: &[Measurement]) -> Measurement {
         pooled.warmup.rounds += m.warmup.rounds;
         pooled.sampling_ms += m.sampling_ms;
         pooled.blocks.extend(m.blocks.iter().cloned());
+        match m.doubles.is_empty() {
+            true => pooled.doubles.extend(m.blocks.iter().map(|_| Vec::new())),
+            false => pooled.doubles.extend(m.doubles.iter().cloned()),
+        }
         pooled.fixed_costs_ns.extend(&m.fixed_costs_ns);
         if paused {
             match m.pauses.is_empty() {
@@ -191,19 +280,32 @@ pub fn phase_stats(values: &[f64]) -> PhaseStats {
 }
 
 /// Largest share of a sample the fixed cost of its call may take for a row
-/// to stand on its fastest epochs ([`Location::Undisturbed`]). The fixed
-/// cost is measured across the core's states and subtracted from every
-/// sample; the fastest epochs come from its fastest state, in which the
-/// call too is quicker. A spell that slows the call path by 10% then moves
-/// their per-op time by at most 1% (xor at a count of 1000 pays 12–18%).
+/// to stand on its fastest epochs ([`Location::Undisturbed`]) when the
+/// fixed cost is measured in pairs before each block. Measured so, it spans
+/// the core's states and is subtracted from every sample; the fastest epochs
+/// come from its fastest state, in which the call too is quicker. A spell
+/// that slows the call path by 10% then moves their per-op time by at most
+/// 1%.
 pub const FIXED_SHARE: f64 = 0.1;
+
+/// The same bound when every epoch measures the fixed cost of its own calls
+/// (a short call, with doubles: see [`corrected`]). The state of the core
+/// is then the same for the fixed cost as for the work; what is left is
+/// noise: an epoch's per-op time is a difference of two means, whose noise
+/// grows as the work shrinks against the call. The fastest of noisy epochs
+/// would be their noise, so a call that is mostly fixed cost (the empty
+/// guest) stands on every epoch, where the noise averages out. For xor at a
+/// count of 1000 (a fixed cost of 12–17% of a sample), the kept epochs of a
+/// run had a standard deviation of 0.2–0.8%.
+pub const FIXED_SHARE_IN_EPOCH: f64 = 0.5;
 
 /// Which epochs a row's time is the median of.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Location {
     /// Every epoch: a program (whose whole run is the time, as the engine
     /// without a harness runs it), or samples so short that the fixed cost
-    /// of their call weighs more than [`FIXED_SHARE`].
+    /// of their call weighs more than [`FIXED_SHARE`] of them (more than
+    /// [`FIXED_SHARE_IN_EPOCH`] when each epoch measures it).
     Every,
     /// The epochs nothing the machine adds reached. The machine only ever
     /// adds time to the work: an interruption (at least
@@ -226,16 +328,22 @@ pub enum Location {
 }
 
 /// Which epochs give the time of a row whose samples (one call each) take
-/// `sample_ns` at `count`, of which the call's fixed cost is `fixed_ns`, on
-/// a core `watched` before the run.
+/// `sample_ns` at `count`, of which the call's fixed cost is `fixed_ns`
+/// (measured in each epoch when `in_epoch`), on a core `watched` before the
+/// run.
 pub fn location(
     kind: Kind,
     sample_ns: f64,
     count: u64,
     fixed_ns: f64,
+    in_epoch: bool,
     watched: Option<&Interruptions>,
 ) -> Location {
-    let light = fixed_ns <= FIXED_SHARE * sample_ns;
+    let share = match in_epoch {
+        true => FIXED_SHARE_IN_EPOCH,
+        false => FIXED_SHARE,
+    };
+    let light = fixed_ns <= share * sample_ns;
     match kind {
         Kind::Program => Location::Every,
         _ if !light || !sample_ns.is_finite() => Location::Every,
@@ -331,7 +439,15 @@ pub fn locate(
     let sample_ns = stats::median(&calls);
     let fixed: Vec<f64> = processes.iter().map(|m| m.fixed_cost_ns).collect();
     let count = processes.first().map_or(1, |m| m.count);
-    let location = location(kind, sample_ns, count, stats::median(&fixed), watched);
+    let in_epoch = processes.iter().all(|m| !m.doubles.is_empty());
+    let location = location(
+        kind,
+        sample_ns,
+        count,
+        stats::median(&fixed),
+        in_epoch,
+        watched,
+    );
     let per_process = kept(per_process, location);
     let centre = stats::median(&per_process.concat().concat());
     let process_medians = process_medians(&per_process);
@@ -576,17 +692,20 @@ mod tests {
         let blocks = vec![vec![1030.0, 1130.0]];
         let pauses = vec![vec![0, 2]];
         // Both samples together are shorter than an epoch: one epoch.
-        let per_op = corrected(&blocks, &pauses, 30.0, 50.0, 100);
+        let per_op = corrected(&blocks, &pauses, &[], 30.0, 50.0, 100);
         assert_eq!(per_op, vec![vec![10.0]]);
         // Without pause records, nothing is subtracted for pauses.
-        assert_eq!(corrected(&blocks, &[], 30.0, 50.0, 100), vec![vec![10.5]]);
+        assert_eq!(
+            corrected(&blocks, &[], &[], 30.0, 50.0, 100),
+            vec![vec![10.5]]
+        );
     }
 
     #[test]
     fn long_samples_are_epochs_of_their_own() {
         let long = EPOCH_NS + 100.0;
         let blocks = vec![vec![long, long + 100.0], vec![long + 200.0]];
-        let per_op = corrected(&blocks, &[], 100.0, 0.0, 10);
+        let per_op = corrected(&blocks, &[], &[], 100.0, 0.0, 10);
         let expect = |ns: f64| (ns - 100.0) / 10.0;
         assert_eq!(
             per_op,
@@ -603,9 +722,88 @@ mod tests {
         // seventh, left over, joins the second epoch.
         let ns = EPOCH_NS * 0.4;
         let block: Vec<f64> = (0..7).map(|i| ns + i as f64).collect();
-        let per_op = corrected(std::slice::from_ref(&block), &[], 0.0, 0.0, 1);
+        let per_op = corrected(std::slice::from_ref(&block), &[], &[], 0.0, 0.0, 1);
         let mean = |s: &[f64]| s.iter().sum::<f64>() / s.len() as f64;
         assert_eq!(per_op, vec![vec![mean(&block[..3]), mean(&block[3..])]]);
+    }
+
+    #[test]
+    fn a_short_call_is_corrected_with_the_fixed_cost_of_its_own_epoch() {
+        // 300 ns calls at 1000 (0.25 ns per op), in two epochs of one block:
+        // in the first the call costs 50 ns besides its work, in the second
+        // (a slower spell of the call path) 70 ns. Each epoch takes the
+        // fixed cost of its own samples and doubles.
+        let n = 1_000;
+        let work = 250.0;
+        let first = 1_667;
+        let block: Vec<f64> = (0..3_400)
+            .map(|i| work + if i < first { 50.0 } else { 70.0 })
+            .collect();
+        let doubles: Vec<(usize, f64)> = (0..3_400)
+            .step_by(3)
+            .map(|i| (i, 2.0 * work + if i < first { 50.0 } else { 70.0 }))
+            .collect();
+        let blocks = std::slice::from_ref(&block);
+        let per_op = corrected(blocks, &[], std::slice::from_ref(&doubles), 60.0, 0.0, n);
+        assert_eq!(per_op.len(), 1);
+        assert_eq!(per_op[0].len(), 2, "two epochs: {per_op:?}");
+        for epoch in &per_op[0] {
+            assert!((epoch - 0.25).abs() < 1e-9, "{per_op:?}");
+        }
+        assert_eq!(
+            fixed_costs_of_epochs(blocks, &[], std::slice::from_ref(&doubles), 0.0),
+            vec![50.0, 70.0]
+        );
+        // One fixed cost for the whole block (the pairs before it) reads
+        // each spell off by its difference.
+        let once = corrected(blocks, &[], &[], 60.0, 0.0, n);
+        assert!((once[0][0] - 0.24).abs() < 1e-9 && (once[0][1] - 0.26).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_short_call_stands_on_its_undisturbed_epochs_unless_mostly_fixed_cost() {
+        // xor at 1000: a fixed cost of 18% of the sample.
+        let undisturbed = |l: Location| matches!(l, Location::Undisturbed { .. });
+        assert!(!undisturbed(location(
+            Kind::Module,
+            280.0,
+            1_000,
+            50.0,
+            false,
+            None
+        )));
+        assert!(undisturbed(location(
+            Kind::Module,
+            280.0,
+            1_000,
+            50.0,
+            true,
+            None
+        )));
+        // The empty guest: all of it.
+        assert!(!undisturbed(location(
+            Kind::Module,
+            40.0,
+            1_000,
+            39.0,
+            true,
+            None
+        )));
+    }
+
+    #[test]
+    fn pooling_keeps_each_block_with_its_doubles() {
+        let short = Measurement {
+            doubles: vec![vec![(0, 600.0)]],
+            ..process(0.25)
+        };
+        let long = process(0.25);
+        let pooled = pool(&[long.clone(), short, long]);
+        assert_eq!(pooled.blocks.len(), 3);
+        assert_eq!(
+            pooled.doubles,
+            vec![Vec::new(), vec![(0, 600.0)], Vec::new()]
+        );
     }
 
     /// One process whose samples all take `per_op_ns` at count 1000.
@@ -620,6 +818,7 @@ mod tests {
             },
             blocks: vec![vec![per_op_ns * 1_000.0; 3_000]],
             pauses: Vec::new(),
+            doubles: Vec::new(),
             fixed_costs_ns: vec![0.0],
             fixed_cost_ns: 0.0,
             pause_pair_ns: 0.0,
@@ -709,7 +908,7 @@ mod tests {
         // 2.5 ms samples carry 5 interruptions on average; one
         // interruption's least length (1 µs) over the count of 10^7.
         assert_eq!(
-            location(Kind::Module, 2.5e6, 10_000_000, 40.0, Some(&core)),
+            location(Kind::Module, 2.5e6, 10_000_000, 40.0, false, Some(&core)),
             Location::Undisturbed {
                 tolerance_ns: 1e-4,
                 carried: Some(5.0)
@@ -719,7 +918,7 @@ mod tests {
         // 1 µs moves by a two-hundredth as much per op. Unwatched: nothing
         // said of interruptions.
         assert_eq!(
-            location(Kind::Component, 2_500.0, 10_000, 40.0, None),
+            location(Kind::Component, 2_500.0, 10_000, 40.0, false, None),
             Location::Undisturbed {
                 tolerance_ns: 1_000.0 / (10_000.0 * 200.0),
                 carried: None
@@ -728,19 +927,19 @@ mod tests {
         // A call whose fixed cost is over a tenth of the sample (xor at a
         // count of 1000, the empty guest), a program: every epoch.
         assert_eq!(
-            location(Kind::Module, 280.0, 1_000, 39.0, Some(&core)),
+            location(Kind::Module, 280.0, 1_000, 39.0, false, Some(&core)),
             Location::Every
         );
         assert_eq!(
-            location(Kind::Module, 40.0, 1_000, 39.0, Some(&core)),
+            location(Kind::Module, 40.0, 1_000, 39.0, false, Some(&core)),
             Location::Every
         );
         assert_eq!(
-            location(Kind::Program, 2.5e6, 1, 0.0, Some(&core)),
+            location(Kind::Program, 2.5e6, 1, 0.0, false, Some(&core)),
             Location::Every
         );
         assert_eq!(
-            location(Kind::Module, f64::NAN, 1, 0.0, None),
+            location(Kind::Module, f64::NAN, 1, 0.0, false, None),
             Location::Every
         );
     }
@@ -783,6 +982,7 @@ mod tests {
                 Measurement {
                     count: 1_000_000,
                     blocks: vec![samples],
+                    doubles: Vec::new(),
                     fixed_costs_ns: vec![40.0],
                     fixed_cost_ns: 40.0,
                     ..process(0.0)
@@ -839,7 +1039,7 @@ mod tests {
         // out of its epoch's mean, and still closes the epoch sooner.
         let mut block = vec![1_000.0; 1_000];
         block[10] = 50_000.0;
-        let per_op = corrected(&[block], &[], 0.0, 0.0, 1);
+        let per_op = corrected(&[block], &[], &[], 0.0, 0.0, 1);
         assert_eq!(per_op, vec![vec![1_000.0, 1_000.0]]);
     }
 }

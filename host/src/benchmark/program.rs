@@ -62,6 +62,7 @@ pub fn measure(
         warmup,
         blocks: execute,
         pauses: Vec::new(),
+        doubles: Vec::new(),
         fixed_costs_ns: Vec::new(),
         fixed_cost_ns: 0.0,
         pause_pair_ns: 0.0,

@@ -12,14 +12,18 @@
 //!    and the per-call overhead). A count fixed by the user or by the run
 //!    (so that every process takes the same one) skips it.
 //! 3. *Fixed cost* ([`settle`]): after a warm-up at the chosen count, the
-//!    workload itself is called in pairs at a small count m and at 2m (m is
-//!    the sample's count when a sample is short), a few pairs before every
-//!    block. Each pair gives 2·T(m) − T(2m), the cost of a call without its
-//!    operations (criterion's linear sampling, on two points); their median
-//!    is subtracted from every sample. Measured on the workload's own call,
-//!    with its operations in flight, it is the fixed cost the CPU actually
-//!    pays: on an out-of-order core part of a call's entry and exit overlaps
-//!    the loop, so an empty guest's call would overstate it.
+//!    workload itself is called at a small count m and at 2m, which gives
+//!    2·T(m) − T(2m), the cost of a call without its operations
+//!    (criterion's linear sampling, on two points). Measured on the
+//!    workload's own call, with its operations in flight, it is the fixed
+//!    cost the CPU actually pays: on an out-of-order core part of a call's
+//!    entry and exit overlaps the loop, so an empty guest's call would
+//!    overstate it. A sample longer than [`FIXED_COST_CALL`] is corrected
+//!    with the median of pairs taken before every block, at a count m that
+//!    lasts about that long. A shorter sample, of which the fixed cost is a
+//!    large share, has its calls at twice the count ("doubles") taken among
+//!    its samples, so that each epoch measures the fixed cost in the state
+//!    the core was in for its samples ([`Blocks`]).
 //! 4. *Sampling* in blocks ([`Blocks`]) until the process has taken its
 //!    [`Share`].
 //!
@@ -62,7 +66,10 @@ pub const FIXED_COST_PAIRS_PER_BLOCK: usize = 25;
 /// The longest call of a fixed-cost pair's smaller count: a longer sample's
 /// fixed cost is measured at a count that lasts about this long (the fixed
 /// cost is the same at any count, and is a vanishing part of a long sample).
+/// A sample no longer than this has doubles among its samples instead.
 pub const FIXED_COST_CALL: Duration = Duration::from_micros(2);
+/// Samples of a short call taken after each double (see [`Blocks`]).
+pub const SAMPLES_PER_DOUBLE: usize = 3;
 
 /// How much one process samples of one benchmark.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -291,8 +298,22 @@ fn round(workload: &mut Instance, count: u64, seed: u64, target_ns: f64) -> Resu
     Ok((total, calls))
 }
 
-/// Samples taken block by block, each block right after a few pairs of
-/// calls that measure the fixed cost of a call.
+/// Samples taken block by block, with the calls that measure the fixed
+/// cost of a call.
+///
+/// A sample longer than [`FIXED_COST_CALL`]: each block comes right after a
+/// few pairs of fixed-cost calls. A shorter one (xor at a count of 1000:
+/// about 280 ns, of which the fixed cost is 12–17%): every
+/// [`SAMPLES_PER_DOUBLE`] samples come after an untimed and a timed call at
+/// twice the count (the double) and an untimed call at the count, and each
+/// epoch's fixed cost is 2·T(n) − T(2n) of its own samples and doubles
+/// ([`crate::analysis::summary::corrected`]). The call path has spells of
+/// tens of milliseconds in which it costs more: on one virtual machine a
+/// call of xor at 1000 took 275 ns, or 287–298 ns in such a spell, which
+/// the pairs before a block mostly missed; the processes of one run then
+/// read 241.2 to 258.3 ps per op. With each epoch's own fixed cost, the
+/// processes of four runs agreed within 0.1–1.6 ps, the epochs of a spell
+/// being as slow as the core was (and left out with the disturbed ones).
 pub struct Blocks {
     count: u64,
     /// The smaller count of a fixed-cost pair (the other is twice it).
@@ -304,6 +325,11 @@ pub struct Blocks {
     /// Time of one call in ns, block by block.
     pub blocks: Vec<Vec<f64>>,
     pauses: Vec<Vec<u64>>,
+    /// Whether the samples are short: doubles among them, no pairs.
+    short: bool,
+    /// The doubles of each block: the index of the sample each came before,
+    /// and its time less its pauses.
+    doubles: Vec<Vec<(usize, f64)>>,
     /// 2·T(m) − T(2m) of every pair, pauses subtracted.
     fixed_costs_ns: Vec<f64>,
     checksum: u64,
@@ -315,8 +341,10 @@ pub struct Blocks {
 }
 
 impl Blocks {
-    /// Start sampling `workload` at `count`: one probe call, which fixes the
-    /// counts of the fixed-cost pairs, and a few pairs to warm them.
+    /// Start sampling `workload` at `count`: one probe call, which tells a
+    /// short sample from a longer one and fixes the counts of the
+    /// fixed-cost pairs (a short sample's are the count and its double),
+    /// and a few pairs to warm the calls at them.
     /// `warmup` is what the measurement will report of the warm-up.
     pub fn start(
         calibration: &Calibration,
@@ -327,6 +355,7 @@ impl Blocks {
     ) -> Result<Self> {
         let started = Instant::now();
         let probe = workload.sample(count, seed)?;
+        let short = probe.elapsed_ns <= FIXED_COST_CALL.as_nanos() as f64;
         let blocks = Blocks {
             count,
             pair_count: pair_count(count, probe.elapsed_ns),
@@ -336,6 +365,8 @@ impl Blocks {
             started,
             blocks: Vec::new(),
             pauses: Vec::new(),
+            short,
+            doubles: Vec::new(),
             fixed_costs_ns: Vec::new(),
             checksum: probe.checksum,
             taken: 0,
@@ -348,9 +379,15 @@ impl Blocks {
         Ok(blocks)
     }
 
-    /// How many samples fill about `time`.
+    /// How many samples fill about `time` (with their doubles, and the
+    /// untimed calls around them: five calls' worth of the count for every
+    /// [`SAMPLES_PER_DOUBLE`] samples).
     pub fn samples_per(&self, time: Duration) -> usize {
-        ((time.as_nanos() as f64 / self.probe_ns.max(1.0)) as usize)
+        let per_sample = match self.short {
+            true => (SAMPLES_PER_DOUBLE + 5) as f64 / SAMPLES_PER_DOUBLE as f64,
+            false => 1.0,
+        };
+        ((time.as_nanos() as f64 / (self.probe_ns.max(1.0) * per_sample)) as usize)
             .clamp(BLOCK_SAMPLES.0, BLOCK_SAMPLES.1)
     }
 
@@ -382,27 +419,45 @@ impl Blocks {
         self.extend(workload, len)
     }
 
-    /// Begin a block of about `len` samples: its fixed-cost pairs, and room
-    /// for the samples that [`Blocks::extend`] adds (so that adding them
-    /// allocates nothing).
+    /// Begin a block of about `len` samples: its fixed-cost pairs (none for
+    /// short samples), and room for the samples (and doubles) that
+    /// [`Blocks::extend`] adds (so that adding them allocates nothing).
     pub fn open(&mut self, workload: &mut Instance, len: usize) -> Result<()> {
-        for _ in 0..FIXED_COST_PAIRS_PER_BLOCK {
-            let cost = self.fixed_cost(workload)?;
-            self.fixed_costs_ns.push(cost);
+        if !self.short {
+            for _ in 0..FIXED_COST_PAIRS_PER_BLOCK {
+                let cost = self.fixed_cost(workload)?;
+                self.fixed_costs_ns.push(cost);
+            }
         }
         self.blocks.push(Vec::with_capacity(len));
         self.pauses.push(Vec::with_capacity(len));
+        // At most one double per sample, however the block is chunked.
+        let doubles = if self.short { len } else { 0 };
+        self.doubles.push(Vec::with_capacity(doubles));
         Ok(())
     }
 
     /// Add `len` samples to the block opened last: a comparison takes a
     /// variant's block in a few chunks, between the other variants' chunks.
+    /// Short samples come [`SAMPLES_PER_DOUBLE`] at a time after a double
+    /// and an untimed call at the count, starting afresh in every chunk
+    /// (the call before it may be another variant's).
     pub fn extend(&mut self, workload: &mut Instance, len: usize) -> Result<()> {
-        let (Some(block), Some(block_pauses)) = (self.blocks.last_mut(), self.pauses.last_mut())
-        else {
+        let (Some(block), Some(block_pauses), Some(doubles)) = (
+            self.blocks.last_mut(),
+            self.pauses.last_mut(),
+            self.doubles.last_mut(),
+        ) else {
             anyhow::bail!("samples added before a block was opened");
         };
-        for _ in 0..len {
+        let net = |s: RawSample| s.elapsed_ns - s.pauses as f64 * self.pause_pair_ns;
+        for i in 0..len {
+            if self.short && i % SAMPLES_PER_DOUBLE == 0 {
+                workload.sample(2 * self.count, self.seed)?;
+                let double = net(workload.sample(2 * self.count, self.seed)?);
+                doubles.push((block.len(), double));
+                workload.sample(self.count, self.seed)?;
+            }
             let RawSample {
                 elapsed_ns,
                 pauses,
@@ -426,6 +481,7 @@ impl Blocks {
         summary::corrected(
             &self.blocks,
             &self.pauses,
+            &self.doubles,
             stats::median(&self.fixed_costs_ns),
             self.pause_pair_ns,
             self.count,
@@ -434,6 +490,19 @@ impl Blocks {
 
     /// The measurement these blocks make.
     pub fn finish(self) -> Measurement {
+        let fixed_costs_ns = match self.short {
+            true => summary::fixed_costs_of_epochs(
+                &self.blocks,
+                &self.pauses,
+                &self.doubles,
+                self.pause_pair_ns,
+            ),
+            false => self.fixed_costs_ns,
+        };
+        let doubles = match self.short {
+            true => self.doubles,
+            false => Vec::new(),
+        };
         let pauses = match self.pauses.iter().flatten().all(|&p| p == 0) {
             true => Vec::new(),
             false => self.pauses,
@@ -442,10 +511,11 @@ impl Blocks {
             count: self.count,
             warmup: self.warmup,
             count_capped: self.count >= MAX_COUNT,
-            fixed_cost_ns: stats::median(&self.fixed_costs_ns),
+            fixed_cost_ns: stats::median(&fixed_costs_ns),
             blocks: self.blocks,
             pauses,
-            fixed_costs_ns: self.fixed_costs_ns,
+            doubles,
+            fixed_costs_ns,
             pause_pair_ns: self.pause_pair_ns,
             clock_resolution_ns: self.clock_resolution_ns,
             checksum: Some(self.checksum),

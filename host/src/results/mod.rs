@@ -458,8 +458,9 @@ pub struct Figures {
     /// 1e9 / median; null when the median is not positive.
     pub ops_per_sec: Option<f64>,
     /// The fixed cost of one call (the median of `fixed_costs_ns`),
-    /// subtracted from every sample (reports written before held the
-    /// empty guest's call, under the old name).
+    /// subtracted from every sample; the epochs of a short call each
+    /// subtract their own (reports written before held the empty guest's
+    /// call, under the old name).
     #[serde(alias = "baseline_ns_per_call")]
     pub fixed_cost_ns: f64,
     /// Epochs outside Tukey's fences (kept, not dropped).
@@ -541,7 +542,8 @@ pub struct Figures {
     #[serde(alias = "sample_classes")]
     pub epoch_classes: Vec<OutlierClass>,
     /// The fixed cost of a call as each pair of calls at counts m and 2m
-    /// measured it: 2·T(m) − T(2m), in ns.
+    /// measured it, 2·T(m) − T(2m) in ns; for a short call, as each epoch
+    /// measured it from its own calls at the count and at twice it.
     #[serde(alias = "baseline_calls_ns")]
     pub fixed_costs_ns: Vec<f64>,
 }
@@ -647,9 +649,18 @@ pub struct Measurement {
     /// Pauses in each sample (the same layout as `blocks`); empty when the
     /// workload never paused.
     pub pauses: Vec<Vec<u64>>,
-    /// 2·T(m) − T(2m) of every pair of fixed-cost calls, in ns.
+    /// Calls at twice the count taken among the samples of a short call
+    /// (see [`crate::benchmark::sequence::Blocks`]), block by block: the
+    /// index of the sample each came before, and its time less its pauses,
+    /// in ns. Empty for longer calls, whose fixed cost is measured in pairs
+    /// before each block.
+    #[serde(default)]
+    pub doubles: Vec<Vec<(usize, f64)>>,
+    /// The fixed cost of a call, in ns: 2·T(m) − T(2m) of every pair of
+    /// fixed-cost calls, or, with `doubles`, of every epoch's calls.
     pub fixed_costs_ns: Vec<f64>,
-    /// Median of `fixed_costs_ns`: subtracted from every sample.
+    /// Median of `fixed_costs_ns`: subtracted from every sample that has no
+    /// `doubles` to measure it in its own epoch.
     pub fixed_cost_ns: f64,
     pub pause_pair_ns: f64,
     /// The clock's resolution, in ns: per op, one step of it over the count
