@@ -71,9 +71,30 @@ impl Earlier {
         if !(self.median_ns.is_finite() && self.rel_margin.is_finite()) {
             return (low, high);
         }
-        let below = self.median_ns * (-self.rel_margin).exp();
-        let above = self.median_ns * self.rel_margin.exp();
+        let (below, above) = self.margin();
         (low.min(below), high.max(above))
+    }
+
+    /// Whether a run's interval `[low, high]` and the earlier runs' median
+    /// with its margin have nothing in common: the run departs from them
+    /// beyond both uncertainties. (A run whose interval is a few
+    /// thousandths of a percent wide misses the earlier median by as much
+    /// without departing from it.)
+    pub fn apart(&self, low: f64, high: f64) -> bool {
+        let (below, above) = self.margin();
+        above < low || below > high
+    }
+
+    /// The earlier runs' median less and plus its margin (the median alone
+    /// while the margin is unknown).
+    fn margin(&self) -> (f64, f64) {
+        match self.rel_margin.is_finite() {
+            true => (
+                self.median_ns * (-self.rel_margin).exp(),
+                self.median_ns * self.rel_margin.exp(),
+            ),
+            false => (self.median_ns, self.median_ns),
+        }
     }
 
     /// How far `median` lies from the earlier runs' median, relative.

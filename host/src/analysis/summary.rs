@@ -538,7 +538,7 @@ pub fn figures(
         None => (low, high),
     };
     let earlier = drift.measured.and_then(|d| d.earlier);
-    let departed = earlier.filter(|e| !(ci95_low..=ci95_high).contains(&e.median_ns));
+    let departed = earlier.filter(|e| e.apart(ci95_low, ci95_high));
     let (ci95_low, ci95_high) = match earlier {
         Some(e) => e.reach(ci95_low, ci95_high),
         None => (ci95_low, ci95_high),
@@ -887,6 +887,42 @@ mod tests {
         );
         assert!(!agreed.notes.iter().any(|n| n.contains("earlier run")));
         assert_eq!(alone.earlier_runs_departure_pct, None);
+    }
+
+    #[test]
+    fn a_run_departs_only_beyond_both_its_interval_and_the_earlier_margin() {
+        // Three processes at exactly 242.5 ps, and a drift of 0.001%: an
+        // interval a few thousandths of a percent wide.
+        let processes = [process(0.2425), process(0.2425), process(0.2425)];
+        let located = locate(&processes, Kind::Module, None, 1);
+        let notes = |median_ns: f64| {
+            let stages = Stages {
+                kind: Kind::Module,
+                compile_ms: 0.0,
+                compile_cache: CacheOutcome::Off,
+                instantiate_ms: 0.0,
+            };
+            let drift = Drift {
+                stated_pct: 0.0,
+                measured: Some(RunDrift {
+                    rel_sd: 0.000_01,
+                    df: 11,
+                    runs: 12,
+                    own: true,
+                    earlier: Some(crate::analysis::drift::Earlier {
+                        median_ns,
+                        rel_margin: 0.002,
+                        runs: 12,
+                    }),
+                }),
+            };
+            figures(&processes, &located, stages, 1_000.0, 1, drift).notes
+        };
+        let departs = |notes: Vec<String>| notes.iter().any(|n| n.contains("earlier run"));
+        // 0.01% away, within the earlier runs' own margin of 0.2%.
+        assert!(!departs(notes(0.242_475)));
+        // 1% away.
+        assert!(departs(notes(0.240_1)));
     }
 
     fn watched(per_second: f64) -> Interruptions {
