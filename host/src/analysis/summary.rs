@@ -831,15 +831,19 @@ mod tests {
     }
 
     fn row(drift: Drift) -> Figures {
+        row_of(&[process(103.5), process(103.7), process(103.9)], drift)
+    }
+
+    /// The figures of a core module's row measured in `processes`.
+    fn row_of(processes: &[Measurement], drift: Drift) -> Figures {
         let stages = Stages {
             kind: Kind::Module,
             compile_ms: 0.0,
             compile_cache: CacheOutcome::Off,
             instantiate_ms: 0.0,
         };
-        let processes = [process(103.5), process(103.7), process(103.9)];
-        let located = locate(&processes, Kind::Module, None, 1);
-        figures(&processes, &located, stages, 1_000.0, 1, drift)
+        let located = locate(processes, Kind::Module, None, 1);
+        figures(processes, &located, stages, 1_000.0, 1, drift)
     }
 
     #[test]
@@ -894,13 +898,11 @@ mod tests {
         // Three processes at exactly 242.5 ps, and a drift of 0.001%: an
         // interval a few thousandths of a percent wide.
         let processes = [process(0.2425), process(0.2425), process(0.2425)];
-        let located = locate(&processes, Kind::Module, None, 1);
         let notes = |median_ns: f64| {
-            let stages = Stages {
-                kind: Kind::Module,
-                compile_ms: 0.0,
-                compile_cache: CacheOutcome::Off,
-                instantiate_ms: 0.0,
+            let earlier = crate::analysis::drift::Earlier {
+                median_ns,
+                rel_margin: 0.002,
+                runs: 12,
             };
             let drift = Drift {
                 stated_pct: 0.0,
@@ -909,14 +911,10 @@ mod tests {
                     df: 11,
                     runs: 12,
                     own: true,
-                    earlier: Some(crate::analysis::drift::Earlier {
-                        median_ns,
-                        rel_margin: 0.002,
-                        runs: 12,
-                    }),
+                    earlier: Some(earlier),
                 }),
             };
-            figures(&processes, &located, stages, 1_000.0, 1, drift).notes
+            row_of(&processes, drift).notes
         };
         let departs = |notes: Vec<String>| notes.iter().any(|n| n.contains("earlier run"));
         // 0.01% away, within the earlier runs' own margin of 0.2%.

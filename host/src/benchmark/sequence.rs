@@ -61,7 +61,8 @@ pub const BLOCK_TIME: Duration = Duration::from_millis(25);
 pub const BLOCK_SAMPLES: (usize, usize) = (5, 5_000);
 /// Most samples kept for one benchmark in one process.
 pub const MAX_SAMPLES: usize = 50_000;
-/// Pairs of calls measuring the fixed cost before every block.
+/// Pairs of calls measuring the fixed cost before every block of samples
+/// longer than [`FIXED_COST_CALL`].
 pub const FIXED_COST_PAIRS_PER_BLOCK: usize = 25;
 /// The longest call of a fixed-cost pair's smaller count: a longer sample's
 /// fixed cost is measured at a count that lasts about this long (the fixed
