@@ -66,7 +66,7 @@ pub fn corrected_per_op(m: &Measurement) -> Vec<Vec<f64>> {
 /// The fixed cost is `fixed_cost` for every sample of a block without
 /// `doubles` (calls at twice the count among its samples); with them, each
 /// epoch measures its own: twice the mean of its samples less the mean of
-/// its doubles, 2·T(n) − T(2n), so that its per-op time is
+/// its doubles, 2·T(n) − T(2n) (at least 0), so that its per-op time is
 /// (T(2n) − T(n)) / n with both calls taken in the same state of the core.
 ///
 /// Where epochs pool several samples (a block's median sample is shorter
@@ -188,9 +188,12 @@ fn epochs(
                 .zip(ends)
                 .map(|((from, net, calls), to)| {
                     let call_ns = net / calls;
+                    // Never below nothing: a workload whose time grows
+                    // faster than its count (outside the contract), or
+                    // the noise of an epoch of a few calls, as the pairs'.
                     let fixed_ns = match doubles.is_empty() {
                         true => fixed_cost,
-                        false => 2.0 * call_ns - doubles_mean(from, to),
+                        false => (2.0 * call_ns - doubles_mean(from, to)).max(0.0),
                     };
                     Epoch { call_ns, fixed_ns }
                 })
@@ -753,6 +756,13 @@ mod tests {
         assert_eq!(
             fixed_costs_of_epochs(blocks, &[], std::slice::from_ref(&doubles), 0.0),
             vec![50.0, 70.0]
+        );
+        // A double more than twice the sample (one call each, or a workload
+        // whose time grows faster than its count): no fixed cost below 0.
+        let single = [vec![1_000.0]];
+        assert_eq!(
+            fixed_costs_of_epochs(&single, &[], &[vec![(0, 2_300.0)]], 0.0),
+            vec![0.0]
         );
         // One fixed cost for the whole block (the pairs before it) reads
         // each spell off by its difference.
