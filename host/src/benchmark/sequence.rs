@@ -299,6 +299,15 @@ fn round(workload: &mut Instance, count: u64, seed: u64, target_ns: f64) -> Resu
     Ok((total, calls))
 }
 
+/// One call of `workload` at `count`, timed right after an untimed one at
+/// the same count (so that the branch predictor knows where its loop ends,
+/// as it does for every sample of a block), less its pauses at `pair_ns`
+/// each.
+fn timed_after_one(workload: &mut Instance, count: u64, seed: u64, pair_ns: f64) -> Result<f64> {
+    workload.sample(count, seed)?;
+    Ok(workload.sample(count, seed)?.net_ns(pair_ns))
+}
+
 /// Samples taken block by block, with the calls that measure the fixed
 /// cost of a call.
 ///
@@ -404,13 +413,9 @@ impl Blocks {
     /// of 1000 came out 0.4–3.4% below those at 10^5 (four runs each, side by
     /// side), and within ±0.6% with the untimed calls.
     fn fixed_cost(&self, workload: &mut Instance) -> Result<f64> {
-        let net = |s: RawSample| s.elapsed_ns - s.pauses as f64 * self.pause_pair_ns;
-        let mut after_one_at = |count: u64| -> Result<f64> {
-            workload.sample(count, self.seed)?;
-            Ok(net(workload.sample(count, self.seed)?))
-        };
-        let single = after_one_at(self.pair_count)?;
-        let double = after_one_at(2 * self.pair_count)?;
+        let (seed, pair) = (self.seed, self.pause_pair_ns);
+        let single = timed_after_one(workload, self.pair_count, seed, pair)?;
+        let double = timed_after_one(workload, 2 * self.pair_count, seed, pair)?;
         Ok((2.0 * single - double).clamp(0.0, single.max(0.0)))
     }
 
@@ -451,11 +456,10 @@ impl Blocks {
         ) else {
             anyhow::bail!("samples added before a block was opened");
         };
-        let net = |s: RawSample| s.elapsed_ns - s.pauses as f64 * self.pause_pair_ns;
         for i in 0..len {
             if self.short && i % SAMPLES_PER_DOUBLE == 0 {
-                workload.sample(2 * self.count, self.seed)?;
-                let double = net(workload.sample(2 * self.count, self.seed)?);
+                let double =
+                    timed_after_one(workload, 2 * self.count, self.seed, self.pause_pair_ns)?;
                 doubles.push((block.len(), double));
                 workload.sample(self.count, self.seed)?;
             }

@@ -153,6 +153,14 @@ pub struct RawSample {
     pub checksum: u64,
 }
 
+impl RawSample {
+    /// The time of the call less the calibrated cost, `pair_ns`, of each of
+    /// its pause/resume pairs, in ns.
+    pub fn net_ns(&self, pair_ns: f64) -> f64 {
+        self.elapsed_ns - self.pauses as f64 * pair_ns
+    }
+}
+
 enum Entry {
     Module {
         run: TypedFunc<(i64, i64), i64>,
