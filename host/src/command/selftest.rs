@@ -547,11 +547,12 @@ fn count_independence(xor: &Path, empty: &Path) -> Result<Vec<CountFigures>> {
             })
             .collect();
         println!(
-            "  the measuring core was interrupted {:.0}/s ({:.2}% of the time; median of the watches before each run): a sample carries {} on average; a row stands on the epochs that neither they nor a slower spell reached when the call's fixed cost is at most {:.0}% of a sample",
+            "  the measuring core was interrupted {:.0}/s ({:.2}% of the time; median of the watches before each run): a sample carries {} on average; a row stands on the epochs that neither they nor a slower spell reached unless the call's fixed cost is over {:.0}% of a sample ({:.0}% where each epoch measures its own)",
             typical.per_second,
             typical.lost_pct,
             carried.join(", "),
-            summary::FIXED_SHARE * 100.0
+            summary::FIXED_SHARE * 100.0,
+            summary::FIXED_SHARE_IN_EPOCH * 100.0
         );
     }
     Ok(counts)
