@@ -17,6 +17,9 @@ program_target=wasm32-wasip1
 core_workloads=(empty xor mod13 mod16 remove sort-insertion sort-merge chain100 chain101 chain200 chain201 chain400 chain401)
 component_workloads=(empty-component xor-component remove-component)
 program_workloads=(wc-program fib-program loop-program)
+# Core modules written in WAT (wat/<name>.wat), where the instructions
+# themselves are the point (a branch against a select).
+wat_workloads=(search-branchy search-branchless)
 out_dir="../workloads"
 
 installed="$(rustup target list --installed)"
@@ -121,6 +124,13 @@ mkdir -p "$out_dir"
 install "$core_target" "${core_workloads[@]}"
 install "$component_target" "${component_workloads[@]}"
 install_program "${program_workloads[@]}"
+# The native tool runs on the machine's own target, without the remapping
+# flags' effect on its output (it embeds no path in what it writes).
+cargo build --release --locked -p wat2wasm
+for name in "${wat_workloads[@]}"; do
+    target/release/wat2wasm "wat/$name.wat" "$out_dir/$name.wasm"
+    printf 'wrote workloads/%s.wasm (%s bytes)\n' "$name" "$(wc -c < "$out_dir/$name.wasm" | tr -d ' ')"
+done
 # The programs' inputs. (Their <name>.stdout.expected / .stderr.expected are
 # committed, not generated: producing them needs a WASI runtime.)
 gen_wc_input "$out_dir/wc.input.txt"

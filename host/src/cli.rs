@@ -129,9 +129,17 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "DURATION", default_value = "1ms")]
     pub sample_time: String,
 
-    /// Seed passed to every `run` call (default: a fresh random seed per run).
+    /// The run's seed (default: a fresh random one per run). Every `run`
+    /// call gets a seed of its own derived from it and the call's index, so
+    /// that code that draws its input from the seed does not replay one
+    /// input; the same run seed gives the same sequence.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+
+    /// Give every `run` call the run's seed itself, as one fixed input
+    /// (a workload that draws its input from the seed then replays it).
+    #[arg(long)]
+    pub same_seed: bool,
 
     /// Input sizes: each is measured as its own row, on a fresh instance
     /// set up with `setup(size)`. A list (`100,1000,10000`), powers

@@ -45,6 +45,18 @@ pub enum PriorityRequest {
     None,
 }
 
+/// Which seed each `run(count, seed)` call gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SeedRule {
+    /// Every call gets a seed of its own, derived from the run's seed and
+    /// the call's index ([`crate::guest::seeds`]).
+    #[default]
+    PerCall,
+    /// Every call gets the run's seed (`--same-seed`).
+    Same,
+}
+
 /// When sampling stops.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum StopRule {
@@ -88,8 +100,10 @@ pub struct Settings {
     pub stop: StopRule,
     /// Target duration of one sample; the pilot picks a count that fills it.
     pub sample_time: Duration,
-    /// Seed passed to `run`; `None` draws a fresh one.
+    /// The run's seed; `None` draws a fresh one.
     pub seed: Option<u64>,
+    /// Whether each call gets a seed of its own or the run's seed.
+    pub seed_rule: SeedRule,
     /// Run-to-run drift added to the interval, in percent.
     pub drift_pct: f64,
     /// Input sizes, ascending; empty when none were given (then `setup(0)`).
@@ -689,6 +703,10 @@ impl Settings {
             stop,
             sample_time: positive_duration("--sample-time", &args.sample_time)?,
             seed: args.seed,
+            seed_rule: match args.same_seed {
+                true => SeedRule::Same,
+                false => SeedRule::PerCall,
+            },
             drift_pct,
             sizes: parse_sizes(&args.size)?,
             exports: Exports::from_args(args.exports),

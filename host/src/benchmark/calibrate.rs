@@ -31,18 +31,17 @@ pub fn calibrate(
 ) -> Result<Calibration> {
     const PAIRS: u64 = 1_000;
     const CALLS: usize = 500;
-    let seed = 0;
     let mut one = Vec::with_capacity(CALLS);
     let mut empty_at_pairs = Vec::with_capacity(CALLS / 10);
     let mut pairs = Vec::with_capacity(CALLS / 10);
     for _ in 0..CALLS {
-        one.push(empty.sample(1, seed)?.elapsed_ns);
+        one.push(empty.sample(1)?.elapsed_ns);
     }
     for _ in 0..CALLS / 10 {
-        empty_at_pairs.push(empty.sample(PAIRS, seed)?.elapsed_ns);
+        empty_at_pairs.push(empty.sample(PAIRS)?.elapsed_ns);
         pairs.push(
             pause_pair
-                .sample(PAIRS, seed)
+                .sample(PAIRS)
                 .context("calibrating pause/resume")?
                 .elapsed_ns,
         );

@@ -253,19 +253,25 @@ pub fn count_row(
     }
     let linkers = &session.sets[row.engine_set].linkers;
     progress.calling(Call::Instantiate);
-    let mut instance = Instance::new(linkers, &workload.code, &row.export, session.limits)?;
+    let mut instance = Instance::new(
+        linkers,
+        &workload.code,
+        &row.export,
+        session.limits,
+        session.seeds,
+    )?;
     let size = row.size.unwrap_or(0);
     progress.calling(Call::Setup { size });
     instance.setup(size)?;
     let (one, two) = window(|| {
         for _ in 0..2 {
             progress.calling(Call::Run { count: 2 * OPS });
-            instance.sample(2 * OPS, session.seed)?;
+            instance.sample(2 * OPS)?;
         }
         progress.calling(Call::Run { count: OPS });
-        let (_, one) = dumps.around(|| instance.sample(OPS, session.seed))?;
+        let (_, one) = dumps.around(|| instance.sample(OPS))?;
         progress.calling(Call::Run { count: 2 * OPS });
-        let (_, two) = dumps.around(|| instance.sample(2 * OPS, session.seed))?;
+        let (_, two) = dumps.around(|| instance.sample(2 * OPS))?;
         Ok((one, two))
     })?;
     Ok(Counted {
@@ -343,7 +349,7 @@ fn count_program(
             &code,
             &settings.grants,
             session.limits,
-            session.seed,
+            session.seeds.run(),
         )?;
         let warm_instance = program.counting_context()?;
         let counted_instance = program.counting_context()?;

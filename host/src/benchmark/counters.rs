@@ -25,7 +25,6 @@ pub const PAIRS: usize = 5;
 pub fn per_op(
     instance: &mut Instance,
     count: u64,
-    seed: u64,
     progress: &dyn Progress,
 ) -> Result<Result<HardwareCounts, String>> {
     let count = count.max(1);
@@ -41,7 +40,7 @@ pub fn per_op(
             if let Err(code) = counters.start() {
                 return Ok(Err(unavailable(code)));
             }
-            let called = instance.sample(n, seed);
+            let called = instance.sample(n);
             let stopped = counters.stop().map_err(unavailable);
             called?;
             Ok(stopped.and_then(|c| match c.complete {

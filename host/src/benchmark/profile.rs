@@ -61,7 +61,8 @@ pub fn profile_row(
     } else {
         let linkers = Linkers::new(&engine)?;
         progress.calling(Call::Instantiate);
-        let mut instance = Instance::new(&linkers, &code, &row.export, session.limits)?;
+        let mut instance =
+            Instance::new(&linkers, &code, &row.export, session.limits, session.seeds)?;
         recording.arm(instance.store_mut());
         let _ticker = Ticker::start(&engine, interval);
         let size = row.size.unwrap_or(0);
@@ -71,7 +72,7 @@ pub fn profile_row(
         let mut count = 1u64;
         loop {
             progress.calling(Call::Run { count });
-            let sample = instance.sample(count, session.seed)?;
+            let sample = instance.sample(count)?;
             let took = Duration::from_nanos(sample.elapsed_ns as u64);
             if took >= CALL_TIME || count >= 1 << 40 || started.elapsed() >= duration {
                 break;
@@ -80,7 +81,7 @@ pub fn profile_row(
         }
         while started.elapsed() < duration {
             progress.calling(Call::Run { count });
-            instance.sample(count, session.seed)?;
+            instance.sample(count)?;
         }
     }
     Ok(Profiled {

@@ -51,6 +51,7 @@ use crate::results::{
     ProfileChanges, ProfileReport, Row, RowProfile, RunReport, Tool,
 };
 use crate::util::error::one_line;
+use crate::util::usage::UsageError;
 
 /// Fewest processes a row is measured in (by default), and the number
 /// `--samples` and `--time` are shared out over.
@@ -1041,10 +1042,10 @@ pub fn compare_rounds(
             }
         };
         if let Contract::Program { .. } = workload.contract {
-            bail!(
+            bail!(UsageError(format!(
                 "{}: a program (WASI `_start`) cannot be compared: compare takes `run(count, seed)` workloads (measure programs with `host run`)",
                 planned.row.path.display()
-            );
+            )));
         }
         kinds.push((workload.kind(), workload.compile_ms, workload.cache.clone()));
         rows.push(planned.row);
@@ -1057,16 +1058,18 @@ pub fn compare_rounds(
         }
     }
     if rows.len() < 2 {
-        bail!("compare needs at least two variants (files, or `run_<name>` benchmarks)");
+        bail!(UsageError(
+            "compare needs at least two variants (files, or `run_<name>` benchmarks)".into()
+        ));
     }
     let reference = match &settings.reference {
         None => 0,
         Some(name) => rows.iter().position(|r| r.name == *name).ok_or_else(|| {
             let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
-            anyhow::anyhow!(
+            anyhow::Error::new(UsageError(format!(
                 "--reference: no variant `{name}` (variants: {})",
                 names.join(", ")
-            )
+            )))
         })?,
     };
     let names: Vec<String> = rows.iter().map(|r| r.name.clone()).collect();

@@ -92,7 +92,6 @@ pub struct Plan {
     /// Fixed count, if the user or the run chose one.
     pub count: Option<NonZeroU64>,
     pub share: Share,
-    pub seed: u64,
 }
 
 /// What [`tune`] found: the warm-up so far and the count.
@@ -186,7 +185,7 @@ pub fn settle(
         }
     };
     progress.calling(Call::Run { count });
-    Blocks::start(calibration, count, plan.seed, warmup, workload)
+    Blocks::start(calibration, count, warmup, workload)
 }
 
 /// The target duration of one sample: what the user asked for, but never
@@ -236,7 +235,7 @@ fn warm_up(
         rounds += 1;
         progress.calling(Call::Run { count });
         let (round_ns, calls) =
-            round(workload, count, plan.seed, target_ns).with_context(|| match returned_at {
+            round(workload, count, target_ns).with_context(|| match returned_at {
                 Some(good) if good != count => {
                     format!("at count {count} (it had returned at count {good})")
                 }
@@ -289,11 +288,11 @@ fn settled_at(history: &[f64]) -> bool {
 
 /// Call the workload at `count` until at least `target_ns` of calls are
 /// spent (at least once); returns the total time and the number of calls.
-fn round(workload: &mut Instance, count: u64, seed: u64, target_ns: f64) -> Result<(f64, u64)> {
+fn round(workload: &mut Instance, count: u64, target_ns: f64) -> Result<(f64, u64)> {
     let mut total = 0.0;
     let mut calls = 0;
     while total < target_ns || calls == 0 {
-        total += workload.sample(count, seed)?.elapsed_ns;
+        total += workload.sample(count)?.elapsed_ns;
         calls += 1;
     }
     Ok((total, calls))
@@ -303,9 +302,9 @@ fn round(workload: &mut Instance, count: u64, seed: u64, target_ns: f64) -> Resu
 /// the same count (so that the branch predictor knows where its loop ends,
 /// as it does for every sample of a block), less its pauses at `pair_ns`
 /// each.
-fn timed_after_one(workload: &mut Instance, count: u64, seed: u64, pair_ns: f64) -> Result<f64> {
-    workload.sample(count, seed)?;
-    Ok(workload.sample(count, seed)?.net_ns(pair_ns))
+fn timed_after_one(workload: &mut Instance, count: u64, pair_ns: f64) -> Result<f64> {
+    workload.sample(count)?;
+    Ok(workload.sample(count)?.net_ns(pair_ns))
 }
 
 /// Samples taken block by block, with the calls that measure the fixed
@@ -328,7 +327,6 @@ pub struct Blocks {
     count: u64,
     /// The smaller count of a fixed-cost pair (the other is twice it).
     pair_count: u64,
-    seed: u64,
     pause_pair_ns: f64,
     clock_resolution_ns: f64,
     started: Instant,
@@ -354,22 +352,23 @@ impl Blocks {
     /// Start sampling `workload` at `count`: one probe call, which tells a
     /// short sample from a longer one and fixes the counts of the
     /// fixed-cost pairs (a short sample's are the count and its double),
-    /// and a few pairs to warm the calls at them.
-    /// `warmup` is what the measurement will report of the warm-up.
+    /// and a few pairs to warm the calls at them. The seeds of the calls
+    /// start afresh here, so that every variant of a comparison samples with
+    /// the same seeds. `warmup` is what the measurement will report of the
+    /// warm-up.
     pub fn start(
         calibration: &Calibration,
         count: u64,
-        seed: u64,
         warmup: Warmup,
         workload: &mut Instance,
     ) -> Result<Self> {
         let started = Instant::now();
-        let probe = workload.sample(count, seed)?;
+        workload.restart_seeds();
+        let probe = workload.sample(count)?;
         let short = probe.elapsed_ns <= FIXED_COST_CALL.as_nanos() as f64;
         let blocks = Blocks {
             count,
             pair_count: pair_count(count, probe.elapsed_ns),
-            seed,
             pause_pair_ns: calibration.pause_pair_ns,
             clock_resolution_ns: calibration.clock.resolution_ns,
             started,
@@ -413,9 +412,9 @@ impl Blocks {
     /// of 1000 came out 0.4–3.4% below those at 10^5 (four runs each, side by
     /// side), and within ±0.6% with the untimed calls.
     fn fixed_cost(&self, workload: &mut Instance) -> Result<f64> {
-        let (seed, pair) = (self.seed, self.pause_pair_ns);
-        let single = timed_after_one(workload, self.pair_count, seed, pair)?;
-        let double = timed_after_one(workload, 2 * self.pair_count, seed, pair)?;
+        let pair = self.pause_pair_ns;
+        let single = timed_after_one(workload, self.pair_count, pair)?;
+        let double = timed_after_one(workload, 2 * self.pair_count, pair)?;
         Ok((2.0 * single - double).clamp(0.0, single.max(0.0)))
     }
 
@@ -458,16 +457,15 @@ impl Blocks {
         };
         for i in 0..len {
             if self.short && i % SAMPLES_PER_DOUBLE == 0 {
-                let double =
-                    timed_after_one(workload, 2 * self.count, self.seed, self.pause_pair_ns)?;
+                let double = timed_after_one(workload, 2 * self.count, self.pause_pair_ns)?;
                 doubles.push((block.len(), double));
-                workload.sample(self.count, self.seed)?;
+                workload.sample(self.count)?;
             }
             let RawSample {
                 elapsed_ns,
                 pauses,
                 checksum,
-            } = workload.sample(self.count, self.seed)?;
+            } = workload.sample(self.count)?;
             block.push(elapsed_ns);
             block_pauses.push(pauses);
             self.checksum = checksum;

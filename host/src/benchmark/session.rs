@@ -23,6 +23,7 @@ use crate::guest::format::Format;
 use crate::guest::instance::{Instance, Linkers};
 use crate::guest::limits::Limits;
 use crate::guest::load::{self, LoadError, Workload};
+use crate::guest::seeds::Seeds;
 use crate::options::Settings;
 use crate::platform::clock::{self, ClockCalibration};
 use crate::platform::thread::{Prepared, cpu_model, prepare_measuring_thread};
@@ -66,7 +67,13 @@ impl FormatSetup {
         let calibration = calibrate::calibrate(
             clock,
             &mut builtins.empty_instance(linkers, limits)?,
-            &mut Instance::new(linkers, &builtins.pause_pair, RUN_EXPORT, limits)?,
+            &mut Instance::new(
+                linkers,
+                &builtins.pause_pair,
+                RUN_EXPORT,
+                limits,
+                Seeds::same(0),
+            )?,
         )?;
         Ok(FormatSetup {
             builtins: Some(builtins),
@@ -113,7 +120,8 @@ pub struct Session {
     pub sets: Vec<EngineSet>,
     pub limits: Limits,
     pub loaded: Vec<Loaded>,
-    pub seed: u64,
+    /// The seeds of every instance's calls, from the run's seed.
+    pub seeds: Seeds,
 }
 
 impl Session {
@@ -191,7 +199,10 @@ impl Session {
             sets,
             limits,
             loaded,
-            seed: settings.seed.unwrap_or_else(|| fastrand::u64(..) >> 1),
+            seeds: Seeds::new(
+                settings.seed.unwrap_or_else(|| fastrand::u64(..) >> 1),
+                settings.seed_rule,
+            ),
         })
     }
 
@@ -220,7 +231,8 @@ impl Session {
             pause_pair_ns: calibration.pause_pair_ns,
             empty_component_call_ns: component.map(|c| c.empty_call_ns),
             component_pause_pair_ns: component.map(|c| c.pause_pair_ns),
-            seed: self.seed,
+            seed: self.seeds.run(),
+            seed_rule: settings.seed_rule,
             drift_pct: settings.drift_pct,
             sample_time_ms: sequence::target_sample_time(settings.sample_time, calibration)
                 .as_secs_f64()
@@ -262,7 +274,13 @@ impl Session {
         let size = row.size.unwrap_or(0);
         progress.calling(Call::Instantiate);
         let start = Instant::now();
-        let mut instance = Instance::new(&set.linkers, &workload.code, &row.export, self.limits)?;
+        let mut instance = Instance::new(
+            &set.linkers,
+            &workload.code,
+            &row.export,
+            self.limits,
+            self.seeds,
+        )?;
         let instantiate_ms = start.elapsed().as_secs_f64() * 1e3;
         progress.calling(Call::Setup { size });
         instance.setup(size)?;
@@ -283,7 +301,7 @@ impl Session {
         let linkers = Linkers::counting_fuel(&engine)?;
         let code = compile(&engine, workload.format, &workload.bytes)?;
         progress.calling(Call::Instantiate);
-        let mut instance = Instance::new(&linkers, &code, &row.export, self.limits)?;
+        let mut instance = Instance::new(&linkers, &code, &row.export, self.limits, self.seeds)?;
         let size = row.size.unwrap_or(0);
         progress.calling(Call::Setup { size });
         instance.setup(size)?;
@@ -291,9 +309,9 @@ impl Session {
         let ops = count.clamp(1, 256);
         let ops = if ops >= 16 { ops / 16 * 16 } else { ops };
         progress.calling(Call::Run { count: ops });
-        let one = instance.fuel(ops, self.seed)?;
+        let one = instance.fuel(ops)?;
         progress.calling(Call::Run { count: 2 * ops });
-        let two = instance.fuel(2 * ops, self.seed)?;
+        let two = instance.fuel(2 * ops)?;
         Ok(two.saturating_sub(one) as f64 / ops as f64)
     }
 }

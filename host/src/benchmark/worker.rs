@@ -401,7 +401,6 @@ fn plan(settings: &Settings, count: Option<u64>, share: Share) -> Plan {
         warmup_cap: settings.warmup_cap,
         count: count.and_then(std::num::NonZeroU64::new).or(settings.count),
         share,
-        seed: settings.seed.unwrap_or(0),
     }
 }
 
@@ -456,7 +455,6 @@ fn measure_row(
         true => Some(counters::per_op(
             &mut instance,
             measurement.count,
-            session.seed,
             progress,
         )?),
         false => None,

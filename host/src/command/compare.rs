@@ -12,6 +12,7 @@ use crate::output::export::{check_writable_folders, write_compare_exports};
 use crate::output::table::Table;
 use crate::util::error::one_line;
 use crate::util::exit::ExitStatus;
+use crate::util::usage::is_usage;
 
 /// Compare the variants `settings` names.
 pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
@@ -23,7 +24,10 @@ pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
         Ok(report) => report,
         Err(e) => {
             eprintln!("error: {}", one_line(&e));
-            return Ok(ExitStatus::Failed);
+            return Ok(match is_usage(&e) {
+                true => ExitStatus::Usage,
+                false => ExitStatus::Failed,
+            });
         }
     };
     let mut table = Table::new(table_stream(&common.exports));

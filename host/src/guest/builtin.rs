@@ -11,6 +11,7 @@ use crate::guest::engine::{Engines, builtin};
 use crate::guest::format::{Code, Format};
 use crate::guest::instance::{Instance, Linkers};
 use crate::guest::limits::Limits;
+use crate::guest::seeds::Seeds;
 
 /// The empty core guest: the same exports as a workload, and no work. Its
 /// per-call cost, measured through the very same path, is subtracted from
@@ -90,6 +91,6 @@ impl Builtins {
 
     /// A fresh instance of the empty guest.
     pub fn empty_instance(&self, linkers: &Linkers, limits: Limits) -> Result<Instance> {
-        Instance::new(linkers, &self.empty, RUN_EXPORT, limits)
+        Instance::new(linkers, &self.empty, RUN_EXPORT, limits, Seeds::same(0))
     }
 }

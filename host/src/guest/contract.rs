@@ -6,8 +6,11 @@
 //! protocol ([`Contract`]: a `run(count, seed)` workload or a WASI program)
 //! are separate: a module or a component may follow either.
 //! - workload, core module: exports `run(i64, i64) -> i64` (or several
-//!   `run_<name>`), optionally `setup(i64)`, and imports nothing but
-//!   `bench.pause` and `bench.resume` (both `() -> ()`);
+//!   `run_<name>`), optionally `setup(i64)` and a WASI reactor's
+//!   `_initialize: () -> ()`, and imports nothing but `bench.pause` and
+//!   `bench.resume` (both `() -> ()`). A module that exports `run` is a
+//!   workload even if it also exports `_start`, which is then never called;
+//!
 //! - workload, component: exports `run: func(count: u64, seed: u64) -> u64`
 //!   (or several `run-<name>`), optionally `setup: func(size: u64)`, and
 //!   imports nothing but the `wasm-bench:workload/timing` interface;
@@ -46,6 +49,8 @@ pub const COMPONENT_RUN_PREFIX: &str = "run-";
 pub const SETUP_EXPORT: &str = "setup";
 /// Entry point of a WASI command (a program workload).
 pub const START_EXPORT: &str = "_start";
+/// A WASI reactor's constructors, run once per instance before `setup`.
+pub const INITIALIZE_EXPORT: &str = "_initialize";
 /// Export of a WASI preview 2 command component (`wasi:cli/run@0.2.x`).
 pub const WASI_CLI_RUN: &str = "wasi:cli/run@0.2.";
 /// What runs a command component, as rows name it.
@@ -153,13 +158,21 @@ fn check_module(module: &Module, file_name: &str) -> Result<Contract> {
     }
     let unit = || FuncType::new(module.engine(), [], []);
     let mut uses_pause = false;
+    let also_start = match module.get_export(START_EXPORT) {
+        Some(_) => format!(
+            " (it also exports `{START_EXPORT}`, but a module that exports `run` is measured as a \
+             `run(count, seed)` workload and `{START_EXPORT}` is never called: build it as a WASI \
+             reactor, `-mexec-model=reactor`, or without `run` to measure it as a program)"
+        ),
+        None => String::new(),
+    };
     for import in module.imports() {
         let qualified = format!("{}.{}", import.module(), import.name());
         let is_timing =
             import.module() == BENCH_MODULE && matches!(import.name(), "pause" | "resume");
         if !is_timing {
             bail!(
-                "unknown import `{qualified}`: a workload may import only bench.pause and bench.resume"
+                "unknown import `{qualified}`: a workload may import only bench.pause and bench.resume{also_start}"
             );
         }
         match import.ty() {
@@ -177,6 +190,14 @@ fn check_module(module: &Module, file_name: &str) -> Result<Contract> {
         [ValType::I64],
     );
     let setup_type = FuncType::new(module.engine(), [ValType::I64], []);
+    match module.get_export(INITIALIZE_EXPORT) {
+        None => {}
+        Some(ExternType::Func(ty)) if FuncType::eq(&ty, &unit()) => {}
+        Some(other) => bail!(
+            "export `{INITIALIZE_EXPORT}` has type {}, expected () -> () (a WASI reactor's constructors)",
+            describe_extern(&other)
+        ),
+    }
     let mut benchmarks = Vec::new();
     let mut has_setup = false;
     for export in module.exports() {
@@ -528,6 +549,29 @@ mod tests {
             contract_error(r#"(module (global (export "run") i64 (i64.const 0)))"#)
                 .contains("export `run` is a global")
         );
+    }
+
+    #[test]
+    fn a_reactor_and_a_module_with_start_and_run_are_workloads() -> Result<()> {
+        let reactor = format!(r#"(module (func (export "_initialize")) {RUN})"#);
+        assert_eq!(parts(&contract(&reactor)?).0.len(), 1);
+        let both = format!(r#"(module (func (export "_start") unreachable) {RUN})"#);
+        assert_eq!(parts(&contract(&both)?).0.len(), 1);
+        assert!(
+            contract_error(&format!(
+                r#"(module (func (export "_initialize") (param i32)) {RUN})"#
+            ))
+            .contains("export `_initialize` has type (i32) -> (), expected () -> ()")
+        );
+        // WASI imports with `_start` and `run`: refused, naming `_start`.
+        let wasi = format!(
+            r#"(module (import "wasi_snapshot_preview1" "proc_exit" (func (param i32)))
+                (func (export "_start")) {RUN})"#
+        );
+        let error = contract_error(&wasi);
+        assert!(error.contains("unknown import `wasi_snapshot_preview1.proc_exit`"));
+        assert!(error.contains("exports `_start`") && error.contains("-mexec-model=reactor"));
+        Ok(())
     }
 
     #[test]

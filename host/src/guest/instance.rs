@@ -14,10 +14,11 @@ use anyhow::{Context, Result, bail};
 use wasmtime::component::{self, Component, TypedFunc as ComponentFunc};
 use wasmtime::{Caller, Engine, Linker, Module, Store, StoreContextMut, Trap, TypedFunc};
 
-use crate::guest::contract::{BENCH_MODULE, SETUP_EXPORT, TIMING_INTERFACE};
+use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT, TIMING_INTERFACE};
 use crate::guest::format::{Code, Format};
 use crate::guest::limits::{Limiter, Limits};
 use crate::guest::sandbox;
+use crate::guest::seeds::Seeds;
 
 /// Per-store state: pause/resume bookkeeping and the limiter.
 #[derive(Debug)]
@@ -176,19 +177,32 @@ enum Entry {
 pub struct Instance {
     store: Store<HostState>,
     entry: Entry,
+    /// The seed of each call.
+    seeds: Seeds,
 }
 
 impl Instance {
-    /// Instantiate `code` in a fresh store, under `limits`, and look up
-    /// `export`.
-    pub fn new(linkers: &Linkers, code: &Code, export: &str, limits: Limits) -> Result<Self> {
+    /// Instantiate `code` in a fresh store, under `limits`, run a WASI
+    /// reactor's `_initialize` (its constructors) if it exports one, and
+    /// look up `export`; its calls take their seeds from `seeds`.
+    pub fn new(
+        linkers: &Linkers,
+        code: &Code,
+        export: &str,
+        limits: Limits,
+        seeds: Seeds,
+    ) -> Result<Self> {
         let mut store = Store::new(code.engine(), HostState::new(limits));
         store.limiter(|state| &mut state.limiter);
         let entry = match code {
             Code::Module(module) => Self::module(&mut store, linkers, module, export)?,
             Code::Component(component) => Self::component(&mut store, linkers, component, export)?,
         };
-        Ok(Instance { store, entry })
+        Ok(Instance {
+            store,
+            entry,
+            seeds,
+        })
     }
 
     fn module(
@@ -202,6 +216,7 @@ impl Instance {
             .instantiate(&mut *store, module)
             .map_err(|e| explain(e, store.data()))
             .context("instantiation failed")?;
+        initialize(store, &instance)?;
         let run = instance
             .get_typed_func::<(i64, i64), i64>(&mut *store, export)
             .map_err(anyhow::Error::from)
@@ -271,14 +286,22 @@ impl Instance {
         self.check_not_paused("setup")
     }
 
-    /// Time one call of `run(count, seed)`. Nothing but the guest call sits
-    /// between the two clock reads.
+    /// Start the seeds of the calls again from the first (see
+    /// [`Seeds::restart`]).
+    pub fn restart_seeds(&mut self) {
+        self.seeds.restart();
+    }
+
+    /// Time one call of `run(count, seed)`, with the next seed of the
+    /// instance's sequence. Nothing but the guest call sits between the two
+    /// clock reads.
     #[inline(never)]
-    pub fn sample(&mut self, count: u64, seed: u64) -> Result<RawSample> {
+    pub fn sample(&mut self, count: u64) -> Result<RawSample> {
         if sandbox::interrupted() {
             bail!("interrupted");
         }
         self.store.data_mut().reset();
+        let seed = self.seeds.take();
         let result = match &self.entry {
             Entry::Module { run, .. } => {
                 let args = (count as i64, seed as i64);
@@ -307,10 +330,12 @@ impl Instance {
     }
 
     /// Wasm instructions (fuel) one `run` call spends on `count` operations,
-    /// paused work excluded. The engine must have been built with fuel.
-    pub fn fuel(&mut self, count: u64, seed: u64) -> Result<u64> {
+    /// with the next seed of the sequence, paused work excluded. The engine
+    /// must have been built with fuel.
+    pub fn fuel(&mut self, count: u64) -> Result<u64> {
         const TANK: u64 = FUEL_TANK;
         self.store.data_mut().reset();
+        let seed = self.seeds.take();
         self.store
             .set_fuel(TANK)
             .map_err(anyhow::Error::from)
@@ -341,6 +366,22 @@ impl Instance {
         }
         Ok(())
     }
+}
+
+/// Call a WASI reactor's `_initialize` (its constructors: C's static
+/// initialisers, Rust's and Zig's start-up code) once, before `setup` and
+/// before anything is timed, as a WASI host does for a reactor. A workload
+/// that exports none has nothing to run; the contract has checked its type.
+fn initialize(store: &mut Store<HostState>, instance: &wasmtime::Instance) -> Result<()> {
+    let Some(func) = instance.get_func(&mut *store, INITIALIZE_EXPORT) else {
+        return Ok(());
+    };
+    func.typed::<(), ()>(&*store)
+        .map_err(anyhow::Error::from)
+        .with_context(|| format!("export `{INITIALIZE_EXPORT}`"))?
+        .call(&mut *store, ())
+        .map_err(|e| explain(e, store.data()))
+        .with_context(|| format!("`{INITIALIZE_EXPORT}` failed"))
 }
 
 /// A guest failure with its explanation: see [`guest_failure`].

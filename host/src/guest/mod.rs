@@ -9,6 +9,7 @@
 //! - [`limits`]: each store's memory and table limits;
 //! - [`sandbox`]: Ctrl-C (the call deadline and crash containment are the
 //!   supervisor's, in [`crate::benchmark::supervisor`]);
+//! - [`seeds`]: the seed of each `run(count, seed)` call;
 //! - [`instance`]: `run(count, seed)` workloads instantiated and called, the
 //!   one timed region;
 //! - [`builtin`]: the empty guests and the pause/resume calibrator;
@@ -28,6 +29,7 @@ pub mod load;
 pub mod profile;
 pub mod program;
 pub mod sandbox;
+pub mod seeds;
 
 pub use contract::{Contract, Kind};
 pub use format::Format;

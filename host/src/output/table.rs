@@ -8,6 +8,7 @@ use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
 
+use crate::options::SeedRule;
 use crate::output::cells::{Cells, callgrind_line, counters_line, phases_line};
 use crate::output::units::format_ns;
 use crate::results::CompareReport;
@@ -85,11 +86,15 @@ impl<W: Write> Table<W> {
         )?;
         writeln!(
             self.out,
-            "empty-guest call {} · pause/resume pair {} · sample target {:.1} ms · seed {}",
+            "empty-guest call {} · pause/resume pair {} · sample target {:.1} ms · seed {}{}",
             format_ns(env.empty_call_ns),
             format_ns(env.pause_pair_ns),
             env.sample_time_ms,
-            env.seed
+            env.seed,
+            match env.seed_rule {
+                SeedRule::PerCall => " (a fresh seed per call)",
+                SeedRule::Same => " (the same for every call)",
+            }
         )?;
         if let (Some(call), Some(pair)) = (env.empty_component_call_ns, env.component_pause_pair_ns)
         {

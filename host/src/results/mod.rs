@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::guest::Kind;
 use crate::guest::cache::CacheOutcome;
 use crate::guest::program::TimedRegion;
-use crate::options::{EngineConfig, NoiseBand};
+use crate::options::{EngineConfig, NoiseBand, SeedRule};
 
 pub mod baseline;
 pub mod history;
@@ -277,8 +277,12 @@ pub struct Environment {
     /// The same two figures for components, when any were measured.
     pub empty_component_call_ns: Option<f64>,
     pub component_pause_pair_ns: Option<f64>,
-    /// The seed passed to every `run` call.
+    /// The run's seed.
     pub seed: u64,
+    /// Whether every `run` call got a seed of its own derived from the run's
+    /// seed and the call's index (`per_call`), or the run's seed (`same`).
+    #[serde(default)]
+    pub seed_rule: SeedRule,
     /// Run-to-run drift added to every interval (relative standard deviation, %).
     pub drift_pct: f64,
     /// Target duration of one sample, in ms.

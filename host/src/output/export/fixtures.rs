@@ -23,6 +23,7 @@ pub fn environment() -> Environment {
         empty_component_call_ns: None,
         component_pause_pair_ns: None,
         seed: 42,
+        seed_rule: crate::options::SeedRule::PerCall,
         drift_pct: 0.5,
         sample_time_ms: 10.0,
         cpu_model: Some("Test CPU @ 3.00GHz".to_string()),
