@@ -773,7 +773,7 @@ fn folder_measures_good_rows_and_fails_bad_ones() -> TestResult {
     std::fs::create_dir(dir.path().join("sub.wasm"))?;
 
     let (code, report, table) =
-        json_run(bench([dir.path()]).args(["--count", "100", "--seed", "3"]))?;
+        json_run(bench([dir.path()]).args(["--count", "100", "--same-seed", "--seed", "3"]))?;
     assert_eq!(code, Some(1), "{table}");
     // Files in name order; a file with several benchmarks gives several rows.
     assert_eq!(
@@ -834,7 +834,15 @@ fn json_has_every_field_for_xor() -> TestResult {
     let (code, report, table) = json_run(
         bench(["workloads/xor.wasm"])
             .current_dir(workspace_root())
-            .args(["--count", "1000", "--seed", "7", "--drift", "0.5"]),
+            .args([
+                "--count",
+                "1000",
+                "--same-seed",
+                "--seed",
+                "7",
+                "--drift",
+                "0.5",
+            ]),
     )?;
     assert_eq!(code, Some(0), "{table}");
 
@@ -879,8 +887,13 @@ fn json_has_every_field_for_xor() -> TestResult {
 
 #[test]
 fn checksum_is_seed_plus_count_for_add() -> TestResult {
-    let (code, report, table) =
-        json_run(bench([fixture("add.wat")]).args(["--count", "12345", "--seed", "1000000007"]))?;
+    let (code, report, table) = json_run(bench([fixture("add.wat")]).args([
+        "--count",
+        "12345",
+        "--same-seed",
+        "--seed",
+        "1000000007",
+    ]))?;
     assert_eq!(code, Some(0), "{table}");
     let add = row(&report, "add")?;
     assert_measured(add)?;
@@ -894,8 +907,13 @@ fn checksum_is_seed_plus_count_for_add() -> TestResult {
 
 #[test]
 fn samples_is_exactly_what_was_asked() -> TestResult {
-    let (code, report, table) =
-        json_run(bench_samples([fixture("add.wat")], 7).args(["--count", "10", "--seed", "1"]))?;
+    let (code, report, table) = json_run(bench_samples([fixture("add.wat")], 7).args([
+        "--count",
+        "10",
+        "--same-seed",
+        "--seed",
+        "1",
+    ]))?;
     assert_eq!(code, Some(0), "{table}");
     let add = row(&report, "add")?;
     assert_measured(add)?;
@@ -910,6 +928,7 @@ fn seed_wraps_like_the_guest_does() -> TestResult {
     let (code, report, table) = json_run(bench([fixture("add.wat")]).args([
         "--count",
         "1",
+        "--same-seed",
         "--seed",
         &u64::MAX.to_string(),
     ]))?;
@@ -935,8 +954,13 @@ fn checksum_uses_the_reported_seed_and_count() -> TestResult {
 
 #[test]
 fn each_run_export_is_a_row() -> TestResult {
-    let (code, report, table) =
-        json_run(bench([fixture("multi.wat")]).args(["--count", "3", "--seed", "10"]))?;
+    let (code, report, table) = json_run(bench([fixture("multi.wat")]).args([
+        "--count",
+        "3",
+        "--same-seed",
+        "--seed",
+        "10",
+    ]))?;
     assert_eq!(code, Some(0), "{table}");
     assert_eq!(names(&report)?, ["multi:a", "multi:b"]);
     let (a, b) = (row(&report, "multi:a")?, row(&report, "multi:b")?);
@@ -957,10 +981,15 @@ fn each_run_export_is_a_row() -> TestResult {
 
 #[test]
 fn pauses_are_counted_and_setup_gets_the_size() -> TestResult {
-    let (code, report, table) = json_run(
-        bench_samples([fixture("paused.wat")], 12)
-            .args(["--count", "50", "--seed", "8", "--size", "42"]),
-    )?;
+    let (code, report, table) = json_run(bench_samples([fixture("paused.wat")], 12).args([
+        "--count",
+        "50",
+        "--same-seed",
+        "--seed",
+        "8",
+        "--size",
+        "42",
+    ]))?;
     assert_eq!(code, Some(0), "{table}");
     // With a size, the row is named after it.
     assert_eq!(names(&report)?, ["paused/42"]);
@@ -989,7 +1018,14 @@ fn export_json_to_a_file() -> TestResult {
     let json = dir.path().join("results.json");
     let (out, stdout, stderr) = output(
         bench([fixture("add.wat")])
-            .args(["--count", "5", "--seed", "2", "--export-json"])
+            .args([
+                "--count",
+                "5",
+                "--same-seed",
+                "--seed",
+                "2",
+                "--export-json",
+            ])
             .arg(&json),
     )?;
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
@@ -1082,6 +1118,7 @@ fn component_written_as_wat_is_measured() -> TestResult {
         bench([fixture("xor_component.wat"), workloads().join("xor.wasm")]).args([
             "--count",
             &count.to_string(),
+            "--same-seed",
             "--seed",
             &seed.to_string(),
         ]),
@@ -1122,10 +1159,16 @@ fn component_written_as_wat_is_measured() -> TestResult {
 
 #[test]
 fn component_pauses_are_counted_and_setup_gets_each_size() -> TestResult {
-    let (code, report, table) = json_run(
-        bench_samples([fixture("paused_component.wat")], 12)
-            .args(["--count", "50", "--seed", "8", "--size", "7,42"]),
-    )?;
+    let (code, report, table) =
+        json_run(bench_samples([fixture("paused_component.wat")], 12).args([
+            "--count",
+            "50",
+            "--same-seed",
+            "--seed",
+            "8",
+            "--size",
+            "7,42",
+        ]))?;
     assert_eq!(code, Some(0), "{table}");
     assert_eq!(
         names(&report)?,
@@ -1155,8 +1198,13 @@ fn component_pauses_are_counted_and_setup_gets_each_size() -> TestResult {
 
 #[test]
 fn each_component_run_export_is_a_row() -> TestResult {
-    let (code, report, table) =
-        json_run(bench([fixture("multi_component.wat")]).args(["--count", "3", "--seed", "10"]))?;
+    let (code, report, table) = json_run(bench([fixture("multi_component.wat")]).args([
+        "--count",
+        "3",
+        "--same-seed",
+        "--seed",
+        "10",
+    ]))?;
     assert_eq!(code, Some(0), "{table}");
     assert_eq!(names(&report)?, ["multi_component:a", "multi_component:b"]);
     let (a, b) = (
@@ -1179,9 +1227,13 @@ fn each_component_run_export_is_a_row() -> TestResult {
 
 #[test]
 fn each_size_is_a_row_and_the_sizes_are_fitted() -> TestResult {
-    let (code, report, table) = json_run(
-        bench_samples([fixture("sized.wat")], 5).args(["--seed", "100", "--size", "3,5,9"]),
-    )?;
+    let (code, report, table) = json_run(bench_samples([fixture("sized.wat")], 5).args([
+        "--same-seed",
+        "--seed",
+        "100",
+        "--size",
+        "3,5,9",
+    ]))?;
     assert_eq!(code, Some(0), "{table}");
     assert_eq!(names(&report)?, ["sized/3", "sized/5", "sized/9"]);
     assert_eq!(sizes(&report)?, [3, 5, 9]);
@@ -1213,8 +1265,13 @@ fn each_size_is_a_row_and_the_sizes_are_fitted() -> TestResult {
 fn setup_failing_for_one_size_fails_that_row_only() -> TestResult {
     // trap_size.wat's setup traps for size 5 only.
     let path = fixture("trap_size.wat");
-    let (code, report, table) =
-        json_run(bench_samples([&path], 5).args(["--seed", "100", "--size", "3,5,9"]))?;
+    let (code, report, table) = json_run(bench_samples([&path], 5).args([
+        "--same-seed",
+        "--seed",
+        "100",
+        "--size",
+        "3,5,9",
+    ]))?;
     assert_eq!(code, Some(1), "{table}");
     assert_eq!(
         names(&report)?,
@@ -1251,9 +1308,13 @@ fn setup_failing_for_one_size_fails_that_row_only() -> TestResult {
 
 #[test]
 fn size_ranges_double_and_repeat() -> TestResult {
-    let (code, report, table) = json_run(
-        bench_samples([fixture("sized.wat")], 3).args(["--seed", "1", "--size", "2^2..2^4"]),
-    )?;
+    let (code, report, table) = json_run(bench_samples([fixture("sized.wat")], 3).args([
+        "--same-seed",
+        "--seed",
+        "1",
+        "--size",
+        "2^2..2^4",
+    ]))?;
     assert_eq!(code, Some(0), "{table}");
     assert_eq!(names(&report)?, ["sized/4", "sized/8", "sized/16"]);
     assert_eq!(sizes(&report)?, [4, 8, 16]);
@@ -1403,8 +1464,10 @@ fn workload_files(folder: &Path) -> Result<Vec<PathBuf>, Box<dyn Error>> {
 
 /// What is known of a bundled workload: its kind, and the pauses per sample
 /// it makes without `--size`.
-const KNOWN_BUNDLED: [(&str, &str, u64); 9] = [
+const KNOWN_BUNDLED: [(&str, &str, u64); 11] = [
     ("wc", "program", 0),
+    ("search-branchy", "module", 0),
+    ("search-branchless", "module", 0),
     ("empty", "module", 0),
     ("empty-component", "component", 0),
     ("mod13", "module", 0),
@@ -1434,7 +1497,13 @@ fn bundled_workloads_run_end_to_end() -> TestResult {
 
     let dir = tempfile::tempdir()?;
     let json = dir.path().join("bundled.json");
-    let (out, stdout, stderr) = output(bench([workloads()]).arg("--export-json").arg(&json))?;
+    // One seed for every call, so that a checksum follows from the seed.
+    let (out, stdout, stderr) = output(
+        bench([workloads()])
+            .arg("--same-seed")
+            .arg("--export-json")
+            .arg(&json),
+    )?;
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     assert!(!stdout.contains("error:"), "{stdout}");
 
@@ -1538,6 +1607,7 @@ fn instruction_counts_are_exact_and_repeatable() -> TestResult {
                 "instructions",
                 "--count",
                 count,
+                "--same-seed",
                 "--seed",
                 "4",
             ]),
@@ -1615,6 +1685,7 @@ fn instruction_counts_leave_out_paused_work() -> TestResult {
         "instructions",
         "--count",
         "50",
+        "--same-seed",
         "--seed",
         "9",
     ]))?;
@@ -1830,7 +1901,7 @@ fn compare_by_instructions_gives_exact_verdicts() -> TestResult {
             fixture("heavy.wat"),
             fixture("light.wat"),
         ])
-        .args(["--metric", "instructions", "--seed", "5"]),
+        .args(["--metric", "instructions", "--same-seed", "--seed", "5"]),
     )?;
     assert_eq!(code, Some(0), "{table}");
     assert_eq!(variant_names(&report)?, ["light", "heavy", "light#2"]);
@@ -1929,10 +2000,16 @@ fn compare_by_time_sees_a_300_fold_difference() -> TestResult {
     // At size 300, sized.wat loops 300 times per op; light.wat ignores the
     // size and does one iteration per op. Far beyond any timing noise. A
     // large count keeps the number of samples (and the JSON) small.
-    let (code, report, table) = json_run(
-        compare([fixture("light.wat"), fixture("sized.wat")])
-            .args(["--size", "300", "--count", "20000", "--seed", "3"]),
-    )?;
+    let (code, report, table) =
+        json_run(compare([fixture("light.wat"), fixture("sized.wat")]).args([
+            "--size",
+            "300",
+            "--count",
+            "20000",
+            "--same-seed",
+            "--seed",
+            "3",
+        ]))?;
     assert_eq!(code, Some(0), "{table}");
     assert_eq!(variant_names(&report)?, ["light/300", "sized/300"]);
     assert_compare_report(&report, "light/300", &table)?;
@@ -2153,8 +2230,13 @@ fn baseline_of<'a>(report: &'a Value, name: &str) -> Result<&'a Value, Box<dyn E
 fn save_baseline_writes_it_under_the_working_directory() -> TestResult {
     let dir = tempfile::tempdir()?;
     place(dir.path(), "light.wat", "w.wat")?;
-    let (out, stdout, stderr) =
-        output(in_dir(dir.path(), ["w.wat"]).args(["--save-baseline", "first", "--seed", "6"]))?;
+    let (out, stdout, stderr) = output(in_dir(dir.path(), ["w.wat"]).args([
+        "--save-baseline",
+        "first",
+        "--same-seed",
+        "--seed",
+        "6",
+    ]))?;
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     let footer: Vec<&str> = stdout.lines().rev().take(3).collect();
     assert!(footer.contains(&"1 measured"), "{stdout}");
@@ -2184,8 +2266,13 @@ fn save_baseline_writes_it_under_the_working_directory() -> TestResult {
     );
 
     // Saved again: replaced in place. The JSON export says where it went.
-    let (code, report, table) =
-        json_run(in_dir(dir.path(), ["w.wat"]).args(["--save-baseline", "first", "--seed", "8"]))?;
+    let (code, report, table) = json_run(in_dir(dir.path(), ["w.wat"]).args([
+        "--save-baseline",
+        "first",
+        "--same-seed",
+        "--seed",
+        "8",
+    ]))?;
     assert_eq!(code, Some(0), "{table}");
     assert_eq!(report["saved_baseline"], "results/baselines/first.json");
     assert!(report["baseline"].is_null(), "{report}");

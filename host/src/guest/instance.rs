@@ -376,6 +376,9 @@ fn initialize(store: &mut Store<HostState>, instance: &wasmtime::Instance) -> Re
     let Some(func) = instance.get_func(&mut *store, INITIALIZE_EXPORT) else {
         return Ok(());
     };
+    // With fuel counting on (the instruction pass), fill the tank, as
+    // `setup` does; on other engines this is refused and changes nothing.
+    let _ = store.set_fuel(FUEL_TANK);
     func.typed::<(), ()>(&*store)
         .map_err(anyhow::Error::from)
         .with_context(|| format!("export `{INITIALIZE_EXPORT}`"))?
