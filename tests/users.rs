@@ -8,11 +8,19 @@ use std::error::Error;
 use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
 
 use e2e::{fixture, host_binary, prepare, workloads};
 use serde_json::Value;
 
 type TestResult = Result<(), Box<dyn Error>>;
+
+/// The tests of this file run one at a time: one of them measures times at
+/// several counts, which the others would disturb.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static SERIAL: Mutex<()> = Mutex::new(());
+    SERIAL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// `host ARGS --export-json -` (for `run` and `compare`): its output, the
 /// parsed report (`Value::Null` when stdout is not JSON) and the table.
@@ -55,6 +63,7 @@ fn median_ns(row: &Value) -> Result<f64, Box<dyn Error>> {
 /// between the four runs, and narrow against the 6x of a replayed input.
 #[test]
 fn a_data_dependent_workload_measures_the_same_at_every_count() -> TestResult {
+    let _serial = one_at_a_time();
     let path = workloads().join("search-branchy.wasm");
     let mut medians = Vec::new();
     for count in ["1000", "10000", "100000", "1000000"] {
@@ -89,6 +98,7 @@ fn a_data_dependent_workload_measures_the_same_at_every_count() -> TestResult {
 /// count, in the timed samples and in the instruction pass alike.
 #[test]
 fn a_reactor_is_initialised_before_setup_and_run() -> TestResult {
+    let _serial = one_at_a_time();
     for metric in ["time", "instructions"] {
         let (out, report, stderr) = host_json([
             OsStr::new("run"),
@@ -113,6 +123,7 @@ fn a_reactor_is_initialised_before_setup_and_run() -> TestResult {
 /// refused, and the message names `_start` and what to do.
 #[test]
 fn a_module_with_start_and_run_is_a_workload_and_start_is_never_called() -> TestResult {
+    let _serial = one_at_a_time();
     let run = |file: &Path| {
         host_json([
             OsStr::new("run"),
@@ -147,6 +158,7 @@ fn a_module_with_start_and_run_is_a_workload_and_start_is_never_called() -> Test
 /// says what is wrong.
 #[test]
 fn usage_errors_of_compare_exit_with_2() -> TestResult {
+    let _serial = one_at_a_time();
     let xor = workloads().join("xor.wasm");
     let wc = workloads().join("wc.wasm");
     let cases: [(Vec<&OsStr>, &str); 3] = [
