@@ -2067,13 +2067,23 @@ fn compare_of_constant_time_variants_falls_back_to_time() -> TestResult {
     Ok(())
 }
 
-/// `host compare` stopped by an error: exit status 1, nothing on stdout, one
-/// `error:` line holding every needle.
+/// `host compare` stopped by a failed variant: exit status 1, nothing on
+/// stdout, one `error:` line holding every needle.
 fn assert_compare_error(command: &mut Command, needles: &[&str]) -> TestResult {
+    assert_compare_stopped(command, 1, needles)
+}
+
+/// `host compare` stopped by a usage error: exit status 2, otherwise as
+/// [`assert_compare_error`].
+fn assert_compare_usage_error(command: &mut Command, needles: &[&str]) -> TestResult {
+    assert_compare_stopped(command, 2, needles)
+}
+
+fn assert_compare_stopped(command: &mut Command, status: i32, needles: &[&str]) -> TestResult {
     let (out, stdout, stderr) = output(command)?;
     assert_eq!(
         out.status.code(),
-        Some(1),
+        Some(status),
         "stdout:\n{stdout}\nstderr:\n{stderr}"
     );
     assert!(stdout.is_empty(), "{stdout}");
@@ -2088,11 +2098,11 @@ fn assert_compare_error(command: &mut Command, needles: &[&str]) -> TestResult {
 
 #[test]
 fn compare_needs_two_variants_and_a_known_reference() -> TestResult {
-    assert_compare_error(
+    assert_compare_usage_error(
         &mut compare([fixture("light.wat")]),
         &["at least two variants"],
     )?;
-    assert_compare_error(
+    assert_compare_usage_error(
         compare([fixture("light.wat"), fixture("light.wat")]).args(["--reference", "nope"]),
         &["--reference", "`nope`", "light, light#2"],
     )
