@@ -29,3 +29,8 @@ pub mod row;
 pub mod run;
 pub mod stop;
 pub mod supervisor;
+
+#[cfg(test)]
+mod fake;
+#[cfg(test)]
+mod tests;
