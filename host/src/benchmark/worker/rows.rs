@@ -56,11 +56,11 @@ pub fn measure_row(
         false => None,
     };
     let hardware_counters = match job.counters {
-        true => Some(counters::per_op(
-            &mut instance,
-            measurement.count,
-            progress,
-        )?),
+        // Why they did not count crosses to the parent as the row's note.
+        true => Some(
+            counters::per_op(&mut instance, measurement.count, progress)?
+                .map_err(|why| why.to_string()),
+        ),
         false => None,
     };
     Ok(ProcessSample {
