@@ -301,19 +301,55 @@ impl Watch {
         progress: &dyn Progress,
         names: &[String],
     ) -> Option<Outcome> {
-        let name = |row: usize| names.get(row).map(String::as_str);
         let took = self.row_started.elapsed();
         let (row, done) = match event {
             Event::Ready { found } => {
                 self.ready = true;
                 return Some(Outcome::Ready(Box::new(found)));
             }
+            Event::Failed { row, error } => {
+                (self.current, self.call) = (None, None);
+                let error = anyhow::Error::msg(error);
+                return Some(Outcome::Failed { row, error });
+            }
+            Event::Measured { row, sample } => (row, Done::Measured(Box::new(sample))),
+            Event::Compared {
+                count,
+                rounds,
+                variants,
+            } => {
+                let compared = Done::Compared {
+                    count,
+                    rounds,
+                    variants,
+                };
+                (0, compared)
+            }
+            Event::Counted {
+                row,
+                per_op,
+                instantiate,
+            } => (row, Done::Counted(per_op, instantiate)),
+            Event::Profiled { row, profile } => (row, Done::Profiled(Box::new(profile))),
+            told => {
+                self.follow(told, progress, names);
+                return None;
+            }
+        };
+        (self.current, self.call) = (None, None);
+        Some(Outcome::Done { row, took, done })
+    }
+
+    /// Follow an event that tells what the worker is doing: a step, a
+    /// call, an estimate.
+    fn follow(&mut self, event: Event, progress: &dyn Progress, names: &[String]) {
+        let name = |row: usize| names.get(row).map(String::as_str);
+        match event {
             Event::Step { row, step } => {
                 self.enter(row);
                 if let Some(name) = name(row) {
                     progress.step(name, step);
                 }
-                return None;
             }
             Event::Calling { row, call } => {
                 self.enter(row);
@@ -321,7 +357,6 @@ impl Watch {
                     self.returned = Some(count);
                 }
                 self.call = Some(call);
-                return None;
             }
             Event::Estimate {
                 row,
@@ -331,37 +366,9 @@ impl Watch {
                 if let Some(name) = name(row) {
                     progress.estimate(name, ns_per_op, err_pct);
                 }
-                return None;
             }
-            Event::Failed { row, error } => {
-                (self.current, self.call) = (None, None);
-                return Some(Outcome::Failed {
-                    row,
-                    error: anyhow::Error::msg(error),
-                });
-            }
-            Event::Measured { row, sample } => (row, Done::Measured(Box::new(sample))),
-            Event::Compared {
-                count,
-                rounds,
-                variants,
-            } => (
-                0,
-                Done::Compared {
-                    count,
-                    rounds,
-                    variants,
-                },
-            ),
-            Event::Counted {
-                row,
-                per_op,
-                instantiate,
-            } => (row, Done::Counted(per_op, instantiate)),
-            Event::Profiled { row, profile } => (row, Done::Profiled(Box::new(profile))),
-        };
-        (self.current, self.call) = (None, None);
-        Some(Outcome::Done { row, took, done })
+            _ => {}
+        }
     }
 
     /// The worker ended or was killed: the row in progress fails with
