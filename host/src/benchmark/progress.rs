@@ -31,7 +31,7 @@ impl Step {
 }
 
 /// A guest call (or a round of calls with the same arguments) about to
-/// begin: what the supervisor holds to `--timeout`, and names in its error
+/// begin: what the parent holds to `--timeout`, and names in its error
 /// if the call never returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Call {

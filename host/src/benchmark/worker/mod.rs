@@ -50,7 +50,7 @@ use crate::benchmark::worker::emitter::Emitter;
 use crate::benchmark::worker::session::{Session, on_measuring_thread};
 use crate::results::RowProfile;
 
-/// Fault injection for the supervisor's tests: a worker given this variable
+/// Fault injection for the end-to-end tests: a worker given this variable
 /// aborts (SIGABRT) when it comes to the row of that name, as a worker whose
 /// guest brought the process down would.
 pub const ABORT_ON: &str = "WASM_BENCH_WORKER_ABORT_ON";

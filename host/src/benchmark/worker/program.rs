@@ -3,7 +3,7 @@
 //! itself between `bench.start` and `bench.end`) until the process has taken
 //! its [`Share`]. Each iteration is one block, of one sample per timed
 //! region; nothing is subtracted. Before every iteration the sequence tells its [`Progress`],
-//! so that the supervisor can hold the iteration to `--timeout`.
+//! so that the parent can hold the iteration to `--timeout`.
 
 use std::time::Instant;
 
