@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow};
 
 use crate::benchmark::parent::driver::{Crew, Done, Outcome};
-use crate::benchmark::parent::executor::Executor;
+use crate::benchmark::parent::executor::{Executor, Wrapper};
 use crate::benchmark::parent::plan::RunPlan;
 use crate::benchmark::parent::row::Counts;
 use crate::benchmark::progress::Progress;
@@ -64,21 +64,25 @@ impl<'a> Pass<'a> {
                 .join(format!("wasm-bench-callgrind-{:016x}", fastrand::u64(..)));
             std::fs::create_dir_all(&folder)
                 .with_context(|| format!("creating {}", folder.display()))?;
-            let group = self.group(executor, &rows, &folder);
+            let group = valgrind_command(&folder).and_then(|wrapper| {
+                self.group(executor, &rows, &folder, wrapper)
+                    .context("the Callgrind pass")
+            });
             let _ = std::fs::remove_dir_all(&folder);
-            let group = group.context("the Callgrind pass")?;
+            let group = group?;
             counted.extend(rows.iter().map(|(i, _)| *i).zip(group));
         }
         Ok(counted)
     }
 
-    /// Count `rows` in workers run under Callgrind writing into `folder`:
-    /// per row (in order), its counts or why not.
+    /// Count `rows` in workers run under Callgrind (`wrapper`) writing into
+    /// `folder`: per row (in order), its counts or why not.
     fn group(
         &self,
         executor: &dyn Executor,
         rows: &[(usize, Row)],
         folder: &std::path::Path,
+        wrapper: Wrapper,
     ) -> Result<Vec<RowCounts>> {
         // Rows numbered from 0 in the worker, whatever their place in the
         // run (the number it is given moves a branch misprediction).
@@ -86,8 +90,7 @@ impl<'a> Pass<'a> {
             .iter()
             .map(|(i, _)| self.names.get(*i).cloned().unwrap_or_default())
             .collect();
-        let crew = Crew::new(executor, self.progress, &local_names, self.timeout)
-            .under(valgrind_command(folder)?);
+        let crew = Crew::new(executor, self.progress, &local_names, self.timeout).under(wrapper);
         let mut counts: Vec<Option<RowCounts>> = rows.iter().map(|_| None).collect();
         let next = |counts: &Vec<Option<RowCounts>>| {
             let left: Vec<RowJob> = (0..rows.len())
