@@ -1,36 +1,37 @@
 //! What the benchmark stage tells as it goes: the [`Progress`] it reports to
-//! (which workload, which stage, which guest call is about to begin, the
-//! current estimate). It is told between samples, never inside the timed
-//! region. In a worker process the listener sends it to the parent
-//! ([`crate::benchmark::worker`]); in the parent, the terminal display
-//! ([`crate::output::progress`]) listens.
+//! (which workload, which step of the method, which guest call is about to
+//! begin, the current estimate). It is told between samples, never inside
+//! the timed region. In a worker process the listener sends it to the
+//! parent as events ([`crate::benchmark::protocol::Event`]); in the parent,
+//! the terminal display ([`crate::output::progress`]) listens.
 
 use serde::{Deserialize, Serialize};
 
-/// What the harness is doing to a workload.
+/// The step of the method the harness is taking with a workload (the pilot
+/// is told as part of the warm-up, which it ends).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Stage {
+pub enum Step {
     Compile,
     Warmup,
-    Pilot,
-    Baseline,
+    /// The fixed-cost pairs, 2·T(m) − T(2m).
+    FixedCost,
     Sampling,
 }
 
-impl Stage {
+impl Step {
+    /// The step in the words of the progress line.
     pub fn name(self) -> &'static str {
         match self {
-            Stage::Compile => "compile",
-            Stage::Warmup => "warm-up",
-            Stage::Pilot => "pilot",
-            Stage::Baseline => "baseline",
-            Stage::Sampling => "sampling",
+            Step::Compile => "compile",
+            Step::Warmup => "warm-up",
+            Step::FixedCost => "fixed cost",
+            Step::Sampling => "sampling",
         }
     }
 }
 
 /// A guest call (or a round of calls with the same arguments) about to
-/// begin: what the supervisor holds to `--timeout`, and names in its error
+/// begin: what the parent holds to `--timeout`, and names in its error
 /// if the call never returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Call {
@@ -48,8 +49,8 @@ pub enum Call {
 pub trait Progress: Sync {
     /// How many rows there are to measure.
     fn rows(&self, _rows: usize) {}
-    /// `what` entered `stage`.
-    fn stage(&self, _what: &str, _stage: Stage) {}
+    /// `what` entered `step`.
+    fn step(&self, _what: &str, _step: Step) {}
     /// A guest call is about to begin.
     fn calling(&self, _call: Call) {}
     /// The current estimate of `what` while sampling.

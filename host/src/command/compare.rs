@@ -1,10 +1,10 @@
 //! `host compare`: variants measured in one process, interleaved in rounds
-//! ([`crate::benchmark::schedule::compare_rounds`]), with a verdict per
+//! ([`crate::benchmark::parent::compare::compare_rounds`]), with a verdict per
 //! variant; print the verdicts and export.
 
 use anyhow::Result;
 
-use crate::benchmark::schedule;
+use crate::benchmark::parent::compare::compare_rounds;
 use crate::command::run::{progress_display, table_stream};
 use crate::guest::discover;
 use crate::options::CompareSettings;
@@ -20,7 +20,7 @@ pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
     let files = discover(&common.paths)?;
     check_writable_folders(&common.exports)?;
     let progress = progress_display(common);
-    let report = match schedule::compare_rounds(settings, &files, progress.as_ref()) {
+    let report = match compare_rounds(settings, &files, progress.as_ref()) {
         Ok(report) => report,
         Err(e) => {
             eprintln!("error: {}", one_line(&e));

@@ -1,11 +1,11 @@
 //! `host profile`: sample each workload's wasm stack while it runs
-//! ([`crate::benchmark::schedule::profile_files`]), write a profile per
+//! ([`crate::benchmark::parent::profile::profile_files`]), write a profile per
 //! workload, print the functions that take the most time, and export the
 //! tables as JSON when asked.
 
 use anyhow::{Result, bail};
 
-use crate::benchmark::schedule;
+use crate::benchmark::parent::profile::profile_files;
 use crate::command::run::{progress_display, table_stream};
 use crate::guest::discover;
 use crate::options::{ExportFormat, ProfileSettings};
@@ -24,7 +24,7 @@ pub fn profile(settings: &ProfileSettings) -> Result<ExitStatus> {
     let files = discover(&common.paths)?;
     check_writable_folders(&common.exports)?;
     let progress = progress_display(common);
-    let report = schedule::profile_files(common, &settings.profiling, &files, progress.as_ref())?;
+    let report = profile_files(common, &settings.profiling, &files, progress.as_ref())?;
     progress.finish();
     let mut table = Table::new(table_stream(&common.exports));
     let _ = table.profiles(&report, settings.profiling.top);

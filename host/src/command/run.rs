@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use crate::benchmark::parent::run::{Observer, run_rows};
 use crate::benchmark::progress::Progress;
-use crate::benchmark::schedule::{self, Observer};
 use crate::guest::discover;
 use crate::options::{Exports, Settings};
 use crate::output::export::{check_writable_folders, write_run_exports};
@@ -52,7 +52,7 @@ pub fn measure(
     if let Some(name) = &settings.baselines.save {
         baseline::prepare_save(name)?;
     }
-    let mut report = schedule::run_rows(settings, files, saved.as_ref(), observer, progress)?;
+    let mut report = run_rows(settings, files, saved.as_ref(), observer, progress)?;
     if let Some(name) = &settings.baselines.save
         && report.stopped.is_none()
     {

@@ -19,8 +19,8 @@ use notify::{EventKind, RecursiveMode, Watcher};
 
 use crate::analysis::summary::RESAMPLES_FINAL;
 use crate::analysis::verdict;
+use crate::benchmark::parent::run::Observer;
 use crate::benchmark::progress::Silent;
-use crate::benchmark::schedule::Observer;
 use crate::command::run;
 use crate::guest::{discover, sandbox};
 use crate::options::Settings;

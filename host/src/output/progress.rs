@@ -1,17 +1,18 @@
-//! Progress while measuring: which workload, which stage, the current
-//! estimate and its err%, and the time left.
+//! Progress while measuring: which workload, which step of the method, the
+//! current estimate and its err%, and how many rows are finished.
 //!
-//! The measuring code reports to a [`Progress`]; [`Bar`] draws it on stderr
+//! The benchmark stage reports to a [`Progress`]; [`Bar`] draws it on stderr
 //! with indicatif (only when stderr is a terminal and `--quiet` is not
-//! given), [`Silent`] ignores it. Drawing happens on the measuring thread,
-//! between samples, never inside the timed region; no drawing thread is
-//! started, so nothing competes with the measuring core.
+//! given), [`crate::benchmark::progress::Silent`] ignores it. Drawing
+//! happens in the parent process as the workers' events arrive, never in a
+//! worker, so nothing is drawn on the measuring core; no drawing thread is
+//! started either.
 
 use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::benchmark::progress::{Progress, Stage};
+use crate::benchmark::progress::{Progress, Step};
 use crate::output::units::format_ns;
 
 /// A progress line on stderr.
@@ -45,9 +46,9 @@ impl Progress for Bar {
         self.bar.set_length(rows as u64);
     }
 
-    fn stage(&self, what: &str, stage: Stage) {
+    fn step(&self, what: &str, step: Step) {
         self.bar.set_prefix(what.to_string());
-        self.bar.set_message(stage.name());
+        self.bar.set_message(step.name());
     }
 
     fn estimate(&self, what: &str, ns_per_op: f64, err_pct: f64) {

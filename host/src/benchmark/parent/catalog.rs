@@ -10,8 +10,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::benchmark::progress::{Progress, Stage};
-use crate::benchmark::session::{Loaded, all_engines};
+use crate::benchmark::progress::{Progress, Step};
+use crate::benchmark::worker::session::{Loaded, all_engines};
 use crate::guest::contract::{Contract, RUN_EXPORT};
 use crate::guest::load::{self, LoadError, Workload, workload_name};
 use crate::options::Settings;
@@ -32,11 +32,11 @@ pub struct Catalog {
 impl Catalog {
     /// Load `files` under every engine of `settings`.
     pub fn load(settings: &Settings, files: &[PathBuf], progress: &dyn Progress) -> Result<Self> {
-        let engines = all_engines(settings)?;
+        let engines = all_engines(&settings.engines, settings.cache.as_ref())?;
         let mut loaded = Vec::new();
         for path in files {
             for (engine_set, engines) in engines.iter().enumerate() {
-                progress.stage(&workload_name(path), Stage::Compile);
+                progress.step(&workload_name(path), Step::Compile);
                 loaded.push(Loaded {
                     path: path.clone(),
                     engine_set,

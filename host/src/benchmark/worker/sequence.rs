@@ -42,8 +42,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::stats;
 use crate::analysis::summary;
-use crate::benchmark::calibrate::Calibration;
-use crate::benchmark::progress::{Call, Progress, Stage};
+use crate::benchmark::progress::{Call, Progress, Step};
+use crate::benchmark::worker::calibrate::Calibration;
 use crate::guest::instance::{Instance, RawSample};
 use crate::results::{Measurement, Warmup};
 
@@ -101,7 +101,7 @@ pub struct Tuned {
     pub count: u64,
 }
 
-/// Measure one benchmark: every step in order. Stages, calls and estimates
+/// Measure one benchmark: every step in order. Steps, calls and estimates
 /// go to `progress`, under the row name `name`.
 pub fn measure(
     plan: &Plan,
@@ -110,11 +110,11 @@ pub fn measure(
     progress: &dyn Progress,
     name: &str,
 ) -> Result<Measurement> {
-    progress.stage(name, Stage::Warmup);
+    progress.step(name, Step::Warmup);
     let tuned = tune(plan, calibration, workload, progress)?;
-    progress.stage(name, Stage::Baseline);
+    progress.step(name, Step::FixedCost);
     let mut blocks = settle(plan, calibration, tuned, tuned.count, workload, progress)?;
-    progress.stage(name, Stage::Sampling);
+    progress.step(name, Step::Sampling);
     let per_block = blocks.samples_per(BLOCK_TIME);
     loop {
         let len = match plan.share {

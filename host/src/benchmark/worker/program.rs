@@ -3,14 +3,14 @@
 //! itself between `bench.start` and `bench.end`) until the process has taken
 //! its [`Share`]. Each iteration is one block, of one sample per timed
 //! region; nothing is subtracted. Before every iteration the sequence tells its [`Progress`],
-//! so that the supervisor can hold the iteration to `--timeout`.
+//! so that the parent can hold the iteration to `--timeout`.
 
 use std::time::Instant;
 
 use anyhow::Result;
 
-use crate::benchmark::progress::{Call, Progress, Stage};
-use crate::benchmark::sequence::{MAX_SAMPLES, Share};
+use crate::benchmark::progress::{Call, Progress, Step};
+use crate::benchmark::worker::sequence::{MAX_SAMPLES, Share};
 use crate::guest::program::{Program, TimedRegion};
 use crate::results::{Measurement, Warmup};
 
@@ -30,7 +30,7 @@ pub fn measure(
     progress: &dyn Progress,
     name: &str,
 ) -> Result<ProgramRun> {
-    progress.stage(name, Stage::Warmup);
+    progress.step(name, Step::Warmup);
     let warm = Instant::now();
     progress.calling(Call::Start);
     program.iterate()?;
@@ -40,7 +40,7 @@ pub fn measure(
         rounds: 1,
         per_op_ns: None,
     };
-    progress.stage(name, Stage::Sampling);
+    progress.step(name, Step::Sampling);
     let sampling = Instant::now();
     let mut instantiate_ns = Vec::new();
     let mut execute: Vec<Vec<f64>> = Vec::new();

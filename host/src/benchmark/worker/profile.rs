@@ -13,14 +13,14 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use crate::benchmark::progress::{Call, Progress};
-use crate::benchmark::session::Session;
+use crate::benchmark::protocol::WorkerPlan;
+use crate::benchmark::worker::session::Session;
 use crate::guest::Contract;
 use crate::guest::engine::compile;
 use crate::guest::instance::{Instance, Linkers};
 use crate::guest::load::Workload;
 use crate::guest::profile::{Recording, Ticker};
 use crate::guest::program::{Bracket, Program};
-use crate::options::Settings;
 use crate::results::Row;
 
 /// About how long one call of a `run(count, seed)` workload takes while it
@@ -34,7 +34,7 @@ pub struct Profiled {
 
 /// Profile `row` of `workload` for `duration`, sampling every `interval`.
 pub fn profile_row(
-    settings: &Settings,
+    plan: &WorkerPlan,
     session: &Session,
     workload: &Workload,
     row: &Row,
@@ -48,7 +48,7 @@ pub fn profile_row(
     let recording = Recording::new(&engine, &row.name, &code, interval)?;
     let started = Instant::now();
     if let Contract::Program { .. } = workload.contract {
-        let program = Program::new(&row.path, &code, &settings.grants, session.limits)?;
+        let program = Program::new(&row.path, &code, &plan.grants, session.limits)?;
         let mut arm = Arm(&recording);
         let _ticker = Ticker::start(&engine, interval);
         loop {

@@ -1,6 +1,7 @@
-//! Calibration, once per run and format, before any workload: the cost of
-//! one call of the empty guest through the timed path, and the cost of a
-//! pause/resume pair that stays inside the clock (subtracted once per pause).
+//! Calibration, once per worker process and format, before any workload:
+//! the cost of one call of the empty guest through the timed path, and the
+//! cost of a pause/resume pair that stays inside the clock (subtracted once
+//! per pause).
 //! The clock itself is calibrated by [`crate::platform::clock`].
 
 use anyhow::{Context, Result};
@@ -10,7 +11,8 @@ use crate::analysis::stats;
 use crate::guest::instance::Instance;
 use crate::platform::clock::ClockCalibration;
 
-/// Figures measured once per run, before any workload.
+/// Figures measured once per worker process and format, before any
+/// workload.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Calibration {
     pub clock: ClockCalibration,
@@ -22,8 +24,8 @@ pub struct Calibration {
     pub pause_pair_ns: f64,
 }
 
-/// Measure the run-wide calibration figures: the empty guest's call cost and
-/// the pause/resume pair cost.
+/// Measure the calibration figures: the empty guest's call cost and the
+/// pause/resume pair cost.
 pub fn calibrate(
     clock: ClockCalibration,
     empty: &mut Instance,

@@ -2,7 +2,7 @@
 //! worker`), hand it its job, read its events, and contain it.
 //!
 //! Containment is what makes the sandbox free in the timed code: no epoch
-//! check, no fuel, nothing of the harness is compiled into it. Instead:
+//! interruption check, no fuel, nothing of the harness is compiled into it. Instead:
 //! - a guest call that outlives `--timeout` (no event for that long after
 //!   the worker said it was about to call the guest) gets the worker
 //!   killed;
@@ -14,7 +14,8 @@
 //! - Ctrl-C kills it at once.
 //!
 //! What the caller does with a failure (fail the row, start another worker
-//! for the rest) is [`crate::benchmark::schedule`]'s.
+//! for the rest) is [`crate::benchmark::parent::driver`]'s. [`Subprocesses`]
+//! is the real [`Executor`].
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
@@ -25,7 +26,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::benchmark::worker::{Event, Job};
+use crate::benchmark::parent::executor::{Executor, Next, WorkerProcess, Wrapper};
+use crate::benchmark::protocol::{Event, Job};
 use crate::guest::sandbox;
 use crate::util::bytes::format_bytes;
 
@@ -37,22 +39,17 @@ const POLL: Duration = Duration::from_millis(20);
 /// Lines of the worker's stderr kept for the error message.
 const STDERR_LINES: usize = 8;
 
-/// What waiting for a worker gave.
-pub enum Next {
-    Event(Box<Event>),
-    /// The worker ended: its exit status and the last lines of its stderr.
-    Ended {
-        status: Option<ExitStatus>,
-        stderr: String,
-    },
-    /// No event within the deadline: the worker was killed.
-    TimedOut,
-    /// Its memory grew past the cap: the worker was killed.
-    Memory {
-        resident: u64,
-    },
-    /// Ctrl-C: the worker was killed.
-    Interrupted,
+/// Starts `host worker` processes of this binary.
+pub struct Subprocesses;
+
+impl Executor for Subprocesses {
+    fn start(&self, job: &Job, wrapper: Option<&Wrapper>) -> Result<Box<dyn WorkerProcess>> {
+        Ok(Box::new(Worker::start(job, wrapper)?))
+    }
+
+    fn interrupted(&self) -> bool {
+        sandbox::interrupted()
+    }
 }
 
 /// A running worker.
@@ -66,17 +63,9 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// Start a worker on `job`.
-    pub fn start(job: &Job) -> Result<Self> {
-        Self::start_under(job, None)
-    }
-
     /// Start a worker on `job`, under `wrapper` (a program and its
     /// arguments, such as Valgrind) when given.
-    pub fn start_under(
-        job: &Job,
-        wrapper: Option<&(std::path::PathBuf, Vec<std::ffi::OsString>)>,
-    ) -> Result<Self> {
+    pub fn start(job: &Job, wrapper: Option<&Wrapper>) -> Result<Self> {
         let exe = std::env::current_exe().context("locating the host binary")?;
         let mut command = match wrapper {
             Some((program, args)) => {
@@ -139,16 +128,34 @@ impl Worker {
             stderr,
             stderr_done,
             memory_cap: job
-                .settings
+                .plan
                 .max_memory_bytes
                 .saturating_add(HOST_MEMORY + wrapped),
         })
     }
 
-    /// The next event, waiting at most `deadline` (none: as long as it
-    /// takes). A worker that times out, outgrows its memory or is
-    /// interrupted is killed before this returns.
-    pub fn next(&mut self, deadline: Option<Duration>) -> Next {
+    fn stderr_tail(&self) -> String {
+        self.stderr
+            .lock()
+            .map(|l| {
+                l.iter()
+                    .map(|s| s.trim())
+                    .filter(|s| !s.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            })
+            .unwrap_or_default()
+    }
+
+    /// Kill the worker and reap it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl WorkerProcess for Worker {
+    fn next(&mut self, deadline: Option<Duration>) -> Next {
         let since = Instant::now();
         loop {
             if sandbox::interrupted() {
@@ -175,37 +182,16 @@ impl Worker {
                 && resident > self.memory_cap
             {
                 self.kill();
-                return Next::Memory { resident };
+                return Next::Memory {
+                    resident,
+                    cap: self.memory_cap,
+                };
             }
             if deadline.is_some_and(|d| since.elapsed() > d) {
                 self.kill();
                 return Next::TimedOut;
             }
         }
-    }
-
-    /// The memory the worker may use before it is killed.
-    pub fn memory_cap(&self) -> u64 {
-        self.memory_cap
-    }
-
-    fn stderr_tail(&self) -> String {
-        self.stderr
-            .lock()
-            .map(|l| {
-                l.iter()
-                    .map(|s| s.trim())
-                    .filter(|s| !s.is_empty())
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            })
-            .unwrap_or_default()
-    }
-
-    /// Kill the worker and reap it.
-    pub fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -9,6 +9,8 @@
 //! the median of each. Where the kernel gives no hardware counters (a VM
 //! without a virtual PMU), the pass says why instead.
 
+use std::fmt;
+
 use anyhow::Result;
 
 use crate::analysis::stats;
@@ -20,13 +22,24 @@ use crate::results::HardwareCounts;
 /// Counted pairs of calls (count, then twice the count).
 pub const PAIRS: usize = 5;
 
+/// Why the counters did not count: not a failure of the row, a note on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Uncounted(pub String);
+
+impl fmt::Display for Uncounted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Uncounted {}
+
+/// What the counters gave a row: its counts per op, or why there are none.
+pub type Counting = std::result::Result<HardwareCounts, Uncounted>;
+
 /// Count `instance` per op at `count`: `Ok(Err(why))` when the counters are
 /// not there or were shared with other work; `Err` when a call failed.
-pub fn per_op(
-    instance: &mut Instance,
-    count: u64,
-    progress: &dyn Progress,
-) -> Result<Result<HardwareCounts, String>> {
+pub fn per_op(instance: &mut Instance, count: u64, progress: &dyn Progress) -> Result<Counting> {
     let count = count.max(1);
     let mut counters = match Counters::instructions_and_cycles() {
         Ok(counters) => counters,
@@ -35,7 +48,7 @@ pub fn per_op(
     let mut instructions = Vec::with_capacity(PAIRS);
     let mut cycles = Vec::with_capacity(PAIRS);
     for _ in 0..PAIRS {
-        let mut counted = |n: u64| -> Result<Result<Counted, String>> {
+        let mut counted = |n: u64| -> Result<std::result::Result<Counted, Uncounted>> {
             progress.calling(Call::Run { count: n });
             if let Err(code) = counters.start() {
                 return Ok(Err(unavailable(code)));
@@ -45,10 +58,10 @@ pub fn per_op(
             called?;
             Ok(stopped.and_then(|c| match c.complete {
                 true => Ok(c),
-                false => Err(
+                false => Err(Uncounted(
                     "not counted: the kernel shared the counters with other work (multiplexed), so the counts were partial"
                         .to_string(),
-                ),
+                )),
             }))
         };
         let one = match counted(count)? {
@@ -71,6 +84,6 @@ pub fn per_op(
 }
 
 /// Why the counters are not there, for the row's note.
-fn unavailable(code: i32) -> String {
-    format!("unavailable ({})", describe(code))
+fn unavailable(code: i32) -> Uncounted {
+    Uncounted(format!("unavailable ({})", describe(code)))
 }

@@ -6,16 +6,21 @@
 //! instantiates and sets up the instances of a row, and counts instructions.
 //!
 //! [`crate::benchmark::worker`] builds a [`Session`] on the thread
-//! [`on_measuring_thread`] starts; nothing here decides what to measure.
+//! [`on_measuring_thread`] starts, from its [`WorkerPlan`]; nothing here
+//! decides what to measure. The parent's catalog loads the same files first
+//! ([`crate::benchmark::parent::catalog`]), which fills the compile cache:
+//! the worker loads the compiled code from it, after checking the file
+//! against the contract again (the file may have changed since).
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow};
 
-use crate::benchmark::calibrate::{self, Calibration};
 use crate::benchmark::progress::{Call, Progress};
-use crate::benchmark::sequence;
+use crate::benchmark::protocol::{Found, WorkerPlan};
+use crate::benchmark::worker::calibrate::{self, Calibration};
+use crate::benchmark::worker::sequence;
 use crate::guest::builtin::Builtins;
 use crate::guest::contract::RUN_EXPORT;
 use crate::guest::engine::{Engines, compile};
@@ -24,10 +29,10 @@ use crate::guest::instance::{Instance, Linkers};
 use crate::guest::limits::Limits;
 use crate::guest::load::{self, LoadError, Workload};
 use crate::guest::seeds::Seeds;
-use crate::options::Settings;
+use crate::options::EngineConfig;
 use crate::platform::clock::{self, ClockCalibration};
 use crate::platform::thread::{Prepared, cpu_model, prepare_measuring_thread};
-use crate::results::{Environment, Row};
+use crate::results::Row;
 
 /// Native stack of the measuring thread: room for wasm's own 512 KiB limit
 /// and the host frames around it.
@@ -120,15 +125,17 @@ pub struct Session {
     pub sets: Vec<EngineSet>,
     pub limits: Limits,
     pub loaded: Vec<Loaded>,
-    /// The seeds of every instance's calls, from the run's seed.
+    /// The seeds of every timed instance's calls, from the run's seed.
     pub seeds: Seeds,
+    /// The seeds of the counted calls (fuel, Callgrind).
+    pub counted_seeds: Seeds,
 }
 
 impl Session {
     /// Prepare the calling (measuring) thread, calibrate, and load each
     /// file of `files` under its engine set.
-    pub fn new(settings: &Settings, files: &[(PathBuf, usize)]) -> Result<Self> {
-        Self::build(settings, files, true)
+    pub fn new(plan: &WorkerPlan, files: &[(PathBuf, usize)]) -> Result<Self> {
+        Self::build(plan, files, true)
     }
 
     /// [`Session::new`] for a worker that only counts with Callgrind: no
@@ -138,26 +145,26 @@ impl Session {
     /// differs after the built-ins are compiled), where what the worker
     /// makes next (wasmtime-wasi's runtime, which counted programs use)
     /// would then sit.
-    pub fn counting(settings: &Settings, files: &[(PathBuf, usize)]) -> Result<Self> {
-        Self::build(settings, files, false)
+    pub fn counting(plan: &WorkerPlan, files: &[(PathBuf, usize)]) -> Result<Self> {
+        Self::build(plan, files, false)
     }
 
-    fn build(settings: &Settings, files: &[(PathBuf, usize)], calibrating: bool) -> Result<Self> {
-        let prepared = prepare_measuring_thread(settings.pin, settings.priority);
+    fn build(plan: &WorkerPlan, files: &[(PathBuf, usize)], calibrating: bool) -> Result<Self> {
+        let prepared = prepare_measuring_thread(plan.pin, plan.priority);
         let clock = match calibrating {
             true => clock::calibrate(),
             false => FormatSetup::uncalibrated().calibration.clock,
         };
         let limits = Limits {
-            max_memory_bytes: settings.max_memory_bytes,
+            max_memory_bytes: plan.max_memory_bytes,
         };
-        let engines = all_engines(settings)?;
+        let engines = all_engines(&plan.engines, plan.cache.as_ref())?;
         let loaded: Vec<Loaded> = files
             .iter()
             .map(|(path, engine_set)| Loaded {
                 path: path.clone(),
                 engine_set: *engine_set,
-                workload: load::load(&engines[*engine_set], path, settings.max_file_bytes),
+                workload: load::load(&engines[*engine_set], path, plan.max_file_bytes),
             })
             .collect();
         let mut sets = Vec::new();
@@ -199,10 +206,8 @@ impl Session {
             sets,
             limits,
             loaded,
-            seeds: Seeds::new(
-                settings.seed.unwrap_or_else(|| fastrand::u64(..) >> 1),
-                settings.seed_rule,
-            ),
+            seeds: Seeds::new(plan.seeds.timed, plan.seeds.rule),
+            counted_seeds: Seeds::new(plan.seeds.counted, plan.seeds.rule),
         })
     }
 
@@ -216,12 +221,13 @@ impl Session {
         }
     }
 
-    /// Where and how the measurements are taken.
-    pub fn environment(&self, settings: &Settings) -> Environment {
+    /// What this worker found where it measures, for the report's
+    /// environment.
+    pub fn found(&self, plan: &WorkerPlan) -> Found {
         let first = &self.sets[0];
         let calibration = &first.modules.calibration;
         let component = first.components.as_ref().map(|c| &c.calibration);
-        Environment {
+        Found {
             pinned_core: self.prepared.pinned_core,
             cores: self.prepared.cores,
             priority: self.prepared.priority.clone(),
@@ -231,19 +237,10 @@ impl Session {
             pause_pair_ns: calibration.pause_pair_ns,
             empty_component_call_ns: component.map(|c| c.empty_call_ns),
             component_pause_pair_ns: component.map(|c| c.pause_pair_ns),
-            seed: self.seeds.run(),
-            seed_rule: settings.seed_rule,
-            drift_pct: settings.drift_pct,
-            sample_time_ms: sequence::target_sample_time(settings.sample_time, calibration)
+            sample_time_ms: sequence::target_sample_time(plan.sample_time, calibration)
                 .as_secs_f64()
                 * 1e3,
-            engines: settings.engines.clone(),
-            compile_cache: settings.cache.as_ref().map(|p| p.display().to_string()),
-            max_memory_bytes: settings.max_memory_bytes,
-            timeout_ms: settings.timeout.as_secs_f64() * 1e3,
             cpu_model: cpu_model(),
-            core_choice: None,
-            interruptions: None,
             warnings: self.prepared.warnings.clone(),
             pmu: crate::platform::pmu::availability(),
         }
@@ -289,7 +286,7 @@ impl Session {
 
     /// Count wasm instructions per op with fuel: compile the very bytes that
     /// were timed again with fuel on, and difference two calls so that
-    /// per-call overhead cancels.
+    /// per-call overhead cancels. The calls take the counted seeds.
     pub fn fuel_per_op(
         &self,
         workload: &Workload,
@@ -301,7 +298,13 @@ impl Session {
         let linkers = Linkers::counting_fuel(&engine)?;
         let code = compile(&engine, workload.format, &workload.bytes)?;
         progress.calling(Call::Instantiate);
-        let mut instance = Instance::new(&linkers, &code, &row.export, self.limits, self.seeds)?;
+        let mut instance = Instance::new(
+            &linkers,
+            &code,
+            &row.export,
+            self.limits,
+            self.counted_seeds,
+        )?;
         let size = row.size.unwrap_or(0);
         progress.calling(Call::Setup { size });
         instance.setup(size)?;
@@ -316,11 +319,11 @@ impl Session {
     }
 }
 
-/// The engines of every `--engine`, in order.
-pub fn all_engines(settings: &Settings) -> Result<Vec<Engines>> {
-    settings
-        .engines
+/// The engines of every `--engine` (`configs`, in order), caching compiled
+/// code in `cache`.
+pub fn all_engines(configs: &[EngineConfig], cache: Option<&PathBuf>) -> Result<Vec<Engines>> {
+    configs
         .iter()
-        .map(|&config| Engines::new(config, settings.cache.clone()))
+        .map(|&config| Engines::new(config, cache.cloned()))
         .collect()
 }

@@ -59,14 +59,13 @@ use anyhow::{Context, Result, bail};
 
 use crate::analysis::cost::{self, Totals};
 use crate::benchmark::progress::{Call, Progress};
-use crate::benchmark::session::Session;
-use crate::benchmark::session::on_measuring_thread;
+use crate::benchmark::protocol::WorkerPlan;
+use crate::benchmark::worker::session::{Session, on_measuring_thread};
 use crate::guest::Contract;
 use crate::guest::engine::{self, Engines};
 use crate::guest::instance::Instance;
 use crate::guest::load::Workload;
 use crate::guest::program::{Bracket, Phase, Program, Unbracketed};
-use crate::options::Settings;
 use crate::platform::valgrind;
 use crate::results::{CallgrindCounts, Row};
 
@@ -241,7 +240,7 @@ pub fn prepare_worker() -> Result<()> {
 
 /// Count `row` of `workload`.
 pub fn count_row(
-    settings: &Settings,
+    plan: &WorkerPlan,
     session: &Session,
     workload: &Workload,
     row: &Row,
@@ -249,7 +248,7 @@ pub fn count_row(
     progress: &dyn Progress,
 ) -> Result<Counted> {
     if let Contract::Program { .. } = workload.contract {
-        return count_program(settings, session, workload, row, dumps, progress);
+        return count_program(plan, session, workload, row, dumps, progress);
     }
     let linkers = &session.sets[row.engine_set].linkers;
     progress.calling(Call::Instantiate);
@@ -258,7 +257,7 @@ pub fn count_row(
         &workload.code,
         &row.export,
         session.limits,
-        session.seeds,
+        session.counted_seeds,
     )?;
     let size = row.size.unwrap_or(0);
     progress.calling(Call::Setup { size });
@@ -330,7 +329,7 @@ impl Bracket for ExecutionCount<'_> {
 }
 
 fn count_program(
-    settings: &Settings,
+    plan: &WorkerPlan,
     session: &Session,
     workload: &Workload,
     row: &Row,
@@ -347,9 +346,9 @@ fn count_program(
         let program = Program::counting(
             &row.path,
             &code,
-            &settings.grants,
+            &plan.grants,
             session.limits,
-            session.seeds.run(),
+            session.counted_seeds.run(),
         )?;
         let warm_instance = program.counting_context()?;
         let counted_instance = program.counting_context()?;

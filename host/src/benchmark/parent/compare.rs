@@ -1,0 +1,300 @@
+//! The scheduler of `host compare`: every worker runs every variant in
+//! interleaved rounds at one shared count; workers follow each other until
+//! every verdict is certain (at least [`MIN_COMPARE_PROCESSES`] workers and
+//! [`MIN_ROUNDS`] rounds in all) or the time cap. Any failure stops the
+//! comparison: a verdict needs every variant.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+use crate::analysis::compare::{Rounds, judge, may_stop};
+use crate::analysis::summary::{self, Drift, corrected_per_op};
+use crate::benchmark::parent::callgrind;
+use crate::benchmark::parent::catalog::Catalog;
+use crate::benchmark::parent::driver::{Crew, Done, Outcome};
+use crate::benchmark::parent::plan::RunPlan;
+use crate::benchmark::parent::profile::{profile_changes, profile_rows};
+use crate::benchmark::parent::result::figures;
+use crate::benchmark::parent::row::{Compiled, describe};
+use crate::benchmark::parent::supervisor::Subprocesses;
+use crate::benchmark::progress::{Progress, Step};
+use crate::benchmark::protocol::{Found, Job, ProcessSample, Task};
+use crate::guest::Contract;
+use crate::options::{CompareSettings, Metric};
+use crate::results::{BenchResult, CallgrindCounts, CompareReport, Comparison, Row, Tool};
+use crate::util::error::one_line;
+use crate::util::usage::UsageError;
+
+pub use crate::analysis::compare::{MIN_COMPARE_PROCESSES, MIN_ROUNDS};
+
+/// Rounds one worker takes in a comparison.
+pub const ROUNDS_PER_PROCESS: usize = 10;
+/// Most worker processes of one comparison: a bound, not the budget (the
+/// time cap, `--time`, stops a comparison first, as a rule).
+pub const MAX_COMPARE_PROCESSES: usize = 200;
+
+/// The variants of a comparison, in order, and their workloads.
+struct Variants {
+    rows: Vec<Row>,
+    compiled: Vec<Compiled>,
+    names: Vec<String>,
+}
+
+/// Compare the variants in `files`: every benchmark of every file is a
+/// variant; any failure stops the comparison (a verdict needs all of them).
+pub fn compare_rounds(
+    settings: &CompareSettings,
+    files: &[PathBuf],
+    progress: &dyn Progress,
+) -> Result<CompareReport> {
+    let common = &settings.settings;
+    let plan = RunPlan::settle(common);
+    let catalog = Catalog::load(common, files, progress)?;
+    let variants = variants(&catalog, &common.sizes)?;
+    let reference = reference_of(settings, &variants.rows)?;
+    // With --metric cycles-est, every variant is counted by Callgrind first.
+    let counted = match common.metric {
+        Metric::CyclesEst => count_variants(&plan, common.timeout, &variants, progress)?,
+        _ => vec![None; variants.rows.len()],
+    };
+    progress.step("variants", Step::Sampling);
+    let crew = Crew::new(&Subprocesses, progress, &variants.names, common.timeout);
+    let judged = take_rounds(&crew, settings, &plan, &variants, &counted, reference)?;
+    let seed = plan.seed();
+    let results = variants
+        .rows
+        .iter()
+        .zip(&judged.per_variant)
+        .zip(&variants.compiled)
+        .zip(&counted)
+        .map(|(((row, samples), compiled), counted)| {
+            let measurements: Vec<_> = samples.iter().map(|s| s.measurement.clone()).collect();
+            let located = summary::locate(&measurements, compiled.kind, None, seed);
+            let drift = Drift {
+                stated_pct: common.drift_pct,
+                measured: None,
+            };
+            let mut figures = figures(samples, &located, compiled, common.warmup_cap, seed, drift);
+            figures.callgrind = *counted;
+            BenchResult::measured(row, compiled.kind, figures)
+        })
+        .collect();
+    let profile = match &settings.profile {
+        Some(profiling) => {
+            let mut report = profile_rows(common, &plan, profiling, &variants.rows, progress)?;
+            report.changes = profile_changes(&report.profiles, &variants.rows[reference].name);
+            Some(report)
+        }
+        None => None,
+    };
+    progress.finish();
+    let found = judged.found.context("no worker process was ready")?;
+    Ok(CompareReport {
+        tool: Tool::this(),
+        environment: plan.environment(common, found, None),
+        reference: judged
+            .comparisons
+            .first()
+            .map(|c| c.reference.clone())
+            .unwrap_or_default(),
+        noise_pct: common.noise.width_pct(),
+        count: judged.count.unwrap_or(1),
+        rounds: judged.rounds,
+        sampling_ms: judged.sampling.as_secs_f64() * 1e3,
+        variants: results,
+        comparisons: judged.comparisons,
+        profile,
+    })
+}
+
+/// The variants of `catalog`: every row, each of a `run(count, seed)`
+/// workload that loaded; the same file twice (A against A) makes two
+/// variants of one name, told apart by `#2`.
+fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
+    let mut rows = Vec::new();
+    let mut compiled = Vec::new();
+    for planned in catalog.rows(sizes) {
+        let workload = match planned.workload {
+            Ok(workload) => workload,
+            Err(e) => bail!("{}: {}", planned.row.path.display(), one_line(&e.error)),
+        };
+        if let Contract::Program { .. } = workload.contract {
+            bail!(UsageError(format!(
+                "{}: a program (WASI `_start`) cannot be compared: compare takes `run(count, seed)` workloads (measure programs with `host run`)",
+                planned.row.path.display()
+            )));
+        }
+        compiled.push(Compiled {
+            kind: workload.kind(),
+            program: false,
+            compile_ms: workload.compile_ms,
+            cache: workload.cache.clone(),
+        });
+        rows.push(planned.row);
+    }
+    for i in 1..rows.len() {
+        let seen = rows[..i].iter().filter(|r| r.name == rows[i].name).count();
+        if seen > 0 {
+            rows[i].name = format!("{}#{}", rows[i].name, seen + 1);
+        }
+    }
+    if rows.len() < 2 {
+        bail!(UsageError(
+            "compare needs at least two variants (files, or `run_<name>` benchmarks)".into()
+        ));
+    }
+    let names = rows.iter().map(|r| r.name.clone()).collect();
+    Ok(Variants {
+        rows,
+        compiled,
+        names,
+    })
+}
+
+/// The place of the reference variant: `--reference`, else the first.
+fn reference_of(settings: &CompareSettings, rows: &[Row]) -> Result<usize> {
+    let Some(name) = &settings.reference else {
+        return Ok(0);
+    };
+    rows.iter().position(|r| r.name == *name).ok_or_else(|| {
+        let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+        anyhow::Error::new(UsageError(format!(
+            "--reference: no variant `{name}` (variants: {})",
+            names.join(", ")
+        )))
+    })
+}
+
+/// Callgrind's counts of every variant, in one worker.
+fn count_variants(
+    plan: &RunPlan,
+    timeout: Duration,
+    variants: &Variants,
+    progress: &dyn Progress,
+) -> Result<Vec<Option<CallgrindCounts>>> {
+    let group = vec![variants.rows.iter().cloned().enumerate().collect()];
+    let pass = callgrind::Pass::new(plan, timeout, progress, &variants.names);
+    let mut counted = vec![None; variants.rows.len()];
+    for (i, result) in pass.count(&Subprocesses, group)? {
+        let counts = result.with_context(|| describe(&variants.rows[i]))?;
+        counted[i] = Some(counts.per_op);
+    }
+    Ok(counted)
+}
+
+/// What the workers of a comparison gave, and the verdicts on it.
+#[derive(Default)]
+struct Judged {
+    /// What the first worker found.
+    found: Option<Found>,
+    /// The shared count, once the first worker fixed it.
+    count: Option<u64>,
+    /// Every worker's sample of each variant.
+    per_variant: Vec<Vec<ProcessSample>>,
+    rounds: usize,
+    comparisons: Vec<Comparison>,
+    /// Workers that compared.
+    processes: usize,
+    /// Whether the verdicts may stop here.
+    done: bool,
+    sampling: Duration,
+}
+
+/// Take worker after worker of rounds until [`may_stop`] says the verdicts
+/// are certain, the time cap, or [`MAX_COMPARE_PROCESSES`].
+fn take_rounds(
+    crew: &Crew<'_>,
+    settings: &CompareSettings,
+    plan: &RunPlan,
+    variants: &Variants,
+    counted: &[Option<CallgrindCounts>],
+    reference: usize,
+) -> Result<Judged> {
+    let common = &settings.settings;
+    let started = Instant::now();
+    let mut judged = Judged {
+        per_variant: vec![Vec::new(); variants.rows.len()],
+        ..Judged::default()
+    };
+    let next = |judged: &Judged| {
+        (!judged.done && judged.processes < MAX_COMPARE_PROCESSES).then(|| Job {
+            plan: plan.worker.clone(),
+            task: Task::Compare {
+                variants: variants.rows.clone(),
+                count: judged.count,
+                rounds: ROUNDS_PER_PROCESS,
+                offset: judged.processes,
+                fuel: common.metric == Metric::Instructions && judged.processes == 0,
+            },
+        })
+    };
+    crew.work(&mut judged, next, |judged, outcome| {
+        let (count, rounds, samples) = match outcome {
+            Outcome::Ready(found) => {
+                judged.found.get_or_insert(*found);
+                return Ok(());
+            }
+            Outcome::Failed { row, error } => {
+                return Err(error.context(describe(&variants.rows[row])));
+            }
+            Outcome::Done {
+                done:
+                    Done::Compared {
+                        count,
+                        rounds,
+                        variants,
+                    },
+                ..
+            } => (count, rounds, variants),
+            Outcome::Done { done, .. } => return Err(done.unexpected()),
+        };
+        judged.count = Some(count);
+        judged.rounds += rounds;
+        for (i, sample) in samples.into_iter().enumerate() {
+            judged.per_variant[i].push(sample);
+        }
+        judged.processes += 1;
+        judged.comparisons = verdicts(judged, variants, counted, reference, common);
+        judged.done = may_stop(judged.processes, judged.rounds, &judged.comparisons)
+            || started.elapsed() >= settings.time_cap;
+        Ok(())
+    })?;
+    if crew.interrupted() {
+        bail!("interrupted (Ctrl-C)");
+    }
+    judged.sampling = started.elapsed();
+    Ok(judged)
+}
+
+/// The verdict on every variant against the reference, from what the
+/// workers gave so far.
+fn verdicts(
+    judged: &Judged,
+    variants: &Variants,
+    counted: &[Option<CallgrindCounts>],
+    reference: usize,
+    common: &crate::options::Settings,
+) -> Vec<Comparison> {
+    let metric = common.metric;
+    let rounds: Vec<Rounds<'_>> = variants
+        .rows
+        .iter()
+        .zip(&judged.per_variant)
+        .enumerate()
+        .map(|(i, (row, samples))| Rounds {
+            name: &row.name,
+            per_op: samples
+                .iter()
+                .map(|s| corrected_per_op(&s.measurement))
+                .collect(),
+            exact_per_op: match metric {
+                Metric::Time | Metric::Counters => None,
+                Metric::Instructions => samples.iter().find_map(|s| s.fuel_per_op),
+                Metric::CyclesEst => counted[i].map(|c| c.cycles_est),
+            },
+        })
+        .collect();
+    judge(&rounds, reference, common.noise, metric)
+}

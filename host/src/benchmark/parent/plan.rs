@@ -1,0 +1,124 @@
+//! What the parent decides once, before any worker starts: the measuring
+//! core, the seeds ([`seeding`], the one place the seed's rule is written),
+//! and so each worker's [`WorkerPlan`]; and the report's environment, from
+//! what the first worker found and what the run was asked.
+
+use crate::benchmark::protocol::{Found, Seeding, WorkerPlan};
+use crate::options::{PinRequest, Settings};
+use crate::platform::gaps::Interruptions;
+use crate::results::Environment;
+
+/// The run's plan for its workers, and what the parent settled to make it.
+pub struct RunPlan {
+    /// What every worker of the run is sent.
+    pub worker: WorkerPlan,
+    /// Why the measuring core was chosen, when the parent chose it.
+    pub core_choice: Option<String>,
+}
+
+impl RunPlan {
+    /// Settle the core and the seeds of a run asked for by `settings`.
+    pub fn settle(settings: &Settings) -> Self {
+        let (pin, core_choice) = choose_core(settings.pin);
+        RunPlan {
+            worker: WorkerPlan {
+                pin,
+                priority: settings.priority,
+                seeds: seeding(settings),
+                engines: settings.engines.clone(),
+                cache: settings.cache.clone(),
+                max_memory_bytes: settings.max_memory_bytes,
+                max_file_bytes: settings.max_file_bytes,
+                sample_time: settings.sample_time,
+                warmup_cap: settings.warmup_cap,
+                count: settings.count,
+                grants: settings.grants.clone(),
+            },
+            core_choice,
+        }
+    }
+
+    /// The run's seed: the seed of its timed calls.
+    pub fn seed(&self) -> u64 {
+        self.worker.seeds.timed
+    }
+
+    /// The plan of a worker that only counts (the Callgrind pass): every
+    /// call takes the counted seed, so that nothing in its job varies from
+    /// run to run (the job's text moves the worker's heap, and with it
+    /// Callgrind's simulated cache).
+    pub fn counting(&self) -> WorkerPlan {
+        let counted = self.worker.seeds.counted;
+        WorkerPlan {
+            seeds: Seeding {
+                timed: counted,
+                ..self.worker.seeds
+            },
+            ..self.worker.clone()
+        }
+    }
+
+    /// The report's environment: what the worker `found`, what the run was
+    /// asked, and what the parent settled and watched.
+    pub fn environment(
+        &self,
+        settings: &Settings,
+        found: Found,
+        interruptions: Option<Interruptions>,
+    ) -> Environment {
+        Environment {
+            pinned_core: found.pinned_core,
+            core_choice: self.core_choice.clone(),
+            interruptions,
+            cores: found.cores,
+            priority: found.priority,
+            clock_resolution_ns: found.clock_resolution_ns,
+            clock_overhead_ns: found.clock_overhead_ns,
+            empty_call_ns: found.empty_call_ns,
+            pause_pair_ns: found.pause_pair_ns,
+            empty_component_call_ns: found.empty_component_call_ns,
+            component_pause_pair_ns: found.component_pause_pair_ns,
+            seed: self.seed(),
+            seed_rule: self.worker.seeds.rule,
+            drift_pct: settings.drift_pct,
+            sample_time_ms: found.sample_time_ms,
+            cpu_model: found.cpu_model,
+            engines: settings.engines.clone(),
+            compile_cache: settings.cache.as_ref().map(|p| p.display().to_string()),
+            max_memory_bytes: settings.max_memory_bytes,
+            timeout_ms: settings.timeout.as_secs_f64() * 1e3,
+            warnings: found.warnings,
+            pmu: found.pmu,
+        }
+    }
+}
+
+/// The seeds of a run, decided here and nowhere else:
+/// - the timed calls take the run's seed: the user's `--seed`, else a fresh
+///   random one (reported in the header and the JSON, so that the run can
+///   be repeated with `--seed`);
+/// - the counted calls (fuel, Callgrind) take the user's `--seed`, else 0:
+///   their counts are the same from run to run unless the user asks for
+///   another seed;
+/// - either way, every `run` call gets its own seed derived from these and
+///   the call's index, or the same one under `--same-seed`
+///   ([`crate::guest::seeds`]).
+pub fn seeding(settings: &Settings) -> Seeding {
+    Seeding {
+        timed: settings.seed.unwrap_or_else(|| fastrand::u64(..) >> 1),
+        counted: settings.seed.unwrap_or(0),
+        rule: settings.seed_rule,
+    }
+}
+
+/// Settle the measuring core before any worker starts: by default the
+/// quietest core now (every worker then pins the same one), and why.
+fn choose_core(pin: PinRequest) -> (PinRequest, Option<String>) {
+    if pin != PinRequest::Quietest {
+        return (pin, None);
+    }
+    match crate::platform::thread::quietest_core() {
+        Some((core, why)) => (PinRequest::Core(core), Some(why)),
+        None => (pin, None),
+    }
+}

@@ -1,0 +1,123 @@
+//! A row's result from what its processes measured: the figures (located,
+//! summarised by [`crate::analysis::summary`]), with what the counting
+//! passes added, and a program's phases. Written once for `host run` and
+//! `host compare`.
+
+use std::time::Duration;
+
+use crate::analysis::stats;
+use crate::analysis::summary::{self, Drift, Located, Stages, phase_stats};
+use crate::benchmark::parent::row::{Compiled, RowState};
+use crate::benchmark::parent::stop::precision_reached;
+use crate::benchmark::protocol::ProcessSample;
+use crate::guest::program::TimedRegion;
+use crate::options::Settings;
+use crate::results::{BenchResult, Figures, Measurement, Phases};
+use crate::util::error::one_line;
+
+/// The figures of a row from every process's sample, `located` from them:
+/// the time, and the fuel count when a process took it.
+pub fn figures(
+    samples: &[ProcessSample],
+    located: &Located,
+    compiled: &Compiled,
+    warmup_cap: Duration,
+    seed: u64,
+    drift: Drift,
+) -> Figures {
+    let measurements: Vec<Measurement> = samples.iter().map(|s| s.measurement.clone()).collect();
+    let instantiate: Vec<f64> = samples.iter().map(|s| s.instantiate_ms).collect();
+    let stages = Stages {
+        kind: compiled.kind,
+        compile_ms: compiled.compile_ms,
+        compile_cache: compiled.cache.clone(),
+        instantiate_ms: stats::median(&instantiate),
+    };
+    let mut figures = summary::figures(
+        &measurements,
+        located,
+        stages,
+        warmup_cap.as_secs_f64() * 1e3,
+        seed,
+        drift,
+    );
+    figures.fuel_per_op = samples.iter().find_map(|s| s.fuel_per_op);
+    figures
+}
+
+/// The result of a finished row of a run.
+pub fn result_of(
+    settings: &Settings,
+    state: &RowState,
+    located: &Located,
+    seed: u64,
+    drift: Drift,
+) -> BenchResult {
+    let compiled = match (&state.error, &state.compiled) {
+        (None, Ok(compiled)) => compiled,
+        (error, _) => {
+            let error = error.as_ref().map_or_else(String::new, |e| one_line(e));
+            return BenchResult::failed(&state.row, state.known_kind(), error);
+        }
+    };
+    let mut figures = figures(
+        &state.samples,
+        located,
+        compiled,
+        settings.warmup_cap,
+        seed,
+        drift,
+    );
+    figures.precision_reached = precision_reached(settings, &figures);
+    figures.callgrind = state.counts.map(|c| c.per_op);
+    match state
+        .samples
+        .iter()
+        .find_map(|s| s.hardware_counters.as_ref())
+    {
+        Some(Ok(counts)) => figures.hardware_counters = Some(*counts),
+        Some(Err(why)) => figures.notes.push(format!("hardware counters: {why}")),
+        None => {}
+    }
+    if compiled.program {
+        program_figures(&mut figures, state, compiled);
+    }
+    BenchResult::measured(&state.row, compiled.kind, figures)
+}
+
+/// The phases of a program, over every process's iterations.
+fn program_figures(figures: &mut Figures, state: &RowState, compiled: &Compiled) {
+    let programs: Vec<_> = state
+        .samples
+        .iter()
+        .filter_map(|s| s.program.as_ref())
+        .collect();
+    let instantiate: Vec<f64> = programs
+        .iter()
+        .flat_map(|p| p.instantiate_ns.iter().copied())
+        .collect();
+    let execute: Vec<f64> = state
+        .samples
+        .iter()
+        .flat_map(|s| s.measurement.blocks.iter().flatten().copied())
+        .collect();
+    let region = programs
+        .last()
+        .map_or(TimedRegion::WholeStart, |p| p.region);
+    match region {
+        TimedRegion::WholeStart => figures
+            .notes
+            .push("calls neither bench.start nor bench.end: timed over the whole of _start".into()),
+        TimedRegion::WholeStartNoEnd => figures
+            .notes
+            .push("imports bench.start but not bench.end: timed over the whole of _start".into()),
+        TimedRegion::StartToEnd => {}
+    }
+    figures.phases = Some(Phases {
+        compile_ms: compiled.compile_ms,
+        instantiate_ns: phase_stats(&instantiate),
+        execute_ns: phase_stats(&execute),
+        timed_region: region,
+        instantiate_callgrind: state.counts.and_then(|c| c.instantiate),
+    });
+}

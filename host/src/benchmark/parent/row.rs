@@ -1,0 +1,134 @@
+//! A row of a run as the parent follows it from process to process:
+//! [`RowState`], what its workload is ([`Compiled`]), what each process
+//! measured, how much of its budget it has spent, and whether it is
+//! finished.
+
+use std::time::Duration;
+
+use crate::benchmark::parent::catalog::Planned;
+use crate::benchmark::protocol::ProcessSample;
+use crate::guest::Kind;
+use crate::guest::cache::CacheOutcome;
+use crate::guest::contract::Contract;
+use crate::results::{CallgrindCounts, Measurement, Row};
+
+/// What a row's workload is, as its figures report it.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    pub kind: Kind,
+    /// A WASI program (rather than a `run(count, seed)` workload).
+    pub program: bool,
+    /// Compile time, counted on a file's first row only.
+    pub compile_ms: f64,
+    pub cache: CacheOutcome,
+}
+
+/// Where a row stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// More processes to come.
+    Measuring,
+    /// It has enough (or failed), and waits for the rows before it.
+    Finished,
+    /// Its result went to the observer.
+    Reported,
+}
+
+/// Callgrind's counts of a row: per op (a program: per timed region), and a
+/// program's instantiation.
+#[derive(Debug, Clone, Copy)]
+pub struct Counts {
+    pub per_op: CallgrindCounts,
+    pub instantiate: Option<CallgrindCounts>,
+}
+
+/// A row of a run, as the parent follows it.
+pub struct RowState {
+    pub row: Row,
+    /// The workload, or why it failed to load (its kind when known).
+    pub compiled: Result<Compiled, Option<Kind>>,
+    /// Each process's sample so far.
+    pub samples: Vec<ProcessSample>,
+    /// Why the row failed.
+    pub error: Option<anyhow::Error>,
+    /// The count every process takes, once the first has fixed it.
+    pub count: Option<u64>,
+    /// Wall time spent on the row, compile included.
+    pub spent: Duration,
+    pub status: Status,
+    /// What was measured, as the run history names it (loaded rows).
+    pub subject: Option<String>,
+    /// With `--metric cycles-est`.
+    pub counts: Option<Counts>,
+}
+
+impl RowState {
+    /// The state of `planned` before its first process, its subject as
+    /// `subject` names it; `count` is the user's.
+    pub fn new(planned: &Planned<'_>, count: Option<u64>, subject: Option<String>) -> Self {
+        let (compiled, error) = match planned.workload {
+            Ok(w) => (
+                Ok(Compiled {
+                    kind: w.kind(),
+                    program: matches!(w.contract, Contract::Program { .. }),
+                    compile_ms: w.compile_ms,
+                    cache: w.cache.clone(),
+                }),
+                None,
+            ),
+            Err(e) => (
+                Err(e.kind),
+                Some(
+                    anyhow::Error::msg(crate::util::error::one_line(&e.error))
+                        .context(planned.row.path.display().to_string()),
+                ),
+            ),
+        };
+        let compile_ms = compiled.as_ref().map_or(0.0, |c| c.compile_ms);
+        RowState {
+            row: planned.row.clone(),
+            compiled,
+            samples: Vec::new(),
+            error,
+            count,
+            spent: Duration::from_secs_f64(compile_ms / 1e3),
+            status: Status::Measuring,
+            subject,
+            counts: None,
+        }
+    }
+
+    /// The row's kind: its workload's, else what the failed load knew.
+    pub fn known_kind(&self) -> Option<Kind> {
+        match &self.compiled {
+            Ok(c) => Some(c.kind),
+            Err(kind) => *kind,
+        }
+    }
+
+    /// The row's kind, a module when not known.
+    pub fn kind(&self) -> Kind {
+        self.known_kind().unwrap_or(Kind::Module)
+    }
+
+    /// Whether the row is a WASI program.
+    pub fn program(&self) -> bool {
+        self.compiled.as_ref().is_ok_and(|c| c.program)
+    }
+
+    /// Whether more processes are to measure it.
+    pub fn pending(&self) -> bool {
+        self.status == Status::Measuring && self.error.is_none()
+    }
+
+    /// The measurement of each process so far.
+    pub fn measurements(&self) -> Vec<Measurement> {
+        self.samples.iter().map(|s| s.measurement.clone()).collect()
+    }
+}
+
+/// What names a row in its error: the file, the benchmark and the size.
+pub fn describe(row: &Row) -> String {
+    let size = row.size.map(|s| format!(", size {s}")).unwrap_or_default();
+    format!("{} ({}{size})", row.path.display(), row.export)
+}

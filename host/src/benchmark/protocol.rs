@@ -1,0 +1,223 @@
+//! What crosses between the parent and a worker process, and nothing else:
+//! the parent writes one [`Job`] as JSON on the worker's stdin (a
+//! [`WorkerPlan`] and a [`Task`]); the worker answers with [`Event`]s, one
+//! JSON line each, on its stdout.
+//!
+//! The plan holds only what a worker needs, decided once by the parent
+//! ([`crate::benchmark::parent::plan`]): the core, the priority, the seeds,
+//! the engines and the compile cache, the limits, the sampling targets and
+//! the grants of programs. The parent keeps the rest (the stop rule, the
+//! call deadline, what the report says of the run).
+
+use std::num::NonZeroU64;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::benchmark::progress::{Call, Step};
+use crate::benchmark::worker::sequence::Share;
+use crate::guest::program::TimedRegion;
+use crate::options::{EngineConfig, Grants, PinRequest, PriorityRequest, SeedRule};
+use crate::results::{CallgrindCounts, HardwareCounts, Measurement, Row, RowProfile};
+
+/// What the parent asks of one worker.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Job {
+    pub plan: WorkerPlan,
+    pub task: Task,
+}
+
+/// What a worker needs to know to measure, whatever its task.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WorkerPlan {
+    /// The measuring core: a core fixed by the parent, or none.
+    pub pin: PinRequest,
+    pub priority: PriorityRequest,
+    pub seeds: Seeding,
+    /// One entry per `--engine`, in order.
+    pub engines: Vec<EngineConfig>,
+    /// The compile cache folder, which the parent filled; `None` with
+    /// `--no-cache`.
+    pub cache: Option<PathBuf>,
+    /// Cap on each instance's linear memories and tables, in bytes.
+    pub max_memory_bytes: u64,
+    /// Largest workload file read, in bytes.
+    pub max_file_bytes: u64,
+    /// Target duration of one sample.
+    pub sample_time: Duration,
+    /// Upper bound on the warm-up of one row.
+    pub warmup_cap: Duration,
+    /// Operations per sample, when the user fixed it.
+    pub count: Option<NonZeroU64>,
+    /// What programs are granted beyond their own folder.
+    pub grants: Grants,
+}
+
+/// The seeds of a worker's guest calls (see
+/// [`crate::benchmark::parent::plan::seeding`] for the rule that picks
+/// them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seeding {
+    /// The seed of the timed calls: the run's seed.
+    pub timed: u64,
+    /// The seed of the counted calls (fuel, Callgrind).
+    pub counted: u64,
+    /// Whether each call gets a seed of its own, derived from these.
+    pub rule: SeedRule,
+}
+
+/// The work of one worker.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Task {
+    /// Measure these rows, in this order.
+    Rows(Vec<RowJob>),
+    /// Compare these variants in interleaved rounds.
+    Compare {
+        variants: Vec<Row>,
+        /// The shared count, once a worker has fixed it.
+        count: Option<u64>,
+        rounds: usize,
+        /// Rotate the order of the variants starting here.
+        offset: usize,
+        /// Count instructions too.
+        fuel: bool,
+    },
+    /// Count these rows with Callgrind (the worker runs under it), its
+    /// output going into `folder`.
+    Callgrind { rows: Vec<RowJob>, folder: PathBuf },
+    /// Profile these rows, each for `duration`, a stack sample every
+    /// `interval`, writing the profiles into `folder`.
+    Profile {
+        rows: Vec<RowJob>,
+        duration: Duration,
+        interval: Duration,
+        folder: PathBuf,
+    },
+}
+
+impl Task {
+    /// The rows (or variants) of the task, in its order.
+    pub fn rows(&self) -> Vec<&Row> {
+        match self {
+            Task::Rows(jobs)
+            | Task::Callgrind { rows: jobs, .. }
+            | Task::Profile { rows: jobs, .. } => jobs.iter().map(|j| &j.row).collect(),
+            Task::Compare { variants, .. } => variants.iter().collect(),
+        }
+    }
+}
+
+/// One row of a task.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RowJob {
+    /// The row's index in the parent's list: events name it.
+    pub index: usize,
+    pub row: Row,
+    /// The count every process takes, once the first has fixed it.
+    pub count: Option<u64>,
+    pub share: Share,
+    /// Count instructions too.
+    pub fuel: bool,
+    /// Count with the hardware counters too.
+    #[serde(default)]
+    pub counters: bool,
+}
+
+impl RowJob {
+    /// Row `index` counted or profiled once: no count fixed, one sample,
+    /// nothing counted beside.
+    pub fn once(index: usize, row: Row) -> Self {
+        RowJob {
+            index,
+            row,
+            count: None,
+            share: Share::Samples(1),
+            fuel: false,
+            counters: false,
+        }
+    }
+}
+
+/// What a worker tells the parent.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Event {
+    /// Calibrated and loaded: where and how it measures.
+    Ready { found: Found },
+    /// Row (or variant) `row` entered `step`.
+    Step { row: usize, step: Step },
+    /// A guest call of row `row` is about to begin.
+    Calling { row: usize, call: Call },
+    /// The current estimate of row `row`.
+    Estimate {
+        row: usize,
+        ns_per_op: f64,
+        err_pct: f64,
+    },
+    /// Row `row` is measured in this process.
+    Measured { row: usize, sample: ProcessSample },
+    /// Row `row` failed in this process (the worker goes on): the error's
+    /// chain in one line.
+    Failed { row: usize, error: String },
+    /// Row `row`, counted by Callgrind.
+    Counted {
+        row: usize,
+        per_op: CallgrindCounts,
+        instantiate: Option<CallgrindCounts>,
+    },
+    /// Row `row`, profiled.
+    Profiled { row: usize, profile: RowProfile },
+    /// The variants of a comparison, in the job's order.
+    Compared {
+        count: u64,
+        rounds: usize,
+        variants: Vec<ProcessSample>,
+    },
+}
+
+/// What a worker found where it measures, once it is ready: the facts of
+/// the report's environment that only the worker can know.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Found {
+    /// The core the measuring thread is pinned to, if pinning succeeded.
+    pub pinned_core: Option<usize>,
+    /// Cores the worker may use.
+    pub cores: usize,
+    /// Scheduler and priority in force.
+    pub priority: String,
+    pub clock_resolution_ns: f64,
+    pub clock_overhead_ns: f64,
+    /// The empty module's call and a pause/resume pair.
+    pub empty_call_ns: f64,
+    pub pause_pair_ns: f64,
+    /// The same of the empty component, when a component is measured.
+    pub empty_component_call_ns: Option<f64>,
+    pub component_pause_pair_ns: Option<f64>,
+    /// The target duration of one sample, as calibration raised it.
+    pub sample_time_ms: f64,
+    pub cpu_model: Option<String>,
+    /// What preparing the measuring thread could not do.
+    pub warnings: Vec<String>,
+    /// Whether hardware counters can be read, and why not.
+    pub pmu: String,
+}
+
+/// What one process measured of one row.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ProcessSample {
+    pub measurement: Measurement,
+    pub instantiate_ms: f64,
+    pub fuel_per_op: Option<f64>,
+    /// The hardware counters per op, or why they could not count.
+    #[serde(default)]
+    pub hardware_counters: Option<Result<HardwareCounts, String>>,
+    /// Programs: instantiation of every iteration, and the timed region.
+    pub program: Option<ProgramSample>,
+}
+
+/// What a program adds to a [`ProcessSample`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ProgramSample {
+    pub instantiate_ns: Vec<f64>,
+    pub region: TimedRegion,
+}

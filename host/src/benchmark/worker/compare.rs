@@ -1,0 +1,282 @@
+//! A comparison in one worker process: every variant tuned, settled at one
+//! shared count, then measured in interleaved rounds (a Williams design, in
+//! chunks that alternate between the variants), so that a state of the
+//! machine falls on every variant alike.
+
+use anyhow::Result;
+
+use crate::benchmark::progress::{Call, Progress, Step};
+use crate::benchmark::protocol::{Event, ProcessSample, WorkerPlan};
+use crate::benchmark::worker::emitter::Emitter;
+use crate::benchmark::worker::rows::row_plan;
+use crate::benchmark::worker::sequence::{self, Blocks, Plan, Share, Tuned};
+use crate::benchmark::worker::session::Session;
+use crate::guest::instance::Instance;
+use crate::results::Row;
+
+/// Target wall time of one variant's block in a round of a comparison.
+pub const ROUND_BLOCK_TIME: std::time::Duration = std::time::Duration::from_millis(5);
+/// Most samples one variant takes in a round (very short calls).
+pub const ROUND_BLOCK_MAX: usize = 100;
+/// Chunks a variant's block of a round is taken in, alternating with the
+/// other variants' chunks.
+pub const ROUND_CHUNKS: usize = 5;
+
+/// The samples of chunk `chunk` of a block of `len`: the block split into
+/// [`ROUND_CHUNKS`] chunks as evenly as it goes (the first ones larger;
+/// empty chunks for a block of fewer samples).
+fn chunk_len(len: usize, chunk: usize) -> usize {
+    len / ROUND_CHUNKS + usize::from(chunk < len % ROUND_CHUNKS)
+}
+
+/// A comparison's task in this worker.
+pub struct Comparison<'a> {
+    pub variants: &'a [Row],
+    /// The shared count, once a worker has fixed it.
+    pub count: Option<u64>,
+    pub rounds: usize,
+    /// Rotate the order of the variants starting here.
+    pub offset: usize,
+    /// Count instructions too.
+    pub fuel: bool,
+}
+
+/// A variant ready for its rounds: its instance, its instantiation time in
+/// ms, and its samples.
+struct Variant {
+    instance: Instance,
+    instantiate_ms: f64,
+    blocks: Blocks,
+    per_block: usize,
+}
+
+/// An error of the comparison, and the variant it belongs to.
+pub type VariantError = (usize, anyhow::Error);
+
+/// Compare the variants in this process: tune each (unless the count is
+/// fixed), settle each at the shared count, then the rounds in which every
+/// variant takes one short block, in chunks alternating with the other
+/// variants', the order rotating.
+pub fn compare(
+    plan: &WorkerPlan,
+    session: &Session,
+    task: &Comparison<'_>,
+    progress: &Emitter,
+) -> Result<Event, VariantError> {
+    let plan = row_plan(plan, task.count, Share::Blocks(task.rounds));
+    let mut tuned = Vec::new();
+    for (i, row) in task.variants.iter().enumerate() {
+        progress.set_row(i);
+        tuned.push(tune(&plan, session, row, progress).map_err(|e| (i, e))?);
+    }
+    // One shared count: the slowest variant's sample fills the target.
+    let count = tuned.iter().map(|t| t.2.count).min().unwrap_or(1);
+    let mut variants = Vec::new();
+    for (i, (mut instance, instantiate_ms, tuned)) in tuned.into_iter().enumerate() {
+        progress.set_row(i);
+        let row = &task.variants[i];
+        let settled = calibration(session, row).and_then(|calibration| {
+            sequence::settle(&plan, calibration, tuned, count, &mut instance, progress)
+        });
+        let blocks = settled.map_err(|e| (i, e))?;
+        let per_block = blocks.samples_per(ROUND_BLOCK_TIME).min(ROUND_BLOCK_MAX);
+        variants.push(Variant {
+            instance,
+            instantiate_ms,
+            blocks,
+            per_block,
+        });
+    }
+    for round in 0..task.rounds {
+        take_round(&mut variants, round + task.offset, count, progress)?;
+    }
+    let mut samples = Vec::new();
+    for (i, variant) in variants.into_iter().enumerate() {
+        let fuel_per_op = match task.fuel {
+            true => {
+                progress.set_row(i);
+                let row = &task.variants[i];
+                let fuel = session
+                    .workload(row)
+                    .and_then(|workload| session.fuel_per_op(workload, row, count, progress));
+                Some(fuel.map_err(|e| (i, e))?)
+            }
+            false => None,
+        };
+        samples.push(ProcessSample {
+            measurement: variant.blocks.finish(),
+            instantiate_ms: variant.instantiate_ms,
+            fuel_per_op,
+            hardware_counters: None,
+            program: None,
+        });
+    }
+    Ok(Event::Compared {
+        count,
+        rounds: task.rounds,
+        variants: samples,
+    })
+}
+
+/// The calibration `row`'s workload is measured with.
+fn calibration<'s>(
+    session: &'s Session,
+    row: &Row,
+) -> Result<&'s crate::benchmark::worker::calibrate::Calibration> {
+    let workload = session.workload(row)?;
+    Ok(&session
+        .format_setup(row.engine_set, workload.format)
+        .calibration)
+}
+
+/// Instantiate, set up and warm up `row`.
+fn tune(
+    plan: &Plan,
+    session: &Session,
+    row: &Row,
+    progress: &Emitter,
+) -> Result<(Instance, f64, Tuned)> {
+    let workload = session.workload(row)?;
+    progress.step(&row.name, Step::Warmup);
+    let (mut instance, instantiate_ms) = session.instance(workload, row, progress)?;
+    let calibration = calibration(session, row)?;
+    let tuned = sequence::tune(plan, calibration, &mut instance, progress)?;
+    Ok((instance, instantiate_ms, tuned))
+}
+
+/// Round `round` of the design: every variant one block.
+fn take_round(
+    variants: &mut [Variant],
+    round: usize,
+    count: u64,
+    progress: &Emitter,
+) -> Result<(), VariantError> {
+    let mut order = williams_order(variants.len(), round);
+    for &index in &order {
+        progress.set_row(index);
+        progress.calling(Call::Run { count });
+        let v = &mut variants[index];
+        v.blocks
+            .open(&mut v.instance, v.per_block)
+            .map_err(|e| (index, e))?;
+    }
+    // A round's blocks are taken in chunks that alternate between the
+    // variants, the order reversing every chunk (A B B A A B ...), so
+    // that every block spans the same stretch of time. A state of the
+    // machine that lasts a few milliseconds (on one VM, `xor` ran at
+    // one of two speeds 3.3% apart for milliseconds at a time) then
+    // falls on every variant's block alike, and their minima agree: A
+    // against A stopped at the 3-process floor in 5 of 8 runs, against
+    // 1 of 8 with whole blocks one after the other.
+    for chunk in 0..ROUND_CHUNKS {
+        for &index in &order {
+            progress.set_row(index);
+            let v = &mut variants[index];
+            v.blocks
+                .extend(&mut v.instance, chunk_len(v.per_block, chunk))
+                .map_err(|e| (index, e))?;
+        }
+        order.reverse();
+    }
+    Ok(())
+}
+
+/// The order of `n` variants in round `round`: row `round` of a Williams
+/// design, a Latin square (every variant once in every position over `n`
+/// rounds; `2n` for odd `n`) in which every variant also follows every
+/// other equally often, so that neither position nor the variant before
+/// favours one.
+pub fn williams_order(n: usize, round: usize) -> Vec<usize> {
+    if n == 0 {
+        return Vec::new();
+    }
+    // First row: 0, 1, n-1, 2, n-2, ...
+    let mut first = Vec::with_capacity(n);
+    let (mut low, mut high) = (0, n);
+    for j in 0..n {
+        if j % 2 == 0 {
+            first.push(low);
+            low += 1;
+        } else {
+            high -= 1;
+            first.push(high);
+        }
+    }
+    let rows = if n.is_multiple_of(2) { n } else { 2 * n };
+    let r = round % rows;
+    let shifted = |row: usize| first.iter().map(move |&v| (v + row) % n);
+    if r < n {
+        shifted(r).collect()
+    } else {
+        let mut reversed: Vec<usize> = shifted(r - n).collect();
+        reversed.reverse();
+        reversed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ROUND_CHUNKS, chunk_len, williams_order};
+
+    /// The chunks of a block add up to the block, differ by at most one
+    /// sample; a block of fewer samples than chunks fills the first chunks
+    /// with one each.
+    #[test]
+    fn chunks_share_a_block_out_evenly() {
+        for len in [0, 1, 3, 5, 7, 100, 101] {
+            let chunks: Vec<usize> = (0..ROUND_CHUNKS).map(|c| chunk_len(len, c)).collect();
+            assert_eq!(chunks.iter().sum::<usize>(), len, "{len}: {chunks:?}");
+            let (lo, hi) = (chunks.iter().min(), chunks.iter().max());
+            assert!(
+                hi.zip(lo).is_some_and(|(h, l)| h - l <= 1),
+                "{len}: {chunks:?}"
+            );
+        }
+        assert_eq!(
+            (0..ROUND_CHUNKS)
+                .map(|c| chunk_len(3, c))
+                .collect::<Vec<_>>(),
+            [1, 1, 1, 0, 0]
+        );
+    }
+
+    /// Every variant once per position, and every ordered pair of
+    /// neighbours equally often, over a full square.
+    fn balanced(n: usize) {
+        let rows = if n.is_multiple_of(2) { n } else { 2 * n };
+        let mut position = vec![vec![0; n]; n];
+        let mut follows = vec![vec![0; n]; n];
+        for r in 0..rows {
+            let order = williams_order(n, r);
+            let mut sorted = order.clone();
+            sorted.sort();
+            assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "row {r}: {order:?}");
+            for (p, &v) in order.iter().enumerate() {
+                position[v][p] += 1;
+            }
+            for pair in order.windows(2) {
+                follows[pair[0]][pair[1]] += 1;
+            }
+        }
+        let per_position = rows / n;
+        assert!(
+            position.iter().flatten().all(|&c| c == per_position),
+            "{position:?}"
+        );
+        let per_pair = rows / n;
+        for (a, row) in follows.iter().enumerate() {
+            for (b, &count) in row.iter().enumerate() {
+                let want = if a == b { 0 } else { per_pair };
+                assert_eq!(count, want, "n {n}: {a} then {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn williams_squares_balance_positions_and_neighbours() {
+        for n in 2..=7 {
+            balanced(n);
+        }
+        assert_eq!(williams_order(1, 5), vec![0]);
+    }
+}

@@ -1,0 +1,101 @@
+//! A row measured in one worker process: a `run(count, seed)` workload
+//! through the measuring sequence ([`crate::benchmark::worker::sequence`]),
+//! with fuel and the hardware counters when asked; a program through its own
+//! ([`crate::benchmark::worker::program`]).
+
+use std::num::NonZeroU64;
+
+use anyhow::Result;
+
+use crate::benchmark::progress::Progress;
+use crate::benchmark::protocol::{ProcessSample, ProgramSample, RowJob, WorkerPlan};
+use crate::benchmark::worker::counters;
+use crate::benchmark::worker::program::{self, ProgramRun};
+use crate::benchmark::worker::sequence::{self, Plan, Share};
+use crate::benchmark::worker::session::Session;
+use crate::guest::Contract;
+use crate::guest::load::Workload;
+use crate::guest::program::Program;
+
+/// The plan of a row in this process: the count the run fixed, else the
+/// user's.
+pub fn row_plan(plan: &WorkerPlan, count: Option<u64>, share: Share) -> Plan {
+    Plan {
+        sample_time: plan.sample_time,
+        warmup_cap: plan.warmup_cap,
+        count: count.and_then(NonZeroU64::new).or(plan.count),
+        share,
+    }
+}
+
+/// Measure one row in this process.
+pub fn measure_row(
+    plan: &WorkerPlan,
+    session: &Session,
+    job: &RowJob,
+    progress: &dyn Progress,
+) -> Result<ProcessSample> {
+    let workload = session.workload(&job.row)?;
+    if let Contract::Program { .. } = workload.contract {
+        return measure_program(plan, session, workload, job, progress);
+    }
+    let (mut instance, instantiate_ms) = session.instance(workload, &job.row, progress)?;
+    let calibration = &session
+        .format_setup(job.row.engine_set, workload.format)
+        .calibration;
+    let row_plan = row_plan(plan, job.count, job.share);
+    let measurement = sequence::measure(
+        &row_plan,
+        calibration,
+        &mut instance,
+        progress,
+        &job.row.name,
+    )?;
+    let fuel_per_op = match job.fuel {
+        true => Some(session.fuel_per_op(workload, &job.row, measurement.count, progress)?),
+        false => None,
+    };
+    let hardware_counters = match job.counters {
+        // Why they did not count crosses to the parent as the row's note.
+        true => Some(
+            counters::per_op(&mut instance, measurement.count, progress)?
+                .map_err(|why| why.to_string()),
+        ),
+        false => None,
+    };
+    Ok(ProcessSample {
+        measurement,
+        instantiate_ms,
+        fuel_per_op,
+        hardware_counters,
+        program: None,
+    })
+}
+
+/// Measure a program in this process.
+fn measure_program(
+    plan: &WorkerPlan,
+    session: &Session,
+    workload: &Workload,
+    job: &RowJob,
+    progress: &dyn Progress,
+) -> Result<ProcessSample> {
+    let program = Program::new(&job.row.path, &workload.code, &plan.grants, session.limits)?;
+    let ProgramRun {
+        measurement,
+        instantiate_ns,
+        region,
+    } = program::measure(&program, job.share, progress, &job.row.name)?;
+    Ok(ProcessSample {
+        instantiate_ms: crate::analysis::stats::median(&instantiate_ns) / 1e6,
+        measurement,
+        fuel_per_op: None,
+        hardware_counters: job.counters.then(|| {
+            Err("not counted: they count `run(count, seed)` workloads, not programs".to_string())
+        }),
+        program: Some(ProgramSample {
+            instantiate_ns,
+            region,
+        }),
+    })
+}
