@@ -4,6 +4,7 @@
 //!   and keep helper threads off that core;
 //! - [`clock`]: the clock's resolution and the cost of reading it;
 //! - [`gaps`]: what interrupts a core, as a thread spinning on it sees it;
+//! - [`load`]: how busy each core is, and whether the machine is busy;
 //! - [`valgrind`]: Valgrind's client requests (Callgrind's counts);
 //! - [`pmu`]: whether hardware performance counters are there.
 //!
@@ -11,6 +12,7 @@
 
 pub mod clock;
 pub mod gaps;
+pub mod load;
 pub mod pmu;
 pub mod thread;
 pub mod valgrind;
