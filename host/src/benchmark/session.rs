@@ -26,7 +26,8 @@ use crate::guest::load::{self, LoadError, Workload};
 use crate::guest::seeds::Seeds;
 use crate::options::Settings;
 use crate::platform::clock::{self, ClockCalibration};
-use crate::platform::thread::{Prepared, cpu_model, prepare_measuring_thread};
+use crate::platform::cpu::cpu_model;
+use crate::platform::thread::{Prepared, prepare_measuring_thread};
 use crate::results::{Environment, Row};
 
 /// Native stack of the measuring thread: room for wasm's own 512 KiB limit
