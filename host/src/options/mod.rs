@@ -5,9 +5,9 @@
 //! (durations, sizes, bytes, percentages); it does not touch the file system
 //! or the machine.
 //!
-//! Here: [`Settings`] of `host run` and what it is made of; [`compare`]
-//! holds the settings of `host compare` and `host profile`, [`engine`] the
-//! compiler and Wasm proposals, [`exports`] the export files, [`parse`] the
+//! Here: [`Settings`] of `host run` and what it is made of; `compare`
+//! holds the settings of `host compare` and `host profile`, `engine` the
+//! compiler and Wasm proposals, `exports` the export files, `parse` the
 //! parsers of flag values. Every public item is reachable as
 //! `crate::options::Name`.
 

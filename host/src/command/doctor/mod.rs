@@ -12,8 +12,8 @@
 //! thread on its own).
 //!
 //! Here: the findings, the order of the checks and how they are printed;
-//! [`probes`] holds the checks that ask the OS for something on a probe
-//! thread (pinning, nice -20, SCHED_FIFO), [`system`] those that only read.
+//! `probes` holds the checks that ask the OS for something on a probe
+//! thread (pinning, nice -20, SCHED_FIFO), `system` those that only read.
 
 use std::fmt::Write as _;
 use std::fs;
