@@ -52,7 +52,7 @@ const MODEL_KEYS: [&str; 7] = [
 ];
 
 /// The CPU's model from the text of `/proc/cpuinfo`: the first of
-/// [`MODEL_KEYS`] with a value, else, on ARM, the core named from its
+/// the keys of `MODEL_KEYS` with a value, else, on ARM, the core named from its
 /// `CPU implementer` and `CPU part` numbers.
 pub fn model_from_cpuinfo(cpuinfo: &str) -> Option<String> {
     MODEL_KEYS
