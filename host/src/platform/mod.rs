@@ -1,7 +1,7 @@
 //! The platform stage: the measuring thread and the clock.
 //!
-//! - [`thread`]: pin the measuring thread to a core and raise its priority,
-//!   and keep helper threads off that core;
+//! - [`cpu`]: the cores the calling thread may use and the CPU's model;
+//! - [`thread`]: pin the measuring thread to a core and raise its priority;
 //! - [`clock`]: the clock's resolution and the cost of reading it;
 //! - [`gaps`]: what interrupts a core, as a thread spinning on it sees it;
 //! - [`load`]: how busy each core is, and whether the machine is busy;
@@ -11,6 +11,7 @@
 //! Nothing here knows of WebAssembly.
 
 pub mod clock;
+pub mod cpu;
 pub mod gaps;
 pub mod load;
 pub mod pmu;

@@ -10,6 +10,9 @@ use thread_priority::{
     set_thread_priority_and_policy, thread_native_id,
 };
 
+/// The CPU's model: see [`super::cpu::cpu_model`].
+pub use super::cpu::cpu_model;
+use super::cpu::thread_affinity;
 use crate::options::{PinRequest, PriorityRequest};
 
 /// What preparing the measuring thread achieved.
@@ -50,7 +53,7 @@ pub fn prepare_measuring_thread(pin: PinRequest, priority: PriorityRequest) -> P
             }
             Some(id) => {
                 if core_affinity::set_for_current(core_affinity::CoreId { id })
-                    && current_cores() == Some(vec![id])
+                    && thread_affinity() == Some(vec![id])
                 {
                     Some(id)
                 } else {
@@ -130,31 +133,8 @@ fn describe_current() -> String {
     }
 }
 
-/// The cores the calling thread may run on, if the OS says.
-fn current_cores() -> Option<Vec<usize>> {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: `set` is a properly sized, zeroed cpu_set_t owned by us.
-        unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-                return None;
-            }
-            Some(
-                (0..libc::CPU_SETSIZE as usize)
-                    .filter(|&i| libc::CPU_ISSET(i, &set))
-                    .collect(),
-            )
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        None
-    }
-}
-
 /// The core the measuring thread will be pinned to, if any: what
-/// [`prepare_measuring_thread`] will ask for. Helper threads keep off it.
+/// [`prepare_measuring_thread`] will ask for.
 pub fn measuring_core(pin: PinRequest) -> Option<usize> {
     match pin {
         PinRequest::None => None,
@@ -232,38 +212,4 @@ fn cpu_times() -> Option<std::collections::HashMap<usize, (u64, u64)>> {
         times.insert(core, (total, values[3] + values[4]));
     }
     Some(times)
-}
-
-/// Keep the calling (helper) thread off `core`: allow it every other core
-/// the process may use. Does nothing when `core` is the only one.
-pub fn keep_off_core(core: usize) {
-    #[cfg(target_os = "linux")]
-    {
-        let Some(cores) = current_cores() else { return };
-        let others: Vec<usize> = cores.into_iter().filter(|&c| c != core).collect();
-        if others.is_empty() {
-            return;
-        }
-        // SAFETY: `set` is a properly sized cpu_set_t owned by us.
-        unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            for c in others {
-                libc::CPU_SET(c, &mut set);
-            }
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = core;
-    }
-}
-
-/// The CPU's model name, as the OS reports it.
-pub fn cpu_model() -> Option<String> {
-    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
-    info.lines()
-        .find(|l| l.starts_with("model name"))
-        .and_then(|l| l.split_once(':'))
-        .map(|(_, model)| model.trim().to_string())
 }

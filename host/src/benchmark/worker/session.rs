@@ -31,7 +31,8 @@ use crate::guest::load::{self, LoadError, Workload};
 use crate::guest::seeds::Seeds;
 use crate::options::EngineConfig;
 use crate::platform::clock::{self, ClockCalibration};
-use crate::platform::thread::{Prepared, cpu_model, prepare_measuring_thread};
+use crate::platform::cpu::cpu_model;
+use crate::platform::thread::{Prepared, prepare_measuring_thread};
 use crate::results::Row;
 
 /// Native stack of the measuring thread: room for wasm's own 512 KiB limit

@@ -40,25 +40,25 @@
 //! (`bench.start`/`bench.end` only switch Callgrind's collecting, and an
 //! iteration's times are zero). The counted instantiation is thus the timed
 //! one less resolving the imports.
+//!
+//! Here: the program, its iterations and their times; `counting` holds what
+//! only a Callgrind pass needs, `link` the `bench` imports, `output` the
+//! checks of what a program wrote.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use rand::SeedableRng;
-use rand::rngs::StdRng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use wasmtime::component::{Component, ResourceTable};
-use wasmtime::{
-    Caller, Extern, InstancePre, Linker, Module, ModuleExport, Store, StoreContextMut, TypedFunc,
-};
+use wasmtime::{InstancePre, Linker, Module, ModuleExport, Store, TypedFunc};
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::bindings::sync::{Command, CommandPre};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, I32Exit, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-use crate::guest::contract::{BENCH_MODULE, START_EXPORT};
+use crate::guest::contract::START_EXPORT;
 use crate::guest::format::Code;
 use crate::guest::instance::guest_failure;
 use crate::guest::limits::{Limiter, Limits};
@@ -66,6 +66,16 @@ use crate::guest::load::workload_name;
 use crate::guest::sandbox;
 use crate::options::Grants;
 use crate::platform::valgrind;
+
+mod counting;
+mod link;
+mod output;
+#[cfg(test)]
+mod tests;
+
+use link::{imports_bench, link_component_bench, link_module_bench};
+pub use output::same_lines;
+use output::{check_output, expected, stderr_tail};
 
 /// Most bytes captured from each of stdout and stderr per iteration.
 const CAPTURE_LIMIT: usize = 64 << 20;
@@ -321,138 +331,10 @@ pub struct Program {
     seed: u64,
 }
 
-/// Whether `code` imports `bench.<func>`: a function of the `bench` module,
-/// or of a component's `bench` instance.
-fn imports_bench(code: &Code, func: &str) -> bool {
-    match code {
-        Code::Module(module) => module
-            .imports()
-            .any(|i| i.module() == BENCH_MODULE && i.name() == func),
-        Code::Component(component) => {
-            let engine = component.engine();
-            component.component_type().imports(engine).any(|(name, item)| {
-                name == BENCH_MODULE
-                    && matches!(item.ty, wasmtime::component::types::ComponentItem::ComponentInstance(i)
-                        if i.exports(engine).any(|(f, _)| f == func))
-            })
-        }
-    }
-}
-
-/// Link `bench.start`/`bench.end` of a module: the timed ones read the
-/// clock first; with `COUNTING` (a constant: the other branch is compiled
-/// away), they switch Callgrind's collecting instead, and read no clock.
-fn link_module_bench<const COUNTING: bool>(linker: &mut Linker<State<WasiP1Ctx>>) -> Result<()> {
-    linker
-        .func_wrap(
-            BENCH_MODULE,
-            "start",
-            |mut caller: Caller<'_, State<WasiP1Ctx>>| {
-                if COUNTING {
-                    caller.data_mut().timing.start_counting();
-                } else {
-                    let now = Instant::now();
-                    caller.data_mut().timing.start(now);
-                }
-            },
-        )
-        .and_then(|l| {
-            l.func_wrap(
-                BENCH_MODULE,
-                "end",
-                |mut caller: Caller<'_, State<WasiP1Ctx>>| {
-                    if COUNTING {
-                        caller.data_mut().timing.end_counting();
-                    } else {
-                        let now = Instant::now();
-                        caller.data_mut().timing.end(now);
-                    }
-                },
-            )
-        })
-        .map(|_| ())
-        .map_err(anyhow::Error::from)
-        .context("linking the bench imports")
-}
-
-/// Link the `bench` instance (start, end) of a component; `COUNTING` as
-/// for modules.
-fn link_component_bench<const COUNTING: bool>(
-    linker: &mut wasmtime::component::Linker<State<P2>>,
-) -> Result<()> {
-    let mut bench = linker
-        .instance(BENCH_MODULE)
-        .map_err(anyhow::Error::from)
-        .context("linking the bench instance")?;
-    bench
-        .func_wrap(
-            "start",
-            |mut store: StoreContextMut<'_, State<P2>>, (): ()| {
-                if COUNTING {
-                    store.data_mut().timing.start_counting();
-                } else {
-                    let now = Instant::now();
-                    store.data_mut().timing.start(now);
-                }
-                Ok(())
-            },
-        )
-        .and_then(|()| {
-            bench.func_wrap(
-                "end",
-                |mut store: StoreContextMut<'_, State<P2>>, (): ()| {
-                    if COUNTING {
-                        store.data_mut().timing.end_counting();
-                    } else {
-                        let now = Instant::now();
-                        store.data_mut().timing.end(now);
-                    }
-                    Ok(())
-                },
-            )
-        })
-        .map_err(anyhow::Error::from)
-        .context("linking the bench instance")
-}
-
 impl Program {
     /// A program to time.
     pub fn new(path: &Path, code: &Code, grants: &Grants, limits: Limits) -> Result<Self> {
         Self::linked(path, code, grants, limits, false)
-    }
-
-    /// A program to count with Callgrind ([`Program::count`]): its
-    /// `bench.start`/`bench.end`, when it imports both, toggle Callgrind's
-    /// collecting; its imports and entry are resolved here, once; the
-    /// guest's random numbers come from generators seeded with `seed`.
-    pub fn counting(
-        path: &Path,
-        code: &Code,
-        grants: &Grants,
-        limits: Limits,
-        seed: u64,
-    ) -> Result<Self> {
-        let mut program = Self::linked(path, code, grants, limits, true)?;
-        program.seed = seed;
-        program.resolved = Some(match &program.runner {
-            Runner::Module { module, linker } => Resolved::Module {
-                pre: linker
-                    .instantiate_pre(module)
-                    .map_err(anyhow::Error::from)
-                    .context("instantiation failed")?,
-                start: module
-                    .get_export_index(START_EXPORT)
-                    .context("export `_start`: not found")?,
-            },
-            Runner::Component { component, linker } => Resolved::Component {
-                pre: linker
-                    .instantiate_pre(component)
-                    .and_then(CommandPre::new)
-                    .map_err(anyhow::Error::from)
-                    .context("instantiation failed")?,
-            },
-        });
-        Ok(program)
     }
 
     fn linked(
@@ -581,100 +463,6 @@ impl Program {
             )?,
         };
         self.finish(ran, &stdout, &stderr)
-    }
-
-    /// The WASI context and output pipes of one counting iteration of a
-    /// program made by [`Program::counting`].
-    pub fn counting_context(&self) -> Result<CountingContext> {
-        let Some(resolved) = &self.resolved else {
-            bail!("a counting context is for a program made to count");
-        };
-        let stdout = MemoryOutputPipe::new(CAPTURE_LIMIT);
-        let stderr = MemoryOutputPipe::new(CAPTURE_LIMIT);
-        // File operations on this thread, not on threads of wasmtime-wasi's
-        // runtime (set before the folders are opened: each keeps the
-        // setting it was opened with).
-        let mut builder = WasiCtxBuilder::new();
-        builder.allow_blocking_current_thread(true);
-        let mut builder = self.wasi(builder, &stdout, &stderr)?;
-        builder
-            .secure_random(StdRng::seed_from_u64(self.seed))
-            .insecure_random(StdRng::seed_from_u64(!self.seed))
-            .insecure_random_seed(u128::from(self.seed));
-        let wasi = match resolved {
-            Resolved::Module { .. } => CountingWasi::P1(builder.build_p1()),
-            Resolved::Component { .. } => CountingWasi::P2(builder.build()),
-        };
-        Ok(CountingContext {
-            wasi,
-            stdout,
-            stderr,
-        })
-    }
-
-    /// One counting iteration of a program made by [`Program::counting`], in
-    /// `context`: a fresh instance from the resolved imports, its run, the
-    /// checks of [`Program::iterate`], with its phases bracketed by
-    /// `bracket` (one that reads no clock: the iteration's times are zero,
-    /// and it has one of them per region).
-    pub fn count<B: Bracket>(
-        &self,
-        context: CountingContext,
-        bracket: &mut B,
-    ) -> Result<Iteration> {
-        if sandbox::interrupted() {
-            bail!("interrupted");
-        }
-        let CountingContext {
-            wasi,
-            stdout,
-            stderr,
-        } = context;
-        let ran = match (&self.resolved, wasi) {
-            (Some(Resolved::Module { pre, start }), CountingWasi::P1(wasi)) => self.run_module(
-                self.store(pre.module().engine(), wasi),
-                bracket,
-                |store| pre.instantiate(store),
-                |instance, store| {
-                    instance
-                        .get_module_export(&mut *store, start)
-                        .and_then(Extern::into_func)
-                        .context("not a function")?
-                        .typed::<(), ()>(&*store)
-                        .map_err(anyhow::Error::from)
-                },
-            )?,
-            (Some(Resolved::Component { pre }), CountingWasi::P2(ctx)) => {
-                self.run_component(self.store(pre.engine(), P2::new(ctx)), bracket, |store| {
-                    pre.instantiate(store)
-                })?
-            }
-            _ => bail!("a counting iteration needs a program made to count, and its own context"),
-        };
-        self.finish(ran, &stdout, &stderr)
-    }
-
-    /// One instantiation of a program made by [`Program::counting`], in
-    /// `context`, bracketed by `bracket` (no run: the instance is dropped).
-    pub fn count_instantiation<B: Bracket>(
-        &self,
-        context: CountingContext,
-        bracket: &mut B,
-    ) -> Result<()> {
-        match (&self.resolved, context.wasi) {
-            (Some(Resolved::Module { pre, .. }), CountingWasi::P1(wasi)) => {
-                let mut store = self.store(pre.module().engine(), wasi);
-                instantiate(&mut store, bracket, |store| pre.instantiate(store))?;
-            }
-            (Some(Resolved::Component { pre }), CountingWasi::P2(ctx)) => {
-                let mut store = self.store(pre.engine(), P2::new(ctx));
-                instantiate(&mut store, bracket, |store| pre.instantiate(store))?;
-            }
-            _ => {
-                bail!("a counting instantiation needs a program made to count, and its own context")
-            }
-        }
-        Ok(())
     }
 
     /// The store of an iteration, with the WASI context `wasi` and the
@@ -861,97 +649,4 @@ fn instantiate<B: Bracket, W: 'static, I>(
         .map_err(|e| guest_failure(e, store.data().limiter.refused()))
         .context("instantiation failed")?;
     Ok((made, took))
-}
-
-/// `<name>.<stream>.expected`, else `default.<stream>.expected`, if either
-/// sits beside the workload.
-fn expected(folder: &Path, name: &str, stream: &str) -> Result<Option<Vec<u8>>> {
-    for file in [
-        format!("{name}.{stream}.expected"),
-        format!("default.{stream}.expected"),
-    ] {
-        let path = folder.join(file);
-        if path.is_file() {
-            return std::fs::read(&path)
-                .map(Some)
-                .with_context(|| format!("reading {}", path.display()));
-        }
-    }
-    Ok(None)
-}
-
-/// Whether `got` matches `expected` as text, line by line: CRLF and LF
-/// are the same line ending, and a final newline does not count.
-pub fn same_lines(got: &[u8], expected: &[u8]) -> bool {
-    String::from_utf8_lossy(got)
-        .lines()
-        .eq(String::from_utf8_lossy(expected).lines())
-}
-
-fn check_output(stream: &str, got: &[u8], expected: Option<&[u8]>) -> Result<()> {
-    let Some(expected) = expected else {
-        return Ok(());
-    };
-    if same_lines(got, expected) {
-        return Ok(());
-    }
-    let got_text = String::from_utf8_lossy(got);
-    let expected_text = String::from_utf8_lossy(expected);
-    // The first line that differs, 1-based.
-    let mut got_lines = got_text.lines();
-    let mut expected_lines = expected_text.lines();
-    let mut line = 1;
-    let (g, e) = loop {
-        match (got_lines.next(), expected_lines.next()) {
-            (Some(g), Some(e)) if g == e => line += 1,
-            (g, e) => {
-                break (
-                    g.unwrap_or("(end of output)"),
-                    e.unwrap_or("(end of output)"),
-                );
-            }
-        }
-    };
-    let clip = |s: &str| s.chars().take(80).collect::<String>();
-    bail!(
-        "{stream} differs from the expected output at line {line}: got `{}`, expected `{}`",
-        clip(g),
-        clip(e)
-    )
-}
-
-fn stderr_tail(stderr: &MemoryOutputPipe) -> String {
-    let text = stderr.contents();
-    let text = String::from_utf8_lossy(&text);
-    match text.lines().last() {
-        Some(line) if !line.trim().is_empty() => format!(" (stderr: {})", line.trim()),
-        _ => String::new(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn output_is_compared_line_by_line() {
-        assert!(same_lines(b"0\n", b"0"));
-        assert!(same_lines(b"one\r\ntwo\r\n", b"one\ntwo\n"));
-        assert!(same_lines(b"", b""));
-        assert!(!same_lines(b"0\n", b"1"));
-        assert!(!same_lines(b"a\n\nb", b"a\nb"));
-        assert!(!same_lines(b"a\nb\n", b"a\n"));
-        let error = check_output("stdout", b"a\nb\n", Some(b"a\nc")).expect_err("differs");
-        assert_eq!(
-            error.to_string(),
-            "stdout differs from the expected output at line 2: got `b`, expected `c`"
-        );
-        let error = check_output("stdout", b"a\n", Some(b"a\nc")).expect_err("differs");
-        assert!(
-            error
-                .to_string()
-                .contains("got `(end of output)`, expected `c`")
-        );
-        assert!(check_output("stdout", b"anything", None).is_ok());
-    }
 }

@@ -1,0 +1,278 @@
+//! `host selftest`: measure the harness itself.
+//!
+//! Every timing figure comes from separate `host run` / `host compare`
+//! processes of this very binary, as a user would run them:
+//! - repeatability: the median of xor over several separate runs, their
+//!   spread, whether each run's 95% interval holds the median of all runs,
+//!   and the wall time to a result;
+//! - count independence: per-op time at counts 10^3 to 10^7, for xor (in
+//!   rounds of every count, so that drift falls on all alike, all on one
+//!   core) and for the empty guest (whose per-op time should be 0);
+//! - components: the empty component (0 per op) and xor as a component
+//!   against xor as a core module;
+//! - verdicts: A against A, mod13 against mod16, chain100 against chain101
+//!   (a real 1% difference);
+//! - intervals: over many separate runs of xor, xor as a component and a
+//!   program, how many 95% intervals hold the median of all the runs'
+//!   medians, and their half-widths against the runs' spread;
+//! - machine: what interrupts each core, as a thread spinning on it sees it
+//!   ([`crate::platform::gaps`]), and the spread of xor's samples in one run
+//!   at a short and at a long count;
+//! - programs: the execute time `host run` reports for a call-heavy and a
+//!   loop-heavy program against an uninstrumented timing of the same
+//!   `_start` in fresh reference processes of this binary, each timing in
+//!   itself on an engine of wasmtime's defaults ([`reference`]).
+//!
+//! Apart from the reference timing and the watch of the cores, this module
+//! only drives runs and prints what they reported, read back into the
+//! report types of [`crate::results`].
+//!
+//! Here: the report, the order of the checks, and running this binary; one
+//! file per check beside it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::analysis::{stats, summary};
+use crate::cli::{ReferenceArgs, SelftestArgs, SelftestSection};
+use crate::options::Output;
+use crate::output::export::write_json;
+use crate::output::units::format_ns;
+use crate::platform::gaps::{self, Interruptions};
+use crate::results::{CompareReport, Figures, Ratio, RunReport};
+
+mod components;
+mod counts;
+mod intervals;
+mod machine;
+mod programs;
+mod repeatability;
+mod verdicts;
+
+use components::{Components, components};
+use counts::{CountFigures, count_independence};
+use intervals::{IntervalFit, intervals};
+use machine::{Machine, machine};
+pub use programs::reference;
+use programs::{ProgramAgreement, program_agreement};
+use repeatability::{Repeatability, repeatability};
+use verdicts::{FamilyTally, Spinner, VerdictTally, family, verdicts, verdicts_with};
+
+#[derive(Debug, Default, Serialize)]
+struct SelftestReport {
+    repeatability: Option<Repeatability>,
+    counts: Vec<CountFigures>,
+    components: Option<Components>,
+    verdicts: Vec<VerdictTally>,
+    intervals: Vec<IntervalFit>,
+    programs: Vec<ProgramAgreement>,
+    family: Option<FamilyTally>,
+    machine: Option<Machine>,
+}
+
+pub fn selftest(args: &SelftestArgs) -> Result<()> {
+    let dir = &args.workloads;
+    let file = |name: &str| -> Result<PathBuf> {
+        let path = dir.join(name);
+        match path.is_file() {
+            true => Ok(path),
+            false => bail!(
+                "{}: no such workload file (see --workloads)",
+                path.display()
+            ),
+        }
+    };
+    if args.runs < 2 {
+        bail!("--runs must be at least 2");
+    }
+    let wanted = |section| args.only.is_empty() || args.only.contains(&section);
+    let mut report = SelftestReport::default();
+    if wanted(SelftestSection::Repeatability) {
+        report.repeatability = Some(repeatability(&file("xor.wasm")?, args.runs)?);
+    }
+    if wanted(SelftestSection::Counts) {
+        report.counts = count_independence(&file("xor.wasm")?, &file("empty.wasm")?)?;
+    }
+    if wanted(SelftestSection::Components) {
+        report.components = Some(components(
+            &file("empty-component.wasm")?,
+            &file("xor.wasm")?,
+            &file("xor-component.wasm")?,
+        )?);
+    }
+    if wanted(SelftestSection::Verdicts) {
+        let xor = file("xor.wasm")?;
+        report
+            .verdicts
+            .push(verdicts("xor vs xor", &xor, &xor, args.same_runs)?);
+        report.verdicts.push(verdicts(
+            "mod13 vs mod16",
+            &file("mod13.wasm")?,
+            &file("mod16.wasm")?,
+            5,
+        )?);
+        report.verdicts.push(verdicts(
+            "chain100 vs chain101",
+            &file("chain100.wasm")?,
+            &file("chain101.wasm")?,
+            args.same_runs,
+        )?);
+    }
+    if wanted(SelftestSection::Intervals) {
+        for name in ["xor.wasm", "xor-component.wasm", "loop.wasm"] {
+            report
+                .intervals
+                .push(intervals(&file(name)?, args.same_runs)?);
+        }
+    }
+    if wanted(SelftestSection::Small) {
+        report.verdicts.push(verdicts_with(
+            "chain200 vs chain201 (0.5%)",
+            &file("chain200.wasm")?,
+            &file("chain201.wasm")?,
+            10,
+            &["--noise", "0.5", "--time", "3s"],
+        )?);
+        report.verdicts.push(verdicts_with(
+            "chain400 vs chain401 (0.25%)",
+            &file("chain400.wasm")?,
+            &file("chain401.wasm")?,
+            10,
+            &["--noise", "0.25", "--time", "10s"],
+        )?);
+    }
+    if wanted(SelftestSection::Family) {
+        report.family = Some(family(
+            &[
+                &file("xor.wasm")?,
+                &file("mod13.wasm")?,
+                &file("mod16.wasm")?,
+                &file("xor.wasm")?,
+            ],
+            10,
+        )?);
+    }
+    if wanted(SelftestSection::Busy) {
+        let _spinner = Spinner::start()?;
+        report.verdicts.push(verdicts(
+            "chain100 vs chain101, a busy loop on the last core",
+            &file("chain100.wasm")?,
+            &file("chain101.wasm")?,
+            10,
+        )?);
+    }
+    if wanted(SelftestSection::Machine) {
+        report.machine = Some(machine(&file("xor.wasm")?)?);
+    }
+    if wanted(SelftestSection::Programs) {
+        for name in ["fib.wasm", "loop.wasm"] {
+            report.programs.push(program_agreement(&file(name)?)?);
+        }
+    }
+    if let Some(path) = &args.export_json {
+        let output = match path.as_os_str() == "-" {
+            true => Output::Stdout,
+            false => Output::File(path.clone()),
+        };
+        write_json(&report, &output)?;
+    }
+    Ok(())
+}
+
+/// The smallest and the largest of `values`.
+fn min_max(values: &[f64]) -> (f64, f64) {
+    values
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), &m| (lo.min(m), hi.max(m)))
+}
+
+/// Run this binary with `command FILES... --export-json - EXTRA...` and
+/// read its JSON report (a [`RunReport`] or a [`CompareReport`]).
+fn run_host<T: DeserializeOwned>(command: &[&str], files: &[&Path], extra: &[&str]) -> Result<T> {
+    let exe = std::env::current_exe().context("locating the host binary")?;
+    let output = Command::new(exe)
+        .args(command)
+        .args(files)
+        .args(["--export-json", "-"])
+        .args(extra)
+        .output()
+        .context("starting a separate run")?;
+    if !output.status.success() {
+        bail!(
+            "a separate `{}` failed: {}",
+            command.join(" "),
+            String::from_utf8_lossy(&output.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
+        );
+    }
+    serde_json::from_slice(&output.stdout).context("reading a run's JSON")
+}
+
+/// The figures of the single result row of a `host run` report; its error
+/// when it failed.
+fn result_row(report: &RunReport) -> Result<Figures> {
+    let row = report.results.first().context("a run reported no result")?;
+    if let Some(error) = &row.error {
+        bail!("{error}");
+    }
+    row.figures
+        .clone()
+        .context("a run's result row has no figures")
+}
+
+/// The first comparison's ratio with its interval.
+fn comparison_ratio(report: &CompareReport) -> Result<Ratio> {
+    let c = report
+        .comparisons
+        .first()
+        .context("a compare reported no comparison")?;
+    Ok(Ratio {
+        ratio: c.ratio,
+        ci95_low: c.ci95_low,
+        ci95_high: c.ci95_high,
+    })
+}
+
+/// The first comparison's verdict in words, `?` without one.
+fn first_verdict(report: &CompareReport) -> String {
+    report
+        .comparisons
+        .first()
+        .map_or_else(|| "?".to_string(), |c| c.verdict.to_string())
+}
+
+/// A program row's median execute time, in ns.
+fn execute_median(row: &Figures) -> Result<f64> {
+    let phases = row
+        .phases
+        .as_ref()
+        .context("a program's row has no phases")?;
+    Ok(phases.execute_ns.median)
+}
+
+/// All the time of a row's samples over all their ops: each sample less
+/// the row's fixed cost, summed, over the samples times the count. Unlike
+/// the median of epochs, it keeps every interruption, at any count.
+fn all_time_per_op(row: &Figures) -> f64 {
+    let per_op = every_sample_per_op(row);
+    per_op.iter().sum::<f64>() / per_op.len() as f64
+}
+
+/// Every sample of a row, less the fixed cost, per op: the interrupted
+/// ones and those of slow spells included (a row's epochs may leave them
+/// out).
+fn every_sample_per_op(row: &Figures) -> Vec<f64> {
+    let count = row.count as f64;
+    row.raw_samples_ns
+        .iter()
+        .flatten()
+        .map(|ns| (ns - row.fixed_cost_ns) / count)
+        .collect()
+}

@@ -1,0 +1,112 @@
+//! The settings of `host compare` and `host profile`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+use serde::{Deserialize, Serialize};
+
+use crate::cli::{CompareArgs, ProfileArgs};
+
+use super::*;
+
+/// What `host compare` needs beyond [`Settings`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CompareSettings {
+    pub settings: Settings,
+    /// Name of the reference variant; the first when `None`.
+    pub reference: Option<String>,
+    /// Sampling stops at this point even if a verdict is unsure.
+    pub time_cap: Duration,
+    /// Profile the variants too (`--profile`).
+    pub profile: Option<Profiling>,
+}
+
+/// How `host profile` (and `compare --profile`) samples.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Profiling {
+    /// How long each workload runs while sampled.
+    pub duration: Duration,
+    /// Between two stack samples.
+    pub interval: Duration,
+    /// Where the profiles are written.
+    pub folder: PathBuf,
+    /// Functions listed per workload.
+    pub top: usize,
+}
+
+impl Default for Profiling {
+    fn default() -> Self {
+        Profiling {
+            duration: Duration::from_secs(1),
+            interval: Duration::from_millis(1),
+            folder: PathBuf::from("results/profiles"),
+            top: 10,
+        }
+    }
+}
+
+/// The settings of `host profile`.
+#[derive(Debug, Clone)]
+pub struct ProfileSettings {
+    pub settings: Settings,
+    pub profiling: Profiling,
+}
+
+impl ProfileSettings {
+    /// Check and convert the flags of `host profile`.
+    pub fn from_args(args: ProfileArgs) -> Result<Self> {
+        let duration = positive_duration("--duration", &args.duration)?;
+        let interval = positive_duration("--interval", &args.interval)?;
+        if args.top == 0 {
+            bail!("--top must be at least 1");
+        }
+        let settings = Settings::from_measure_args(
+            args.paths,
+            args.measure,
+            StopRule::Time(duration),
+            0.0,
+            Baselines::default(),
+        )?;
+        settings.exports.check()?;
+        Ok(ProfileSettings {
+            settings,
+            profiling: Profiling {
+                duration,
+                interval,
+                folder: args.out,
+                top: args.top,
+            },
+        })
+    }
+}
+
+impl CompareSettings {
+    /// Check and convert the flags of `host compare`.
+    pub fn from_args(args: CompareArgs) -> Result<Self> {
+        let time_cap = positive_duration("--time", &args.time)?;
+        let settings = Settings::from_measure_args(
+            args.paths,
+            args.measure,
+            StopRule::Time(time_cap),
+            0.0,
+            Baselines::default(),
+        )?;
+        settings.exports.check()?;
+        settings.exports.check_for_compare()?;
+        if settings.metric == Metric::Counters {
+            bail!(
+                "--metric counters: compare judges by time, instructions or cycles-est; count hardware counters with `host run`"
+            );
+        }
+        if settings.sizes.len() > 1 {
+            bail!("--size: compare takes one size (variants are compared at the same size)");
+        }
+        Ok(CompareSettings {
+            settings,
+            reference: args.reference,
+            time_cap,
+            profile: args.profile.then(Profiling::default),
+        })
+    }
+}

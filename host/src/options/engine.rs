@@ -1,0 +1,308 @@
+//! The engine settings: compiler, optimisation level and Wasm proposals
+//! (`--engine`, `--opt-level`, `-W`), and where compiled code is cached.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::cli::{EngineArg, OptLevelArg};
+
+/// Which compiler turns wasm into code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Compiler {
+    /// Cranelift, the optimising compiler (the default).
+    Cranelift,
+    /// Winch, the baseline compiler: fast to compile, slower code.
+    Winch,
+    /// Pulley, wasmtime's portable interpreter.
+    Pulley,
+}
+
+/// Cranelift's optimisation level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OptimizeFor {
+    None,
+    Speed,
+    SpeedAndSize,
+}
+
+/// A WebAssembly proposal `-W` turns on or off, by wasmtime's name for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Proposal {
+    Gc,
+    FunctionReferences,
+    Exceptions,
+    TailCall,
+    Simd,
+    RelaxedSimd,
+    MultiMemory,
+    Threads,
+    Memory64,
+    ExtendedConst,
+    WideArithmetic,
+    CustomPageSizes,
+    StackSwitching,
+    BulkMemory,
+    ReferenceTypes,
+    MultiValue,
+    BranchHinting,
+}
+
+impl Proposal {
+    /// Every proposal, in the order reports list them.
+    pub const ALL: [Proposal; 17] = [
+        Proposal::Gc,
+        Proposal::FunctionReferences,
+        Proposal::Exceptions,
+        Proposal::TailCall,
+        Proposal::Simd,
+        Proposal::RelaxedSimd,
+        Proposal::MultiMemory,
+        Proposal::Threads,
+        Proposal::Memory64,
+        Proposal::ExtendedConst,
+        Proposal::WideArithmetic,
+        Proposal::CustomPageSizes,
+        Proposal::StackSwitching,
+        Proposal::BulkMemory,
+        Proposal::ReferenceTypes,
+        Proposal::MultiValue,
+        Proposal::BranchHinting,
+    ];
+
+    /// The name `wasmtime run -W` gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Proposal::Gc => "gc",
+            Proposal::FunctionReferences => "function-references",
+            Proposal::Exceptions => "exceptions",
+            Proposal::TailCall => "tail-call",
+            Proposal::Simd => "simd",
+            Proposal::RelaxedSimd => "relaxed-simd",
+            Proposal::MultiMemory => "multi-memory",
+            Proposal::Threads => "threads",
+            Proposal::Memory64 => "memory64",
+            Proposal::ExtendedConst => "extended-const",
+            Proposal::WideArithmetic => "wide-arithmetic",
+            Proposal::CustomPageSizes => "custom-page-sizes",
+            Proposal::StackSwitching => "stack-switching",
+            Proposal::BulkMemory => "bulk-memory",
+            Proposal::ReferenceTypes => "reference-types",
+            Proposal::MultiValue => "multi-value",
+            Proposal::BranchHinting => "branch-hinting",
+        }
+    }
+
+    fn bit(self) -> u32 {
+        1 << (self as u32)
+    }
+}
+
+/// Proposals turned on or off with `-W`; the rest keep wasmtime's defaults.
+/// Recorded as `{"gc": false, "memory64": true}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    into = "std::collections::BTreeMap<String, bool>",
+    try_from = "std::collections::BTreeMap<String, bool>"
+)]
+pub struct WasmFlags {
+    on: u32,
+    off: u32,
+}
+
+impl WasmFlags {
+    /// Parse `-W` values: `NAME`, `NAME=y|n` (also `yes`/`no`, `true`/
+    /// `false`), comma-separated or repeated; a later value wins.
+    pub fn parse(values: &[String]) -> Result<Self> {
+        let mut flags = WasmFlags::default();
+        for item in values.iter().flat_map(|v| v.split(',')) {
+            let item = item.trim();
+            if item.is_empty() {
+                continue;
+            }
+            let (name, value) = item.split_once('=').unwrap_or((item, "y"));
+            let on = match value {
+                "y" | "yes" | "true" => true,
+                "n" | "no" | "false" => false,
+                _ => bail!("-W {item}: the value must be y or n"),
+            };
+            let proposal = Proposal::ALL
+                .into_iter()
+                .find(|p| p.name() == name)
+                .with_context(|| {
+                    let names: Vec<&str> = Proposal::ALL.iter().map(|p| p.name()).collect();
+                    format!(
+                        "-W {item}: unknown proposal `{name}` (known: {})",
+                        names.join(", ")
+                    )
+                })?;
+            flags.set(proposal, on);
+        }
+        Ok(flags)
+    }
+
+    /// Turn `proposal` on or off.
+    pub fn set(&mut self, proposal: Proposal, on: bool) {
+        if on {
+            self.on |= proposal.bit();
+            self.off &= !proposal.bit();
+        } else {
+            self.off |= proposal.bit();
+            self.on &= !proposal.bit();
+        }
+    }
+
+    /// What `-W` said of `proposal`: `None` keeps wasmtime's default.
+    pub fn get(&self, proposal: Proposal) -> Option<bool> {
+        if self.on & proposal.bit() != 0 {
+            Some(true)
+        } else if self.off & proposal.bit() != 0 {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// Every proposal `-W` named, with its setting.
+    pub fn settings(&self) -> impl Iterator<Item = (Proposal, bool)> + '_ {
+        Proposal::ALL
+            .into_iter()
+            .filter_map(|p| self.get(p).map(|on| (p, on)))
+    }
+}
+
+impl From<WasmFlags> for std::collections::BTreeMap<String, bool> {
+    fn from(flags: WasmFlags) -> Self {
+        flags
+            .settings()
+            .map(|(p, on)| (p.name().to_string(), on))
+            .collect()
+    }
+}
+
+impl TryFrom<std::collections::BTreeMap<String, bool>> for WasmFlags {
+    type Error = anyhow::Error;
+    fn try_from(map: std::collections::BTreeMap<String, bool>) -> Result<Self> {
+        let values: Vec<String> = map
+            .into_iter()
+            .map(|(name, on)| format!("{name}={}", if on { "y" } else { "n" }))
+            .collect();
+        WasmFlags::parse(&values)
+    }
+}
+
+impl fmt::Display for WasmFlags {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let items: Vec<String> = self
+            .settings()
+            .map(|(p, on)| format!("{}={}", p.name(), if on { "y" } else { "n" }))
+            .collect();
+        f.write_str(&items.join(","))
+    }
+}
+
+/// How code is compiled: recorded in the report and part of cache keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EngineConfig {
+    pub compiler: Compiler,
+    pub opt_level: OptimizeFor,
+    /// Proposals turned on or off with `-W` (wasmtime's defaults for the
+    /// rest).
+    #[serde(default)]
+    pub wasm: WasmFlags,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            compiler: Compiler::Cranelift,
+            opt_level: OptimizeFor::Speed,
+            wasm: WasmFlags::default(),
+        }
+    }
+}
+
+impl fmt::Display for EngineConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.compiler {
+            Compiler::Cranelift => {
+                let level = match self.opt_level {
+                    OptimizeFor::None => "none",
+                    OptimizeFor::Speed => "speed",
+                    OptimizeFor::SpeedAndSize => "speed_and_size",
+                };
+                write!(f, "cranelift (opt-level {level})")?;
+            }
+            Compiler::Winch => f.write_str("winch")?,
+            Compiler::Pulley => f.write_str("pulley")?,
+        }
+        if self.wasm != WasmFlags::default() {
+            write!(f, " -W {}", self.wasm)?;
+        }
+        Ok(())
+    }
+}
+
+impl EngineConfig {
+    /// A short name for row suffixes: `cranelift`, `winch`, `pulley`.
+    pub fn short_name(&self) -> &'static str {
+        match self.compiler {
+            Compiler::Cranelift => "cranelift",
+            Compiler::Winch => "winch",
+            Compiler::Pulley => "pulley",
+        }
+    }
+}
+
+/// The compile cache folder: `$WASM_BENCH_CACHE`, else
+/// `$XDG_CACHE_HOME/wasm-bench`, else `~/.cache/wasm-bench`.
+pub fn default_cache_folder() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("WASM_BENCH_CACHE") {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
+        return Some(PathBuf::from(dir).join("wasm-bench"));
+    }
+    std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache").join("wasm-bench"))
+}
+
+/// One engine configuration per `--engine`, without repeats.
+pub(super) fn engine_configs(
+    engines: &[EngineArg],
+    opt_level: OptLevelArg,
+    wasm: WasmFlags,
+) -> Vec<EngineConfig> {
+    let opt_level = match opt_level {
+        OptLevelArg::None => OptimizeFor::None,
+        OptLevelArg::Speed => OptimizeFor::Speed,
+        OptLevelArg::SpeedAndSize => OptimizeFor::SpeedAndSize,
+    };
+    let mut configs: Vec<EngineConfig> = Vec::new();
+    for engine in engines {
+        let compiler = match engine {
+            EngineArg::Cranelift => Compiler::Cranelift,
+            EngineArg::Winch => Compiler::Winch,
+            EngineArg::Pulley => Compiler::Pulley,
+        };
+        let config = EngineConfig {
+            compiler,
+            opt_level,
+            wasm,
+        };
+        if !configs.contains(&config) {
+            configs.push(config);
+        }
+    }
+    if configs.is_empty() {
+        configs.push(EngineConfig {
+            wasm,
+            ..EngineConfig::default()
+        });
+    }
+    configs
+}

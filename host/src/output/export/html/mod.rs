@@ -1,0 +1,392 @@
+//! One self-contained HTML page of a run or a comparison: the environment,
+//! the results table, and inline SVG plots drawn with plotters: per measured
+//! row the distribution of its samples (histogram, median, outliers), per
+//! complexity fit the medians against size with the fitted curve, and for a
+//! comparison the ratios with their intervals against the noise band.
+//!
+//! The page loads nothing: inline CSS, no script, no font, no image file. The
+//! only URL in it is the SVG namespace (`xmlns`), which is a name, not a
+//! resource.
+//!
+//! Here: the page and its sections, from `head.html`, `style.css` and
+//! `foot.html` beside this file; `histogram` draws a row's samples,
+//! `charts` the complexity fits and a comparison's ratios.
+
+use std::error::Error;
+use std::fmt::Write;
+
+use plotters::style::RGBColor;
+
+use crate::output::cells::{Cells, format_ratio, row_notes};
+use crate::output::units::format_ns;
+use crate::results::{
+    BenchResult, CompareReport, ComplexityResult, Environment, RunReport, Tool, Verdict,
+};
+
+/// Width of every plot, in px.
+const WIDTH: u32 = 640;
+/// At most this many samples go into a histogram (evenly spaced).
+const MAX_HISTOGRAM_SAMPLES: usize = 20_000;
+/// At most this many points per class (regular, mild, severe) in the strip
+/// under a histogram.
+const MAX_STRIP_POINTS: usize = 600;
+
+const FONT: &str = "sans-serif";
+const BAR: RGBColor = RGBColor(76, 120, 168);
+const MEDIAN: RGBColor = RGBColor(0, 0, 0);
+const MILD: RGBColor = RGBColor(245, 133, 24);
+const SEVERE: RGBColor = RGBColor(214, 39, 40);
+const FIT: RGBColor = RGBColor(214, 39, 40);
+const FASTER: RGBColor = RGBColor(44, 160, 44);
+const SAME: RGBColor = RGBColor(110, 110, 110);
+const UNSURE: RGBColor = RGBColor(255, 127, 14);
+
+type Plot<T> = Result<T, Box<dyn Error>>;
+
+/// The page's style sheet.
+const STYLE: &str = include_str!("style.css");
+/// The start of the page, up to its header's title: `{title}` and `{style}`
+/// are filled in.
+const HEAD: &str = include_str!("head.html");
+/// The end of the page: `{tool}` is filled in.
+const FOOT: &str = include_str!("foot.html");
+
+mod charts;
+mod histogram;
+#[cfg(test)]
+mod tests;
+
+use charts::{complexity_svg, ratio_svg};
+use histogram::{Distribution, histogram_svg};
+
+/// The report of `host run` as one HTML page: environment, results table,
+/// a histogram of the samples of every measured row, and a plot of every
+/// complexity fit.
+pub fn html_run(report: &RunReport) -> String {
+    let mut page = start("wasm-bench run", &report.tool, &report.environment);
+    if let Some(name) = &report.baseline {
+        let _ = writeln!(
+            page,
+            "<p>Compared with baseline <b>{}</b>.</p>",
+            escape(name)
+        );
+    }
+    if let Some(path) = &report.saved_baseline {
+        let _ = writeln!(page, "<p>Saved as baseline: {}</p>", escape(path));
+    }
+    if let Some(reason) = &report.stopped {
+        let _ = writeln!(
+            page,
+            "<p class=\"warn\">Stopped early: {}</p>",
+            escape(reason)
+        );
+    }
+    page.push_str("<h2>Results</h2>\n");
+    results_table(&mut page, &report.results);
+    let failures = report.failures();
+    let _ = writeln!(
+        page,
+        "<p>{} measured{}.</p>",
+        report.results.len() - failures,
+        match failures {
+            0 => String::new(),
+            n => format!(", {n} failed"),
+        }
+    );
+    distributions(&mut page, &report.results);
+    if !report.complexity.is_empty() {
+        page.push_str("<h2>Complexity</h2>\n<p>Median time per op against size, and the best fit of least squares through the origin over O(1), O(log n), O(n), O(n log n), O(n²).</p>\n");
+        for fit in &report.complexity {
+            complexity_figure(&mut page, fit);
+        }
+    }
+    finish(page, &report.tool)
+}
+
+/// The report of `host compare` as one HTML page: environment, the
+/// variants' table, the verdicts with a chart of the ratios, and a histogram
+/// of the samples of every variant.
+pub fn html_compare(report: &CompareReport) -> String {
+    let mut page = start("wasm-bench compare", &report.tool, &report.environment);
+    page.push_str("<h2>Variants</h2>\n");
+    results_table(&mut page, &report.variants);
+    let metric = report
+        .comparisons
+        .first()
+        .map_or("time", |c| c.metric.as_str());
+    let _ = writeln!(
+        page,
+        "<h2>Verdicts</h2>\n<p>Ratios of {} per op against <b>{}</b>: {} rounds of interleaved samples, count {} shared, {:.2} s; {}.</p>",
+        escape(metric),
+        escape(&report.reference),
+        report.rounds,
+        report.count,
+        report.sampling_ms / 1e3,
+        report.noise_band()
+    );
+    page.push_str("<div class=\"table\"><table>\n<tr><th>variant</th><th class=\"left\">vs</th><th>ratio</th><th>95% CI</th><th class=\"left\">verdict</th><th class=\"left\">in words</th></tr>\n");
+    for c in &report.comparisons {
+        let _ = writeln!(
+            page,
+            "<tr><td class=\"name\">{}</td><td class=\"left\">{}</td><td>{}</td><td>[{}, {}]</td><td class=\"left {}\">{}</td><td class=\"left\">{}</td></tr>",
+            escape(&c.variant),
+            escape(&c.reference),
+            format_ratio(c.ratio),
+            format_ratio(c.ci95_low),
+            format_ratio(c.ci95_high),
+            verdict_class(c.verdict),
+            c.verdict,
+            escape(&c.text)
+        );
+    }
+    page.push_str("</table></div>\n");
+    if !report.comparisons.is_empty() {
+        let _ = writeln!(
+            page,
+            "<figure class=\"plot ratios\">\n<figcaption>Each variant's ratio to <b>{}</b> (dot) with its 95% interval (bar); the shaded band is the {}.</figcaption>",
+            escape(&report.reference),
+            report.noise_band()
+        );
+        page.push_str(&svg_or_message(ratio_svg(report)));
+        page.push_str("</figure>\n");
+    }
+    distributions(&mut page, &report.variants);
+    finish(page, &report.tool)
+}
+
+/// The head of the page, the title and the environment.
+fn start(title: &str, tool: &Tool, env: &Environment) -> String {
+    let mut page = String::with_capacity(64 * 1024);
+    page.push_str(&HEAD.replace("{title}", title).replace("{style}", STYLE));
+    let core = match env.pinned_core {
+        Some(c) => format!("pinned to core {c}"),
+        None => "not pinned".to_string(),
+    };
+    let engines = env
+        .engines
+        .iter()
+        .map(|e| e.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut calls = format!(
+        "empty-guest call {} · pause/resume pair {}",
+        format_ns(env.empty_call_ns),
+        format_ns(env.pause_pair_ns)
+    );
+    if let (Some(call), Some(pair)) = (env.empty_component_call_ns, env.component_pause_pair_ns) {
+        let _ = write!(
+            calls,
+            "; components: empty-guest call {} · pause/resume pair {}",
+            format_ns(call),
+            format_ns(pair)
+        );
+    }
+    let rows = [
+        (
+            "cpu",
+            format!(
+                "{} · {} cores",
+                env.cpu_model.as_deref().unwrap_or("unknown CPU"),
+                env.cores
+            ),
+        ),
+        ("core", core),
+        ("priority", env.priority.clone()),
+        (
+            "clock",
+            format!(
+                "resolution {}, read {}",
+                format_ns(env.clock_resolution_ns),
+                format_ns(env.clock_overhead_ns)
+            ),
+        ),
+        ("engines", engines),
+        ("calls", calls),
+        (
+            "sampling",
+            format!(
+                "target {:.1} ms per sample · drift ±{}% · seed {}",
+                env.sample_time_ms, env.drift_pct, env.seed
+            ),
+        ),
+        (
+            "limits",
+            format!(
+                "memory {} per instance · {:.0} ms per call",
+                crate::util::bytes::format_bytes(env.max_memory_bytes),
+                env.timeout_ms
+            ),
+        ),
+        (
+            "compile cache",
+            env.compile_cache
+                .clone()
+                .unwrap_or_else(|| "off".to_string()),
+        ),
+    ];
+    page.push_str("<dl class=\"env\">\n");
+    for (term, value) in rows {
+        let _ = writeln!(page, "<dt>{term}</dt><dd>{}</dd>", escape(&value));
+    }
+    page.push_str("</dl>\n");
+    for warning in &env.warnings {
+        let _ = writeln!(page, "<p class=\"warn\">warning: {}</p>", escape(warning));
+    }
+    let _ = writeln!(page, "</header>\n<!-- {} {} -->", tool.name, tool.version);
+    page
+}
+
+/// The page's footer and its end.
+fn finish(mut page: String, tool: &Tool) -> String {
+    let made_by = format!("{} {}", tool.name, tool.version);
+    page.push_str(&FOOT.replace("{tool}", &made_by));
+    page
+}
+
+/// The results table, and the notes under it.
+fn results_table(page: &mut String, results: &[BenchResult]) {
+    page.push_str("<div class=\"table\"><table>\n<tr><th>benchmark</th><th>time/op</th><th>± err%</th><th>95% CI</th><th>ops/s</th><th>samples</th><th>count</th><th>outliers</th></tr>\n");
+    let mut notes = Vec::new();
+    for (i, r) in results.iter().enumerate() {
+        let name = escape(&r.name);
+        let Some(f) = &r.figures else {
+            let error = r.error.as_deref().unwrap_or("not measured");
+            let _ = writeln!(
+                page,
+                "<tr><td class=\"name\">{name}</td><td class=\"error\" colspan=\"7\">error: {}</td></tr>",
+                escape(error)
+            );
+            continue;
+        };
+        let c = Cells::of(f);
+        let _ = writeln!(
+            page,
+            "<tr><td class=\"name\"><a href=\"#row-{i}\">{name}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            c.time, c.err, c.ci, c.rate, f.samples, c.count, f.outliers
+        );
+        for note in row_notes(r) {
+            notes.push(format!("<li><b>{name}</b>: {}</li>", escape(&note)));
+        }
+    }
+    page.push_str("</table></div>\n");
+    if !notes.is_empty() {
+        page.push_str("<ul class=\"notes\">\n");
+        for note in notes {
+            page.push_str(&note);
+            page.push('\n');
+        }
+        page.push_str("</ul>\n");
+    }
+}
+
+/// One histogram per measured row.
+fn distributions(page: &mut String, results: &[BenchResult]) {
+    if results.iter().all(|r| r.figures.is_none()) {
+        return;
+    }
+    let _ = writeln!(
+        page,
+        "<h2>Distributions</h2>\n<p class=\"legend\">Time per op of every epoch a row stands on: a sample, or consecutive short samples adding up to at least 0.5 ms. Epochs the machine slowed are left out (the JSON counts them as epochs_disturbed); at most {MAX_HISTOGRAM_SAMPLES} in a histogram.<i class=\"bar\" style=\"background:{}\"></i>epochs<i class=\"line\" style=\"background:{}\"></i>median, its 95% interval shaded<i style=\"background:{}\"></i>mild outlier<i style=\"background:{}\"></i>severe outlier (Tukey's fences)</p>",
+        hex(BAR),
+        hex(MEDIAN),
+        hex(MILD),
+        hex(SEVERE)
+    );
+    for (i, r) in results.iter().enumerate() {
+        let Some(f) = &r.figures else { continue };
+        let c = Cells::of(f);
+        let o = &f.outlier_counts;
+        let _ = writeln!(
+            page,
+            "<figure class=\"plot histogram\" id=\"row-{i}\">\n<h3>{}</h3>\n<figcaption>median {} ±{} · 95% CI {} · {} samples × {} ops in {} epochs · outliers: {} low severe, {} low mild, {} high mild, {} high severe</figcaption>",
+            escape(&r.name),
+            c.time,
+            c.err.trim_start_matches('±'),
+            c.ci,
+            f.samples,
+            c.count,
+            f.epochs,
+            o.low_severe,
+            o.low_mild,
+            o.high_mild,
+            o.high_severe
+        );
+        let svg = match Distribution::of(f) {
+            Some(d) => {
+                if let Some(beyond) = d.beyond() {
+                    let _ = writeln!(page, "<figcaption>{beyond}</figcaption>");
+                }
+                histogram_svg(&d)
+            }
+            None => Err("no samples".into()),
+        };
+        page.push_str(&svg_or_message(svg));
+        page.push_str("</figure>\n");
+    }
+}
+
+fn complexity_figure(page: &mut String, fit: &ComplexityResult) {
+    let _ = writeln!(
+        page,
+        "<figure class=\"plot complexity\">\n<h3>{}</h3>\n<figcaption>best fit {}: {} · g(n), rms of the residuals {:.1}% of the mean</figcaption>",
+        escape(&fit.benchmark),
+        fit.best,
+        format_ns(fit.coefficient),
+        fit.rms * 100.0
+    );
+    page.push_str(&svg_or_message(complexity_svg(fit)));
+    if !fit.candidates.is_empty() {
+        page.push_str("<div class=\"table\"><table>\n<tr><th>candidate</th><th>coefficient</th><th>rms</th></tr>\n");
+        for c in &fit.candidates {
+            let best = if c.class == fit.best { " (best)" } else { "" };
+            let _ = writeln!(
+                page,
+                "<tr><td>{}{best}</td><td>{}</td><td>{:.1}%</td></tr>",
+                c.class,
+                format_ns(c.coefficient),
+                c.rms * 100.0
+            );
+        }
+        page.push_str("</table></div>\n");
+    }
+    page.push_str("</figure>\n");
+}
+
+fn svg_or_message(svg: Plot<String>) -> String {
+    match svg {
+        Ok(svg) => svg,
+        Err(e) => format!(
+            "<p class=\"warn\">no plot: {}</p>\n",
+            escape(&e.to_string())
+        ),
+    }
+}
+
+fn verdict_class(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Faster => "faster",
+        Verdict::Slower => "slower",
+        Verdict::Same => "same",
+        Verdict::Unsure => "unsure",
+    }
+}
+
+fn hex(c: RGBColor) -> String {
+    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+}
+
+/// Text for HTML content or a quoted attribute.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}

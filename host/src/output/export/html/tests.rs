@@ -1,0 +1,255 @@
+//! Tests of the HTML pages: their sections, their plots, escaping, and that
+//! they load nothing.
+
+use super::charts::shorten;
+use super::histogram::evenly;
+use super::*;
+use crate::output::export::fixtures;
+use crate::results::{Complexity, Figures};
+
+/// Every `http://` or `https://` in the page is an SVG namespace, and
+/// no `src=` or `href=` leaves the page.
+fn assert_self_contained(html: &str) {
+    for scheme in ["http://", "https://"] {
+        for (at, _) in html.match_indices(scheme) {
+            assert!(
+                html[..at].ends_with("xmlns=\""),
+                "network reference at {at}: {}",
+                &html[at.saturating_sub(40)..(at + 60).min(html.len())]
+            );
+        }
+    }
+    assert!(!html.contains("src="));
+    assert!(!html.contains("<script"));
+    assert!(!html.contains("<link"));
+    assert!(!html.contains("url("));
+    for (at, _) in html.match_indices("href=") {
+        assert!(html[at..].starts_with("href=\"#"), "{}", &html[at..at + 40]);
+    }
+}
+
+#[test]
+fn run_page_has_one_histogram_per_measured_row_and_one_plot_per_fit() {
+    let report = fixtures::realistic_run_report();
+    let html = html_run(&report);
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.trim_end().ends_with("</html>"));
+    let measured = report
+        .results
+        .iter()
+        .filter(|r| r.figures.is_some())
+        .count();
+    assert_eq!(measured, 5);
+    assert_eq!(
+        html.matches("<figure class=\"plot histogram\"").count(),
+        measured
+    );
+    assert_eq!(html.matches("<figure class=\"plot complexity\"").count(), 1);
+    assert_eq!(html.matches("<svg").count(), measured + 1);
+    assert_eq!(html.matches("</svg>").count(), measured + 1);
+    assert!(!html.contains("no plot"));
+    // Every measured row links to its plot.
+    for i in [0, 1, 2, 3, 4] {
+        assert!(html.contains(&format!("href=\"#row-{i}\"")));
+        assert!(html.contains(&format!("id=\"row-{i}\"")));
+    }
+    assert!(html.contains("error: wasm trap: wasm `unreachable` instruction executed"));
+    assert!(html.contains("<dt>core</dt><dd>pinned to core 3</dd>"));
+    assert!(html.contains("<dt>cpu</dt><dd>Test CPU @ 3.00GHz · 8 cores</dd>"));
+    assert!(html.contains("<dt>engines</dt><dd>cranelift (opt-level speed)</dd>"));
+    assert!(html.contains("median "));
+    assert!(html.contains("time per op (µs)"));
+    assert_self_contained(&html);
+}
+
+#[test]
+fn two_row_page_has_one_histogram_and_no_complexity() {
+    let html = html_run(&fixtures::run_report());
+    assert_eq!(html.matches("<figure class=\"plot histogram\"").count(), 1);
+    assert_eq!(html.matches("<figure class=\"plot complexity\"").count(), 0);
+    assert_eq!(html.matches("<svg").count(), 1);
+    assert!(html.contains(
+        "<td class=\"error\" colspan=\"7\">error: wasm trap: unreachable, in `run`</td>"
+    ));
+    assert!(html.contains("<li><b>xor.wasm</b>: warm-up did not settle within 500 ms</li>"));
+    assert_self_contained(&html);
+}
+
+#[test]
+fn names_and_errors_are_escaped() {
+    let mut report = fixtures::run_report();
+    report.results[0].name = "<script>alert(1)</script>".to_string();
+    report.results[1].error = Some("bad <b>\"quote\"</b> & more".to_string());
+    report.environment.warnings = vec!["<img src=x>".to_string()];
+    let html = html_run(&report);
+    assert!(!html.contains("<script>"));
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(html.contains("bad &lt;b&gt;&quot;quote&quot;&lt;/b&gt; &amp; more"));
+    assert!(html.contains("&lt;img src=x&gt;"));
+    assert!(!html.contains("<img"));
+}
+
+#[test]
+fn compare_page_has_the_ratio_chart_and_every_variant() {
+    let report = fixtures::compare_report();
+    let html = html_compare(&report);
+    assert_eq!(html.matches("<figure class=\"plot ratios\"").count(), 1);
+    assert_eq!(
+        html.matches("<figure class=\"plot histogram\"").count(),
+        report.variants.len()
+    );
+    assert_eq!(html.matches("<svg").count(), report.variants.len() + 1);
+    assert!(html.contains("<td class=\"left slower\">slower</td>"));
+    assert!(html.contains("<td class=\"left faster\">faster</td>"));
+    assert!(html.contains("noise band ±0.5%"));
+    assert!(html.contains("1.200× slower"));
+    assert_self_contained(&html);
+}
+
+#[test]
+fn complexity_plots_log_or_linear_and_survive_odd_points() -> Plot<()> {
+    // A decade or more of sizes: log-log; a small span: linear.
+    let wide = fixtures::fit_of(
+        "wide",
+        Complexity::Linearithmic,
+        vec![(10, 66.0), (100, 1329.0), (1000, 19932.0)],
+    );
+    let narrow = fixtures::fit_of("narrow", Complexity::Linear, vec![(10, 20.0), (20, 41.0)]);
+    // O(log n) at n = 1 is 0: not drawable on a log axis, left out.
+    let from_one = fixtures::fit_of(
+        "from-one",
+        Complexity::Logarithmic,
+        vec![(1, 5.0), (16, 8.0), (256, 16.0)],
+    );
+    for fit in [wide, narrow, from_one] {
+        let svg = complexity_svg(&fit)?;
+        assert!(svg.starts_with("<svg"), "{}", fit.benchmark);
+        assert!(svg.contains("median per size"));
+        assert!(svg.contains("<polyline"));
+    }
+    let empty = fixtures::fit_of("empty", Complexity::Constant, vec![]);
+    assert!(complexity_svg(&empty).is_err());
+    Ok(())
+}
+
+#[test]
+fn histograms_survive_constant_empty_and_negative_samples() -> Plot<()> {
+    let svg =
+        |f: &Figures| -> Plot<String> { histogram_svg(&Distribution::of(f).ok_or("no samples")?) };
+    let mut f = fixtures::fixed_figures(vec![vec![5.0; 50]]);
+    f.ns_per_op.median = 5.0;
+    assert!(svg(&f)?.starts_with("<svg"));
+    f.epochs_ns_per_op = vec![vec![-0.2, 0.1, 0.0, -0.05, 0.3]];
+    f.epoch_classes = vec![];
+    f.ns_per_op.median = 0.0;
+    assert!(svg(&f)?.starts_with("<svg"));
+    f.epochs_ns_per_op = vec![vec![f64::NAN]];
+    assert!(Distribution::of(&f).is_none());
+    f.epochs_ns_per_op = vec![];
+    assert!(Distribution::of(&f).is_none());
+    Ok(())
+}
+
+#[test]
+fn far_outliers_are_counted_at_the_edge_and_large_runs_are_thinned() -> Plot<()> {
+    let mut blocks = fixtures::samples(100.0, 0.01, 100, 300, 3);
+    blocks[0][0] = 100_000.0;
+    let f = fixtures::figures_from(blocks, 10, 3);
+    let d = Distribution::of(&f).ok_or("no samples")?;
+    let beyond = d.beyond().ok_or("nothing beyond")?;
+    assert!(
+        beyond.contains(" beyond the axis (up to 100.0 µs)"),
+        "{beyond}"
+    );
+    assert!(d.hi < 1000.0, "the axis ends at {}", d.hi);
+    let svg = histogram_svg(&d)?;
+    // 30,000 samples: the strip holds at most MAX_STRIP_POINTS per class.
+    assert!(svg.matches("<circle").count() <= 3 * MAX_STRIP_POINTS);
+    assert!(svg.len() < 400_000, "{} bytes", svg.len());
+    Ok(())
+}
+
+#[test]
+fn evenly_keeps_at_most_the_limit() {
+    let items: Vec<u32> = (0..10).collect();
+    assert_eq!(evenly(&items, 20).len(), 10);
+    let picked = evenly(&items, 4);
+    assert_eq!(picked, vec![(0, 0), (2, 2), (5, 5), (7, 7)]);
+    assert_eq!(shorten("abcdefghij", 5), "ab…ij");
+    assert_eq!(shorten("abc", 5), "abc");
+}
+
+/// Renders a realistic run page and a compare page in headless Chromium
+/// when `/usr/bin/chromium` exists, and checks the screenshots are real
+/// images; skipped (passing) without Chromium. Set
+/// `WASM_BENCH_KEEP_HTML=DIR` to keep the pages and screenshots in DIR.
+#[test]
+fn pages_render_in_headless_chromium() -> Result<(), Box<dyn Error>> {
+    let chromium = std::path::Path::new("/usr/bin/chromium");
+    let keep = std::env::var_os("WASM_BENCH_KEEP_HTML").map(std::path::PathBuf::from);
+    let dir = match &keep {
+        Some(dir) => dir.clone(),
+        None => std::env::temp_dir().join(format!("wasm-bench-html-{}", std::process::id())),
+    };
+    std::fs::create_dir_all(&dir)?;
+    let pages = [
+        ("run", html_run(&fixtures::realistic_run_report())),
+        ("compare", html_compare(&fixtures::compare_report())),
+    ];
+    for (name, html) in &pages {
+        std::fs::write(dir.join(format!("{name}.html")), html)?;
+    }
+    if !chromium.exists() {
+        println!("skipped: /usr/bin/chromium not found; the pages were not rendered");
+        if keep.is_none() {
+            std::fs::remove_dir_all(&dir)?;
+        }
+        return Ok(());
+    }
+    for (name, _) in &pages {
+        let html = dir.join(format!("{name}.html"));
+        let shot = dir.join(format!("{name}.png"));
+        let profile = dir.join(format!("profile-{name}"));
+        let _ = std::fs::remove_file(&shot);
+        let mut child = std::process::Command::new(chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--hide-scrollbars",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg(format!("--screenshot={}", shot.display()))
+            .arg("--window-size=1000,2000")
+            .arg(format!("file://{}", html.display()))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()?;
+        let started = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait()? {
+                break status;
+            }
+            if started.elapsed() > std::time::Duration::from_secs(120) {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("{name}: chromium took over 120 s").into());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        assert!(status.success(), "chromium: {status}");
+        let png = std::fs::read(&shot)?;
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "{name}: not a PNG");
+        // A blank 1000x2000 page compresses to a few KB; plots and text
+        // make it far larger.
+        assert!(png.len() > 40_000, "{name}: {} bytes", png.len());
+    }
+    if keep.is_none() {
+        std::fs::remove_dir_all(&dir)?;
+    }
+    Ok(())
+}
