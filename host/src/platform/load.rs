@@ -19,6 +19,11 @@ pub const WINDOW: Duration = Duration::from_millis(40);
 /// A core busy for at least this share of the watch is busy.
 pub const BUSY_SHARE: f64 = 0.5;
 
+/// Cores within this share of busy time of the quietest count as quiet as
+/// it; the last of them is chosen (the cores the system uses least, as a
+/// rule).
+const QUIET_MARGIN: f64 = 0.10;
+
 /// The load of one core over a watch.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CoreLoad {
@@ -64,6 +69,32 @@ fn loads(
             })
         })
         .collect()
+}
+
+/// The quietest of the cores watched: the last of those within
+/// [`QUIET_MARGIN`] of the least busy.
+pub fn quietest(loads: &[CoreLoad]) -> Option<usize> {
+    let least = loads.iter().map(|l| l.busy_pct).fold(f64::INFINITY, f64::min);
+    loads
+        .iter()
+        .filter(|l| l.busy_pct <= least + QUIET_MARGIN * 100.0)
+        .map(|l| l.core)
+        .next_back()
+}
+
+/// Why the quietest core was chosen, in words: `the quietest: core 0 5%
+/// busy, core 1 80% busy`.
+pub fn why_quietest(loads: &[CoreLoad]) -> String {
+    format!("the quietest: {}", describe(loads))
+}
+
+/// Each core's load in words: `core 0 5% busy, core 1 80% busy`.
+pub fn describe(loads: &[CoreLoad]) -> String {
+    let each: Vec<String> = loads
+        .iter()
+        .map(|l| format!("core {} {:.0}% busy", l.core, l.busy_pct))
+        .collect();
+    each.join(", ")
 }
 
 /// Whether a run measured on `measuring` (when pinned) shares the machine

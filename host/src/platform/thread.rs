@@ -13,6 +13,7 @@ use thread_priority::{
 /// The CPU's model: see [`super::cpu::cpu_model`].
 pub use super::cpu::cpu_model;
 use super::cpu::thread_affinity;
+use super::load;
 use crate::options::{PinRequest, PriorityRequest};
 
 /// What preparing the measuring thread achieved.
@@ -145,71 +146,21 @@ pub fn measuring_core(pin: PinRequest) -> Option<usize> {
     }
 }
 
-/// How long each core's load is watched before the quietest is chosen.
-pub const LOAD_WINDOW: std::time::Duration = std::time::Duration::from_millis(40);
-/// Cores within this share of busy time of the quietest count as quiet as
-/// it; the last of them is chosen (the cores the system uses least, as a
-/// rule).
-const QUIET_MARGIN: f64 = 0.10;
-
 /// The quietest core this process may use, and why: each core's busy share
-/// over [`LOAD_WINDOW`], from `/proc/stat`. `None` where the load cannot be
-/// read (the caller falls back to the last core).
+/// over [`load::WINDOW`]. `None` where the load cannot be read (the caller
+/// falls back to the last core).
 pub fn quietest_core() -> Option<(usize, String)> {
-    let cores: Vec<usize> = core_affinity::get_core_ids()?
-        .iter()
-        .map(|c| c.id)
-        .collect();
-    let before = cpu_times()?;
-    std::thread::sleep(LOAD_WINDOW);
-    let after = cpu_times()?;
-    let mut busy: Vec<(usize, f64)> = Vec::new();
-    for &core in &cores {
-        let (Some(b), Some(a)) = (before.get(&core), after.get(&core)) else {
-            continue;
-        };
-        let total = a.0.saturating_sub(b.0);
-        let idle = a.1.saturating_sub(b.1);
-        let share = if total == 0 {
-            0.0
-        } else {
-            total.saturating_sub(idle) as f64 / total as f64
-        };
-        busy.push((core, share));
-    }
-    let least = busy.iter().map(|b| b.1).fold(f64::INFINITY, f64::min);
-    let chosen = busy
-        .iter()
-        .filter(|b| b.1 <= least + QUIET_MARGIN)
-        .map(|b| b.0)
-        .next_back()?;
-    let loads: Vec<String> = busy
-        .iter()
-        .map(|(core, share)| format!("core {core} {:.0}% busy", share * 100.0))
-        .collect();
-    Some((chosen, format!("the quietest: {}", loads.join(", "))))
+    let loads = load::watch(&available_cores()?)?;
+    let chosen = load::quietest(&loads)?;
+    Some((chosen, load::why_quietest(&loads)))
 }
 
-/// Per core: (total, idle + iowait) jiffies so far.
-fn cpu_times() -> Option<std::collections::HashMap<usize, (u64, u64)>> {
-    let stat = std::fs::read_to_string("/proc/stat").ok()?;
-    let mut times = std::collections::HashMap::new();
-    for line in stat.lines() {
-        let Some(rest) = line.strip_prefix("cpu") else {
-            continue;
-        };
-        let mut fields = rest.split_whitespace();
-        let Some(Ok(core)) = fields.next().map(str::parse::<usize>) else {
-            continue;
-        };
-        let values: Vec<u64> = fields.filter_map(|f| f.parse().ok()).collect();
-        if values.len() < 5 {
-            continue;
-        }
-        // user nice system idle iowait irq softirq steal (guest time is
-        // already in user).
-        let total: u64 = values.iter().take(8).sum();
-        times.insert(core, (total, values[3] + values[4]));
-    }
-    Some(times)
+/// The cores this process may use.
+pub fn available_cores() -> Option<Vec<usize>> {
+    Some(
+        core_affinity::get_core_ids()?
+            .iter()
+            .map(|c| c.id)
+            .collect(),
+    )
 }

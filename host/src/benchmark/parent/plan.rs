@@ -6,6 +6,8 @@
 use crate::benchmark::protocol::{Found, Seeding, WorkerPlan};
 use crate::options::{PinRequest, Settings};
 use crate::platform::gaps::Interruptions;
+use crate::platform::load::{self, CoreLoad};
+use crate::platform::thread::available_cores;
 use crate::results::Environment;
 
 /// The run's plan for its workers, and what the parent settled to make it.
@@ -14,12 +16,16 @@ pub struct RunPlan {
     pub worker: WorkerPlan,
     /// Why the measuring core was chosen, when the parent chose it.
     pub core_choice: Option<String>,
+    /// Each core's load over a short watch before the run, where it could
+    /// be read.
+    pub loads: Option<Vec<CoreLoad>>,
 }
 
 impl RunPlan {
     /// Settle the core and the seeds of a run asked for by `settings`.
     pub fn settle(settings: &Settings) -> Self {
-        let (pin, core_choice) = choose_core(settings.pin);
+        let loads = available_cores().and_then(|cores| load::watch(&cores));
+        let (pin, core_choice) = choose_core(settings.pin, loads.as_deref());
         RunPlan {
             worker: WorkerPlan {
                 pin,
@@ -35,7 +41,20 @@ impl RunPlan {
                 grants: settings.grants.clone(),
             },
             core_choice,
+            loads,
         }
+    }
+
+    /// Whether the machine was busy before the run: the measuring core (as
+    /// settled), or every core, busy with other work.
+    pub fn busy(&self) -> bool {
+        let measuring = match self.worker.pin {
+            PinRequest::Core(core) => Some(core),
+            PinRequest::Quietest | PinRequest::None => None,
+        };
+        self.loads
+            .as_deref()
+            .is_some_and(|loads| load::busy_machine(loads, measuring))
     }
 
     /// The run's seed: the seed of its timed calls.
@@ -112,12 +131,13 @@ pub fn seeding(settings: &Settings) -> Seeding {
 }
 
 /// Settle the measuring core before any worker starts: by default the
-/// quietest core now (every worker then pins the same one), and why.
-fn choose_core(pin: PinRequest) -> (PinRequest, Option<String>) {
+/// quietest core of the `loads` watched (every worker then pins the same
+/// one), and why.
+fn choose_core(pin: PinRequest, loads: Option<&[CoreLoad]>) -> (PinRequest, Option<String>) {
     if pin != PinRequest::Quietest {
         return (pin, None);
     }
-    match crate::platform::thread::quietest_core() {
+    match loads.and_then(|loads| Some((load::quietest(loads)?, load::why_quietest(loads)))) {
         Some((core, why)) => (PinRequest::Core(core), Some(why)),
         None => (pin, None),
     }
