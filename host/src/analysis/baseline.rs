@@ -57,9 +57,7 @@ pub fn compare_with_saved(
         text,
         name: baseline_name,
         metric: metric.to_string(),
-        ratio: ratio.ratio,
-        ci95_low: ratio.ci95_low,
-        ci95_high: ratio.ci95_high,
+        ratio,
         verdict,
         regression,
     })

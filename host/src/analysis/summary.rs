@@ -396,10 +396,10 @@ pub fn kept(per_process: Vec<Vec<Vec<f64>>>, location: Location) -> Vec<Vec<Vec<
         .collect()
 }
 
-/// A row's time and its interval over the processes, before any drift
-/// between runs widens it.
+/// An estimate of a row's time with its interval over the processes,
+/// before any drift between runs widens it.
 #[derive(Debug, Clone)]
-pub struct Located {
+pub struct Estimate {
     pub location: Location,
     /// The epochs kept, by process and block.
     pub per_process: Vec<Vec<Vec<f64>>>,
@@ -422,6 +422,9 @@ pub struct Located {
     pub sample_ns: f64,
 }
 
+/// Former name of [`Estimate`].
+pub type Located = Estimate;
+
 /// The time of a row measured in `processes` (each corrected with its own
 /// fixed cost), of `kind`, on a core `watched` before the run: which epochs
 /// it stands on, their median, and the interval the processes give it. The
@@ -431,7 +434,7 @@ pub fn locate(
     kind: Kind,
     watched: Option<&Interruptions>,
     seed: u64,
-) -> Located {
+) -> Estimate {
     let per_process: Vec<Vec<Vec<f64>>> = processes.iter().map(corrected_per_op).collect();
     let every: usize = per_process.iter().flatten().map(Vec::len).sum();
     let every_median = stats::median(&per_process.concat().concat());
@@ -464,7 +467,7 @@ pub fn locate(
             stats::median_ci(&clusters, 0.95, RESAMPLES_FINAL, seed)
         }
     };
-    Located {
+    Estimate {
         sample_ns,
         location,
         left_out: every - per_process.iter().flatten().map(Vec::len).sum::<usize>(),
@@ -481,7 +484,7 @@ pub fn locate(
 /// it kept, how far above their median the median of every epoch lies,
 /// and, when the core was watched, how many interruptions a sample
 /// carries.
-fn undisturbed_info(located: &Located) -> Option<String> {
+fn undisturbed_info(located: &Estimate) -> Option<String> {
     let Location::Undisturbed { carried, .. } = located.location else {
         return None;
     };
@@ -519,7 +522,7 @@ pub struct Drift {
 /// and plain-words notes.
 pub fn figures(
     processes: &[Measurement],
-    located: &Located,
+    located: &Estimate,
     stages: Stages,
     warmup_cap_ms: f64,
     seed: u64,

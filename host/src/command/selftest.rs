@@ -579,9 +579,9 @@ fn components(empty_component: &Path, xor: &Path, xor_component: &Path) -> Resul
     let ratio = comparison_ratio(&compared)?;
     println!(
         "xor as a component against xor as a core module: {:.4}x [{:.4}, {:.4}] ({})",
-        ratio.ratio,
-        ratio.ci95_low,
-        ratio.ci95_high,
+        ratio.value,
+        ratio.low,
+        ratio.high,
         compared
             .pointer("/comparisons/0/verdict")
             .and_then(Value::as_str)
@@ -711,15 +711,13 @@ fn verdicts_with(
             .to_string();
         println!(
             "  {verdict:<7} ratio {:.4} [{:.4}, {:.4}] in {:.2} s",
-            ratio.ratio,
-            ratio.ci95_low,
-            ratio.ci95_high,
+            ratio.value,
+            ratio.low,
+            ratio.high,
             tally.wall_s.last().copied().unwrap_or(0.0)
         );
         tally.verdicts.push(verdict);
-        tally
-            .ratios
-            .push((ratio.ratio, ratio.ci95_low, ratio.ci95_high));
+        tally.ratios.push((ratio.value, ratio.low, ratio.high));
     }
     let mut counts: Vec<(String, usize)> = Vec::new();
     for v in &tally.verdicts {
@@ -1008,9 +1006,9 @@ fn result_row(report: &Value) -> Result<Value> {
 
 fn comparison_ratio(report: &Value) -> Result<Ratio> {
     Ok(Ratio {
-        ratio: number(report, "/comparisons/0/ratio")?,
-        ci95_low: number(report, "/comparisons/0/ci95_low")?,
-        ci95_high: number(report, "/comparisons/0/ci95_high")?,
+        value: number(report, "/comparisons/0/ratio")?,
+        low: number(report, "/comparisons/0/ci95_low")?,
+        high: number(report, "/comparisons/0/ci95_high")?,
     })
 }
 

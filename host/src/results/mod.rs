@@ -181,16 +181,9 @@ pub struct BaselineComparison {
     pub name: String,
     /// What the ratio is of: "time" or "instructions".
     pub metric: String,
-    /// Now / then (above 1: slower now).
-    #[serde(deserialize_with = "nan_if_null")]
-    #[schemars(with = "Option<f64>")]
-    pub ratio: f64,
-    #[serde(deserialize_with = "nan_if_null")]
-    #[schemars(with = "Option<f64>")]
-    pub ci95_low: f64,
-    #[serde(deserialize_with = "nan_if_null")]
-    #[schemars(with = "Option<f64>")]
-    pub ci95_high: f64,
+    /// Now / then (above 1: slower now), with its 95% interval.
+    #[serde(flatten)]
+    pub ratio: Ratio,
     pub verdict: Verdict,
     /// The verdict in plain words.
     pub text: String,
@@ -576,16 +569,10 @@ pub struct Comparison {
     pub reference: String,
     /// What the ratio is of: "time" or "instructions".
     pub metric: String,
-    /// Per-op time (or instructions) of the variant over the reference's.
-    #[serde(deserialize_with = "nan_if_null")]
-    #[schemars(with = "Option<f64>")]
-    pub ratio: f64,
-    #[serde(deserialize_with = "nan_if_null")]
-    #[schemars(with = "Option<f64>")]
-    pub ci95_low: f64,
-    #[serde(deserialize_with = "nan_if_null")]
-    #[schemars(with = "Option<f64>")]
-    pub ci95_high: f64,
+    /// Per-op time (or instructions) of the variant over the reference's,
+    /// with its interval.
+    #[serde(flatten)]
+    pub ratio: Ratio,
     /// Confidence of this interval: 0.95 for one comparison; with k, 1 −
     /// 0.05/k, so that the k intervals hold together at 95% (Bonferroni).
     #[serde(default = "default_confidence")]
@@ -747,22 +734,30 @@ impl fmt::Display for Verdict {
     }
 }
 
-/// A ratio of per-op times (variant / reference) with its 95% interval.
+/// A ratio of per-op times (variant / reference, or now / then) with its
+/// interval: the one shape of every comparison's result. Unknown values
+/// (JSON has no NaN) are written as null.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Ratio {
-    pub ratio: f64,
-    pub ci95_low: f64,
-    pub ci95_high: f64,
+    #[serde(rename = "ratio", deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
+    pub value: f64,
+    #[serde(rename = "ci95_low", deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
+    pub low: f64,
+    #[serde(rename = "ci95_high", deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
+    pub high: f64,
 }
 
 impl Ratio {
     /// A ratio known exactly (deterministic counts): the interval is the
     /// point.
-    pub fn exact(ratio: f64) -> Self {
+    pub fn exact(value: f64) -> Self {
         Ratio {
-            ratio,
-            ci95_low: ratio,
-            ci95_high: ratio,
+            value,
+            low: value,
+            high: value,
         }
     }
 }

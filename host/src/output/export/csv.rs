@@ -91,9 +91,9 @@ pub fn csv_compare(report: &CompareReport) -> String {
             c.variant.clone(),
             c.reference.clone(),
             c.metric.clone(),
-            number(c.ratio),
-            number(c.ci95_low),
-            number(c.ci95_high),
+            number(c.ratio.value),
+            number(c.ratio.low),
+            number(c.ratio.high),
             c.verdict.to_string(),
         ]));
     }

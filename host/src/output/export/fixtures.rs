@@ -8,7 +8,7 @@ use crate::guest::cache::CacheOutcome;
 use crate::options::EngineConfig;
 use crate::results::{
     BenchResult, Checksum, CompareReport, Comparison, Complexity, ComplexityResult, Environment,
-    Figures, NsPerOp, RunReport, Tool, Verdict,
+    Figures, NsPerOp, Ratio, RunReport, Tool, Verdict,
 };
 
 pub fn environment() -> Environment {
@@ -215,9 +215,11 @@ fn comparison(variant: &str, ratio: f64, low: f64, high: f64, verdict: Verdict) 
         variant: variant.to_string(),
         reference: "mod13.wasm".to_string(),
         metric: "time".to_string(),
-        ratio,
-        ci95_low: low,
-        ci95_high: high,
+        ratio: Ratio {
+            value: ratio,
+            low,
+            high,
+        },
         confidence: 0.95,
         mde_pct: (high - low) / 2.0 / ratio * 100.0,
         verdict,

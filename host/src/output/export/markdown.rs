@@ -60,9 +60,9 @@ pub fn markdown_compare(report: &CompareReport) -> String {
             "| {} | {} | {} | [{}, {}] | {} |",
             cell(&c.variant),
             cell(&c.reference),
-            format_ratio(c.ratio),
-            format_ratio(c.ci95_low),
-            format_ratio(c.ci95_high),
+            format_ratio(c.ratio.value),
+            format_ratio(c.ratio.low),
+            format_ratio(c.ratio.high),
             c.verdict
         );
     }
