@@ -26,7 +26,7 @@ pub fn compare_with_saved(
         }
         _ => (
             verdict::unpaired_ratio(
-                &figures.epochs_ns_per_op,
+                &figures.series.epochs_ns_per_op,
                 &then.epochs_ns_per_op,
                 settings.drift_pct / 100.0,
                 RESAMPLES_FINAL,
@@ -49,7 +49,7 @@ pub fn compare_with_saved(
         settings.noise,
     );
     if metric == "time"
-        && let Some(said) = different_epochs(figures.undisturbed, then.undisturbed)
+        && let Some(said) = different_epochs(figures.counts.undisturbed, then.undisturbed)
     {
         text.push_str(&said);
     }

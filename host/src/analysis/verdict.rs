@@ -109,8 +109,8 @@ pub fn paired_ratio(ratios: &[f64], confidence: f64) -> Option<Ratio> {
     };
     Some(Ratio {
         value: stats::median(&sorted),
-        low: low,
-        high: high,
+        low,
+        high,
     })
 }
 
@@ -195,8 +195,8 @@ mod tests {
     fn ratio(ratio: f64, low: f64, high: f64) -> Ratio {
         Ratio {
             value: ratio,
-            low: low,
-            high: high,
+            low,
+            high,
         }
     }
 

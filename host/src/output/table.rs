@@ -163,9 +163,9 @@ impl<W: Write> Table<W> {
             cells.err,
             cells.ci,
             cells.rate,
-            f.samples,
+            f.counts.samples,
             cells.count,
-            f.outliers,
+            f.time.outliers,
         )?;
         if let Some(p) = &f.phases {
             writeln!(self.out, "{:<w$}  {}", "", phases_line(p))?;

@@ -286,7 +286,7 @@ fn results_table(page: &mut String, results: &[BenchResult]) {
         let _ = writeln!(
             page,
             "<tr><td class=\"name\"><a href=\"#row-{i}\">{name}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            c.time, c.err, c.ci, c.rate, f.samples, c.count, f.outliers
+            c.time, c.err, c.ci, c.rate, f.counts.samples, c.count, f.time.outliers
         );
         for note in row_notes(r) {
             notes.push(format!("<li><b>{name}</b>: {}</li>", escape(&note)));
@@ -319,7 +319,7 @@ fn distributions(page: &mut String, results: &[BenchResult]) {
     for (i, r) in results.iter().enumerate() {
         let Some(f) = &r.figures else { continue };
         let c = Cells::of(f);
-        let o = &f.outlier_counts;
+        let o = &f.time.outlier_counts;
         let _ = writeln!(
             page,
             "<figure class=\"plot histogram\" id=\"row-{i}\">\n<h3>{}</h3>\n<figcaption>median {} ±{} · 95% CI {} · {} samples × {} ops in {} epochs · outliers: {} low severe, {} low mild, {} high mild, {} high severe</figcaption>",
@@ -327,9 +327,9 @@ fn distributions(page: &mut String, results: &[BenchResult]) {
             c.time,
             c.err.trim_start_matches('±'),
             c.ci,
-            f.samples,
+            f.counts.samples,
             c.count,
-            f.epochs,
+            f.counts.epochs,
             o.low_severe,
             o.low_mild,
             o.high_mild,
@@ -400,12 +400,14 @@ impl Distribution {
     /// `None` without a finite sample.
     fn of(f: &Figures) -> Option<Self> {
         let samples: Vec<(f64, OutlierClass)> = f
+            .series
             .epochs_ns_per_op
             .iter()
             .flatten()
             .copied()
             .zip(
-                f.epoch_classes
+                f.series
+                    .epoch_classes
                     .iter()
                     .copied()
                     .chain(std::iter::repeat(OutlierClass::NotAnOutlier)),
@@ -416,7 +418,7 @@ impl Distribution {
             return None;
         }
         let median = f.ns_per_op.median;
-        let (lo, hi) = histogram_range(&samples, &f.outlier_counts.fences, median);
+        let (lo, hi) = histogram_range(&samples, &f.time.outlier_counts.fences, median);
         Some(Distribution {
             samples,
             median,
@@ -1065,13 +1067,13 @@ mod tests {
         let mut f = fixtures::fixed_figures(vec![vec![5.0; 50]]);
         f.ns_per_op.median = 5.0;
         assert!(svg(&f)?.starts_with("<svg"));
-        f.epochs_ns_per_op = vec![vec![-0.2, 0.1, 0.0, -0.05, 0.3]];
-        f.epoch_classes = vec![];
+        f.series.epochs_ns_per_op = vec![vec![-0.2, 0.1, 0.0, -0.05, 0.3]];
+        f.series.epoch_classes = vec![];
         f.ns_per_op.median = 0.0;
         assert!(svg(&f)?.starts_with("<svg"));
-        f.epochs_ns_per_op = vec![vec![f64::NAN]];
+        f.series.epochs_ns_per_op = vec![vec![f64::NAN]];
         assert!(Distribution::of(&f).is_none());
-        f.epochs_ns_per_op = vec![];
+        f.series.epochs_ns_per_op = vec![];
         assert!(Distribution::of(&f).is_none());
         Ok(())
     }

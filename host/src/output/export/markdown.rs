@@ -84,7 +84,7 @@ fn results_table(results: &[BenchResult]) -> String {
         let _ = writeln!(
             out,
             "| {name} | {} | {} | {} | {} | {} | {} | {} |",
-            c.time, c.err, c.ci, c.rate, f.samples, c.count, f.outliers
+            c.time, c.err, c.ci, c.rate, f.counts.samples, c.count, f.time.outliers
         );
         for note in row_notes(r) {
             notes.push(format!("{}: {}", text(&r.name), text(&note)));
