@@ -6,7 +6,7 @@
 
 use crate::analysis::summary::RESAMPLES_FINAL;
 use crate::analysis::verdict;
-use crate::options::Settings;
+use crate::options::{Metric, Settings};
 use crate::results::Ratio;
 use crate::results::baseline::Saved;
 use crate::results::{BaselineComparison, Figures};
@@ -21,9 +21,7 @@ pub fn compare_with_saved(
 ) -> Option<BaselineComparison> {
     let then = saved.result(name)?;
     let (ratio, metric) = match (figures.exact(settings.metric), then.exact(settings.metric)) {
-        (Some(now), Some(before)) if before > 0.0 => {
-            (Ratio::exact(now / before), settings.metric.name())
-        }
+        (Some(now), Some(before)) if before > 0.0 => (Ratio::exact(now / before), settings.metric),
         _ => (
             verdict::unpaired_ratio(
                 &figures.series.epochs_ns_per_op,
@@ -32,7 +30,7 @@ pub fn compare_with_saved(
                 RESAMPLES_FINAL,
                 seed,
             )?,
-            "time",
+            Metric::Time,
         ),
     };
     let baseline_name = settings.baselines.compare.clone().unwrap_or_default();
@@ -48,7 +46,7 @@ pub fn compare_with_saved(
         verdict,
         settings.noise,
     );
-    if metric == "time"
+    if metric == Metric::Time
         && let Some(said) = different_epochs(figures.counts.undisturbed, then.undisturbed)
     {
         text.push_str(&said);
@@ -56,7 +54,7 @@ pub fn compare_with_saved(
     Some(BaselineComparison {
         text,
         name: baseline_name,
-        metric: metric.to_string(),
+        metric: metric.name().to_string(),
         ratio,
         verdict,
         regression,

@@ -172,13 +172,13 @@ pub fn judge(
         .enumerate()
         .filter(|&(i, _)| i != reference)
         .map(|(_, v)| {
-            let (ratio, metric_name) = match (metric, v.exact_per_op, base.exact_per_op) {
+            let (ratio, judged_by) = match (metric, v.exact_per_op, base.exact_per_op) {
                 (Metric::Instructions | Metric::CyclesEst, Some(now), Some(then)) if then > 0.0 => {
-                    (Some(Ratio::exact(now / then)), metric.name())
+                    (Some(Ratio::exact(now / then)), metric)
                 }
                 _ => (
                     paired_across_processes(&v.least(), &base_rounds, confidence),
-                    "time",
+                    Metric::Time,
                 ),
             };
             let ratio = ratio.unwrap_or(Ratio::exact(f64::NAN));
@@ -186,7 +186,7 @@ pub fn judge(
             Comparison {
                 variant: v.name.to_string(),
                 reference: base.name.to_string(),
-                metric: metric_name.to_string(),
+                metric: judged_by.name().to_string(),
                 ratio,
                 confidence,
                 mde_pct: verdict::mde_pct(&ratio),

@@ -140,9 +140,11 @@ impl fmt::Display for Verdict {
     }
 }
 
-/// One wasm function's share of a profile's samples.
+/// One wasm function's weight in a profile: its part of the samples.
+// The schema keeps the definition's published name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct FunctionShare {
+#[schemars(rename = "FunctionShare")]
+pub struct FunctionWeight {
     /// From the module's name section, else `wasm-function[N]`.
     pub name: String,
     /// Samples with it at the top of the stack, in percent.
@@ -151,7 +153,7 @@ pub struct FunctionShare {
     pub total_pct: f64,
 }
 
-/// A function's self share in two profiles.
+/// A function's self weight in two profiles.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FunctionChange {
     pub name: String,
@@ -173,8 +175,8 @@ pub struct RowProfile {
     pub error: Option<String>,
     /// Stack samples taken.
     pub samples: usize,
-    /// Functions by self share, largest first.
-    pub functions: Vec<FunctionShare>,
+    /// Functions by self weight, largest first.
+    pub functions: Vec<FunctionWeight>,
 }
 
 /// What profiling gave: a profile per row and, between variants, what
@@ -182,7 +184,7 @@ pub struct RowProfile {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ProfileReport {
     pub profiles: Vec<RowProfile>,
-    /// In a comparison, per variant, the functions whose self share changed
+    /// In a comparison, per variant, the functions whose self weight changed
     /// against the reference, from the largest gain to the largest loss.
     pub changes: Vec<ProfileChanges>,
 }

@@ -24,7 +24,7 @@ pub mod history;
 pub mod notes;
 
 pub use comparison::{
-    BaselineComparison, CompareReport, Comparison, FunctionChange, FunctionShare, ProfileChanges,
+    BaselineComparison, CompareReport, Comparison, FunctionChange, FunctionWeight, ProfileChanges,
     ProfileReport, Ratio, RowProfile, Verdict,
 };
 pub use figures::{
