@@ -191,17 +191,7 @@ pub fn figures(
             epochs_disturbed: estimate.left_out,
             undisturbed: matches!(estimate.location, Location::Undisturbed { .. }),
         },
-        ns_per_op: NsPerOp {
-            median: summary.median,
-            mean: summary.mean,
-            stddev: summary.stddev,
-            min: summary.min,
-            max: summary.max,
-            ci95_low,
-            ci95_high,
-            ci95_within_run_low: summary.ci95_low,
-            ci95_within_run_high: summary.ci95_high,
-        },
+        ns_per_op: ns_per_op(&summary, (ci95_low, ci95_high)),
         time: time(m, &summary),
         warmup: WarmupFigures {
             warmup_ms: m.warmup.elapsed_ms,
@@ -227,14 +217,7 @@ pub fn figures(
         notes: notes(&found, warmup_cap_ms),
         info: info(&found),
         processes: process_figures(processes.len(), estimate, summary.median),
-        drift: DriftFigures {
-            run_drift_pct: drift.measured.map(|d| d.rel_sd * 100.0),
-            run_drift_runs: drift.measured.map_or(0, |d| d.runs),
-            earlier_runs_departure_pct: drift
-                .measured
-                .and_then(|d| d.earlier)
-                .map(|e| e.departure(summary.median) * 100.0),
-        },
+        drift: drift_figures(drift, summary.median),
         callgrind: None,
         hardware_counters: None,
         series: Series {
@@ -243,6 +226,34 @@ pub fn figures(
             epoch_classes: summary.classes.clone(),
             fixed_costs_ns: m.fixed_costs_ns.clone(),
         },
+    }
+}
+
+/// The statistics of a row's epochs, with the final interval `ci95`.
+fn ns_per_op(summary: &Summary, ci95: (f64, f64)) -> NsPerOp {
+    NsPerOp {
+        median: summary.median,
+        mean: summary.mean,
+        stddev: summary.stddev,
+        min: summary.min,
+        max: summary.max,
+        ci95_low: ci95.0,
+        ci95_high: ci95.1,
+        ci95_within_run_low: summary.ci95_low,
+        ci95_within_run_high: summary.ci95_high,
+    }
+}
+
+/// The drift between runs that widened the interval of a row of median
+/// `median`, and how far it lies from its earlier runs.
+fn drift_figures(drift: Drift, median: f64) -> DriftFigures {
+    DriftFigures {
+        run_drift_pct: drift.measured.map(|d| d.rel_sd * 100.0),
+        run_drift_runs: drift.measured.map_or(0, |d| d.runs),
+        earlier_runs_departure_pct: drift
+            .measured
+            .and_then(|d| d.earlier)
+            .map(|e| e.departure(median) * 100.0),
     }
 }
 
