@@ -603,7 +603,11 @@ fn compare_refuses_a_program() -> TestResult {
     let wc = workloads().join("wc.wasm").display().to_string();
     let xor = workloads().join("xor.wasm").display().to_string();
     let finished = run_host_within(&["compare", &xor, &wc], dir.path(), BOUND)?;
-    assert_eq!(finished.status.code(), Some(2), "a usage error: {finished:?}");
+    assert_eq!(
+        finished.status.code(),
+        Some(2),
+        "a usage error: {finished:?}"
+    );
     let line = finished
         .stderr
         .lines()

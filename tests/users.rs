@@ -19,7 +19,9 @@ type TestResult = Result<(), Box<dyn Error>>;
 /// several counts, which the others would disturb.
 fn one_at_a_time() -> MutexGuard<'static, ()> {
     static SERIAL: Mutex<()> = Mutex::new(());
-    SERIAL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// `host ARGS --export-json -` (for `run` and `compare`): its output, the

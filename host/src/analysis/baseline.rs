@@ -4,9 +4,9 @@
 //! the noise band. Pure arithmetic: the baseline was read by
 //! [`crate::results::baseline`].
 
-use crate::analysis::summary::RESAMPLES_FINAL;
+use crate::analysis::stats::RESAMPLES_FINAL;
 use crate::analysis::verdict;
-use crate::options::Settings;
+use crate::options::{Metric, Settings};
 use crate::results::Ratio;
 use crate::results::baseline::Saved;
 use crate::results::{BaselineComparison, Figures};
@@ -21,18 +21,16 @@ pub fn compare_with_saved(
 ) -> Option<BaselineComparison> {
     let then = saved.result(name)?;
     let (ratio, metric) = match (figures.exact(settings.metric), then.exact(settings.metric)) {
-        (Some(now), Some(before)) if before > 0.0 => {
-            (Ratio::exact(now / before), settings.metric.name())
-        }
+        (Some(now), Some(before)) if before > 0.0 => (Ratio::exact(now / before), settings.metric),
         _ => (
             verdict::unpaired_ratio(
-                &figures.epochs_ns_per_op,
+                &figures.series.epochs_ns_per_op,
                 &then.epochs_ns_per_op,
                 settings.drift_pct / 100.0,
                 RESAMPLES_FINAL,
                 seed,
             )?,
-            "time",
+            Metric::Time,
         ),
     };
     let baseline_name = settings.baselines.compare.clone().unwrap_or_default();
@@ -48,18 +46,16 @@ pub fn compare_with_saved(
         verdict,
         settings.noise,
     );
-    if metric == "time"
-        && let Some(said) = different_epochs(figures.undisturbed, then.undisturbed)
+    if metric == Metric::Time
+        && let Some(said) = different_epochs(figures.counts.undisturbed, then.undisturbed)
     {
         text.push_str(&said);
     }
     Some(BaselineComparison {
         text,
         name: baseline_name,
-        metric: metric.to_string(),
-        ratio: ratio.ratio,
-        ci95_low: ratio.ci95_low,
-        ci95_high: ratio.ci95_high,
+        metric: metric.name().to_string(),
+        ratio,
         verdict,
         regression,
     })

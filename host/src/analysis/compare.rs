@@ -33,7 +33,7 @@ use crate::results::{Comparison, Ratio};
 pub struct Rounds<'a> {
     pub name: &'a str,
     /// Per worker process, per round, the corrected per-op epochs
-    /// ([`crate::analysis::summary::corrected`]): one per sample at the
+    /// ([`crate::analysis::epochs::corrected`]): one per sample at the
     /// default 1 ms target; a block of samples shorter than half an epoch
     /// is one epoch, the mean of its calls less the interrupted ones.
     pub per_op: Vec<Vec<Vec<f64>>>,
@@ -88,7 +88,7 @@ pub fn paired_across_processes(
     let ratios: Vec<f64> = pooled.iter().map(|l| l.exp()).collect();
     let within = verdict::paired_ratio(&ratios, confidence)?;
     let effect = design_effect(&per_process);
-    if effect > 1.0 && (effect.is_infinite() || within.ci95_low >= within.ci95_high) {
+    if effect > 1.0 && (effect.is_infinite() || within.low >= within.high) {
         // No spread within the rounds to scale (block minima can repeat to
         // the nanosecond), yet the processes disagree: the interval is the
         // sign-test interval of the processes' medians (their extremes
@@ -96,17 +96,17 @@ pub fn paired_across_processes(
         let medians: Vec<f64> = per_process.iter().map(|p| stats::median(p).exp()).collect();
         let between = verdict::paired_ratio(&medians, confidence)?;
         return Some(Ratio {
-            ratio: within.ratio,
-            ci95_low: between.ci95_low.min(within.ratio),
-            ci95_high: between.ci95_high.max(within.ratio),
+            value: within.value,
+            low: between.low.min(within.value),
+            high: between.high.max(within.value),
         });
     }
-    let centre = within.ratio.ln();
+    let centre = within.value.ln();
     let widen = effect.sqrt();
     Some(Ratio {
-        ratio: within.ratio,
-        ci95_low: (centre - (centre - within.ci95_low.ln()) * widen).exp(),
-        ci95_high: (centre + (within.ci95_high.ln() - centre) * widen).exp(),
+        value: within.value,
+        low: (centre - (centre - within.low.ln()) * widen).exp(),
+        high: (centre + (within.high.ln() - centre) * widen).exp(),
     })
 }
 
@@ -172,13 +172,13 @@ pub fn judge(
         .enumerate()
         .filter(|&(i, _)| i != reference)
         .map(|(_, v)| {
-            let (ratio, metric_name) = match (metric, v.exact_per_op, base.exact_per_op) {
+            let (ratio, judged_by) = match (metric, v.exact_per_op, base.exact_per_op) {
                 (Metric::Instructions | Metric::CyclesEst, Some(now), Some(then)) if then > 0.0 => {
-                    (Some(Ratio::exact(now / then)), metric.name())
+                    (Some(Ratio::exact(now / then)), metric)
                 }
                 _ => (
                     paired_across_processes(&v.least(), &base_rounds, confidence),
-                    "time",
+                    Metric::Time,
                 ),
             };
             let ratio = ratio.unwrap_or(Ratio::exact(f64::NAN));
@@ -186,10 +186,8 @@ pub fn judge(
             Comparison {
                 variant: v.name.to_string(),
                 reference: base.name.to_string(),
-                metric: metric_name.to_string(),
-                ratio: ratio.ratio,
-                ci95_low: ratio.ci95_low,
-                ci95_high: ratio.ci95_high,
+                metric: judged_by.name().to_string(),
+                ratio,
                 confidence,
                 mde_pct: verdict::mde_pct(&ratio),
                 verdict,
@@ -334,8 +332,8 @@ mod tests {
         let variants = [rounds("a", a), rounds("b", b)];
         let c = &judge(&variants, 0, NoiseBand::default(), Metric::Time)[0];
         assert_eq!(c.verdict, Verdict::Slower, "{}", c.text);
-        assert!((c.ratio - 1.01).abs() < 5e-4, "{}", c.text);
-        assert!(c.ci95_high - c.ci95_low < 2e-3, "{}", c.text);
+        assert!((c.ratio.value - 1.01).abs() < 5e-4, "{}", c.text);
+        assert!(c.ratio.high - c.ratio.low < 2e-3, "{}", c.text);
         // An empty block drops out of the ratios instead of poisoning them.
         assert!(least(&[]).is_nan());
         assert_eq!(least(&[3.0, 1.0, 2.0]), 1.0);
@@ -354,19 +352,19 @@ mod tests {
             })
             .collect();
         let r = paired_across_processes(&variant, &reference, 0.95).ok_or("no ratio")?;
-        assert!(r.ci95_low < 0.99 && r.ci95_high > 1.01, "{r:?}");
+        assert!(r.low < 0.99 && r.high > 1.01, "{r:?}");
         // Processes that agree: the sign test alone.
         let same: Vec<Vec<f64>> = (0..3)
             .map(|_| (0..30).map(|r| 1.0 + (r % 3) as f64 * 1e-5).collect())
             .collect();
         let r = paired_across_processes(&same, &reference, 0.95).ok_or("no ratio")?;
-        assert!(r.ci95_high - r.ci95_low < 1e-4, "{r:?}");
+        assert!(r.high - r.low < 1e-4, "{r:?}");
         // Every round of a process the same to the last digit, the processes
         // apart: a finite interval that spans them, not an endless "unsure".
         let exact: Vec<Vec<f64>> = [0.997, 1.0, 1.003].iter().map(|&r| vec![r; 30]).collect();
         let r = paired_across_processes(&exact, &reference, 0.95).ok_or("no ratio")?;
-        assert!(r.ci95_low <= 0.997 && r.ci95_high >= 1.003, "{r:?}");
-        assert!(r.ci95_low > 0.99 && r.ci95_high < 1.01, "{r:?}");
+        assert!(r.low <= 0.997 && r.high >= 1.003, "{r:?}");
+        assert!(r.low > 0.99 && r.high < 1.01, "{r:?}");
         Ok(())
     }
 }

@@ -67,7 +67,7 @@ pub struct Earlier {
 impl Earlier {
     /// `[low, high]` widened just enough to hold the earlier runs' median
     /// and its margin: unchanged when the run agrees with them.
-    pub fn reach(&self, low: f64, high: f64) -> (f64, f64) {
+    pub fn widen_to_hold(&self, low: f64, high: f64) -> (f64, f64) {
         if !(self.median_ns.is_finite() && self.rel_margin.is_finite()) {
             return (low, high);
         }
@@ -270,14 +270,14 @@ mod tests {
             runs: 12,
         };
         // A run that agrees keeps its interval.
-        assert_eq!(e.reach(99.0, 101.5), (99.0, 101.5));
+        assert_eq!(e.widen_to_hold(99.0, 101.5), (99.0, 101.5));
         // A run on another speed step, 3.7% slow: reaches back past 100.
-        let (low, high) = e.reach(103.2, 104.2);
+        let (low, high) = e.widen_to_hold(103.2, 104.2);
         assert!((low - 100.0 * (-0.002f64).exp()).abs() < 1e-9, "{low}");
         assert_eq!(high, 104.2);
         assert!((e.departure(103.7) - 0.037).abs() < 1e-12);
         // The same on the fast side.
-        let (low, high) = e.reach(96.0, 97.0);
+        let (low, high) = e.widen_to_hold(96.0, 97.0);
         assert_eq!(low, 96.0);
         assert!(high > 100.0);
         // Nothing to reach for: unchanged.
@@ -285,7 +285,7 @@ mod tests {
             median_ns: f64::NAN,
             ..e
         };
-        assert_eq!(nan.reach(96.0, 97.0), (96.0, 97.0));
+        assert_eq!(nan.widen_to_hold(96.0, 97.0), (96.0, 97.0));
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //! deterministic (bootstraps take a seed), no I/O and no clocks.
 //!
 //! - [`stats`]: quantiles, Tukey outliers, err%, the block bootstrap;
-//! - [`summary`]: the correction (a call's fixed cost, pause pairs) and the figures
-//!   of a row;
+//! - [`epochs`]: the correction (a call's fixed cost, pause pairs), epoch
+//!   by epoch;
+//! - [`estimate`]: which epochs a row's time stands on, and its interval;
+//! - [`summary`]: the figures of a row and its notes;
 //! - [`verdict`]: ratios with intervals, and the verdict against the noise
 //!   band;
 //! - [`compare`]: verdicts of interleaved variants;
@@ -11,7 +13,7 @@
 //! - [`drift`]: run-to-run drift measured from the run history;
 //! - [`complexity`]: per-op time fitted against input size;
 //! - [`cost`]: Callgrind's counts per op and the cycle estimate;
-//! - [`profile`]: functions' shares of a profile, and what changed;
+//! - [`profile`]: functions' weights in a profile, and what changed;
 //! - [`suite`]: geometric means over the rows of a suite.
 //!
 //! The benchmark stage asks it when to stop (the precision rule, compare's
@@ -22,6 +24,8 @@ pub mod compare;
 pub mod complexity;
 pub mod cost;
 pub mod drift;
+pub mod epochs;
+pub mod estimate;
 pub mod profile;
 pub mod stats;
 pub mod suite;

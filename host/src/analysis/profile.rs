@@ -1,16 +1,16 @@
-//! What a profile says: each wasm function's share of the samples, self
+//! What a profile says: each wasm function's weight in the samples, self
 //! (at the top of the stack) and total (anywhere on it), read from the
 //! Firefox Profiler's processed-profile JSON that wasmtime's GuestProfiler
-//! writes; and, between two profiles, the functions whose share changed
+//! writes; and, between two profiles, the functions whose weight changed
 //! most.
 
 use anyhow::{Context, Result};
 use serde_json::Value;
 
-use crate::results::{FunctionChange, FunctionShare};
+use crate::results::{FunctionChange, FunctionWeight};
 
-/// Samples, and the functions by self share (then total), largest first.
-pub fn shares(json: &[u8]) -> Result<(usize, Vec<FunctionShare>)> {
+/// Samples, and the functions by self weight (then total), largest first.
+pub fn weights(json: &[u8]) -> Result<(usize, Vec<FunctionWeight>)> {
     let profile: Value = serde_json::from_slice(json).context("the profile is not JSON")?;
     let threads = profile["threads"]
         .as_array()
@@ -93,10 +93,10 @@ pub fn shares(json: &[u8]) -> Result<(usize, Vec<FunctionShare>)> {
         }
     }
     let pct = |w: f64| if all > 0.0 { w / all * 100.0 } else { 0.0 };
-    let mut functions: Vec<FunctionShare> = names
+    let mut functions: Vec<FunctionWeight> = names
         .into_iter()
         .enumerate()
-        .map(|(i, name)| FunctionShare {
+        .map(|(i, name)| FunctionWeight {
             name,
             self_pct: pct(self_weight[i]),
             total_pct: pct(total_weight[i]),
@@ -125,16 +125,16 @@ fn strings(thread: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Functions whose self share differs between `reference` and `variant`,
+/// Functions whose self weight differs between `reference` and `variant`,
 /// from the largest gain (what got slower) to the largest loss.
-pub fn changes(reference: &[FunctionShare], variant: &[FunctionShare]) -> Vec<FunctionChange> {
+pub fn changes(reference: &[FunctionWeight], variant: &[FunctionWeight]) -> Vec<FunctionChange> {
     let mut names: Vec<&str> = reference.iter().map(|f| f.name.as_str()).collect();
     for f in variant {
         if !names.contains(&f.name.as_str()) {
             names.push(&f.name);
         }
     }
-    let share = |list: &[FunctionShare], name: &str| {
+    let weight = |list: &[FunctionWeight], name: &str| {
         list.iter()
             .find(|f| f.name == name)
             .map_or(0.0, |f| f.self_pct)
@@ -142,7 +142,7 @@ pub fn changes(reference: &[FunctionShare], variant: &[FunctionShare]) -> Vec<Fu
     let mut changed: Vec<FunctionChange> = names
         .into_iter()
         .map(|name| {
-            let (before, after) = (share(reference, name), share(variant, name));
+            let (before, after) = (weight(reference, name), weight(variant, name));
             FunctionChange {
                 name: name.to_string(),
                 reference_self_pct: before,
@@ -152,7 +152,7 @@ pub fn changes(reference: &[FunctionShare], variant: &[FunctionShare]) -> Vec<Fu
         })
         .filter(|c| c.change_points != 0.0)
         .collect();
-    // What got slower first: the largest gain in share, down to the
+    // What got slower first: the largest gain in weight, down to the
     // largest loss.
     changed.sort_by(|a, b| {
         b.change_points
@@ -176,8 +176,8 @@ mod tests {
     }]}"#;
 
     #[test]
-    fn self_and_total_shares() {
-        let (samples, functions) = shares(PROFILE.as_bytes()).expect("a profile");
+    fn self_and_total_weights() {
+        let (samples, functions) = weights(PROFILE.as_bytes()).expect("a profile");
         assert_eq!(samples, 3);
         assert_eq!(functions[0].name, "work");
         assert!((functions[0].self_pct - 200.0 / 3.0).abs() < 1e-9);
@@ -185,18 +185,18 @@ mod tests {
         assert_eq!(functions[1].name, "main");
         assert!((functions[1].self_pct - 100.0 / 3.0).abs() < 1e-9);
         assert_eq!(functions[1].total_pct, 100.0);
-        assert!(shares(b"[]").is_err());
+        assert!(weights(b"[]").is_err());
     }
 
     #[test]
     fn changes_are_ranked_by_size() {
-        let share = |name: &str, self_pct| FunctionShare {
+        let weight = |name: &str, self_pct| FunctionWeight {
             name: name.into(),
             self_pct,
             total_pct: 100.0,
         };
-        let before = [share("a", 50.0), share("b", 50.0)];
-        let after = [share("a", 20.0), share("b", 45.0), share("c", 35.0)];
+        let before = [weight("a", 50.0), weight("b", 50.0)];
+        let after = [weight("a", 20.0), weight("b", 45.0), weight("c", 35.0)];
         let c = changes(&before, &after);
         let names: Vec<&str> = c.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["c", "b", "a"]);

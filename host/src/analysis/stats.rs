@@ -304,6 +304,9 @@ fn bootstrap_medians(non_empty: &[&[f64]], resamples: usize, seed: u64) -> Vec<f
     medians
 }
 
+/// Bootstrap resamples for a row's final interval.
+pub const RESAMPLES_FINAL: usize = 2_000;
+
 /// Bootstrap medians of samples grouped in blocks (see [`median_ci`]); empty
 /// for no samples. Deterministic for a given `seed`.
 pub fn resampled_medians(blocks: &[Vec<f64>], resamples: usize, seed: u64) -> Vec<f64> {

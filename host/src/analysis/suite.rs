@@ -26,12 +26,8 @@ pub fn summarize(results: &[BenchResult]) -> Option<SuiteSummary> {
     let ratios: Vec<Ratio> = results
         .iter()
         .filter_map(|r| r.baseline.as_ref())
-        .map(|b| Ratio {
-            ratio: b.ratio,
-            ci95_low: b.ci95_low,
-            ci95_high: b.ci95_high,
-        })
-        .filter(|r| r.ratio.is_finite() && r.ratio > 0.0)
+        .map(|b| b.ratio)
+        .filter(|r| r.value.is_finite() && r.value > 0.0)
         .collect();
     Some(SuiteSummary {
         rows: results.len(),
@@ -58,11 +54,11 @@ pub fn geometric_mean_ratio(ratios: &[Ratio]) -> Option<Ratio> {
         return None;
     }
     let n = ratios.len() as f64;
-    let mean = ratios.iter().map(|r| r.ratio.ln()).sum::<f64>() / n;
+    let mean = ratios.iter().map(|r| r.value.ln()).sum::<f64>() / n;
     let variance: f64 = ratios
         .iter()
         .map(|r| {
-            let (low, high) = (r.ci95_low, r.ci95_high);
+            let (low, high) = (r.low, r.high);
             if low > 0.0 && high >= low && high.is_finite() {
                 ((high.ln() - low.ln()) / (2.0 * Z_975)).powi(2)
             } else {
@@ -72,9 +68,9 @@ pub fn geometric_mean_ratio(ratios: &[Ratio]) -> Option<Ratio> {
         .sum();
     let se = variance.sqrt() / n;
     Some(Ratio {
-        ratio: mean.exp(),
-        ci95_low: (mean - Z_975 * se).exp(),
-        ci95_high: (mean + Z_975 * se).exp(),
+        value: mean.exp(),
+        low: (mean - Z_975 * se).exp(),
+        high: (mean + Z_975 * se).exp(),
     })
 }
 
@@ -93,18 +89,18 @@ mod tests {
     fn ratios_combine_on_logs() {
         let exact = [Ratio::exact(2.0), Ratio::exact(0.5)];
         let g = geometric_mean_ratio(&exact).expect("two ratios");
-        assert!((g.ratio - 1.0).abs() < 1e-12);
-        assert_eq!((g.ci95_low, g.ci95_high), (g.ratio, g.ratio));
+        assert!((g.value - 1.0).abs() < 1e-12);
+        assert_eq!((g.low, g.high), (g.value, g.value));
         // Two equal rows of interval e^±0.1: the mean's is e^±(0.1/√2).
         let wide = Ratio {
-            ratio: 1.0,
-            ci95_low: (-0.1f64).exp(),
-            ci95_high: 0.1f64.exp(),
+            value: 1.0,
+            low: (-0.1f64).exp(),
+            high: 0.1f64.exp(),
         };
         let g = geometric_mean_ratio(&[wide, wide]).expect("two ratios");
         let half = 0.1 / 2f64.sqrt();
-        assert!((g.ci95_high.ln() - half).abs() < 1e-9, "{g:?}");
-        assert!((g.ci95_low.ln() + half).abs() < 1e-9, "{g:?}");
+        assert!((g.high.ln() - half).abs() < 1e-9, "{g:?}");
+        assert!((g.low.ln() + half).abs() < 1e-9, "{g:?}");
         assert!(geometric_mean_ratio(&[]).is_none());
     }
 }

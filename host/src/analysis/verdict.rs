@@ -24,7 +24,7 @@ use crate::results::{Ratio, Verdict};
 
 /// The verdict on `ratio` against the noise band.
 pub fn verdict(ratio: &Ratio, band: NoiseBand) -> Verdict {
-    let (low, high) = (ratio.ci95_low, ratio.ci95_high);
+    let (low, high) = (ratio.low, ratio.high);
     if !(low.is_finite() && high.is_finite()) {
         return Verdict::Unsure;
     }
@@ -53,25 +53,25 @@ pub fn describe(
     match verdict {
         Verdict::Faster => format!(
             "`{variant}` is {:.3}× faster than `{reference}` [{:.3}×, {:.3}×]",
-            1.0 / ratio.ratio,
-            1.0 / ratio.ci95_high,
-            1.0 / ratio.ci95_low
+            1.0 / ratio.value,
+            1.0 / ratio.high,
+            1.0 / ratio.low
         ),
         Verdict::Slower => format!(
             "`{variant}` is {:.3}× slower than `{reference}` [{:.3}×, {:.3}×]",
-            ratio.ratio, ratio.ci95_low, ratio.ci95_high
+            ratio.value, ratio.low, ratio.high
         ),
         Verdict::Same => format!(
             "`{variant}` vs `{reference}`: no difference beyond ±{:.2}% (the band is ±{}%; ratio {:.4} [{:.4}, {:.4}])",
             reach_pct(ratio),
             band.half() * 100.0,
-            ratio.ratio,
-            ratio.ci95_low,
-            ratio.ci95_high
+            ratio.value,
+            ratio.low,
+            ratio.high
         ),
         Verdict::Unsure => format!(
             "`{variant}` vs `{reference}`: unsure, needs more samples (ratio {:.4} [{:.4}, {:.4}])",
-            ratio.ratio, ratio.ci95_low, ratio.ci95_high
+            ratio.value, ratio.low, ratio.high
         ),
     }
 }
@@ -79,16 +79,13 @@ pub fn describe(
 /// How far from 1 the interval reaches, in percent: the largest difference
 /// the data cannot rule out.
 pub fn reach_pct(ratio: &Ratio) -> f64 {
-    (1.0 - ratio.ci95_low)
-        .abs()
-        .max((ratio.ci95_high - 1.0).abs())
-        * 100.0
+    (1.0 - ratio.low).abs().max((ratio.high - 1.0).abs()) * 100.0
 }
 
 /// The smallest effect a comparison could see when it stopped: the
 /// half-width of the ratio's interval, in percent of the ratio.
 pub fn mde_pct(ratio: &Ratio) -> f64 {
-    (ratio.ci95_high - ratio.ci95_low) / 2.0 / ratio.ratio * 100.0
+    (ratio.high - ratio.low) / 2.0 / ratio.value * 100.0
 }
 
 /// The median of per-round ratios and its sign-test interval at
@@ -111,9 +108,9 @@ pub fn paired_ratio(ratios: &[f64], confidence: f64) -> Option<Ratio> {
         None => (sorted[0], sorted[n - 1]),
     };
     Some(Ratio {
-        ratio: stats::median(&sorted),
-        ci95_low: low,
-        ci95_high: high,
+        value: stats::median(&sorted),
+        low,
+        high,
     })
 }
 
@@ -175,15 +172,15 @@ pub fn unpaired_ratio(
     let below = (centre - low).max(0.0).hypot(widen);
     let above = (high - centre).max(0.0).hypot(widen);
     Some(Ratio {
-        ratio: centre.exp(),
-        ci95_low: (centre - below).exp(),
-        ci95_high: (centre + above).exp(),
+        value: centre.exp(),
+        low: (centre - below).exp(),
+        high: (centre + above).exp(),
     })
 }
 
 /// Whether a slowdown by more than `pct` percent is certain.
 pub fn is_regression(ratio: &Ratio, pct: f64) -> bool {
-    ratio.ci95_low > 1.0 + pct / 100.0
+    ratio.low > 1.0 + pct / 100.0
 }
 
 #[cfg(test)]
@@ -197,9 +194,9 @@ mod tests {
 
     fn ratio(ratio: f64, low: f64, high: f64) -> Ratio {
         Ratio {
-            ratio,
-            ci95_low: low,
-            ci95_high: high,
+            value: ratio,
+            low,
+            high,
         }
     }
 
@@ -252,9 +249,9 @@ mod tests {
         let mut ratios: Vec<f64> = (0..20).map(|i| 1.0 + i as f64 * 0.01).collect();
         ratios.reverse();
         let r = paired_ratio(&ratios, 0.95).ok_or("no ratio")?;
-        assert!((r.ratio - 1.095).abs() < 1e-12);
+        assert!((r.value - 1.095).abs() < 1e-12);
         // k = 6: the 6th smallest (1.05) and the 6th largest (1.14).
-        assert!((r.ci95_low - 1.05).abs() < 1e-12 && (r.ci95_high - 1.14).abs() < 1e-12);
+        assert!((r.low - 1.05).abs() < 1e-12 && (r.high - 1.14).abs() < 1e-12);
         assert_eq!(verdict(&r, band(0.01)), Verdict::Slower);
         assert!(paired_ratio(&[], 0.95).is_none());
         Ok(())
@@ -290,13 +287,13 @@ mod tests {
                 .collect()
         };
         let r = unpaired_ratio(&blocks(1.2), &blocks(1.0), 0.0, 500, 3).ok_or("no ratio")?;
-        assert!((r.ratio - 1.2).abs() < 1e-9);
-        assert!(r.ci95_low > 1.19 && r.ci95_high < 1.21, "{r:?}");
+        assert!((r.value - 1.2).abs() < 1e-9);
+        assert!(r.low > 1.19 && r.high < 1.21, "{r:?}");
         assert!(is_regression(&r, 10.0));
         assert!(!is_regression(&r, 25.0));
         // Drift widens the interval.
         let wide = unpaired_ratio(&blocks(1.2), &blocks(1.0), 0.01, 500, 3).ok_or("no ratio")?;
-        assert!(wide.ci95_low < r.ci95_low && wide.ci95_high > r.ci95_high);
+        assert!(wide.low < r.low && wide.high > r.high);
         assert!(unpaired_ratio(&[], &blocks(1.0), 0.0, 10, 1).is_none());
         Ok(())
     }

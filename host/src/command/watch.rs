@@ -17,7 +17,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use notify::{EventKind, RecursiveMode, Watcher};
 
-use crate::analysis::summary::RESAMPLES_FINAL;
+use crate::analysis::stats::RESAMPLES_FINAL;
 use crate::analysis::verdict;
 use crate::benchmark::parent::run::Observer;
 use crate::benchmark::progress::Silent;
@@ -161,8 +161,8 @@ fn measure<W: Write + Send>(
             previous.get(&result.name).and_then(|r| r.figures.as_ref()),
         ) {
             let change = verdict::unpaired_ratio(
-                &now.epochs_ns_per_op,
-                &before.epochs_ns_per_op,
+                &now.series.epochs_ns_per_op,
+                &before.series.epochs_ns_per_op,
                 settings.drift_pct / 100.0,
                 RESAMPLES_FINAL,
                 report.environment.seed,

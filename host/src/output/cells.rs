@@ -1,9 +1,13 @@
 //! The cells of a result row as every human-readable output shows them (the
 //! terminal table, Markdown, HTML): the time in a unit that fits, err%, the
-//! interval, the rate, the count, and the plain-words lines under a row.
+//! interval, the rate, the count, and the plain-words lines under a row,
+//! among them the words of every [`Note`].
+
+use std::fmt;
 
 use crate::guest::program::TimedRegion;
 use crate::output::units::{format_count, format_ns, format_ns_in, format_rate, unit_for};
+use crate::results::notes::{Note, Undisturbed};
 use crate::results::{BenchResult, CallgrindCounts, Figures, HardwareCounts, Phases};
 
 /// The display cells of a measured row, as the terminal table shows them:
@@ -27,7 +31,7 @@ impl Cells {
         let unit = unit_for(&[ns.median, ns.ci95_low, ns.ci95_high]);
         Cells {
             time: format_ns_in(ns.median, unit),
-            err: format!("±{:.1}%", f.err_pct.min(999.9)),
+            err: format!("±{:.1}%", f.time.err_pct.min(999.9)),
             ci: format!(
                 "[{}, {}]",
                 format_ns_in(ns.ci95_low, unit),
@@ -35,9 +39,9 @@ impl Cells {
             ),
             rate: match f.indistinguishable_from_empty {
                 true => "-".to_string(),
-                false => format_rate(f.ops_per_sec.unwrap_or(0.0)),
+                false => format_rate(f.time.ops_per_sec.unwrap_or(0.0)),
             },
-            count: format_count(f.count),
+            count: format_count(f.counts.count),
         }
     }
 }
@@ -61,8 +65,8 @@ pub fn row_notes(r: &BenchResult) -> Vec<String> {
     if let Some(h) = &f.hardware_counters {
         notes.push(counters_line(h));
     }
-    notes.extend(f.notes.iter().cloned());
-    notes.extend(f.info.iter().cloned());
+    notes.extend(f.notes.iter().map(Note::to_string));
+    notes.extend(f.info.iter().map(Note::to_string));
     if let Some(b) = &r.baseline {
         let flag = if b.regression { " (regression)" } else { "" };
         notes.push(format!(
@@ -115,4 +119,99 @@ pub fn callgrind_line(c: &CallgrindCounts) -> String {
         "callgrind: {:.2} cycles-est per op · {:.2} instructions · {:.3} L1 misses · {:.3} LL misses · {:.3} mispredictions",
         c.cycles_est, c.instructions, c.l1_misses, c.ll_misses, c.branch_mispredictions
     )
+}
+
+/// A note in plain words, as the terminal, the exports and the JSON show it.
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Note::EmptyGuestIndistinguishable => {
+                f.write_str("cannot be told apart from the empty guest")
+            }
+            Note::ReachesZero => f.write_str(
+                "the interval reaches down to 0: too wide to bound the time (scattered runs, or a large --drift)",
+            ),
+            Note::CountCapped { count } => write!(
+                f,
+                "time does not grow with the count (pilot stopped at {count}): the work may have been optimised away"
+            ),
+            Note::WarmupNotSettled { cap_ms } => {
+                write!(f, "warm-up did not settle within {cap_ms:.0} ms")
+            }
+            Note::CacheRefused { reason } => {
+                write!(f, "cache entry refused ({reason}): compiled again")
+            }
+            Note::DepartsFromEarlierRuns { departure, runs } => write!(
+                f,
+                "{:+.2}% from the median of {runs} earlier run(s) of this benchmark, beyond this run's interval (the machine ran at another speed): the interval reaches back to them",
+                departure * 100.0
+            ),
+            Note::SevereOutliers { severe, epochs } => write!(
+                f,
+                "{severe} of {epochs} epochs are severe outliers: the machine was busy"
+            ),
+            Note::HardwareCountersUnavailable { why } => write!(f, "hardware counters: {why}"),
+            Note::TimedOverWholeStart => f.write_str(
+                "calls neither bench.start nor bench.end: timed over the whole of _start",
+            ),
+            Note::TimedOverWholeStartNoEnd => f.write_str(
+                "imports bench.start but not bench.end: timed over the whole of _start",
+            ),
+            Note::CacheHit { load_ms } => {
+                write!(f, "compiled code loaded from the cache in {load_ms:.2} ms")
+            }
+            Note::DriftMeasured { rel_sd, runs, own } => write!(
+                f,
+                "interval widened by a run-to-run drift of {:.2}% measured over {runs} earlier run(s) {}",
+                rel_sd * 100.0,
+                if *own {
+                    "of this benchmark"
+                } else {
+                    "on this machine"
+                }
+            ),
+            Note::StandsOnUndisturbed(undisturbed) => undisturbed.fmt(f),
+            Note::Pauses {
+                per_sample,
+                pair_ns,
+            } => write!(
+                f,
+                "{per_sample} pause(s) per sample; {pair_ns:.1} ns subtracted per pause/resume pair"
+            ),
+            Note::Text(words) => f.write_str(words),
+        }
+    }
+}
+
+/// What a row that stands on its undisturbed epochs says of it: how many
+/// it kept, how far above their median the median of every epoch lies,
+/// and, when the core was watched, how many interruptions a sample
+/// carries.
+impl fmt::Display for Undisturbed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Undisturbed {
+            kept,
+            epochs,
+            within_us,
+            every_above_pct,
+            sample_ns,
+            interruptions_per_sample,
+        } = self;
+        write!(
+            f,
+            "the time is the median of the {kept} of {epochs} epochs within {within_us} µs per sample of their process's fastest, which neither an interruption nor a slower spell of the core reached; the median of every epoch is {every_above_pct:+.2}%"
+        )?;
+        if let Some(carried) = interruptions_per_sample {
+            let span = match *sample_ns {
+                ns if ns >= 1e6 => format!("{:.2} ms", ns / 1e6),
+                ns if ns >= 1e3 => format!("{:.1} µs", ns / 1e3),
+                ns => format!("{ns:.0} ns"),
+            };
+            write!(
+                f,
+                "; a sample of {span} carries about {carried:.2} of the measuring core's interruptions (watched before the run)"
+            )?;
+        }
+        Ok(())
+    }
 }

@@ -163,9 +163,9 @@ impl<W: Write> Table<W> {
             cells.err,
             cells.ci,
             cells.rate,
-            f.samples,
+            f.counts.samples,
             cells.count,
-            f.outliers,
+            f.time.outliers,
         )?;
         if let Some(p) = &f.phases {
             writeln!(self.out, "{:<w$}  {}", "", phases_line(p))?;
@@ -369,9 +369,9 @@ pub fn suite_line(suite: &SuiteSummary, baseline: Option<&str>) -> String {
             " · against baseline {}: geometric mean of {} ratios {:.4}× [{:.4}, {:.4}]",
             baseline.unwrap_or("?"),
             suite.baseline_rows,
-            r.ratio,
-            r.ci95_low,
-            r.ci95_high
+            r.value,
+            r.low,
+            r.high
         ));
     }
     line
@@ -384,10 +384,10 @@ pub fn relative_summary(report: &CompareReport) -> String {
         .comparisons
         .iter()
         .map(|c| match c.verdict {
-            Verdict::Faster => format!("`{}` {:.3}× faster", c.variant, 1.0 / c.ratio),
-            Verdict::Slower => format!("`{}` {:.3}× slower", c.variant, c.ratio),
+            Verdict::Faster => format!("`{}` {:.3}× faster", c.variant, 1.0 / c.ratio.value),
+            Verdict::Slower => format!("`{}` {:.3}× slower", c.variant, c.ratio.value),
             Verdict::Same => format!("`{}` the same", c.variant),
-            Verdict::Unsure => format!("`{}` unsure ({:.3}×)", c.variant, c.ratio),
+            Verdict::Unsure => format!("`{}` unsure ({:.3}×)", c.variant, c.ratio.value),
         })
         .collect();
     format!("relative to `{}`: {}", report.reference, parts.join(", "))

@@ -74,7 +74,10 @@ fn loads(
 /// The quietest of the cores watched: the last of those within
 /// [`QUIET_MARGIN`] of the least busy.
 pub fn quietest(loads: &[CoreLoad]) -> Option<usize> {
-    let least = loads.iter().map(|l| l.busy_pct).fold(f64::INFINITY, f64::min);
+    let least = loads
+        .iter()
+        .map(|l| l.busy_pct)
+        .fold(f64::INFINITY, f64::min);
     loads
         .iter()
         .filter(|l| l.busy_pct <= least + QUIET_MARGIN * 100.0)
@@ -141,9 +144,8 @@ mod tests {
 
     #[test]
     fn busy_shares_come_from_the_difference_of_two_readings() {
-        let before = parse_stat(
-            "cpu  10 0 10 100 0 0 0 0\ncpu0 5 0 5 50 0 0 0 0\ncpu1 5 0 5 50 0 0 0 0\n",
-        );
+        let before =
+            parse_stat("cpu  10 0 10 100 0 0 0 0\ncpu0 5 0 5 50 0 0 0 0\ncpu1 5 0 5 50 0 0 0 0\n");
         let after = parse_stat("cpu0 105 0 5 50 0 0 0 0\ncpu1 10 0 10 140 0 0 0 0\n");
         let loads = loads(&[0, 1, 2], &before, &after);
         assert_eq!(loads.len(), 2, "core 2 is not in /proc/stat");

@@ -1,35 +1,113 @@
 //! The run history: the median per op of every row `host run` measured,
-//! keyed by what was measured (the file's contents, benchmark, size and
-//! engine) and where (the CPU model), kept as [`FILE`] in the compile
-//! cache's folder. Later runs read it to measure how much this machine
+//! keyed by what was measured ([`Subject`]: the file's contents, benchmark,
+//! size, engine and measuring plan) and where ([`Machine`]: the CPU model,
+//! and which epochs the median stands on), kept as [`FILE`] in the compile
+//! cache's folder. Both keys are typed structs of named fields, written by
+//! serde: renaming a Rust name never changes a key. Later runs read it to measure how much this machine
 //! drifts between runs ([`crate::analysis::drift`]). This module stores and
 //! reads; a missing or damaged file is an empty history, never an error of
 //! the run.
 
+use std::num::{NonZeroU64, NonZeroUsize};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::options::{EngineConfig, StopRule};
 use crate::util::fs::write_atomically;
 
 /// File name of the history inside the cache folder. Its number changes
-/// when what a row's median stands on changes (2: the epochs that neither
-/// an interruption nor a slower spell of the core reached), so that runs
-/// measured one way are never taken as the drift of runs measured another.
-pub const FILE: &str = "history-2.json";
+/// when what a row's median stands on, or how a key is written, changes
+/// (2: the epochs that neither an interruption nor a slower spell of the
+/// core reached; 3: keys of named fields), so that runs measured or filed
+/// one way are never taken as the drift of runs measured another; an older
+/// file is simply not read.
+pub const FILE: &str = "history-3.json";
 /// Runs kept per subject: the newest ones.
 pub const KEPT_PER_SUBJECT: usize = 12;
 /// Subjects kept: those measured most recently.
 pub const KEPT_SUBJECTS: usize = 200;
 
+/// Where a row ran, as the history files it: the CPU, and which epochs
+/// its median stands on (medians of the two kinds drift differently).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Machine {
+    /// The CPU model (empty when unknown).
+    pub cpu: String,
+    /// Whether the median stands on the undisturbed epochs, rather than on
+    /// every epoch.
+    pub undisturbed: bool,
+}
+
+/// What a row measured, as the history files it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Subject {
+    /// The first 12 bytes of the SHA-256 of the file's contents, in hex.
+    pub contents: String,
+    pub benchmark: String,
+    pub size: Option<u64>,
+    /// How its code was compiled.
+    pub engine: Option<EngineConfig>,
+    /// The measuring plan: a run of five samples drifts more than one of
+    /// the precision rule.
+    pub stop: StopRule,
+    pub processes: Option<NonZeroUsize>,
+    pub count: Option<NonZeroU64>,
+    pub sample_time: Duration,
+}
+
+impl Machine {
+    /// The key an [`Entry`] holds: the machine's named fields, as JSON.
+    pub fn key(&self) -> String {
+        key_of(self)
+    }
+}
+
+impl Subject {
+    /// The subject of `benchmark` at `size` in a file of `contents`,
+    /// compiled by `engine` and measured by the plan of the other fields.
+    pub fn new(
+        contents: &[u8],
+        benchmark: &str,
+        size: Option<u64>,
+        engine: Option<&EngineConfig>,
+        plan: (StopRule, Option<NonZeroUsize>, Option<NonZeroU64>, Duration),
+    ) -> Self {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(contents);
+        let (stop, processes, count, sample_time) = plan;
+        Subject {
+            contents: digest[..12].iter().map(|b| format!("{b:02x}")).collect(),
+            benchmark: benchmark.to_string(),
+            size,
+            engine: engine.copied(),
+            stop,
+            processes,
+            count,
+            sample_time,
+        }
+    }
+
+    /// The key an [`Entry`] holds: the subject's named fields, as JSON.
+    pub fn key(&self) -> String {
+        key_of(self)
+    }
+}
+
+/// `value` as compact JSON: its named fields, in the order declared.
+fn key_of(value: &impl Serialize) -> String {
+    // Structs of strings, numbers, options and enums always serialise.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
 /// One earlier run of one row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
-    /// The CPU it ran on, and which epochs its median stands on (medians
-    /// of the two kinds drift differently).
+    /// Where it ran: [`Machine::key`].
     pub machine: String,
-    /// What was measured: contents, benchmark, size, engine.
+    /// What was measured: [`Subject::key`].
     pub subject: String,
     /// The row's median, ns per op.
     pub median_ns: f64,
@@ -139,6 +217,34 @@ mod tests {
         }
         assert_eq!(h.entries.len(), KEPT_SUBJECTS);
         assert_eq!(h.entries[0].subject, "3");
+    }
+
+    #[test]
+    fn keys_are_named_fields() {
+        let subject = Subject::new(
+            b"wasm",
+            "xor.wasm",
+            Some(10),
+            None,
+            (
+                StopRule::Time(Duration::from_millis(5)),
+                None,
+                NonZeroU64::new(100),
+                Duration::from_millis(1),
+            ),
+        );
+        let key = subject.key();
+        assert!(key.starts_with(r#"{"contents":""#), "{key}");
+        assert!(
+            key.contains(r#""benchmark":"xor.wasm","size":10,"engine":null"#),
+            "{key}"
+        );
+        assert!(key.contains(r#""count":100"#), "{key}");
+        let machine = Machine {
+            cpu: "cpu".into(),
+            undisturbed: true,
+        };
+        assert_eq!(machine.key(), r#"{"cpu":"cpu","undisturbed":true}"#);
     }
 
     #[test]

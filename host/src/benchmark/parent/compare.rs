@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 use crate::analysis::compare::{Rounds, judge, may_stop};
-use crate::analysis::summary::{self, Drift, corrected_per_op};
+use crate::analysis::epochs::corrected_per_op;
+use crate::analysis::estimate;
+use crate::analysis::summary::Drift;
 use crate::benchmark::parent::callgrind;
 use crate::benchmark::parent::catalog::Catalog;
 use crate::benchmark::parent::driver::{Crew, Done, Outcome};
@@ -71,7 +73,7 @@ pub fn compare_rounds(
         .zip(&counted)
         .map(|(((row, samples), compiled), counted)| {
             let measurements: Vec<_> = samples.iter().map(|s| s.measurement.clone()).collect();
-            let located = summary::locate(&measurements, compiled.kind, None, seed);
+            let located = estimate::locate(&measurements, compiled.kind, None, seed);
             let drift = Drift {
                 stated_pct: common.drift_pct,
                 measured: None,

@@ -1,40 +1,37 @@
 //! The run history's bookkeeping in a run: what a row is filed under
-//! ([`subject`] and the shelf: the CPU and which epochs its median stands
-//! on), the drift measured over earlier runs of it, and the medians of this
+//! ([`subject`], and the [`Machine`]: the CPU and which epochs its median
+//! stands on), the drift measured over earlier runs of it, and the medians of this
 //! run added and saved at its end (the store itself is
 //! [`crate::results::history`]).
 
 use std::path::PathBuf;
 
 use crate::analysis::drift;
-use crate::analysis::summary::{Drift, Located};
+use crate::analysis::estimate::{Estimate, Location};
+use crate::analysis::summary::Drift;
 use crate::guest::load::Workload;
 use crate::options::Settings;
 use crate::results::Row;
-use crate::results::history::{self, Entry, History};
+use crate::results::history::{self, Entry, History, Machine, Subject};
 use crate::util::error::one_line;
 
 /// What `row` of `workload` measures, as the run history names it: the
 /// file's contents, the benchmark, the size, the engine and the measuring
 /// plan (a run of five samples drifts more than one of the precision rule).
 pub fn subject(settings: &Settings, row: &Row, workload: &Workload) -> String {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(&workload.bytes);
-    let hex: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
-    let engine = settings
-        .engines
-        .get(row.engine_set)
-        .and_then(|e| serde_json::to_string(e).ok())
-        .unwrap_or_default();
-    format!(
-        "{hex} {} {} {engine} {:?} {:?} {:?} {:?}",
-        row.benchmark,
-        row.size.map_or_else(String::new, |s| s.to_string()),
-        settings.stop,
-        settings.processes,
-        settings.count,
-        settings.sample_time
+    Subject::new(
+        &workload.bytes,
+        &row.benchmark,
+        row.size,
+        settings.engines.get(row.engine_set),
+        (
+            settings.stop,
+            settings.processes,
+            settings.count,
+            settings.sample_time,
+        ),
     )
+    .key()
 }
 
 /// Seconds since the Unix epoch.
@@ -50,9 +47,9 @@ pub struct RunHistory {
     /// Where it is kept; `None` without a compile cache (no history).
     path: Option<PathBuf>,
     history: History,
-    /// The CPU model, the first half of every shelf.
-    machine: String,
-    /// This run's rows: shelf, subject, median.
+    /// The CPU model, the first half of every machine key.
+    cpu: String,
+    /// This run's rows: machine key, subject key, median.
     measured: Vec<(String, String, f64)>,
 }
 
@@ -63,23 +60,27 @@ impl RunHistory {
         RunHistory {
             history: path.as_deref().map(History::load).unwrap_or_default(),
             path,
-            machine: crate::platform::thread::cpu_model().unwrap_or_default(),
+            cpu: crate::platform::cpu::cpu_model().unwrap_or_default(),
             measured: Vec::new(),
         }
     }
 
-    /// Where a row `located` so is filed: the CPU, and which epochs its
-    /// median stands on.
-    pub fn shelf(&self, located: &Located) -> String {
-        format!("{} · {}", self.machine, located.location.label())
+    /// The machine a row estimated so is filed under: the CPU, and which
+    /// epochs its median stands on.
+    pub fn machine(&self, estimate: &Estimate) -> String {
+        Machine {
+            cpu: self.cpu.clone(),
+            undisturbed: matches!(estimate.location, Location::Undisturbed { .. }),
+        }
+        .key()
     }
 
     /// The drift of a row: `stated_pct` (`--drift`), and the drift measured
-    /// over earlier runs of `subject` on `shelf`, when kept.
-    pub fn drift(&self, stated_pct: f64, shelf: &str, subject: Option<&str>) -> Drift {
+    /// over earlier runs of `subject` on `machine`, when kept.
+    pub fn drift(&self, stated_pct: f64, machine: &str, subject: Option<&str>) -> Drift {
         let measured = match (&self.path, subject) {
             (Some(_), Some(subject)) => {
-                drift::run_drift(&self.history.entries, shelf, subject, now_unix())
+                drift::run_drift(&self.history.entries, machine, subject, now_unix())
             }
             _ => None,
         };
@@ -90,8 +91,8 @@ impl RunHistory {
     }
 
     /// Keep a row's median, to add at the end of the run.
-    pub fn record(&mut self, shelf: String, subject: String, median_ns: f64) {
-        self.measured.push((shelf, subject, median_ns));
+    pub fn record(&mut self, machine: String, subject: String, median_ns: f64) {
+        self.measured.push((machine, subject, median_ns));
     }
 
     /// Add this run's rows and save; a warning when it could not be saved.
@@ -101,9 +102,9 @@ impl RunHistory {
             return None;
         }
         let now = now_unix();
-        for (shelf, subject, median_ns) in self.measured {
+        for (machine, subject, median_ns) in self.measured {
             self.history.push(Entry {
-                machine: shelf,
+                machine,
                 subject,
                 median_ns,
                 unix_s: now,

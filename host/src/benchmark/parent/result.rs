@@ -5,21 +5,22 @@
 
 use std::time::Duration;
 
+use crate::analysis::estimate::Estimate;
 use crate::analysis::stats;
-use crate::analysis::summary::{self, Drift, Located, Stages, phase_stats};
+use crate::analysis::summary::{self, Drift, Preparation, phase_stats};
 use crate::benchmark::parent::row::{Compiled, RowState};
 use crate::benchmark::parent::stop::precision_reached;
 use crate::benchmark::protocol::ProcessSample;
 use crate::guest::program::TimedRegion;
 use crate::options::Settings;
-use crate::results::{BenchResult, Figures, Measurement, Phases};
+use crate::results::{BenchResult, Figures, Measurement, Note, Phases};
 use crate::util::error::one_line;
 
 /// The figures of a row from every process's sample, `located` from them:
 /// the time, and the fuel count when a process took it.
 pub fn figures(
     samples: &[ProcessSample],
-    located: &Located,
+    located: &Estimate,
     compiled: &Compiled,
     warmup_cap: Duration,
     seed: u64,
@@ -27,7 +28,7 @@ pub fn figures(
 ) -> Figures {
     let measurements: Vec<Measurement> = samples.iter().map(|s| s.measurement.clone()).collect();
     let instantiate: Vec<f64> = samples.iter().map(|s| s.instantiate_ms).collect();
-    let stages = Stages {
+    let stages = Preparation {
         kind: compiled.kind,
         compile_ms: compiled.compile_ms,
         compile_cache: compiled.cache.clone(),
@@ -49,7 +50,7 @@ pub fn figures(
 pub fn result_of(
     settings: &Settings,
     state: &RowState,
-    located: &Located,
+    located: &Estimate,
     seed: u64,
     drift: Drift,
 ) -> BenchResult {
@@ -76,7 +77,9 @@ pub fn result_of(
         .find_map(|s| s.hardware_counters.as_ref())
     {
         Some(Ok(counts)) => figures.hardware_counters = Some(*counts),
-        Some(Err(why)) => figures.notes.push(format!("hardware counters: {why}")),
+        Some(Err(why)) => figures
+            .notes
+            .add(Note::HardwareCountersUnavailable { why: why.clone() }),
         None => {}
     }
     if compiled.program {
@@ -105,12 +108,8 @@ fn program_figures(figures: &mut Figures, state: &RowState, compiled: &Compiled)
         .last()
         .map_or(TimedRegion::WholeStart, |p| p.region);
     match region {
-        TimedRegion::WholeStart => figures
-            .notes
-            .push("calls neither bench.start nor bench.end: timed over the whole of _start".into()),
-        TimedRegion::WholeStartNoEnd => figures
-            .notes
-            .push("imports bench.start but not bench.end: timed over the whole of _start".into()),
+        TimedRegion::WholeStart => figures.notes.add(Note::TimedOverWholeStart),
+        TimedRegion::WholeStartNoEnd => figures.notes.add(Note::TimedOverWholeStartNoEnd),
         TimedRegion::StartToEnd => {}
     }
     figures.phases = Some(Phases {

@@ -18,7 +18,7 @@ use anyhow::{Context, Result};
 
 use crate::analysis::baseline::compare_with_saved;
 use crate::analysis::complexity::fit_results;
-use crate::analysis::summary;
+use crate::analysis::estimate;
 use crate::benchmark::parent::callgrind;
 use crate::benchmark::parent::catalog::Catalog;
 use crate::benchmark::parent::driver::{Crew, Done, Outcome};
@@ -333,14 +333,14 @@ impl Run<'_> {
     fn result(&self, index: usize, history: &mut RunHistory) -> BenchResult {
         let state = &self.states[index];
         let seed = self.plan.seed();
-        let located = summary::locate(
+        let located = estimate::locate(
             &state.measurements(),
             state.kind(),
             self.watched.as_ref(),
             seed,
         );
-        let shelf = history.shelf(&located);
-        let drift = history.drift(self.settings.drift_pct, &shelf, state.subject.as_deref());
+        let machine = history.machine(&located);
+        let drift = history.drift(self.settings.drift_pct, &machine, state.subject.as_deref());
         let mut result = result_of(self.settings, state, &located, seed, drift);
         if let Some(figures) = &result.figures {
             if let Some(saved) = self.saved {
@@ -348,7 +348,7 @@ impl Run<'_> {
                     compare_with_saved(self.settings, saved, &result.name, figures, seed);
             }
             if let Some(subject) = &state.subject {
-                history.record(shelf, subject.clone(), figures.ns_per_op.median);
+                history.record(machine, subject.clone(), figures.ns_per_op.median);
             }
         }
         result

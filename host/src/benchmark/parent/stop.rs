@@ -9,8 +9,9 @@
 
 use std::time::Duration;
 
+use crate::analysis::estimate;
 use crate::analysis::stats;
-use crate::analysis::summary::{self, finest_ns};
+use crate::analysis::summary::finest_ns;
 use crate::benchmark::parent::row::RowState;
 use crate::benchmark::worker::sequence::Share;
 use crate::options::{Settings, StopRule};
@@ -76,7 +77,7 @@ pub fn enough(
         return false;
     }
     // The interval the row's figures will have.
-    let located = summary::locate(&state.measurements(), state.kind(), watched, seed);
+    let located = estimate::locate(&state.measurements(), state.kind(), watched, seed);
     let (centre, low, high) = (located.centre, located.low, located.high);
     let half = (high - low) / 2.0;
     // Within a step of the clock over the count is as precise as it gets

@@ -250,7 +250,7 @@ fn ctrl_c_stops_the_run_with_the_rows_measured_so_far() -> Result<()> {
     assert_eq!(seen.results.len(), 2);
     for name in ["a", "b"] {
         let figures = result(&report, name).figures.as_ref().expect("measured");
-        assert_eq!(figures.processes, 2, "{name}");
+        assert_eq!(figures.processes.processes, 2, "{name}");
     }
     Ok(())
 }

@@ -177,7 +177,7 @@ fn profile_row(
     let profiled =
         profile::profile_row(plan, session, workload, row, duration, interval, progress)?;
     let path = profile::write(folder, &row.name, &profiled)?;
-    let (samples, functions) = crate::analysis::profile::shares(&profiled.json)?;
+    let (samples, functions) = crate::analysis::profile::weights(&profiled.json)?;
     Ok(RowProfile {
         name: row.name.clone(),
         path: Some(path.display().to_string()),

@@ -40,8 +40,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::epochs;
 use crate::analysis::stats;
-use crate::analysis::summary;
 use crate::benchmark::progress::{Call, Progress, Step};
 use crate::benchmark::worker::calibrate::Calibration;
 use crate::guest::instance::{Instance, RawSample};
@@ -316,7 +316,7 @@ fn timed_after_one(workload: &mut Instance, count: u64, pair_ns: f64) -> Result<
 /// [`SAMPLES_PER_DOUBLE`] samples come after an untimed and a timed call at
 /// twice the count (the double) and an untimed call at the count, and each
 /// epoch's fixed cost is 2·T(n) − T(2n) of its own samples and doubles
-/// ([`crate::analysis::summary::corrected`]). The call path has spells of
+/// ([`crate::analysis::epochs::corrected`]). The call path has spells of
 /// tens of milliseconds in which it costs more: on one virtual machine a
 /// call of xor at 1000 took 275 ns, or 287–298 ns in such a spell, which
 /// the pairs before a block mostly missed; the processes of one run then
@@ -481,7 +481,7 @@ impl Blocks {
 
     /// Per-op times so far, corrected with the fixed cost so far.
     pub fn corrected_per_op(&self) -> Vec<Vec<f64>> {
-        summary::corrected(
+        epochs::corrected(
             &self.blocks,
             &self.pauses,
             &self.doubles,
@@ -494,7 +494,7 @@ impl Blocks {
     /// The measurement these blocks make.
     pub fn finish(self) -> Measurement {
         let fixed_costs_ns = match self.short {
-            true => summary::fixed_costs_of_epochs(
+            true => epochs::fixed_costs_of_epochs(
                 &self.blocks,
                 &self.pauses,
                 &self.doubles,

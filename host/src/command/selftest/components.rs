@@ -36,9 +36,9 @@ pub(super) fn components(
     let ratio = comparison_ratio(&compared)?;
     println!(
         "xor as a component against xor as a core module: {:.4}x [{:.4}, {:.4}] ({})",
-        ratio.ratio,
-        ratio.ci95_low,
-        ratio.ci95_high,
+        ratio.value,
+        ratio.low,
+        ratio.high,
         first_verdict(&compared)
     );
     Ok(Components {

@@ -141,7 +141,7 @@ fn print_interruptions(watches: &[Interruptions], counts: &[CountFigures]) {
         typical.per_second,
         typical.lost_pct,
         carried.join(", "),
-        summary::FIXED_SHARE * 100.0,
-        summary::FIXED_SHARE_IN_EPOCH * 100.0
+        estimate::FIXED_FRACTION * 100.0,
+        estimate::FIXED_FRACTION_IN_EPOCH * 100.0
     );
 }

@@ -35,11 +35,11 @@ pub(super) fn intervals(path: &Path, runs: usize) -> Result<IntervalFit> {
         walls.push(start.elapsed().as_secs_f64());
         medians.push(row.ns_per_op.median);
         bounds.push((row.ns_per_op.ci95_low, row.ns_per_op.ci95_high));
-        processes.push(row.processes as u64);
+        processes.push(row.processes.processes as u64);
         drift.push((
-            row.run_drift_pct,
-            row.run_drift_runs,
-            row.earlier_runs_departure_pct,
+            row.drift.run_drift_pct,
+            row.drift.run_drift_runs,
+            row.drift.earlier_runs_departure_pct,
         ));
     }
     let centre = stats::median(&medians);

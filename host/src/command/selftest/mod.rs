@@ -38,7 +38,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::analysis::{stats, summary};
+use crate::analysis::{estimate, stats};
 use crate::cli::{ReferenceArgs, SelftestArgs, SelftestSection};
 use crate::options::Output;
 use crate::output::export::write_json;
@@ -233,11 +233,7 @@ fn comparison_ratio(report: &CompareReport) -> Result<Ratio> {
         .comparisons
         .first()
         .context("a compare reported no comparison")?;
-    Ok(Ratio {
-        ratio: c.ratio,
-        ci95_low: c.ci95_low,
-        ci95_high: c.ci95_high,
-    })
+    Ok(c.ratio)
 }
 
 /// The first comparison's verdict in words, `?` without one.
@@ -269,10 +265,11 @@ fn all_time_per_op(row: &Figures) -> f64 {
 /// ones and those of slow spells included (a row's epochs may leave them
 /// out).
 fn every_sample_per_op(row: &Figures) -> Vec<f64> {
-    let count = row.count as f64;
-    row.raw_samples_ns
+    let count = row.counts.count as f64;
+    row.series
+        .raw_samples_ns
         .iter()
         .flatten()
-        .map(|ns| (ns - row.fixed_cost_ns) / count)
+        .map(|ns| (ns - row.time.fixed_cost_ns) / count)
         .collect()
 }

@@ -52,7 +52,7 @@ pub(super) fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
         host_run.push(execute_median(&row)?);
         // As many iterations as the run timed, so that both sides span
         // about as much of the machine's time.
-        let iterations = (row.samples / REFERENCE_PROCESSES).max(10);
+        let iterations = (row.counts.samples / REFERENCE_PROCESSES).max(10);
         let mut processes = Vec::new();
         for _ in 0..REFERENCE_PROCESSES {
             let timing = run_reference(path, iterations)?;

@@ -40,7 +40,7 @@ pub(super) fn repeatability(xor: &Path, runs: usize) -> Result<Repeatability> {
             ci95_high_ns: row.ns_per_op.ci95_high,
             within_run_low_ns: row.ns_per_op.ci95_within_run_low,
             within_run_high_ns: row.ns_per_op.ci95_within_run_high,
-            samples: row.samples as u64,
+            samples: row.counts.samples as u64,
             wall_s,
             interval_holds_median_of_runs: false,
         };

@@ -123,15 +123,13 @@ pub(super) fn verdicts_with(
         let verdict = first_verdict(&report).to_string();
         println!(
             "  {verdict:<7} ratio {:.4} [{:.4}, {:.4}] in {:.2} s",
-            ratio.ratio,
-            ratio.ci95_low,
-            ratio.ci95_high,
+            ratio.value,
+            ratio.low,
+            ratio.high,
             tally.wall_s.last().copied().unwrap_or(0.0)
         );
         tally.verdicts.push(verdict);
-        tally
-            .ratios
-            .push((ratio.ratio, ratio.ci95_low, ratio.ci95_high));
+        tally.ratios.push((ratio.value, ratio.low, ratio.high));
     }
     let mut counts: Vec<(String, usize)> = Vec::new();
     for v in &tally.verdicts {

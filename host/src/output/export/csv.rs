@@ -60,8 +60,8 @@ pub fn csv_run(report: &RunReport) -> String {
             Some(f) => {
                 let ns = &f.ns_per_op;
                 fields.extend([
-                    f.count.to_string(),
-                    f.samples.to_string(),
+                    f.counts.count.to_string(),
+                    f.counts.samples.to_string(),
                     number(ns.median),
                     number(ns.mean),
                     number(ns.stddev),
@@ -69,9 +69,9 @@ pub fn csv_run(report: &RunReport) -> String {
                     number(ns.max),
                     number(ns.ci95_low),
                     number(ns.ci95_high),
-                    number(f.err_pct),
-                    f.ops_per_sec.map(number).unwrap_or_default(),
-                    f.outliers.to_string(),
+                    number(f.time.err_pct),
+                    f.time.ops_per_sec.map(number).unwrap_or_default(),
+                    f.time.outliers.to_string(),
                     f.fuel_per_op.map(number).unwrap_or_default(),
                 ]);
             }
@@ -91,9 +91,9 @@ pub fn csv_compare(report: &CompareReport) -> String {
             c.variant.clone(),
             c.reference.clone(),
             c.metric.clone(),
-            number(c.ratio),
-            number(c.ci95_low),
-            number(c.ci95_high),
+            number(c.ratio.value),
+            number(c.ratio.low),
+            number(c.ratio.high),
             c.verdict.to_string(),
         ]));
     }

@@ -64,7 +64,7 @@ pub fn dashboard_run(report: &RunReport) -> String {
                 range,
                 extra: format!(
                     "samples: {}, count: {}, err%: {:.2}",
-                    f.samples, f.count, f.err_pct
+                    f.counts.samples, f.counts.count, f.time.err_pct
                 ),
             })
         })

@@ -7,8 +7,9 @@ use crate::guest::Kind;
 use crate::guest::cache::CacheOutcome;
 use crate::options::EngineConfig;
 use crate::results::{
-    BenchResult, Checksum, CompareReport, Comparison, Complexity, ComplexityResult, Environment,
-    Figures, NsPerOp, RunReport, Tool, Verdict,
+    BenchResult, Checksum, CompareReport, Comparison, Complexity, ComplexityResult, Counts,
+    DriftFigures, Durations, Environment, Figures, Note, Notes, NsPerOp, Pauses, ProcessFigures,
+    Ratio, RunReport, Series, Time, Tool, Verdict, WarmupFigures,
 };
 
 pub fn environment() -> Environment {
@@ -73,11 +74,13 @@ pub fn fixed_figures(samples: Vec<Vec<f64>>) -> Figures {
     let all: Vec<f64> = samples.iter().flatten().copied().collect();
     let (outlier_counts, epoch_classes) = stats::tukey(&all);
     Figures {
-        count: 1000,
-        samples: 100,
-        epochs: 100,
-        epochs_disturbed: 0,
-        undisturbed: false,
+        counts: Counts {
+            count: 1000,
+            samples: 100,
+            epochs: 100,
+            epochs_disturbed: 0,
+            undisturbed: false,
+        },
         ns_per_op: NsPerOp {
             median: 1234.5,
             mean: 1240.0,
@@ -89,41 +92,55 @@ pub fn fixed_figures(samples: Vec<Vec<f64>>) -> Figures {
             ci95_within_run_low: 1231.0,
             ci95_within_run_high: 1239.0,
         },
-        raw_ns_per_op_median: 1238.7,
-        err_pct: 0.52,
-        ops_per_sec: Some(810_044.552),
-        fixed_cost_ns: 4200.0,
-        outliers: 3,
-        outlier_counts,
-        warmup_ms: 120.0,
-        warmup_settled: true,
-        warmup_rounds: 4,
-        compile_ms: 12.5,
-        compile_cache: CacheOutcome::Miss,
-        instantiate_ms: 0.4,
-        sampling_ms: 1500.0,
+        time: Time {
+            raw_ns_per_op_median: 1238.7,
+            err_pct: 0.52,
+            ops_per_sec: Some(810_044.552),
+            fixed_cost_ns: 4200.0,
+            outliers: 3,
+            outlier_counts,
+        },
+        warmup: WarmupFigures {
+            warmup_ms: 120.0,
+            warmup_settled: true,
+            warmup_rounds: 4,
+        },
+        durations: Durations {
+            compile_ms: 12.5,
+            compile_cache: CacheOutcome::Miss,
+            instantiate_ms: 0.4,
+            sampling_ms: 1500.0,
+        },
         checksum: Some(Checksum::Signed(-7)),
-        pauses_per_sample: 0,
-        pauses_total: 0,
+        pauses: Pauses {
+            pauses_per_sample: 0,
+            pauses_total: 0,
+        },
         phases: None,
         fuel_per_op: None,
         indistinguishable_from_empty: false,
         precision_reached: true,
-        notes: vec!["warm-up did not settle within 500 ms".to_string()],
-        info: Vec::new(),
+        notes: Notes(vec![Note::WarmupNotSettled { cap_ms: 500.0 }]),
+        info: Notes::default(),
         no_measurable_work: false,
-        processes: 1,
-        process_medians_ns: Vec::new(),
-        between_process_sd_pct: 0.0,
-        run_drift_pct: None,
-        run_drift_runs: 0,
-        earlier_runs_departure_pct: None,
+        processes: ProcessFigures {
+            processes: 1,
+            process_medians_ns: Vec::new(),
+            between_process_sd_pct: 0.0,
+        },
+        drift: DriftFigures {
+            run_drift_pct: None,
+            run_drift_runs: 0,
+            earlier_runs_departure_pct: None,
+        },
         callgrind: None,
         hardware_counters: None,
-        raw_samples_ns: samples.clone(),
-        epochs_ns_per_op: samples,
-        epoch_classes,
-        fixed_costs_ns: vec![4200.0; 10],
+        series: Series {
+            raw_samples_ns: samples.clone(),
+            epochs_ns_per_op: samples,
+            epoch_classes,
+            fixed_costs_ns: vec![4200.0; 10],
+        },
     }
 }
 
@@ -133,9 +150,9 @@ pub fn figures_from(samples: Vec<Vec<f64>>, count: u64, seed: u64) -> Figures {
     let all: Vec<f64> = samples.iter().flatten().copied().collect();
     let (_, epoch_classes) = stats::tukey(&all);
     let mut f = fixed_figures(samples);
-    f.count = count;
-    f.samples = all.len();
-    f.epochs = all.len();
+    f.counts.count = count;
+    f.counts.samples = all.len();
+    f.counts.epochs = all.len();
     f.ns_per_op = NsPerOp {
         median: summary.median,
         mean: summary.mean,
@@ -147,13 +164,13 @@ pub fn figures_from(samples: Vec<Vec<f64>>, count: u64, seed: u64) -> Figures {
         ci95_within_run_low: summary.ci95_low,
         ci95_within_run_high: summary.ci95_high,
     };
-    f.raw_ns_per_op_median = summary.median + 4.2;
-    f.err_pct = summary.err_pct;
-    f.ops_per_sec = (summary.median > 0.0).then(|| 1e9 / summary.median);
-    f.outliers = summary.outliers.total();
-    f.outlier_counts = summary.outliers;
-    f.epoch_classes = epoch_classes;
-    f.notes = vec![];
+    f.time.raw_ns_per_op_median = summary.median + 4.2;
+    f.time.err_pct = summary.err_pct;
+    f.time.ops_per_sec = (summary.median > 0.0).then(|| 1e9 / summary.median);
+    f.time.outliers = summary.outliers.total();
+    f.time.outlier_counts = summary.outliers;
+    f.series.epoch_classes = epoch_classes;
+    f.notes = Notes::default();
     f
 }
 
@@ -215,9 +232,11 @@ fn comparison(variant: &str, ratio: f64, low: f64, high: f64, verdict: Verdict) 
         variant: variant.to_string(),
         reference: "mod13.wasm".to_string(),
         metric: "time".to_string(),
-        ratio,
-        ci95_low: low,
-        ci95_high: high,
+        ratio: Ratio {
+            value: ratio,
+            low,
+            high,
+        },
         confidence: 0.95,
         mde_pct: (high - low) / 2.0 / ratio * 100.0,
         verdict,
@@ -270,7 +289,9 @@ pub fn realistic_run_report() -> RunReport {
         results.push(measured(&format!("sort.wasm:quick/{size}"), Some(size), f));
     }
     let mut xor = figures_from(samples(3.2, 0.05, 100, 200, 9), 1_000_000, 9);
-    xor.notes = vec!["2 of 20000 samples are severe outliers: the machine was busy".to_string()];
+    xor.notes = Notes(vec![Note::Text(
+        "2 of 20000 samples are severe outliers: the machine was busy".to_string(),
+    )]);
     results.push(measured("xor.wasm", None, xor));
     results.push(failed(
         "trap.wasm",
@@ -340,9 +361,9 @@ mod tests {
         for (old, new) in read.results.iter().zip(&report.results) {
             assert_eq!(old.figures.is_some(), new.figures.is_some(), "{}", old.name);
             if let (Some(old), Some(new)) = (&old.figures, &new.figures) {
-                assert_eq!(old.epochs_ns_per_op, new.epochs_ns_per_op);
-                assert_eq!(old.fixed_cost_ns, new.fixed_cost_ns);
-                assert_eq!(old.epochs, 0);
+                assert_eq!(old.series.epochs_ns_per_op, new.series.epochs_ns_per_op);
+                assert_eq!(old.time.fixed_cost_ns, new.time.fixed_cost_ns);
+                assert_eq!(old.counts.epochs, 0);
             }
         }
         Ok(())

@@ -60,9 +60,9 @@ pub fn markdown_compare(report: &CompareReport) -> String {
             "| {} | {} | {} | [{}, {}] | {} |",
             cell(&c.variant),
             cell(&c.reference),
-            format_ratio(c.ratio),
-            format_ratio(c.ci95_low),
-            format_ratio(c.ci95_high),
+            format_ratio(c.ratio.value),
+            format_ratio(c.ratio.low),
+            format_ratio(c.ratio.high),
             c.verdict
         );
     }
@@ -84,7 +84,7 @@ fn results_table(results: &[BenchResult]) -> String {
         let _ = writeln!(
             out,
             "| {name} | {} | {} | {} | {} | {} | {} | {} |",
-            c.time, c.err, c.ci, c.rate, f.samples, c.count, f.outliers
+            c.time, c.err, c.ci, c.rate, f.counts.samples, c.count, f.time.outliers
         );
         for note in row_notes(r) {
             notes.push(format!("{}: {}", text(&r.name), text(&note)));

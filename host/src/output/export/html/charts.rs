@@ -131,7 +131,7 @@ pub(super) fn ratio_svg(report: &CompareReport) -> Plot<String> {
     let (band_lo, band_hi) = (1.0 / (1.0 + noise), 1.0 + noise);
     let (mut lo, mut hi) = comparisons
         .iter()
-        .flat_map(|c| [c.ci95_low, c.ratio, c.ci95_high])
+        .flat_map(|c| [c.ratio.low, c.ratio.value, c.ratio.high])
         .filter(|x| x.is_finite())
         .fold((band_lo, band_hi), |(a, b), x| (a.min(x), b.max(x)));
     let pad = ((hi - lo) * 0.08).max(0.005);
@@ -187,25 +187,25 @@ pub(super) fn ratio_svg(report: &CompareReport) -> Plot<String> {
         for (i, c) in comparisons.iter().enumerate() {
             let y = rows - i as f64 - 0.5;
             let color = verdict_color(c.verdict);
-            if c.ci95_low.is_finite() && c.ci95_high.is_finite() {
+            if c.ratio.low.is_finite() && c.ratio.high.is_finite() {
                 chart.draw_series(std::iter::once(ErrorBar::new_horizontal(
                     y,
-                    c.ci95_low,
-                    c.ratio,
-                    c.ci95_high,
+                    c.ratio.low,
+                    c.ratio.value,
+                    c.ratio.high,
                     color.stroke_width(2),
                     12,
                 )))?;
             }
-            if c.ratio.is_finite() {
+            if c.ratio.value.is_finite() {
                 let style = TextStyle::from((FONT, 14).into_font())
                     .color(&color)
                     .pos(Pos::new(HPos::Center, VPos::Bottom));
                 chart.draw_series(std::iter::once(
-                    EmptyElement::at((c.ratio, y))
+                    EmptyElement::at((c.ratio.value, y))
                         + Circle::new((0, 0), 5, color.filled())
                         + Text::new(
-                            format!("{} {}", format_ratio(c.ratio), c.verdict),
+                            format!("{} {}", format_ratio(c.ratio.value), c.verdict),
                             (0, -9),
                             style,
                         ),

@@ -25,12 +25,14 @@ impl Distribution {
     /// `None` without a finite sample.
     pub(super) fn of(f: &Figures) -> Option<Self> {
         let samples: Vec<(f64, OutlierClass)> = f
+            .series
             .epochs_ns_per_op
             .iter()
             .flatten()
             .copied()
             .zip(
-                f.epoch_classes
+                f.series
+                    .epoch_classes
                     .iter()
                     .copied()
                     .chain(std::iter::repeat(OutlierClass::NotAnOutlier)),
@@ -41,7 +43,7 @@ impl Distribution {
             return None;
         }
         let median = f.ns_per_op.median;
-        let (lo, hi) = histogram_range(&samples, &f.outlier_counts.fences, median);
+        let (lo, hi) = histogram_range(&samples, &f.time.outlier_counts.fences, median);
         Some(Distribution {
             samples,
             median,

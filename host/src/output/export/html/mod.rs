@@ -131,9 +131,9 @@ pub fn html_compare(report: &CompareReport) -> String {
             "<tr><td class=\"name\">{}</td><td class=\"left\">{}</td><td>{}</td><td>[{}, {}]</td><td class=\"left {}\">{}</td><td class=\"left\">{}</td></tr>",
             escape(&c.variant),
             escape(&c.reference),
-            format_ratio(c.ratio),
-            format_ratio(c.ci95_low),
-            format_ratio(c.ci95_high),
+            format_ratio(c.ratio.value),
+            format_ratio(c.ratio.low),
+            format_ratio(c.ratio.high),
             verdict_class(c.verdict),
             c.verdict,
             escape(&c.text)
@@ -262,7 +262,7 @@ fn results_table(page: &mut String, results: &[BenchResult]) {
         let _ = writeln!(
             page,
             "<tr><td class=\"name\"><a href=\"#row-{i}\">{name}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            c.time, c.err, c.ci, c.rate, f.samples, c.count, f.outliers
+            c.time, c.err, c.ci, c.rate, f.counts.samples, c.count, f.time.outliers
         );
         for note in row_notes(r) {
             notes.push(format!("<li><b>{name}</b>: {}</li>", escape(&note)));
@@ -295,7 +295,7 @@ fn distributions(page: &mut String, results: &[BenchResult]) {
     for (i, r) in results.iter().enumerate() {
         let Some(f) = &r.figures else { continue };
         let c = Cells::of(f);
-        let o = &f.outlier_counts;
+        let o = &f.time.outlier_counts;
         let _ = writeln!(
             page,
             "<figure class=\"plot histogram\" id=\"row-{i}\">\n<h3>{}</h3>\n<figcaption>median {} ±{} · 95% CI {} · {} samples × {} ops in {} epochs · outliers: {} low severe, {} low mild, {} high mild, {} high severe</figcaption>",
@@ -303,9 +303,9 @@ fn distributions(page: &mut String, results: &[BenchResult]) {
             c.time,
             c.err.trim_start_matches('±'),
             c.ci,
-            f.samples,
+            f.counts.samples,
             c.count,
-            f.epochs,
+            f.counts.epochs,
             o.low_severe,
             o.low_mild,
             o.high_mild,

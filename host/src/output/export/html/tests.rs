@@ -139,13 +139,13 @@ fn histograms_survive_constant_empty_and_negative_samples() -> Plot<()> {
     let mut f = fixtures::fixed_figures(vec![vec![5.0; 50]]);
     f.ns_per_op.median = 5.0;
     assert!(svg(&f)?.starts_with("<svg"));
-    f.epochs_ns_per_op = vec![vec![-0.2, 0.1, 0.0, -0.05, 0.3]];
-    f.epoch_classes = vec![];
+    f.series.epochs_ns_per_op = vec![vec![-0.2, 0.1, 0.0, -0.05, 0.3]];
+    f.series.epoch_classes = vec![];
     f.ns_per_op.median = 0.0;
     assert!(svg(&f)?.starts_with("<svg"));
-    f.epochs_ns_per_op = vec![vec![f64::NAN]];
+    f.series.epochs_ns_per_op = vec![vec![f64::NAN]];
     assert!(Distribution::of(&f).is_none());
-    f.epochs_ns_per_op = vec![];
+    f.series.epochs_ns_per_op = vec![];
     assert!(Distribution::of(&f).is_none());
     Ok(())
 }

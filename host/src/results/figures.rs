@@ -1,0 +1,425 @@
+//! The figures of a measured row ([`Figures`], made by
+//! [`crate::analysis`]) in groups (counts, time, warm-up, durations,
+//! pauses, processes, drift, series), and the raw [`Measurement`] they are
+//! summarised from. Plain data: each group is flattened into the row's JSON
+//! object, so the JSON keys are those of one flat object.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::guest::Kind;
+use crate::guest::cache::CacheOutcome;
+use crate::guest::program::TimedRegion;
+use crate::results::nan_if_null;
+use crate::results::notes::Notes;
+
+/// Callgrind's counts, from its simulation of this machine's caches and
+/// branch predictor: deterministic. `cycles_est` is instructions + 10 × L1
+/// misses + 300 × last-level misses + 15 × mispredictions (Sightglass's
+/// weights).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CallgrindCounts {
+    /// Instructions retired (Ir).
+    pub instructions: f64,
+    /// L1 misses, instruction and data (I1mr + D1mr + D1mw).
+    pub l1_misses: f64,
+    /// Last-level misses (ILmr + DLmr + DLmw).
+    pub ll_misses: f64,
+    /// Mispredicted conditional and indirect branches (Bcm + Bim).
+    pub branch_mispredictions: f64,
+    pub cycles_est: f64,
+}
+
+/// What the CPU's hardware counters saw per op: the difference of a call at
+/// the row's count and one at twice the count, so the call's fixed cost
+/// cancels; the median of several such pairs, user space only.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct HardwareCounts {
+    /// Instructions retired.
+    pub instructions: f64,
+    /// CPU cycles (the core's clock, as it ran).
+    pub cycles: f64,
+    /// Pairs counted.
+    pub pairs: usize,
+}
+
+/// The deterministic cost per op `metric` judges by: fuel's instructions,
+/// or Callgrind's estimated cycles; `None` for time or when not measured.
+pub fn exact_per_op(
+    metric: crate::options::Metric,
+    fuel_per_op: Option<f64>,
+    callgrind: Option<&CallgrindCounts>,
+) -> Option<f64> {
+    match metric {
+        crate::options::Metric::Time | crate::options::Metric::Counters => None,
+        crate::options::Metric::Instructions => fuel_per_op,
+        crate::options::Metric::CyclesEst => callgrind.map(|c| c.cycles_est),
+    }
+}
+
+impl Figures {
+    /// Its deterministic cost per op under `metric`, when it was measured.
+    pub fn exact(&self, metric: crate::options::Metric) -> Option<f64> {
+        exact_per_op(metric, self.fuel_per_op, self.callgrind.as_ref())
+    }
+}
+
+/// Per-op statistics in ns.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct NsPerOp {
+    pub median: f64,
+    pub mean: f64,
+    pub stddev: f64,
+    pub min: f64,
+    pub max: f64,
+    /// 95% interval of the median: Student's t over the medians of the
+    /// worker processes (a block bootstrap when there is one process),
+    /// widened by the run-to-run drift measured on this machine
+    /// (`run_drift_pct`) and by `--drift` when given
+    /// (`environment.drift_pct`), and reaching back to the median of the
+    /// earlier runs of the same benchmark when this run departs from them
+    /// (`earlier_runs_departure_pct`).
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
+    pub ci95_low: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
+    pub ci95_high: f64,
+    /// The block-bootstrap interval over all epochs: what the blocks alone
+    /// can tell, blind to variation between processes.
+    pub ci95_within_run_low: f64,
+    pub ci95_within_run_high: f64,
+}
+
+/// The figures of a measured benchmark, grouped; each group is flattened
+/// into the row's JSON object, so the keys stay where they always were.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Figures {
+    /// What a row's statistics are over: the count, samples and epochs.
+    #[serde(flatten)]
+    pub counts: Counts,
+    /// After subtracting the fixed cost of a call (and pause/resume pairs).
+    pub ns_per_op: NsPerOp,
+    /// The rest of a row's time: before correction, spread, rate, the fixed cost
+    /// subtracted, outliers.
+    #[serde(flatten)]
+    pub time: Time,
+    /// How the warm-up went, over every process.
+    #[serde(flatten)]
+    pub warmup: WarmupFigures,
+    /// How long compiling, instantiating and sampling took.
+    #[serde(flatten)]
+    pub durations: Durations,
+    /// What `run(count, seed)` returned (as the guest typed it: i64 for
+    /// core modules, u64 for components); absent for programs, which return
+    /// nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<Checksum>,
+    /// The pauses a workload made.
+    #[serde(flatten)]
+    pub pauses: Pauses,
+    /// Program workloads: compile, instantiate and execute phases.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phases: Option<Phases>,
+    /// Wasm instructions per op (fuel), with `--metric instructions`.
+    pub fuel_per_op: Option<f64>,
+    /// True when the per-op time cannot be told apart from the empty guest.
+    pub indistinguishable_from_empty: bool,
+    /// True when, besides, time does not grow with the count: the row does
+    /// no measurable work (as the bundled empty guests do by design).
+    pub no_measurable_work: bool,
+    /// Whether sampling stopped because the precision goal was met.
+    pub precision_reached: bool,
+    /// Plain-words warnings about this row: what a reader may have to act
+    /// on.
+    pub notes: Notes,
+    /// Plain-words facts about this row that need no action (where the
+    /// compiled code came from): in the JSON and the HTML report, not in the
+    /// terminal.
+    pub info: Notes,
+    /// The worker processes a row's samples come from.
+    #[serde(flatten)]
+    pub processes: ProcessFigures,
+    /// The drift between runs, measured over the run history.
+    #[serde(flatten)]
+    pub drift: DriftFigures,
+    /// Callgrind's counts per op (a program: per timed region), with
+    /// `--metric cycles-est`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callgrind: Option<CallgrindCounts>,
+    /// The CPU's hardware counters per op, with `--metric counters` where
+    /// the kernel gives them (otherwise a note says why not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardware_counters: Option<HardwareCounts>,
+    /// The numbers a row's statistics come from, in the order taken.
+    #[serde(flatten)]
+    pub series: Series,
+}
+
+/// What a row's statistics are over: the count, samples and epochs.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Counts {
+    /// Operations per sample.
+    pub count: u64,
+    /// Number of samples (calls of `run`).
+    pub samples: usize,
+    /// Number of epochs the samples were pooled into (runs of consecutive
+    /// samples of at least 0.5 ms each) and kept: the statistics are over
+    /// them. Reports written before epochs hold none, and one value per
+    /// sample.
+    #[serde(default)]
+    pub epochs: usize,
+    /// Epochs left out because the machine added time to them (an
+    /// interruption of the measuring core, a slower spell of it): of each
+    /// process, only the epochs within one interruption's least length (per
+    /// sample) of its fastest are kept (0 for programs, and for calls that
+    /// are mostly fixed cost, which stand on every epoch).
+    #[serde(default)]
+    pub epochs_disturbed: usize,
+    /// Whether the time stands on the undisturbed epochs (the rest of each
+    /// process's epochs left out, however few), rather than on every epoch.
+    #[serde(default)]
+    pub undisturbed: bool,
+}
+
+/// The rest of a row's time: before correction, spread, rate, the fixed cost
+/// subtracted, outliers.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Time {
+    /// Median before any subtraction.
+    pub raw_ns_per_op_median: f64,
+    /// Median absolute percentage error of the per-op epochs.
+    pub err_pct: f64,
+    /// 1e9 / median; null when the median is not positive.
+    pub ops_per_sec: Option<f64>,
+    /// The fixed cost of one call (the median of `fixed_costs_ns`),
+    /// subtracted from every sample; the epochs of a short call each
+    /// subtract their own (reports written before held the empty guest's
+    /// call, under the old name).
+    #[serde(alias = "baseline_ns_per_call")]
+    pub fixed_cost_ns: f64,
+    /// Epochs outside Tukey's fences (kept, not dropped).
+    pub outliers: usize,
+    pub outlier_counts: Outliers,
+}
+
+/// How the warm-up went, over every process.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct WarmupFigures {
+    pub warmup_ms: f64,
+    pub warmup_settled: bool,
+    pub warmup_rounds: usize,
+}
+
+/// How long compiling, instantiating and sampling took.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Durations {
+    pub compile_ms: f64,
+    /// Where the compiled code came from: `off`, `miss`, `hit`, or `rebuilt`.
+    pub compile_cache: CacheOutcome,
+    pub instantiate_ms: f64,
+    pub sampling_ms: f64,
+}
+
+/// The pauses a workload made.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Pauses {
+    /// `bench.pause` calls per sample (median), and in all.
+    pub pauses_per_sample: u64,
+    pub pauses_total: u64,
+}
+
+/// The worker processes a row's samples come from.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ProcessFigures {
+    /// Worker processes the samples come from.
+    pub processes: usize,
+    /// The median per-op time of each process, in ns.
+    pub process_medians_ns: Vec<f64>,
+    /// Standard deviation of the process medians, in percent of the median.
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
+    pub between_process_sd_pct: f64,
+}
+
+/// The drift between runs, measured over the run history.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct DriftFigures {
+    /// Run-to-run drift measured on this machine (relative sd of a run's
+    /// median over earlier runs, in percent), added to the interval at
+    /// Student's t; null while there were too few earlier runs.
+    #[serde(default)]
+    pub run_drift_pct: Option<f64>,
+    /// How many earlier runs that drift was measured over (0: none).
+    #[serde(default)]
+    pub run_drift_runs: usize,
+    /// How far this run's median lies from the median of the earlier runs
+    /// of the same benchmark on this machine, in percent; null while there
+    /// were too few of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub earlier_runs_departure_pct: Option<f64>,
+}
+
+/// The numbers a row's statistics come from, in the order taken.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Series {
+    /// Raw samples: time of one call in ns, block by block.
+    pub raw_samples_ns: Vec<Vec<f64>>,
+    /// Per-op time of each epoch the row stands on, after subtraction,
+    /// block by block (the statistics above; `epochs_disturbed` counts
+    /// those left out).
+    #[serde(alias = "samples_ns_per_op")]
+    pub epochs_ns_per_op: Vec<Vec<f64>>,
+    /// Tukey class of every epoch, in order.
+    #[serde(alias = "sample_classes")]
+    pub epoch_classes: Vec<OutlierClass>,
+    /// The fixed cost of a call as each pair of calls at counts m and 2m
+    /// measured it, 2·T(m) − T(2m) in ns; for a short call, as each epoch
+    /// measured it from its own calls at the count and at twice it.
+    #[serde(alias = "baseline_calls_ns")]
+    pub fixed_costs_ns: Vec<f64>,
+}
+
+/// A value returned by `run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Checksum {
+    Signed(i64),
+    Unsigned(u64),
+}
+
+impl Checksum {
+    pub fn new(kind: Kind, bits: u64) -> Self {
+        match kind {
+            Kind::Component => Checksum::Unsigned(bits),
+            Kind::Module | Kind::Program => Checksum::Signed(bits as i64),
+        }
+    }
+}
+
+/// How the warm-up went.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct Warmup {
+    pub elapsed_ms: f64,
+    pub settled: bool,
+    pub rounds: usize,
+    /// Per-op estimate (raw, overhead included) of the settled rounds, in
+    /// ns; `None` when the warm-up does not estimate one (programs).
+    pub per_op_ns: Option<f64>,
+}
+
+/// Everything measured for one benchmark, before statistics.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Measurement {
+    pub count: u64,
+    pub warmup: Warmup,
+    /// Raw samples, block by block: time of one call, in ns.
+    pub blocks: Vec<Vec<f64>>,
+    /// Pauses in each sample (the same layout as `blocks`); empty when the
+    /// workload never paused.
+    pub pauses: Vec<Vec<u64>>,
+    /// Calls at twice the count taken among the samples of a short call
+    /// (see [`crate::benchmark::sequence::Blocks`]), block by block: the
+    /// index of the sample each came before, and its time less its pauses,
+    /// in ns. Empty for longer calls, whose fixed cost is measured in pairs
+    /// before each block.
+    #[serde(default)]
+    pub doubles: Vec<Vec<(usize, f64)>>,
+    /// The fixed cost of a call, in ns: 2·T(m) − T(2m) of every pair of
+    /// fixed-cost calls, or, with `doubles`, of every epoch's calls.
+    pub fixed_costs_ns: Vec<f64>,
+    /// Median of `fixed_costs_ns`: subtracted from every sample that has no
+    /// `doubles` to measure it in its own epoch.
+    pub fixed_cost_ns: f64,
+    pub pause_pair_ns: f64,
+    /// The clock's resolution, in ns: per op, one step of it over the count
+    /// is the finest difference a sample can show.
+    pub clock_resolution_ns: f64,
+    /// What the last `run` call returned; `None` for programs.
+    pub checksum: Option<u64>,
+    pub sampling_ms: f64,
+    /// Whether the precision goal was reached (only for the precision rule).
+    pub precision_reached: bool,
+    /// Whether the pilot stopped at its largest count: time did not grow
+    /// with the count.
+    pub count_capped: bool,
+}
+
+impl Measurement {
+    /// Per-op times as measured, block by block.
+    pub fn raw_per_op(&self) -> Vec<Vec<f64>> {
+        let count = self.count as f64;
+        self.blocks
+            .iter()
+            .map(|b| b.iter().map(|ns| ns / count).collect())
+            .collect()
+    }
+
+    /// Total pauses over all samples.
+    pub fn total_pauses(&self) -> u64 {
+        self.pauses.iter().flatten().sum()
+    }
+}
+
+/// Per-phase statistics.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Phases {
+    pub compile_ms: f64,
+    pub instantiate_ns: PhaseStats,
+    pub execute_ns: PhaseStats,
+    pub timed_region: TimedRegion,
+    /// Callgrind's counts of one instantiation, with `--metric cycles-est`
+    /// (the execute phase's are the row's `callgrind`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instantiate_callgrind: Option<CallgrindCounts>,
+}
+
+/// Summary of one phase over the iterations, in ns.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct PhaseStats {
+    pub median: f64,
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+    pub samples: usize,
+}
+
+/// Where a sample falls against Tukey's fences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OutlierClass {
+    LowSevere,
+    LowMild,
+    NotAnOutlier,
+    HighMild,
+    HighSevere,
+}
+
+/// Counts of outliers by Tukey's fences (1.5×IQR mild, 3×IQR severe), plus the fences themselves.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Outliers {
+    pub low_severe: usize,
+    pub low_mild: usize,
+    pub high_mild: usize,
+    pub high_severe: usize,
+    /// q1 - 3 IQR, q1 - 1.5 IQR, q3 + 1.5 IQR, q3 + 3 IQR
+    pub fences: [f64; 4],
+}
+
+impl Outliers {
+    /// All outliers, mild and severe, low and high.
+    pub fn total(&self) -> usize {
+        self.low_severe + self.low_mild + self.high_mild + self.high_severe
+    }
+
+    /// No samples: zero counts and NaN fences.
+    pub fn empty() -> Self {
+        Outliers {
+            low_severe: 0,
+            low_mild: 0,
+            high_mild: 0,
+            high_severe: 0,
+            fences: [f64::NAN; 4],
+        }
+    }
+}
