@@ -2,7 +2,7 @@
 //! -20, SCHED_FIFO), each on a short-lived probe thread of its own, and the
 //! read-backs of what the thread got.
 
-use super::{
+use crate::command::doctor::finding::{
     FIFO, Finding, NICE, PINNING, format_cpu_list, on_probe_thread, priority_error, read_text,
     this_binary,
 };

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fs;
 
-use super::{
+use crate::command::doctor::finding::{
     BUILD, CLOCK, CLOCK_SOURCE, CLOCKSOURCE, CORES, CPU, Finding, GOVERNOR, INTERRUPTIONS, LOAD,
     PARANOID, PERF, SYS_CPU, TURBO, VM, errno_name, format_cpu_list, parse_cpu_list, read_text,
 };

@@ -7,6 +7,7 @@ use super::system::{
     judge_load, judge_turbo, judge_vm,
 };
 use super::*;
+use crate::command::doctor::finding::{format_cpu_list, parse_cpu_list};
 use crate::platform::cpu::thread_affinity;
 use crate::platform::gaps::Interruptions;
 

@@ -1,7 +1,14 @@
 //! The components check: the empty component (0 per op), and xor as a
 //! component against xor as a core module.
 
-use super::*;
+use std::path::Path;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::command::selftest::runs::*;
+use crate::output::units::format_ns;
+use crate::results::{CompareReport, Ratio};
 
 #[derive(Debug, Serialize)]
 pub(super) struct Components {

@@ -1,7 +1,16 @@
 //! The count-independence check: per-op time at counts 10^3 to 10^7, for
 //! xor in rounds of every count on one core, and for the empty guest.
 
-use super::*;
+use std::path::Path;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::analysis::{estimate, stats};
+use crate::command::selftest::runs::*;
+use crate::output::units::format_ns;
+use crate::platform::gaps::Interruptions;
+use crate::results::RunReport;
 
 /// Counts for the count-independence check.
 pub(super) const COUNTS: [u64; 5] = [1_000, 10_000, 100_000, 1_000_000, 10_000_000];

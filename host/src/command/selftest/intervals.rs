@@ -2,7 +2,15 @@
 //! hold the median of all the runs' medians, and their half-widths against
 //! the runs' spread.
 
-use super::*;
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::analysis::stats;
+use crate::command::selftest::runs::*;
+use crate::output::units::format_ns;
 
 /// Intervals over many separate runs of one workload.
 #[derive(Debug, Serialize)]

@@ -2,7 +2,16 @@
 //! sees it, and the spread of xor's samples in one run at a short and at a
 //! long count.
 
-use super::*;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+use serde::Serialize;
+
+use crate::analysis::stats;
+use crate::command::selftest::runs::*;
+use crate::output::units::format_ns;
+use crate::platform::gaps::{self, Interruptions};
 
 /// The machine under the harness.
 #[derive(Debug, Serialize)]

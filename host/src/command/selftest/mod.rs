@@ -30,21 +30,14 @@
 //! Here: the report, the order of the checks, and running this binary; one
 //! file per check beside it.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 
-use crate::analysis::{estimate, stats};
-use crate::cli::{ReferenceArgs, SelftestArgs, SelftestSection};
+use crate::cli::{SelftestArgs, SelftestSection};
 use crate::options::Output;
 use crate::output::export::write_json;
-use crate::output::units::format_ns;
-use crate::platform::gaps::{self, Interruptions};
-use crate::results::{CompareReport, Figures, Ratio, RunReport};
 
 mod components;
 mod counts;
@@ -52,6 +45,7 @@ mod intervals;
 mod machine;
 mod programs;
 mod repeatability;
+mod runs;
 mod verdicts;
 
 use components::{Components, components};
@@ -182,94 +176,4 @@ pub fn selftest(args: &SelftestArgs) -> Result<()> {
         write_json(&report, &output)?;
     }
     Ok(())
-}
-
-/// The smallest and the largest of `values`.
-fn min_max(values: &[f64]) -> (f64, f64) {
-    values
-        .iter()
-        .fold((f64::MAX, f64::MIN), |(lo, hi), &m| (lo.min(m), hi.max(m)))
-}
-
-/// Run this binary with `command FILES... --export-json - EXTRA...` and
-/// read its JSON report (a [`RunReport`] or a [`CompareReport`]).
-fn run_host<T: DeserializeOwned>(command: &[&str], files: &[&Path], extra: &[&str]) -> Result<T> {
-    let exe = std::env::current_exe().context("locating the host binary")?;
-    let output = Command::new(exe)
-        .args(command)
-        .args(files)
-        .args(["--export-json", "-"])
-        .args(extra)
-        .output()
-        .context("starting a separate run")?;
-    if !output.status.success() {
-        bail!(
-            "a separate `{}` failed: {}",
-            command.join(" "),
-            String::from_utf8_lossy(&output.stderr)
-                .lines()
-                .last()
-                .unwrap_or("")
-        );
-    }
-    serde_json::from_slice(&output.stdout).context("reading a run's JSON")
-}
-
-/// The figures of the single result row of a `host run` report; its error
-/// when it failed.
-fn result_row(report: &RunReport) -> Result<Figures> {
-    let row = report.results.first().context("a run reported no result")?;
-    if let Some(error) = &row.error {
-        bail!("{error}");
-    }
-    row.figures
-        .clone()
-        .context("a run's result row has no figures")
-}
-
-/// The first comparison's ratio with its interval.
-fn comparison_ratio(report: &CompareReport) -> Result<Ratio> {
-    let c = report
-        .comparisons
-        .first()
-        .context("a compare reported no comparison")?;
-    Ok(c.ratio)
-}
-
-/// The first comparison's verdict in words, `?` without one.
-fn first_verdict(report: &CompareReport) -> String {
-    report
-        .comparisons
-        .first()
-        .map_or_else(|| "?".to_string(), |c| c.verdict.to_string())
-}
-
-/// A program row's median execute time, in ns.
-fn execute_median(row: &Figures) -> Result<f64> {
-    let phases = row
-        .phases
-        .as_ref()
-        .context("a program's row has no phases")?;
-    Ok(phases.execute_ns.median)
-}
-
-/// All the time of a row's samples over all their ops: each sample less
-/// the row's fixed cost, summed, over the samples times the count. Unlike
-/// the median of epochs, it keeps every interruption, at any count.
-fn all_time_per_op(row: &Figures) -> f64 {
-    let per_op = every_sample_per_op(row);
-    per_op.iter().sum::<f64>() / per_op.len() as f64
-}
-
-/// Every sample of a row, less the fixed cost, per op: the interrupted
-/// ones and those of slow spells included (a row's epochs may leave them
-/// out).
-fn every_sample_per_op(row: &Figures) -> Vec<f64> {
-    let count = row.counts.count as f64;
-    row.series
-        .raw_samples_ns
-        .iter()
-        .flatten()
-        .map(|ns| (ns - row.time.fixed_cost_ns) / count)
-        .collect()
 }

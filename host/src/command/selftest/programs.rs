@@ -2,7 +2,16 @@
 //! against an uninstrumented timing of the same `_start` in fresh reference
 //! processes of this binary, and the reference process itself.
 
-use super::*;
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use crate::analysis::stats;
+use crate::cli::ReferenceArgs;
+use crate::command::selftest::runs::*;
+use crate::output::units::format_ns;
 
 /// A program's execute time under `host run` against an uninstrumented
 /// timing in reference processes.

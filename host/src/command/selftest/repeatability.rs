@@ -2,7 +2,15 @@
 //! their spread, whether each run's 95% interval holds the median of all
 //! runs, and the wall time to a result.
 
-use super::*;
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::analysis::stats;
+use crate::command::selftest::runs::*;
+use crate::output::units::format_ns;
 
 #[derive(Debug, Serialize)]
 pub(super) struct RunFigures {

@@ -2,7 +2,15 @@
 //! difference, small differences, under a busy loop), and a family of
 //! variants compared at once.
 
-use super::*;
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use crate::analysis::stats;
+use crate::command::selftest::runs::*;
+use crate::results::CompareReport;
 
 #[derive(Debug, Serialize)]
 pub(super) struct VerdictTally {

@@ -42,8 +42,8 @@
 //! one less resolving the imports.
 //!
 //! Here: the program, its iterations and their times; `counting` holds what
-//! only a Callgrind pass needs, `link` the `bench` imports, `output` the
-//! checks of what a program wrote.
+//! only a Callgrind pass needs, `output` the checks of what a program
+//! wrote.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -52,13 +52,15 @@ use anyhow::{Context, Result, bail};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use wasmtime::component::{Component, ResourceTable};
-use wasmtime::{InstancePre, Linker, Module, ModuleExport, Store, TypedFunc};
+use wasmtime::{
+    Caller, InstancePre, Linker, Module, ModuleExport, Store, StoreContextMut, TypedFunc,
+};
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::bindings::sync::{Command, CommandPre};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, I32Exit, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-use crate::guest::contract::START_EXPORT;
+use crate::guest::contract::{BENCH_MODULE, START_EXPORT};
 use crate::guest::format::Code;
 use crate::guest::instance::guest_failure;
 use crate::guest::limits::{Limiter, Limits};
@@ -68,12 +70,10 @@ use crate::options::Grants;
 use crate::platform::valgrind;
 
 mod counting;
-mod link;
 mod output;
 #[cfg(test)]
 mod tests;
 
-use link::{imports_bench, link_component_bench, link_module_bench};
 pub use output::same_lines;
 use output::{check_output, expected, stderr_tail};
 
@@ -329,6 +329,100 @@ pub struct Program {
     resolved: Option<Resolved>,
     /// Seed of a counting pass's random numbers.
     seed: u64,
+}
+
+/// Whether `code` imports `bench.<func>`: a function of the `bench` module,
+/// or of a component's `bench` instance.
+fn imports_bench(code: &Code, func: &str) -> bool {
+    match code {
+        Code::Module(module) => module
+            .imports()
+            .any(|i| i.module() == BENCH_MODULE && i.name() == func),
+        Code::Component(component) => {
+            let engine = component.engine();
+            component.component_type().imports(engine).any(|(name, item)| {
+                name == BENCH_MODULE
+                    && matches!(item.ty, wasmtime::component::types::ComponentItem::ComponentInstance(i)
+                        if i.exports(engine).any(|(f, _)| f == func))
+            })
+        }
+    }
+}
+
+/// Link `bench.start`/`bench.end` of a module: the timed ones read the
+/// clock first; with `COUNTING` (a constant: the other branch is compiled
+/// away), they switch Callgrind's collecting instead, and read no clock.
+fn link_module_bench<const COUNTING: bool>(linker: &mut Linker<State<WasiP1Ctx>>) -> Result<()> {
+    linker
+        .func_wrap(
+            BENCH_MODULE,
+            "start",
+            |mut caller: Caller<'_, State<WasiP1Ctx>>| {
+                if COUNTING {
+                    caller.data_mut().timing.start_counting();
+                } else {
+                    let now = Instant::now();
+                    caller.data_mut().timing.start(now);
+                }
+            },
+        )
+        .and_then(|l| {
+            l.func_wrap(
+                BENCH_MODULE,
+                "end",
+                |mut caller: Caller<'_, State<WasiP1Ctx>>| {
+                    if COUNTING {
+                        caller.data_mut().timing.end_counting();
+                    } else {
+                        let now = Instant::now();
+                        caller.data_mut().timing.end(now);
+                    }
+                },
+            )
+        })
+        .map(|_| ())
+        .map_err(anyhow::Error::from)
+        .context("linking the bench imports")
+}
+
+/// Link the `bench` instance (start, end) of a component; `COUNTING` as
+/// for modules.
+fn link_component_bench<const COUNTING: bool>(
+    linker: &mut wasmtime::component::Linker<State<P2>>,
+) -> Result<()> {
+    let mut bench = linker
+        .instance(BENCH_MODULE)
+        .map_err(anyhow::Error::from)
+        .context("linking the bench instance")?;
+    bench
+        .func_wrap(
+            "start",
+            |mut store: StoreContextMut<'_, State<P2>>, (): ()| {
+                if COUNTING {
+                    store.data_mut().timing.start_counting();
+                } else {
+                    let now = Instant::now();
+                    store.data_mut().timing.start(now);
+                }
+                Ok(())
+            },
+        )
+        .and_then(|()| {
+            bench.func_wrap(
+                "end",
+                |mut store: StoreContextMut<'_, State<P2>>, (): ()| {
+                    if COUNTING {
+                        store.data_mut().timing.end_counting();
+                    } else {
+                        let now = Instant::now();
+                        store.data_mut().timing.end(now);
+                    }
+                    Ok(())
+                },
+            )
+        })
+        .map_err(anyhow::Error::from)
+        .context("linking the bench instance")
 }
 
 impl Program {

@@ -6,8 +6,10 @@ use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{BAR, FASTER, FIT, FONT, Plot, SAME, SEVERE, UNSURE, WIDTH};
 use crate::output::cells::format_ratio;
+use crate::output::export::html::palette::{
+    BAR, FASTER, FIT, FONT, Plot, SAME, SEVERE, UNSURE, WIDTH,
+};
 use crate::output::units::{format_count, format_ns};
 use crate::results::{CompareReport, ComplexityResult, Verdict};
 

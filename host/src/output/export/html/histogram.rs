@@ -5,7 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{
+use crate::output::export::html::palette::{
     BAR, FONT, MAX_HISTOGRAM_SAMPLES, MAX_STRIP_POINTS, MEDIAN, MILD, Plot, SEVERE, WIDTH,
 };
 use crate::output::units::{format_ns, unit_for};

@@ -12,36 +12,13 @@
 //! `foot.html` beside this file; `histogram` draws a row's samples,
 //! `charts` the complexity fits and a comparison's ratios.
 
-use std::error::Error;
 use std::fmt::Write;
-
-use plotters::style::RGBColor;
 
 use crate::output::cells::{Cells, format_ratio, row_notes};
 use crate::output::units::format_ns;
 use crate::results::{
     BenchResult, CompareReport, ComplexityResult, Environment, RunReport, Tool, Verdict,
 };
-
-/// Width of every plot, in px.
-const WIDTH: u32 = 640;
-/// At most this many samples go into a histogram (evenly spaced).
-const MAX_HISTOGRAM_SAMPLES: usize = 20_000;
-/// At most this many points per class (regular, mild, severe) in the strip
-/// under a histogram.
-const MAX_STRIP_POINTS: usize = 600;
-
-const FONT: &str = "sans-serif";
-const BAR: RGBColor = RGBColor(76, 120, 168);
-const MEDIAN: RGBColor = RGBColor(0, 0, 0);
-const MILD: RGBColor = RGBColor(245, 133, 24);
-const SEVERE: RGBColor = RGBColor(214, 39, 40);
-const FIT: RGBColor = RGBColor(214, 39, 40);
-const FASTER: RGBColor = RGBColor(44, 160, 44);
-const SAME: RGBColor = RGBColor(110, 110, 110);
-const UNSURE: RGBColor = RGBColor(255, 127, 14);
-
-type Plot<T> = Result<T, Box<dyn Error>>;
 
 /// The page's style sheet.
 const STYLE: &str = include_str!("style.css");
@@ -53,11 +30,13 @@ const FOOT: &str = include_str!("foot.html");
 
 mod charts;
 mod histogram;
+mod palette;
 #[cfg(test)]
 mod tests;
 
 use charts::{complexity_svg, ratio_svg};
 use histogram::{Distribution, histogram_svg};
+use palette::{BAR, MAX_HISTOGRAM_SAMPLES, MEDIAN, MILD, Plot, SEVERE, hex};
 
 /// The report of `host run` as one HTML page: environment, results table,
 /// a histogram of the samples of every measured row, and a plot of every
@@ -369,10 +348,6 @@ fn verdict_class(v: Verdict) -> &'static str {
         Verdict::Same => "same",
         Verdict::Unsure => "unsure",
     }
-}
-
-fn hex(c: RGBColor) -> String {
-    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
 }
 
 /// Text for HTML content or a quoted attribute.

@@ -3,8 +3,11 @@
 
 use super::charts::shorten;
 use super::histogram::evenly;
+use std::error::Error;
+
 use super::*;
 use crate::output::export::fixtures;
+use crate::output::export::html::palette::MAX_STRIP_POINTS;
 use crate::results::{Complexity, Figures};
 
 /// Every `http://` or `https://` in the page is an SVG namespace, and
