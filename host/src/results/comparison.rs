@@ -1,14 +1,13 @@
 //! What comparisons produce: one [`Ratio`] with its interval shared by
 //! `host compare`'s [`Comparison`]s and the [`BaselineComparison`] of a row,
-//! the [`Verdict`], the compare report, and what profiling compared.
+//! the [`Verdict`], and what profiling compared.
 
 use std::fmt;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::options::NoiseBand;
-use crate::results::{BenchResult, Environment, Tool, nan_if_null};
+use crate::results::json::nan_if_null;
 
 /// A ratio of per-op times (variant / reference, or now / then) with its
 /// interval: the one shape of every comparison's result. Unknown values
@@ -65,34 +64,6 @@ pub struct Comparison {
 
 fn default_confidence() -> f64 {
     0.95
-}
-
-/// Everything one `host compare` produced.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct CompareReport {
-    pub tool: Tool,
-    pub environment: Environment,
-    pub reference: String,
-    /// Width of the noise band in percent (`--noise`): ratios within ±half
-    /// of it are "same".
-    pub noise_pct: f64,
-    /// The shared count of operations per sample.
-    pub count: u64,
-    pub rounds: usize,
-    pub sampling_ms: f64,
-    /// Each variant's own figures, as in `host run`.
-    pub variants: Vec<BenchResult>,
-    pub comparisons: Vec<Comparison>,
-    /// With `--profile`: each variant's profile, and what changed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile: Option<ProfileReport>,
-}
-
-impl CompareReport {
-    /// The noise band the verdicts were read against.
-    pub fn noise_band(&self) -> NoiseBand {
-        NoiseBand::from_width_pct(self.noise_pct).unwrap_or_default()
-    }
 }
 
 /// A row against the same row of a saved baseline.

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::guest::Kind;
 use crate::guest::cache::CacheOutcome;
 use crate::guest::program::TimedRegion;
-use crate::results::nan_if_null;
+use crate::results::json::nan_if_null;
 use crate::results::notes::Notes;
 
 /// Callgrind's counts, from its simulation of this machine's caches and

@@ -1,0 +1,348 @@
+//! The reports: a run's ([`RunReport`]) and a comparison's
+//! ([`CompareReport`]), with the environment they were measured in, their
+//! rows, the suite's summary and the complexity fits.
+
+use std::fmt;
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::guest::Kind;
+use crate::options::{EngineConfig, NoiseBand, SeedRule};
+use crate::results::comparison::{BaselineComparison, Comparison, ProfileReport, Ratio};
+use crate::results::figures::Figures;
+use crate::results::json::nan_if_null;
+
+/// Everything one `host run` produced.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct RunReport {
+    pub tool: Tool,
+    pub environment: Environment,
+    pub results: Vec<BenchResult>,
+    /// Per benchmark measured at several sizes: the fit of per-op time
+    /// against size.
+    pub complexity: Vec<ComplexityResult>,
+    /// The saved baseline compared with (`--baseline`), if any.
+    pub baseline: Option<String>,
+    /// Where the results were saved (`--save-baseline`), if they were.
+    pub saved_baseline: Option<String>,
+    /// Why the run stopped before measuring every row (Ctrl-C).
+    pub stopped: Option<String>,
+    /// Over the rows, when there were at least two.
+    #[serde(default)]
+    pub suite: Option<SuiteSummary>,
+}
+
+/// A suite's rows taken together.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SuiteSummary {
+    pub rows: usize,
+    pub measured: usize,
+    pub failed: usize,
+    /// Geometric mean of the measured rows' medians per op, in ns (a
+    /// program's op is its execute time); null when none was measured.
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
+    pub geomean_ns: f64,
+    /// Rows in that mean.
+    pub timed_rows: usize,
+    /// Rows compared with the baseline (`--baseline`).
+    pub baseline_rows: usize,
+    /// Geometric mean of the ratios now / then, with its 95% interval.
+    pub baseline_ratio: Option<Ratio>,
+}
+
+/// The complexity fit of one benchmark over its sizes.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ComplexityResult {
+    /// `file` or `file:benchmark`.
+    pub benchmark: String,
+    pub path: String,
+    /// Best fit, e.g. `O(n log n)`.
+    pub best: Complexity,
+    /// ns per op = coefficient · g(size).
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
+    pub coefficient: f64,
+    /// RMS of the residuals relative to the mean.
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
+    pub rms: f64,
+    pub candidates: Vec<Candidate>,
+    /// The (size, median ns/op) points fitted.
+    pub points: Vec<(u64, f64)>,
+}
+
+impl RunReport {
+    /// Rows that failed.
+    pub fn failures(&self) -> usize {
+        self.results.iter().filter(|r| r.error.is_some()).count()
+    }
+
+    /// Rows certainly slower than the baseline beyond `--fail-on-regression`.
+    pub fn regressions(&self) -> usize {
+        self.results
+            .iter()
+            .filter(|r| r.baseline.as_ref().is_some_and(|b| b.regression))
+            .count()
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+impl Tool {
+    /// The name every export of this tool carries.
+    pub const NAME: &str = "wasm-bench";
+
+    pub fn this() -> Self {
+        Tool {
+            name: Self::NAME.to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+}
+
+/// Where and how the measurements were taken.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Environment {
+    /// The core the measuring thread was pinned to; null when not pinned.
+    pub pinned_core: Option<usize>,
+    /// Why that core, when the host chose it (the quietest by load).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_choice: Option<String>,
+    /// What interrupted the measuring core while `host run` watched it
+    /// before measuring (gaps between back-to-back clock reads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interruptions: Option<crate::platform::gaps::Interruptions>,
+    /// Cores available to the process.
+    pub cores: usize,
+    /// Scheduler and priority of the measuring thread, e.g. `nice -20 (SCHED_OTHER)`.
+    pub priority: String,
+    pub clock_resolution_ns: f64,
+    pub clock_overhead_ns: f64,
+    /// One call of the empty core module through the timed path, in ns.
+    pub empty_call_ns: f64,
+    /// A pause/resume pair in a core module, in ns (subtracted per pause).
+    pub pause_pair_ns: f64,
+    /// The same two figures for components, when any were measured.
+    pub empty_component_call_ns: Option<f64>,
+    pub component_pause_pair_ns: Option<f64>,
+    /// The run's seed.
+    pub seed: u64,
+    /// Whether every `run` call got a seed of its own derived from the run's
+    /// seed and the call's index (`per_call`), or the run's seed (`same`).
+    #[serde(default)]
+    pub seed_rule: SeedRule,
+    /// Run-to-run drift added to every interval (relative standard deviation, %).
+    pub drift_pct: f64,
+    /// Target duration of one sample, in ms.
+    pub sample_time_ms: f64,
+    pub cpu_model: Option<String>,
+    /// How code was compiled, per `--engine`.
+    pub engines: Vec<EngineConfig>,
+    /// Whether compiled code went through the on-disk cache.
+    pub compile_cache: Option<String>,
+    /// Cap on each instance's memories and tables, in bytes.
+    pub max_memory_bytes: u64,
+    /// Deadline of one guest call, in ms.
+    pub timeout_ms: f64,
+    /// Things asked for and refused (pinning, priority).
+    pub warnings: Vec<String>,
+    /// Hardware performance counters: "available", or why not.
+    #[serde(default)]
+    pub pmu: String,
+}
+
+/// One row: a benchmark that was measured, or one that failed.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct BenchResult {
+    /// `file` or `file:benchmark`, followed by `/size` when sizes were given.
+    pub name: String,
+    /// `file` or `file:benchmark`.
+    pub benchmark: String,
+    /// The size passed to `setup`, when sizes were given.
+    pub size: Option<u64>,
+    /// The engine, when several are measured (`--engine`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
+    pub path: String,
+    pub kind: Option<Kind>,
+    /// Why it failed, on one line; absent when it was measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub figures: Option<Figures>,
+    /// Against the saved baseline, with `--baseline`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineComparison>,
+}
+
+impl BenchResult {
+    pub fn failed(row: &Row, kind: Option<Kind>, error: String) -> Self {
+        BenchResult {
+            name: row.name.clone(),
+            benchmark: row.benchmark.clone(),
+            size: row.size,
+            engine: row.engine.clone(),
+            path: row.path.display().to_string(),
+            kind,
+            error: Some(error),
+            figures: None,
+            baseline: None,
+        }
+    }
+
+    pub fn measured(row: &Row, kind: Kind, figures: Figures) -> Self {
+        BenchResult {
+            name: row.name.clone(),
+            benchmark: row.benchmark.clone(),
+            size: row.size,
+            engine: row.engine.clone(),
+            path: row.path.display().to_string(),
+            kind: Some(kind),
+            error: None,
+            figures: Some(figures),
+            baseline: None,
+        }
+    }
+}
+
+/// What one row of the report measures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Row {
+    pub name: String,
+    pub benchmark: String,
+    pub size: Option<u64>,
+    pub path: std::path::PathBuf,
+    /// The export to call.
+    pub export: String,
+    /// Which engine set (`--engine`, in order) measures it.
+    pub engine_set: usize,
+    /// The engine's short name, when several engines are compared.
+    pub engine: Option<String>,
+}
+
+impl Row {
+    /// A row named `benchmark`, `benchmark/size`, and `[engine]` after it
+    /// when several engines are measured.
+    pub fn new(
+        path: &Path,
+        benchmark: &str,
+        export: &str,
+        size: Option<u64>,
+        engine_set: usize,
+        engine: Option<&str>,
+    ) -> Self {
+        let mut name = match size {
+            Some(size) => format!("{benchmark}/{size}"),
+            None => benchmark.to_string(),
+        };
+        if let Some(engine) = engine {
+            name = format!("{name}[{engine}]");
+        }
+        Row {
+            name,
+            benchmark: benchmark.to_string(),
+            size,
+            path: path.to_path_buf(),
+            export: export.to_string(),
+            engine_set,
+            engine: engine.map(str::to_string),
+        }
+    }
+}
+
+/// A complexity class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum Complexity {
+    #[serde(rename = "O(1)")]
+    Constant,
+    #[serde(rename = "O(log n)")]
+    Logarithmic,
+    #[serde(rename = "O(n)")]
+    Linear,
+    #[serde(rename = "O(n log n)")]
+    Linearithmic,
+    #[serde(rename = "O(n^2)")]
+    Quadratic,
+}
+
+impl Complexity {
+    pub const ALL: [Complexity; 5] = [
+        Complexity::Constant,
+        Complexity::Logarithmic,
+        Complexity::Linear,
+        Complexity::Linearithmic,
+        Complexity::Quadratic,
+    ];
+
+    /// g(n) of this class.
+    pub fn g(self, n: f64) -> f64 {
+        match self {
+            Complexity::Constant => 1.0,
+            Complexity::Logarithmic => n.log2(),
+            Complexity::Linear => n,
+            Complexity::Linearithmic => n * n.log2(),
+            Complexity::Quadratic => n * n,
+        }
+    }
+}
+
+impl fmt::Display for Complexity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Complexity::Constant => "O(1)",
+            Complexity::Logarithmic => "O(log n)",
+            Complexity::Linear => "O(n)",
+            Complexity::Linearithmic => "O(n log n)",
+            Complexity::Quadratic => "O(n^2)",
+        })
+    }
+}
+
+/// One candidate fit.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Candidate {
+    pub class: Complexity,
+    /// Time per op = coefficient · g(n), in ns.
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
+    pub coefficient: f64,
+    /// RMS of the residuals relative to the mean time (0.05 is 5%).
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
+    pub rms: f64,
+}
+
+/// Everything one `host compare` produced.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct CompareReport {
+    pub tool: Tool,
+    pub environment: Environment,
+    pub reference: String,
+    /// Width of the noise band in percent (`--noise`): ratios within ±half
+    /// of it are "same".
+    pub noise_pct: f64,
+    /// The shared count of operations per sample.
+    pub count: u64,
+    pub rounds: usize,
+    pub sampling_ms: f64,
+    /// Each variant's own figures, as in `host run`.
+    pub variants: Vec<BenchResult>,
+    pub comparisons: Vec<Comparison>,
+    /// With `--profile`: each variant's profile, and what changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ProfileReport>,
+}
+
+impl CompareReport {
+    /// The noise band the verdicts were read against.
+    pub fn noise_band(&self) -> NoiseBand {
+        NoiseBand::from_width_pct(self.noise_pct).unwrap_or_default()
+    }
+}
