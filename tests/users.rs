@@ -194,3 +194,40 @@ fn usage_errors_of_compare_exit_with_2() -> TestResult {
     }
     Ok(())
 }
+
+/// The rows of a comparison are what its ratio is made of: the ratio of the
+/// two rows' medians is the ratio the verdict gives, inside its interval.
+#[test]
+fn a_compare_s_rows_and_ratio_tell_one_story() -> TestResult {
+    let _serial = one_at_a_time();
+    let (mod13, mod16) = (
+        workloads().join("mod13.wasm"),
+        workloads().join("mod16.wasm"),
+    );
+    let (out, report, stderr) = host_json([
+        OsStr::new("compare"),
+        mod13.as_os_str(),
+        mod16.as_os_str(),
+        OsStr::new("--warmup"),
+        OsStr::new("50ms"),
+    ])?;
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let median = |name: &str| -> Result<f64, Box<dyn Error>> {
+        let variants = report["variants"].as_array().ok_or("no variants")?;
+        let row = variants
+            .iter()
+            .find(|v| v["name"] == name)
+            .ok_or_else(|| format!("no variant {name}: {report}"))?;
+        median_ns(row)
+    };
+    let shown = median("mod16")? / median("mod13")?;
+    let c = &report["comparisons"][0];
+    let number = |key: &str| c[key].as_f64().ok_or_else(|| format!("no {key}: {c}"));
+    let (ratio, low, high) = (number("ratio")?, number("ci95_low")?, number("ci95_high")?);
+    assert!(
+        (ratio / shown - 1.0).abs() < 1e-9,
+        "rows {shown} against ratio {ratio}: {c}"
+    );
+    assert!(low <= ratio && ratio <= high, "{c}");
+    Ok(())
+}

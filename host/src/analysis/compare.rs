@@ -2,13 +2,16 @@
 //!
 //! Rounds pair the variants: in every round of every worker process each
 //! variant took one block, so the ratio of the two blocks' least-disturbed
-//! per-op times (their minima) is one paired observation. The ratio is the
-//! median of all of them; its 95% interval is the sign-test interval over
-//! every round ([`crate::analysis::verdict::paired_ratio`]), widened by the
-//! design effect when the processes disagree more than their rounds predict
-//! ([`design_effect`]), so that it holds for both sources of variation. With
-//! instruction counts, the ratio is exact. Pure arithmetic over what the
-//! workers measured.
+//! per-op times (their minima) is one paired observation. Its 95% interval
+//! is the sign-test interval over every round
+//! ([`crate::analysis::verdict::paired_ratio`]), widened by the design
+//! effect when the processes disagree more than their rounds predict
+//! ([`design_effect`]), so that it holds for both sources of variation. The
+//! ratio itself is that of the variants' rows: each row is the median of its
+//! rounds' minima ([`crate::analysis::estimate::locate_rounds`]), and the
+//! interval holds their ratio ([`made_of`]), so that the rows shown beside
+//! a verdict and its ratio tell one story. With instruction counts, the
+//! ratio is exact. Pure arithmetic over what the workers measured.
 //!
 //! Why the minimum of a block: every sample of a block repeats the same call
 //! (same count, same seed), so what varies between them is what the machine
@@ -21,8 +24,7 @@
 //! of 1.0100 within a few hundredths of a percent, where block medians
 //! scatter by a percent. A round whose minimum is off (a variant caught a
 //! faster or slower state of the machine for a whole block) is one round:
-//! the median over rounds and its sign-test interval do not rest on it. The
-//! per-variant figures of a comparison stay medians.
+//! the median over rounds and its sign-test interval do not rest on it.
 
 use crate::analysis::stats;
 use crate::analysis::verdict;
@@ -110,6 +112,34 @@ pub fn paired_across_processes(
     })
 }
 
+/// The ratio of two variants' medians of their rounds' least per-op times
+/// (the figures their rows show: [`crate::analysis::estimate::locate_rounds`]),
+/// with the interval of the paired rounds ([`paired_across_processes`])
+/// stretched to hold it. The median of the paired ratios and the ratio of
+/// the medians differ by a few hundredths of a percent on a quiet machine;
+/// where they differ more, the interval holds both rather than contradict
+/// the rows shown beside it.
+pub fn made_of(variant: &[Vec<f64>], reference: &[Vec<f64>], confidence: f64) -> Option<Ratio> {
+    let paired = paired_across_processes(variant, reference, confidence)?;
+    let median = |rounds: &[Vec<f64>]| {
+        let all: Vec<f64> = rounds
+            .concat()
+            .into_iter()
+            .filter(|x| x.is_finite())
+            .collect();
+        stats::median(&all)
+    };
+    let value = median(variant) / median(reference);
+    if !value.is_finite() {
+        return Some(paired);
+    }
+    Some(Ratio {
+        value,
+        low: paired.low.min(value),
+        high: paired.high.max(value),
+    })
+}
+
 /// Kish's design effect of rounds clustered in processes: the variance of
 /// the processes' medians over the variance their rounds predict for a
 /// median (π/2 · s² / n, for rounds of spread s), at least 1. With fewer
@@ -176,10 +206,7 @@ pub fn judge(
                 (Metric::Instructions | Metric::CyclesEst, Some(now), Some(then)) if then > 0.0 => {
                     (Some(Ratio::exact(now / then)), metric)
                 }
-                _ => (
-                    paired_across_processes(&v.least(), &base_rounds, confidence),
-                    Metric::Time,
-                ),
+                _ => (made_of(&v.least(), &base_rounds, confidence), Metric::Time),
             };
             let ratio = ratio.unwrap_or(Ratio::exact(f64::NAN));
             let verdict = verdict::verdict(&ratio, band);

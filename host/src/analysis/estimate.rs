@@ -65,6 +65,9 @@ pub enum Location {
         /// watched before the run.
         carried: Option<f64>,
     },
+    /// The fastest epoch of each round of a comparison: the figure its
+    /// ratio is made of ([`locate_rounds`], [`crate::analysis::compare`]).
+    RoundMinima,
 }
 
 /// Which epochs give the time of a row whose samples (one call each) take
@@ -102,8 +105,10 @@ pub fn location(
 /// The epochs of each process (`per_process`: processes, blocks, epochs)
 /// that `location` keeps, in their blocks and order.
 pub fn kept(per_process: Vec<Vec<Vec<f64>>>, location: Location) -> Vec<Vec<Vec<f64>>> {
-    let Location::Undisturbed { tolerance_ns, .. } = location else {
-        return per_process;
+    let tolerance_ns = match location {
+        Location::Every => return per_process,
+        Location::RoundMinima => return round_minima(per_process),
+        Location::Undisturbed { tolerance_ns, .. } => tolerance_ns,
     };
     per_process
         .into_iter()
@@ -117,6 +122,23 @@ pub fn kept(per_process: Vec<Vec<Vec<f64>>>, location: Location) -> Vec<Vec<Vec<
             blocks
                 .into_iter()
                 .map(|block| block.into_iter().filter(|&x| x <= bound).collect())
+                .collect()
+        })
+        .collect()
+}
+
+/// The fastest epoch of each block (a comparison's round), where it has a
+/// finite one.
+fn round_minima(per_process: Vec<Vec<Vec<f64>>>) -> Vec<Vec<Vec<f64>>> {
+    per_process
+        .into_iter()
+        .map(|rounds| {
+            rounds
+                .into_iter()
+                .map(|round| {
+                    let least = round.into_iter().filter(|x| x.is_finite()).reduce(f64::min);
+                    least.into_iter().collect()
+                })
                 .collect()
         })
         .collect()
@@ -158,14 +180,7 @@ pub fn locate(
     watched: Option<&Interruptions>,
     seed: u64,
 ) -> Estimate {
-    let per_process: Vec<Vec<Vec<f64>>> = processes.iter().map(corrected_per_op).collect();
-    let every: usize = per_process.iter().flatten().map(Vec::len).sum();
-    let every_median = stats::median(&per_process.concat().concat());
-    let calls: Vec<f64> = processes
-        .iter()
-        .flat_map(|m| m.blocks.iter().flatten().copied())
-        .collect();
-    let sample_ns = stats::median(&calls);
+    let sample_ns = median_call_ns(processes);
     let fixed: Vec<f64> = processes.iter().map(|m| m.fixed_cost_ns).collect();
     let count = processes.first().map_or(1, |m| m.count);
     let in_epoch = processes.iter().all(|m| !m.doubles.is_empty());
@@ -177,15 +192,46 @@ pub fn locate(
         in_epoch,
         watched,
     );
+    estimate_at(processes, location, sample_ns, seed)
+}
+
+/// The estimate of one variant of a comparison, whose blocks are its
+/// rounds: the median of the fastest epoch of every round, the very figures
+/// the comparison's ratio is made of, so that the ratio of two variants'
+/// rows is the ratio the verdict gives.
+pub fn locate_rounds(processes: &[Measurement], seed: u64) -> Estimate {
+    let sample_ns = median_call_ns(processes);
+    estimate_at(processes, Location::RoundMinima, sample_ns, seed)
+}
+
+/// The median length of one call over every sample of `processes`, ns.
+fn median_call_ns(processes: &[Measurement]) -> f64 {
+    let calls: Vec<f64> = processes
+        .iter()
+        .flat_map(|m| m.blocks.iter().flatten().copied())
+        .collect();
+    stats::median(&calls)
+}
+
+/// The estimate over the epochs of `processes` that `location` keeps.
+fn estimate_at(
+    processes: &[Measurement],
+    location: Location,
+    sample_ns: f64,
+    seed: u64,
+) -> Estimate {
+    let per_process: Vec<Vec<Vec<f64>>> = processes.iter().map(corrected_per_op).collect();
+    let every: usize = per_process.iter().flatten().map(Vec::len).sum();
+    let every_median = stats::median(&per_process.concat().concat());
     let per_process = kept(per_process, location);
     let centre = stats::median(&per_process.concat().concat());
     let process_medians = process_medians(&per_process);
     let (low, high) = match (per_process.len(), location) {
         (0 | 1, _) => stats::median_ci(&per_process.concat(), 0.95, stats::RESAMPLES_FINAL, seed),
         (_, Location::Every) => stats::between_processes_ci(centre, &process_medians),
-        // Processes keep from one epoch to hundreds: resample whole
-        // processes, as the pooled median weighs them.
-        (_, Location::Undisturbed { .. }) => {
+        // Processes keep from one epoch to hundreds (or a round each):
+        // resample whole processes, as the pooled median weighs them.
+        (_, Location::Undisturbed { .. } | Location::RoundMinima) => {
             let clusters: Vec<Vec<f64>> = per_process.iter().map(|p| p.concat()).collect();
             stats::median_ci(&clusters, 0.95, stats::RESAMPLES_FINAL, seed)
         }

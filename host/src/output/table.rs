@@ -214,6 +214,10 @@ impl<W: Write> Table<W> {
             report.sampling_ms / 1e3,
             report.noise_band()
         )?;
+        writeln!(
+            self.out,
+            "each row: the median of its fastest epoch in every round, the figures the ratios are made of"
+        )?;
         for c in &report.comparisons {
             let style = verdict_style(c.verdict);
             writeln!(

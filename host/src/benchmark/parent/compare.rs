@@ -73,7 +73,9 @@ pub fn compare_rounds(
         .zip(&counted)
         .map(|(((row, samples), compiled), counted)| {
             let measurements: Vec<_> = samples.iter().map(|s| s.measurement.clone()).collect();
-            let located = estimate::locate(&measurements, compiled.kind, None, seed);
+            // The row is made of what the ratio is made of: the fastest
+            // epoch of each round.
+            let located = estimate::locate_rounds(&measurements, seed);
             let drift = Drift {
                 stated_pct: common.drift_pct,
                 measured: None,
