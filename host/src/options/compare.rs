@@ -7,8 +7,8 @@ use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 
 use crate::cli::{CompareArgs, ProfileArgs};
-
-use super::*;
+use crate::options::parse::positive_duration;
+use crate::options::settings::{Baselines, Metric, Settings, StopRule};
 
 /// What `host compare` needs beyond [`Settings`].
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -272,7 +272,7 @@ pub fn default_cache_folder() -> Option<PathBuf> {
 }
 
 /// One engine configuration per `--engine`, without repeats.
-pub(super) fn engine_configs(
+pub(crate) fn engine_configs(
     engines: &[EngineArg],
     opt_level: OptLevelArg,
     wasm: WasmFlags,

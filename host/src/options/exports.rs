@@ -8,8 +8,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::cli::{ExportArgs, ReportArgs};
 
-use super::*;
-
 /// An export format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ExportFormat {
@@ -123,5 +121,22 @@ impl ReportSettings {
             path: args.path,
             exports,
         })
+    }
+}
+
+/// Where an export goes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Output {
+    Stdout,
+    File(PathBuf),
+}
+
+impl Output {
+    fn from_path(path: PathBuf) -> Self {
+        if path.as_os_str() == "-" {
+            Output::Stdout
+        } else {
+            Output::File(path)
+        }
     }
 }

@@ -35,7 +35,7 @@ pub fn parse_bytes(flag: &str, text: &str) -> Result<u64> {
 }
 
 /// A duration that must be longer than zero.
-pub(super) fn positive_duration(flag: &str, text: &str) -> Result<Duration> {
+pub(crate) fn positive_duration(flag: &str, text: &str) -> Result<Duration> {
     let duration = parse_duration(flag, text)?;
     if duration.is_zero() {
         bail!("{flag} must be longer than zero");
@@ -44,7 +44,7 @@ pub(super) fn positive_duration(flag: &str, text: &str) -> Result<Duration> {
 }
 
 /// Baseline names become file names: keep them plain.
-pub(super) fn check_baseline_name(name: &str) -> Result<()> {
+pub(crate) fn check_baseline_name(name: &str) -> Result<()> {
     let plain = !name.is_empty()
         && name
             .chars()
@@ -93,7 +93,7 @@ pub fn parse_sizes(specs: &[String]) -> Result<Vec<u64>> {
     Ok(sizes)
 }
 
-pub(super) fn size_term(term: &str) -> Result<u64> {
+pub(crate) fn size_term(term: &str) -> Result<u64> {
     let term = term.trim();
     let value = match term.split_once('^') {
         Some((base, exp)) => {

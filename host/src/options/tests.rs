@@ -1,5 +1,10 @@
 //! Tests of the settings: flags in, typed settings or a usage error out.
 
+use std::num::{NonZeroU64, NonZeroUsize};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+
 use super::*;
 use clap::Parser;
 
