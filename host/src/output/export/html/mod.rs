@@ -242,7 +242,13 @@ fn results_table(page: &mut String, results: &[BenchResult]) {
         let _ = writeln!(
             page,
             "<tr><td class=\"name\"><a href=\"#row-{i}\">{name}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            c.time, c.err, c.ci, c.rate, f.counts.samples, c.count, f.time.outliers
+            c.time,
+            escape(&c.err),
+            c.ci,
+            c.rate,
+            f.counts.samples,
+            c.count,
+            f.time.outliers
         );
         for note in row_notes(r) {
             notes.push(format!("<li><b>{name}</b>: {}</li>", escape(&note)));
@@ -281,7 +287,7 @@ fn distributions(page: &mut String, results: &[BenchResult]) {
             "<figure class=\"plot histogram\" id=\"row-{i}\">\n<h3>{}</h3>\n<figcaption>median {} ±{} · 95% CI {} · {} samples × {} ops in {} epochs · outliers: {} low severe, {} low mild, {} high mild, {} high severe</figcaption>",
             escape(&r.name),
             c.time,
-            c.err.trim_start_matches('±'),
+            escape(c.err.trim_start_matches('±')),
             c.ci,
             f.counts.samples,
             c.count,
