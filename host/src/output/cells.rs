@@ -6,12 +6,16 @@
 use std::fmt;
 
 use crate::guest::program::TimedRegion;
-use crate::output::units::{format_count, format_ns, format_ns_in, format_rate, unit_for};
+use crate::output::units::{
+    decimals_apart, format_count, format_err_pct, format_interval_in, format_ns, format_rate,
+    unit_for,
+};
 use crate::results::notes::{Note, Undisturbed};
 use crate::results::{BenchResult, CallgrindCounts, Figures, HardwareCounts, Phases};
 
 /// The display cells of a measured row, as the terminal table shows them:
-/// median and interval in one unit, err%, rate.
+/// median and interval in one unit with the digits that tell the ends
+/// apart, err% with a significant digit, rate.
 pub struct Cells {
     /// The median per-op time.
     pub time: String,
@@ -29,14 +33,11 @@ impl Cells {
     pub fn of(f: &Figures) -> Self {
         let ns = &f.ns_per_op;
         let unit = unit_for(&[ns.median, ns.ci95_low, ns.ci95_high]);
+        let [time, low, high] = format_interval_in(ns.median, ns.ci95_low, ns.ci95_high, unit);
         Cells {
-            time: format_ns_in(ns.median, unit),
-            err: format!("±{:.1}%", f.time.err_pct.min(999.9)),
-            ci: format!(
-                "[{}, {}]",
-                format_ns_in(ns.ci95_low, unit),
-                format_ns_in(ns.ci95_high, unit)
-            ),
+            time,
+            err: format_err_pct(f.time.err_pct),
+            ci: format!("[{low}, {high}]"),
             rate: match f.indistinguishable_from_empty {
                 true => "-".to_string(),
                 false => format_rate(f.time.ops_per_sec.unwrap_or(0.0)),
@@ -79,8 +80,20 @@ pub fn row_notes(r: &BenchResult) -> Vec<String> {
 
 /// A ratio for display, e.g. `1.234×`.
 pub fn format_ratio(ratio: f64) -> String {
+    format_ratio_to(ratio, 3)
+}
+
+/// A ratio and its interval for display, `[value, low, high]`, with the
+/// decimals from 3 up to 6 that tell the three apart, e.g. `1.4620×`,
+/// `1.4624×`, `1.4790×`.
+pub fn format_ratios(value: f64, low: f64, high: f64) -> [String; 3] {
+    let decimals = decimals_apart(&[low, value, high], 3, 6);
+    [value, low, high].map(|r| format_ratio_to(r, decimals))
+}
+
+fn format_ratio_to(ratio: f64, decimals: usize) -> String {
     if ratio.is_finite() {
-        format!("{ratio:.3}×")
+        format!("{ratio:.decimals$}×")
     } else {
         "-".to_string()
     }

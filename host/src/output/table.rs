@@ -117,7 +117,7 @@ impl<W: Write> Table<W> {
         writeln!(self.out)?;
         writeln!(
             self.out,
-            "{:<w$}  {:>11}  {:>7}  {:>25}  {:>11}  {:>7}  {:>6}  {:>8}",
+            "{:<w$}  {:>11}  {:>9}  {:>26}  {:>11}  {:>7}  {:>6}  {:>8}",
             "benchmark",
             "time/op",
             "± err%",
@@ -157,7 +157,7 @@ impl<W: Write> Table<W> {
         let cells = Cells::of(f);
         writeln!(
             self.out,
-            "{:<w$}  {BOLD}{:>11}{BOLD:#}  {:>7}  {:>25}  {:>11}  {:>7}  {:>6}  {:>8}",
+            "{:<w$}  {BOLD}{:>11}{BOLD:#}  {:>9}  {:>26}  {:>11}  {:>7}  {:>6}  {:>8}",
             result.name,
             cells.time,
             cells.err,

@@ -1,4 +1,5 @@
-//! Human-readable units: times per op and rates.
+//! Human-readable units: times per op, intervals, err% and rates, each with
+//! as many digits as it takes to show what it holds.
 //!
 //! Display only; every figure is kept in ns (or ops/s) in the results.
 
@@ -54,13 +55,78 @@ pub fn format_ns(ns: f64) -> String {
 
 /// A time in ns, shown in `unit`.
 pub fn format_ns_in(ns: f64, unit: TimeUnit) -> String {
+    let decimals = decimals_for(ns / unit.ns, 4);
+    format_ns_fixed(ns, unit, decimals)
+}
+
+/// A median and its interval in ns, shown in `unit` with the same decimals,
+/// so that the three line up: the fewest significant digits from 4 up to 7
+/// at which the two ends print differently (4 when they print alike at 7),
+/// counted from the largest of the three. Returns `[median, low, high]`.
+pub fn format_interval_in(median: f64, low: f64, high: f64, unit: TimeUnit) -> [String; 3] {
+    let largest = [median, low, high]
+        .iter()
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, |m, v| m.max((v / unit.ns).abs()));
+    let decimals = (4..=7)
+        .map(|digits| decimals_for(largest, digits))
+        .find(|&d| format_ns_fixed(low, unit, d) != format_ns_fixed(high, unit, d))
+        .unwrap_or_else(|| decimals_for(largest, 4));
+    [median, low, high].map(|ns| format_ns_fixed(ns, unit, decimals))
+}
+
+/// The fewest decimals from `min` up to `max` at which no two of `values`
+/// print alike (`min` when some two always do).
+pub fn decimals_apart(values: &[f64], min: usize, max: usize) -> usize {
+    (min..=max)
+        .find(|&d| {
+            let printed: Vec<String> = values.iter().map(|v| format!("{v:.d$}")).collect();
+            printed
+                .iter()
+                .enumerate()
+                .all(|(i, p)| !printed[i + 1..].contains(p))
+        })
+        .unwrap_or(min)
+}
+
+/// err% with at least one significant digit, at least 1 decimal and at most
+/// 4, e.g. `±2.3%`, `±0.004%`, `±<0.0001%`, `±0%`; at most `±999.9%`.
+pub fn format_err_pct(pct: f64) -> String {
+    let pct = pct.min(999.9);
+    if pct == 0.0 {
+        return "±0%".to_string();
+    }
+    if pct.abs() < 1e-4 {
+        return "±<0.0001%".to_string();
+    }
+    let decimals = (-pct.abs().log10().floor()).clamp(1.0, 4.0) as usize;
+    format!("±{pct:.decimals$}%")
+}
+
+/// A time in ns, shown in `unit` with `decimals` decimals (`-` when not
+/// finite, never `-0.000`).
+fn format_ns_fixed(ns: f64, unit: TimeUnit, decimals: usize) -> String {
     if !ns.is_finite() {
         return "-".to_string();
     }
     let value = ns / unit.ns;
-    // Never show "-0.000".
-    let value = if value.abs() < 5e-4 { 0.0 } else { value };
-    format!("{} {}", four_digits(value), unit.name)
+    let value = if value.abs() < 0.5 * 10f64.powi(-(decimals as i32)) {
+        0.0
+    } else {
+        value
+    };
+    format!("{value:.decimals$} {}", unit.name)
+}
+
+/// The decimals that give `value` (in a unit, so below 1000) `digits`
+/// significant digits.
+fn decimals_for(value: f64, digits: usize) -> usize {
+    let whole = match value.abs() {
+        m if m >= 100.0 => 3,
+        m if m >= 10.0 => 2,
+        _ => 1,
+    };
+    digits.saturating_sub(whole)
 }
 
 /// A rate with an SI prefix, e.g. `3.201 G/s`.
@@ -93,14 +159,7 @@ pub fn format_count(n: u64) -> String {
 }
 
 fn four_digits(value: f64) -> String {
-    let magnitude = value.abs();
-    let decimals = if magnitude >= 100.0 {
-        1
-    } else if magnitude >= 10.0 {
-        2
-    } else {
-        3
-    };
+    let decimals = decimals_for(value, 4);
     format!("{value:.decimals$}")
 }
 
@@ -127,6 +186,72 @@ mod tests {
             "1.500 µs"
         );
         assert_eq!(format_ns(f64::NAN), "-");
+    }
+
+    #[test]
+    fn intervals_take_the_digits_that_tell_their_ends_apart() {
+        let ns = unit_for(&[16.51]);
+        assert_eq!(
+            format_interval_in(16.5096, 16.507, 16.512, ns),
+            ["16.510 ns", "16.507 ns", "16.512 ns"]
+        );
+        // Four digits when four tell the ends apart.
+        assert_eq!(
+            format_interval_in(1234.0, 1230.0, 1240.0, unit_for(&[1240.0])),
+            ["1.234 µs", "1.230 µs", "1.240 µs"]
+        );
+        // Up to seven, counted from the largest of the three.
+        assert_eq!(
+            format_interval_in(99.99996, 99.99991, 100.00002, ns),
+            ["100.0000 ns", "99.9999 ns", "100.0000 ns"]
+        );
+        assert_eq!(
+            format_interval_in(57.6203, 57.62011, 57.62049, ns),
+            ["57.6203 ns", "57.6201 ns", "57.6205 ns"]
+        );
+        assert_eq!(
+            format_interval_in(0.3124, 0.3124001, 0.3124002, unit_for(&[0.3124])),
+            ["312.4000 ps", "312.4001 ps", "312.4002 ps"]
+        );
+        // Equal ends, or ends apart only beyond seven digits: four.
+        assert_eq!(
+            format_interval_in(16.51, 16.51, 16.51, ns),
+            ["16.51 ns", "16.51 ns", "16.51 ns"]
+        );
+        assert_eq!(
+            format_interval_in(16.51, 16.5100001, 16.5100002, ns),
+            ["16.51 ns", "16.51 ns", "16.51 ns"]
+        );
+        assert_eq!(
+            format_interval_in(0.0, -0.00001, 0.00001, unit_for(&[0.00001])),
+            ["0.000 ps", "-0.010 ps", "0.010 ps"]
+        );
+        assert_eq!(
+            format_interval_in(f64::NAN, 1.0, 2.0, ns),
+            ["-", "1.000 ns", "2.000 ns"]
+        );
+    }
+
+    #[test]
+    fn err_shows_a_significant_digit() {
+        assert_eq!(format_err_pct(2.3), "±2.3%");
+        assert_eq!(format_err_pct(12.34), "±12.3%");
+        assert_eq!(format_err_pct(0.04), "±0.04%");
+        assert_eq!(format_err_pct(0.004), "±0.004%");
+        assert_eq!(format_err_pct(0.00042), "±0.0004%");
+        assert_eq!(format_err_pct(0.00004), "±<0.0001%");
+        assert_eq!(format_err_pct(0.0), "±0%");
+        assert_eq!(format_err_pct(5000.0), "±999.9%");
+        assert_eq!(format_err_pct(f64::INFINITY), "±999.9%");
+    }
+
+    #[test]
+    fn decimals_tell_values_apart() {
+        assert_eq!(decimals_apart(&[1.462, 1.471, 1.479], 3, 6), 3);
+        assert_eq!(decimals_apart(&[1.4620, 1.4624, 1.4790], 3, 6), 4);
+        assert_eq!(decimals_apart(&[1.4620, 1.4711, 1.4624], 3, 6), 4);
+        assert_eq!(decimals_apart(&[1.0, 1.0, 1.1], 3, 6), 3);
+        assert_eq!(decimals_apart(&[0.99999991, 1.0, 1.00000001], 3, 6), 3);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::output::units::format_ns;
 use crate::results::CompareReport;
 use crate::results::{BenchResult, RunReport};
 
-use crate::output::cells::{Cells, format_ratio, row_notes};
+use crate::output::cells::{Cells, format_ratios, row_notes};
 
 const HEADER: &str = "| benchmark | time/op | ± err% | 95% CI | ops/s | samples | count | outliers |\n\
                       |:---|---:|---:|---:|---:|---:|---:|---:|\n";
@@ -55,14 +55,15 @@ pub fn markdown_compare(report: &CompareReport) -> String {
     );
     out.push_str("| variant | vs | ratio | 95% CI | verdict |\n|:---|:---|---:|---:|:---|\n");
     for c in &report.comparisons {
+        let [ratio, low, high] = format_ratios(c.ratio.value, c.ratio.low, c.ratio.high);
         let _ = writeln!(
             out,
             "| {} | {} | {} | [{}, {}] | {} |",
             cell(&c.variant),
             cell(&c.reference),
-            format_ratio(c.ratio.value),
-            format_ratio(c.ratio.low),
-            format_ratio(c.ratio.high),
+            ratio,
+            low,
+            high,
             c.verdict
         );
     }
@@ -182,5 +183,29 @@ Notes:
 | mod13\\|copy.wasm | mod13.wasm | 1.003× | [0.996×, 1.008×] | same |
 ";
         assert_eq!(verdicts, expected);
+    }
+
+    #[test]
+    fn narrow_intervals_and_ratios_show_their_width() {
+        let mut report = fixtures::run_report();
+        let f = report.results[0].figures.as_mut().expect("measured");
+        f.ns_per_op.median = 16.5096;
+        f.ns_per_op.ci95_low = 16.507;
+        f.ns_per_op.ci95_high = 16.512;
+        f.time.err_pct = 0.004;
+        let md = markdown_run(&report);
+        assert!(
+            md.contains("| xor.wasm | 16.510 ns | ±0.004% | [16.507 ns, 16.512 ns] |"),
+            "{md}"
+        );
+
+        let mut report = fixtures::compare_report();
+        let ratio = &mut report.comparisons[0].ratio;
+        (ratio.value, ratio.low, ratio.high) = (1.4622, 1.4620, 1.4790);
+        let md = markdown_compare(&report);
+        assert!(
+            md.contains("| mod16.wasm | mod13.wasm | 1.4622× | [1.4620×, 1.4790×] | slower |"),
+            "{md}"
+        );
     }
 }

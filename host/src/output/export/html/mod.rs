@@ -14,7 +14,7 @@
 
 use std::fmt::Write;
 
-use crate::output::cells::{Cells, format_ratio, row_notes};
+use crate::output::cells::{Cells, format_ratios, row_notes};
 use crate::output::units::format_ns;
 use crate::results::{
     BenchResult, CompareReport, ComplexityResult, Environment, RunReport, Tool, Verdict,
@@ -105,14 +105,15 @@ pub fn html_compare(report: &CompareReport) -> String {
     );
     page.push_str("<div class=\"table\"><table>\n<tr><th>variant</th><th class=\"left\">vs</th><th>ratio</th><th>95% CI</th><th class=\"left\">verdict</th><th class=\"left\">in words</th></tr>\n");
     for c in &report.comparisons {
+        let [ratio, low, high] = format_ratios(c.ratio.value, c.ratio.low, c.ratio.high);
         let _ = writeln!(
             page,
             "<tr><td class=\"name\">{}</td><td class=\"left\">{}</td><td>{}</td><td>[{}, {}]</td><td class=\"left {}\">{}</td><td class=\"left\">{}</td></tr>",
             escape(&c.variant),
             escape(&c.reference),
-            format_ratio(c.ratio.value),
-            format_ratio(c.ratio.low),
-            format_ratio(c.ratio.high),
+            ratio,
+            low,
+            high,
             verdict_class(c.verdict),
             c.verdict,
             escape(&c.text)
@@ -241,7 +242,13 @@ fn results_table(page: &mut String, results: &[BenchResult]) {
         let _ = writeln!(
             page,
             "<tr><td class=\"name\"><a href=\"#row-{i}\">{name}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            c.time, c.err, c.ci, c.rate, f.counts.samples, c.count, f.time.outliers
+            c.time,
+            escape(&c.err),
+            c.ci,
+            c.rate,
+            f.counts.samples,
+            c.count,
+            f.time.outliers
         );
         for note in row_notes(r) {
             notes.push(format!("<li><b>{name}</b>: {}</li>", escape(&note)));
@@ -280,7 +287,7 @@ fn distributions(page: &mut String, results: &[BenchResult]) {
             "<figure class=\"plot histogram\" id=\"row-{i}\">\n<h3>{}</h3>\n<figcaption>median {} ±{} · 95% CI {} · {} samples × {} ops in {} epochs · outliers: {} low severe, {} low mild, {} high mild, {} high severe</figcaption>",
             escape(&r.name),
             c.time,
-            c.err.trim_start_matches('±'),
+            escape(c.err.trim_start_matches('±')),
             c.ci,
             f.counts.samples,
             c.count,

@@ -93,6 +93,28 @@ fn names_and_errors_are_escaped() {
 }
 
 #[test]
+fn narrow_intervals_show_their_width_and_err_is_escaped() {
+    let mut report = fixtures::run_report();
+    let f = report.results[0].figures.as_mut().expect("measured");
+    f.ns_per_op.median = 16.5096;
+    f.ns_per_op.ci95_low = 16.507;
+    f.ns_per_op.ci95_high = 16.512;
+    f.time.err_pct = 0.00004;
+    let html = html_run(&report);
+    assert!(
+        html.contains("<td>16.510 ns</td><td>±&lt;0.0001%</td><td>[16.507 ns, 16.512 ns]</td>")
+    );
+    assert!(html.contains("median 16.510 ns ±&lt;0.0001% · 95% CI [16.507 ns, 16.512 ns]"));
+    assert!(!html.contains("<0.0001"));
+
+    let mut report = fixtures::compare_report();
+    let ratio = &mut report.comparisons[0].ratio;
+    (ratio.value, ratio.low, ratio.high) = (1.4622, 1.4620, 1.4790);
+    let html = html_compare(&report);
+    assert!(html.contains("<td>1.4622×</td><td>[1.4620×, 1.4790×]</td>"));
+}
+
+#[test]
 fn compare_page_has_the_ratio_chart_and_every_variant() {
     let report = fixtures::compare_report();
     let html = html_compare(&report);
