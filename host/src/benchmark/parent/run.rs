@@ -9,7 +9,7 @@
 //! rows, each as soon as the rows before it are finished; after Ctrl-C,
 //! every row measured so far. A run's interval also counts the drift between
 //! runs measured on this machine: each row's median joins the run history
-//! ([`crate::benchmark::parent::history`]).
+//! ([`crate::benchmark::parent::history`]), unless the machine was busy.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -341,8 +341,9 @@ impl Run<'_> {
             seed,
         );
         let machine = history.machine(&located);
+        let busy_machine = self.plan.busy(self.watched.as_ref());
         let drift = Drift {
-            busy_machine: self.plan.busy(self.watched.as_ref()),
+            busy_machine,
             ..history.drift(self.settings.drift_pct, &machine, state.subject.as_deref())
         };
         let mut result = result_of(self.settings, state, &located, seed, drift);
@@ -351,7 +352,9 @@ impl Run<'_> {
                 result.baseline =
                     compare_with_saved(self.settings, saved, &result.name, figures, seed);
             }
-            if let Some(subject) = &state.subject {
+            // A busy machine's run may not repeat: it is no measure of the
+            // drift between runs.
+            if let Some(subject) = state.subject.as_ref().filter(|_| !busy_machine) {
                 history.record(machine, subject.clone(), figures.ns_per_op.median);
             }
         }
