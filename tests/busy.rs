@@ -1,7 +1,7 @@
 //! End-to-end test of a busy machine: a run started beside a busy loop on
 //! every core, at the same priority, says so in its environment, its header
-//! and every row, and its interval spans its processes' medians; a run on a
-//! quiet machine says nothing of the kind.
+//! and every row (a call's and a program's), and each interval spans its
+//! processes' medians; a run on a quiet machine says nothing of the kind.
 //!
 //! The busy loops are threads of this test process. A machine that is busy
 //! anyway (a shared CI runner) cannot show the quiet half: it is skipped
@@ -67,15 +67,14 @@ impl Drop for BusyLoops {
     }
 }
 
-/// `host run workloads/xor.wasm` with few samples and its own compile cache
-/// (so that no run history outside `cache` sees it): its JSON report and
-/// its table.
-fn run_xor(cache: &Path) -> Result<(Value, String), Box<dyn Error>> {
-    let xor = workloads().join("xor.wasm");
-    let xor = xor.to_str().ok_or("the workloads' path is not UTF-8")?;
+/// `host run` of the bundled xor (a call) and fib (a program) with few
+/// samples and a compile cache of its own (so that no run history outside
+/// `cache` sees it): its JSON report and its table.
+fn run_xor_and_fib(cache: &Path) -> Result<(Value, String), Box<dyn Error>> {
     let args = [
         "run",
-        xor,
+        "xor.wasm",
+        "fib.wasm",
         "--samples",
         "20",
         "--warmup",
@@ -88,6 +87,7 @@ fn run_xor(cache: &Path) -> Result<(Value, String), Box<dyn Error>> {
             .args(args)
             .env("WASM_BENCH_CACHE", cache),
     )
+    .current_dir(workloads())
     .stdin(Stdio::null())
     .stdout(Stdio::piped())
     .stderr(Stdio::piped())
@@ -100,11 +100,11 @@ fn run_xor(cache: &Path) -> Result<(Value, String), Box<dyn Error>> {
     Ok((report, run.stderr))
 }
 
-/// The one row of a report.
-fn the_row(report: &Value) -> Result<&Value, Box<dyn Error>> {
+/// The two rows of a report: xor's and fib's.
+fn the_rows(report: &Value) -> Result<&[Value], Box<dyn Error>> {
     match report["results"].as_array().map(Vec::as_slice) {
-        Some([row]) => Ok(row),
-        _ => Err(format!("not one row: {report}").into()),
+        Some(rows @ [_, _]) => Ok(rows),
+        _ => Err(format!("not two rows: {report}").into()),
     }
 }
 
@@ -129,7 +129,7 @@ fn a_run_beside_busy_loops_says_so_and_a_quiet_run_does_not() -> TestResult {
     let (report, table) = {
         let _loops = BusyLoops::start();
         std::thread::sleep(Duration::from_millis(200));
-        run_xor(cache.path())?
+        run_xor_and_fib(cache.path())?
     };
     let env = &report["environment"];
     assert_eq!(env["busy_machine"], true, "{env}");
@@ -143,21 +143,22 @@ fn a_run_beside_busy_loops_says_so_and_a_quiet_run_does_not() -> TestResult {
             && l.contains("% busy")),
         "{table}"
     );
-    let row = the_row(&report)?;
-    assert!(says_busy(row), "{row}");
-    assert!(table.contains(NOTE), "{table}");
-    // The interval holds every process's median.
-    let ns = &row["ns_per_op"];
-    let (low, high) = (number(ns, "ci95_low")?, number(ns, "ci95_high")?);
-    let medians = row["process_medians_ns"]
-        .as_array()
-        .ok_or("no process medians")?;
-    for median in medians {
-        let median = median.as_f64().ok_or("a process median is not a number")?;
-        assert!(low <= median && median <= high, "{median} in {ns}");
+    assert_eq!(table.matches(NOTE).count(), 2, "{table}");
+    for row in the_rows(&report)? {
+        assert!(says_busy(row), "{row}");
+        // The interval holds every process's median.
+        let ns = &row["ns_per_op"];
+        let (low, high) = (number(ns, "ci95_low")?, number(ns, "ci95_high")?);
+        let medians = row["process_medians_ns"]
+            .as_array()
+            .ok_or("no process medians")?;
+        for median in medians {
+            let median = median.as_f64().ok_or("a process median is not a number")?;
+            assert!(low <= median && median <= high, "{median} in {ns}");
+        }
     }
 
-    let (report, table) = run_xor(cache.path())?;
+    let (report, table) = run_xor_and_fib(cache.path())?;
     if report["environment"]["busy_machine"] == true {
         eprintln!(
             "the machine is busy without the loops ({}): the quiet half is skipped",
@@ -167,6 +168,8 @@ fn a_run_beside_busy_loops_says_so_and_a_quiet_run_does_not() -> TestResult {
     }
     assert!(!table.contains(HEADER), "{table}");
     assert!(!table.contains(NOTE), "{table}");
-    assert!(!says_busy(the_row(&report)?), "{report}");
+    for row in the_rows(&report)? {
+        assert!(!says_busy(row), "{row}");
+    }
     Ok(())
 }
