@@ -1,9 +1,9 @@
 //! Summaries: from the raw [`Measurement`]s of a row's processes, and the
 //! [`Estimate`] of its time ([`crate::analysis::estimate`]), to the
 //! [`Figures`] of the row: statistics of the epochs it stands on, the
-//! interval widened by the drift between runs, and the [`Note`]s a reader
-//! needs (as data: the output stage words them). Pure arithmetic: no I/O,
-//! no clocks.
+//! interval widened by the drift between runs (on a busy machine, to hold
+//! every process's median too), and the [`Note`]s a reader needs (as data:
+//! the output stage words them). Pure arithmetic: no I/O, no clocks.
 
 use crate::analysis::drift::RunDrift;
 use crate::analysis::estimate::{Estimate, Location};
