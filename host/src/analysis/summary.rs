@@ -1,9 +1,9 @@
 //! Summaries: from the raw [`Measurement`]s of a row's processes, and the
 //! [`Estimate`] of its time ([`crate::analysis::estimate`]), to the
 //! [`Figures`] of the row: statistics of the epochs it stands on, the
-//! interval widened by the drift between runs, and the [`Note`]s a reader
-//! needs (as data: the output stage words them). Pure arithmetic: no I/O,
-//! no clocks.
+//! interval widened by the drift between runs (on a busy machine, to hold
+//! every process's median too), and the [`Note`]s a reader needs (as data:
+//! the output stage words them). Pure arithmetic: no I/O, no clocks.
 
 use crate::analysis::drift::RunDrift;
 use crate::analysis::estimate::{Estimate, Location};
@@ -106,10 +106,14 @@ pub struct Drift {
     pub stated_pct: f64,
     /// Measured over earlier runs on this machine, when there were enough.
     pub measured: Option<RunDrift>,
+    /// Whether the machine was busy before the run: its processes then see
+    /// different contention, and the run may not repeat.
+    pub busy_machine: bool,
 }
 
 /// The interval of a row's median `median` from `estimate`, widened by the
-/// drift between runs: the stated one, then the one measured.
+/// drift between runs: the stated one, then the one measured; on a busy
+/// machine, then to hold every process's median.
 fn widened(median: f64, estimate: &Estimate, drift: Drift) -> (f64, f64) {
     let (low, high) = stats::widen_for_drift(
         median,
@@ -117,7 +121,7 @@ fn widened(median: f64, estimate: &Estimate, drift: Drift) -> (f64, f64) {
         estimate.high,
         drift.stated_pct / 100.0,
     );
-    match drift.measured {
+    let (low, high) = match drift.measured {
         Some(d) => stats::widen(
             median,
             low,
@@ -125,7 +129,20 @@ fn widened(median: f64, estimate: &Estimate, drift: Drift) -> (f64, f64) {
             stats::student_t_975(d.df) * d.rel_sd * median.abs(),
         ),
         None => (low, high),
+    };
+    match drift.busy_machine {
+        true => spanning(low, high, &estimate.process_medians),
+        false => (low, high),
     }
+}
+
+/// The hull of the interval [`low`, `high`] and every one of `medians`
+/// (NaNs left out).
+fn spanning(low: f64, high: f64, medians: &[f64]) -> (f64, f64) {
+    medians
+        .iter()
+        .filter(|m| !m.is_nan())
+        .fold((low, high), |(low, high), &m| (low.min(m), high.max(m)))
 }
 
 /// Summarise the measurements of a row's processes, `estimate` from them
@@ -319,6 +336,9 @@ fn notes(found: &Found, warmup_cap_ms: f64) -> Notes {
             reason: reason.clone(),
         });
     }
+    if found.drift.busy_machine {
+        notes.add(Note::BusyMachine);
+    }
     if let Some(e) = found.drift.measured.and_then(|d| d.earlier)
         && found.departed
     {
@@ -492,6 +512,7 @@ mod tests {
                 own: true,
                 earlier: Some(e),
             }),
+            busy_machine: false,
         };
         // Three processes at 103.5–103.9 ns and earlier runs at 100 ns.
         let departed = row(drift(earlier(100.0)));
@@ -513,6 +534,7 @@ mod tests {
             measured: drift(earlier(103.7))
                 .measured
                 .map(|d| RunDrift { earlier: None, ..d }),
+            busy_machine: false,
         });
         assert_eq!(
             (agreed.ns_per_op.ci95_low, agreed.ns_per_op.ci95_high),
@@ -547,6 +569,7 @@ mod tests {
                     own: true,
                     earlier: Some(earlier),
                 }),
+                busy_machine: false,
             };
             row_of(&processes, drift).notes
         };
@@ -555,6 +578,37 @@ mod tests {
         assert!(!departs(notes(0.242_475)));
         // 1% away.
         assert!(departs(notes(0.240_1)));
+    }
+
+    #[test]
+    fn on_a_busy_machine_the_interval_spans_every_process_median() {
+        let medians = [103.0, 103.5, 103.6, 103.7, 103.8, 103.9, 104.0, 110.0];
+        let processes: Vec<Measurement> = medians.iter().map(|&m| process(m)).collect();
+        let quiet = row_of(&processes, Drift::default());
+        let busy = row_of(
+            &processes,
+            Drift {
+                busy_machine: true,
+                ..Drift::default()
+            },
+        );
+        let (q, b) = (&quiet.ns_per_op, &busy.ns_per_op);
+        assert!(
+            q.ci95_high < 110.0,
+            "the quiet interval stays narrow: {q:?}"
+        );
+        assert!(b.ci95_low <= 103.0 && b.ci95_high >= 110.0, "{b:?}");
+        assert!(b.ci95_low <= q.ci95_low && b.ci95_high >= q.ci95_high);
+        assert_eq!(q.median, b.median);
+        let busy_note = |f: &Figures| f.notes.iter().any(|n| *n == Note::BusyMachine);
+        assert!(busy_note(&busy) && !busy_note(&quiet));
+    }
+
+    #[test]
+    fn spanning_holds_the_interval_and_every_median_but_nan() {
+        assert_eq!(spanning(2.0, 3.0, &[2.5, 1.0, f64::NAN]), (1.0, 3.0));
+        assert_eq!(spanning(2.0, 3.0, &[]), (2.0, 3.0));
+        assert_eq!(spanning(2.0, 3.0, &[4.0]), (2.0, 4.0));
     }
 
     fn watched(per_second: f64) -> Interruptions {

@@ -159,6 +159,9 @@ impl fmt::Display for Note {
                 "{:+.2}% from the median of {runs} earlier run(s) of this benchmark, beyond this run's interval (the machine ran at another speed): the interval reaches back to them",
                 departure * 100.0
             ),
+            Note::BusyMachine => f.write_str(
+                "the machine was busy before the run: results may not repeat; the interval spans its processes' medians",
+            ),
             Note::SevereOutliers { severe, epochs } => write!(
                 f,
                 "{severe} of {epochs} epochs are severe outliers: the machine was busy"

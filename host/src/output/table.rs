@@ -38,6 +38,28 @@ pub struct Table<W: Write> {
     name_width: usize,
 }
 
+/// On a busy machine, the header's line that says so: what was busy, and
+/// what follows for the rows.
+fn busy_line(env: &Environment) -> Option<String> {
+    if !env.busy_machine {
+        return None;
+    }
+    let mut seen = Vec::new();
+    if !env.core_loads.is_empty() {
+        seen.push(crate::platform::load::describe(&env.core_loads));
+    }
+    if let Some(watched) = env.interruptions.as_ref().filter(|w| w.busy()) {
+        seen.push(format!(
+            "core {} lost {:.0}% of its watch to other work",
+            watched.core, watched.lost_pct
+        ));
+    }
+    Some(format!(
+        "busy machine: {} before the run: results may not repeat; each interval spans its processes' medians",
+        seen.join(", ")
+    ))
+}
+
 impl<W: Write> Table<W> {
     pub fn new(out: W) -> Self {
         Table { out, name_width: 9 }
@@ -111,6 +133,9 @@ impl<W: Write> Table<W> {
             crate::util::bytes::format_bytes(env.max_memory_bytes),
             humantime::format_duration(std::time::Duration::from_millis(env.timeout_ms as u64))
         )?;
+        if let Some(busy) = busy_line(env) {
+            writeln!(self.out, "{busy}")?;
+        }
         for warning in &env.warnings {
             writeln!(self.out, "warning: {warning}")?;
         }

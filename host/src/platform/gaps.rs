@@ -2,7 +2,9 @@
 //! between consecutive clock reads that are far longer than a read. On a
 //! virtual machine most of them come from below the guest (the hypervisor)
 //! and are charged to the thread, so that no clock leaves them out: a timed
-//! sample carries, on average, its length times the time they take.
+//! sample carries, on average, its length times the time they take. A watch
+//! that loses a large share of its time to them shares the core with other
+//! work: the machine is busy.
 //!
 //! This module watches a core; it times no workload.
 
@@ -93,6 +95,11 @@ fn summarize(core: usize, watched_s: f64, mut gaps: Vec<f64>) -> Interruptions {
 /// of a millisecond or more read measurably high.
 pub const NOTABLE_LOST_PCT: f64 = 0.5;
 
+/// Share of a core's time (percent) lost to interruptions from which the
+/// watching thread, at normal priority, is taken to share the core with
+/// other work: the machine is busy.
+pub const BUSY_LOST_PCT: f64 = 25.0;
+
 impl Interruptions {
     /// How many of them a span of `span_ns` carries on average.
     pub fn per_span(&self, span_ns: f64) -> f64 {
@@ -103,6 +110,12 @@ impl Interruptions {
     /// (at least [`NOTABLE_LOST_PCT`]).
     pub fn notable(&self) -> bool {
         self.lost_pct >= NOTABLE_LOST_PCT
+    }
+
+    /// Whether they take so much of the time that the core is shared with
+    /// other work (at least [`BUSY_LOST_PCT`]).
+    pub fn busy(&self) -> bool {
+        self.lost_pct >= BUSY_LOST_PCT
     }
 }
 
@@ -120,6 +133,14 @@ mod tests {
         assert_eq!(i.max_ns, 10_000.0);
         // Nearest rank: the third of four.
         assert_eq!(i.p50_ns, 4_000.0);
+        assert!(!i.busy());
+    }
+
+    #[test]
+    fn a_core_that_loses_a_quarter_of_its_time_is_busy() {
+        // 100 ms lost of 0.4 s: the watching thread shared its core.
+        let i = summarize(0, 0.4, vec![50e6, 50e6]);
+        assert!(i.busy() && i.notable(), "{i:?}");
     }
 
     #[test]

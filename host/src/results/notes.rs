@@ -31,6 +31,10 @@ pub enum Note {
         departure: f64,
         runs: usize,
     },
+    /// The machine was busy before the run (the measuring core, or every
+    /// core, or the watch of the measuring core): the run may not repeat,
+    /// and the interval was widened to hold every process's median.
+    BusyMachine,
     /// Too many epochs beyond the far Tukey fences.
     SevereOutliers { severe: usize, epochs: usize },
     /// The hardware counters were asked for and not available.

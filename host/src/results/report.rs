@@ -119,6 +119,16 @@ pub struct Environment {
     /// before measuring (gaps between back-to-back clock reads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interruptions: Option<crate::platform::gaps::Interruptions>,
+    /// Each core's load over a short watch before the run (empty where it
+    /// could not be read).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub core_loads: Vec<crate::platform::load::CoreLoad>,
+    /// Whether the machine was busy before the run: the measuring core, or
+    /// every core, busy with other work, or the measuring core shared with
+    /// it as its watch saw. Such a run may not repeat; every row says so and
+    /// its interval spans its processes' medians.
+    #[serde(default)]
+    pub busy_machine: bool,
     /// Cores available to the process.
     pub cores: usize,
     /// Scheduler and priority of the measuring thread, e.g. `nice -20 (SCHED_OTHER)`.

@@ -79,6 +79,7 @@ pub fn compare_rounds(
             let drift = Drift {
                 stated_pct: common.drift_pct,
                 measured: None,
+                busy_machine: plan.busy(None),
             };
             let mut figures = figures(samples, &located, compiled, common.warmup_cap, seed, drift);
             figures.callgrind = *counted;

@@ -87,6 +87,7 @@ impl RunHistory {
         Drift {
             stated_pct,
             measured,
+            busy_machine: false,
         }
     }
 

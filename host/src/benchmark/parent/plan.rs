@@ -46,15 +46,19 @@ impl RunPlan {
     }
 
     /// Whether the machine was busy before the run: the measuring core (as
-    /// settled), or every core, busy with other work.
-    pub fn busy(&self) -> bool {
+    /// settled), or every core, busy with other work by the load watched;
+    /// or the measuring core shared with other work by what `watched` saw
+    /// interrupt it.
+    pub fn busy(&self, watched: Option<&Interruptions>) -> bool {
         let measuring = match self.worker.pin {
             PinRequest::Core(core) => Some(core),
             PinRequest::Quietest | PinRequest::None => None,
         };
-        self.loads
+        let loaded = self
+            .loads
             .as_deref()
-            .is_some_and(|loads| load::busy_machine(loads, measuring))
+            .is_some_and(|loads| load::busy_machine(loads, measuring));
+        loaded || watched.is_some_and(Interruptions::busy)
     }
 
     /// The run's seed: the seed of its timed calls.
@@ -78,7 +82,8 @@ impl RunPlan {
     }
 
     /// The report's environment: what the worker `found`, what the run was
-    /// asked, and what the parent settled and watched.
+    /// asked, and what the parent settled and watched (the cores' load, and
+    /// the `interruptions` of the measuring core when watched).
     pub fn environment(
         &self,
         settings: &Settings,
@@ -88,6 +93,8 @@ impl RunPlan {
         Environment {
             pinned_core: found.pinned_core,
             core_choice: self.core_choice.clone(),
+            core_loads: self.loads.clone().unwrap_or_default(),
+            busy_machine: self.busy(interruptions.as_ref()),
             interruptions,
             cores: found.cores,
             priority: found.priority,

@@ -9,7 +9,7 @@
 //! rows, each as soon as the rows before it are finished; after Ctrl-C,
 //! every row measured so far. A run's interval also counts the drift between
 //! runs measured on this machine: each row's median joins the run history
-//! ([`crate::benchmark::parent::history`]).
+//! ([`crate::benchmark::parent::history`]), unless the machine was busy.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -19,6 +19,7 @@ use anyhow::{Context, Result};
 use crate::analysis::baseline::compare_with_saved;
 use crate::analysis::complexity::fit_results;
 use crate::analysis::estimate;
+use crate::analysis::summary::Drift;
 use crate::benchmark::parent::callgrind;
 use crate::benchmark::parent::catalog::Catalog;
 use crate::benchmark::parent::driver::{Crew, Done, Outcome};
@@ -340,14 +341,20 @@ impl Run<'_> {
             seed,
         );
         let machine = history.machine(&located);
-        let drift = history.drift(self.settings.drift_pct, &machine, state.subject.as_deref());
+        let busy_machine = self.plan.busy(self.watched.as_ref());
+        let drift = Drift {
+            busy_machine,
+            ..history.drift(self.settings.drift_pct, &machine, state.subject.as_deref())
+        };
         let mut result = result_of(self.settings, state, &located, seed, drift);
         if let Some(figures) = &result.figures {
             if let Some(saved) = self.saved {
                 result.baseline =
                     compare_with_saved(self.settings, saved, &result.name, figures, seed);
             }
-            if let Some(subject) = &state.subject {
+            // A busy machine's run may not repeat: it is no measure of the
+            // drift between runs.
+            if let Some(subject) = state.subject.as_ref().filter(|_| !busy_machine) {
                 history.record(machine, subject.clone(), figures.ns_per_op.median);
             }
         }

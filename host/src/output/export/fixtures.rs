@@ -34,6 +34,8 @@ pub fn environment() -> Environment {
         timeout_ms: 10_000.0,
         core_choice: None,
         interruptions: None,
+        core_loads: vec![],
+        busy_machine: false,
         warnings: vec![],
         pmu: "unavailable (perf_event_open: No such file or directory (os error 2))".into(),
     }
