@@ -942,13 +942,46 @@ fn seed_wraps_like_the_guest_does() -> TestResult {
 fn checksum_uses_the_reported_seed_and_count() -> TestResult {
     // No --seed, no --count: whatever the harness chose is reported, and the
     // checksum is what `run` returned for exactly those.
-    let (code, report, table) = json_run(&mut bench([fixture("add.wat")]))?;
+    let (code, report, table) = json_run(bench([fixture("add.wat")]).arg("--same-seed"))?;
     assert_eq!(code, Some(0), "{table}");
     let seed = integer(&report["environment"], "seed")?;
     let add = row(&report, "add")?;
     assert_measured(add)?;
     let count = integer(add, "count")?;
     assert_eq!(checksum(add)?, (seed as i64).wrapping_add(count as i64));
+    Ok(())
+}
+
+/// The seed of call `index` of a run seeded `run`, as README gives it:
+/// SplitMix64 of the pair, kept to 63 bits.
+fn seed_of_call(run: u64, index: u64) -> u64 {
+    let mix = |x: u64| {
+        let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    mix(run ^ mix(index)) >> 1
+}
+
+#[test]
+fn every_call_gets_a_seed_derived_from_the_reported_one() -> TestResult {
+    // By default each call's seed is derived from the run's seed and the
+    // call's index: the checksum (seed + count) of the last sample is
+    // seed_of_call(seed, i) + count for an index i among the calls made, and
+    // never the run's seed itself.
+    let (code, report, table) = json_run(&mut bench([fixture("add.wat")]))?;
+    assert_eq!(code, Some(0), "{table}");
+    let seed = integer(&report["environment"], "seed")?;
+    assert_eq!(report["environment"]["seed_rule"], "per_call");
+    let add = row(&report, "add")?;
+    let count = integer(add, "count")?;
+    let called = (checksum(add)? as u64).wrapping_sub(count);
+    assert_ne!(called, seed, "one seed for every call");
+    assert!(
+        (0..1_000_000).any(|i| seed_of_call(seed, i) == called),
+        "seed {called} is not derived from the run's seed {seed}"
+    );
     Ok(())
 }
 
