@@ -56,7 +56,6 @@ pub fn pool(processes: &[Measurement]) -> Measurement {
             .fold(0.0, f64::max),
         checksum: processes.last().and_then(|m| m.checksum),
         sampling_ms: 0.0,
-        precision_reached: processes.iter().any(|m| m.precision_reached),
         count_capped: processes.iter().any(|m| m.count_capped),
     };
     for m in processes {
@@ -213,7 +212,8 @@ pub fn figures(
         fuel_per_op: None,
         indistinguishable_from_empty: indistinguishable,
         no_measurable_work: indistinguishable && m.count_capped,
-        precision_reached: m.precision_reached,
+        // Decided by the parent's stop rule, which knows the goal.
+        precision_reached: false,
         notes: notes(&found, warmup_cap_ms),
         info: info(&found),
         processes: process_figures(processes.len(), estimate, summary.median),
@@ -475,7 +475,6 @@ mod tests {
             clock_resolution_ns: 1.0,
             checksum: None,
             sampling_ms: 1.0,
-            precision_reached: false,
             count_capped: false,
         }
     }

@@ -338,8 +338,6 @@ pub struct Measurement {
     /// What the last `run` call returned; `None` for programs.
     pub checksum: Option<u64>,
     pub sampling_ms: f64,
-    /// Whether the precision goal was reached (only for the precision rule).
-    pub precision_reached: bool,
     /// Whether the pilot stopped at its largest count: time did not grow
     /// with the count.
     pub count_capped: bool,

@@ -144,7 +144,6 @@ pub fn measured(row: usize, ns: f64) -> Next {
         clock_resolution_ns: 1.0,
         checksum: None,
         sampling_ms: 1.0,
-        precision_reached: false,
         count_capped: false,
     };
     event(Event::Measured {

@@ -69,7 +69,6 @@ pub fn measure(
         clock_resolution_ns: 0.0,
         checksum: None,
         sampling_ms: sampling.elapsed().as_secs_f64() * 1e3,
-        precision_reached: false,
         count_capped: false,
     };
     Ok(ProgramRun {

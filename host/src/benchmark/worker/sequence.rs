@@ -523,7 +523,6 @@ impl Blocks {
             clock_resolution_ns: self.clock_resolution_ns,
             checksum: Some(self.checksum),
             sampling_ms: self.started.elapsed().as_secs_f64() * 1e3,
-            precision_reached: false,
         }
     }
 }
