@@ -272,9 +272,7 @@ impl Instance {
 
     /// Call `setup(size)` if the workload exports it (untimed).
     pub fn setup(&mut self, size: u64) -> Result<()> {
-        // With fuel counting on (the instruction pass), fill the tank; on
-        // other engines this is refused and changes nothing.
-        let _ = self.store.set_fuel(FUEL_TANK);
+        fill_tank(&mut self.store);
         let result = match &self.entry {
             Entry::Module { setup: Some(f), .. } => f.call(&mut self.store, size as i64),
             Entry::Component { setup: Some(f), .. } => f.call(&mut self.store, (size,)),
@@ -376,15 +374,20 @@ fn initialize(store: &mut Store<HostState>, instance: &wasmtime::Instance) -> Re
     let Some(func) = instance.get_func(&mut *store, INITIALIZE_EXPORT) else {
         return Ok(());
     };
-    // With fuel counting on (the instruction pass), fill the tank, as
-    // `setup` does; on other engines this is refused and changes nothing.
-    let _ = store.set_fuel(FUEL_TANK);
+    fill_tank(store);
     func.typed::<(), ()>(&*store)
         .map_err(anyhow::Error::from)
         .with_context(|| format!("export `{INITIALIZE_EXPORT}`"))?
         .call(&mut *store, ())
         .map_err(|e| explain(e, store.data()))
         .with_context(|| format!("`{INITIALIZE_EXPORT}` failed"))
+}
+
+/// With fuel counting on (the instruction pass), fill the tank before an
+/// untimed call (`_initialize`, `setup`); on other engines this is refused
+/// and changes nothing.
+fn fill_tank(store: &mut Store<HostState>) {
+    let _ = store.set_fuel(FUEL_TANK);
 }
 
 /// A guest failure with its explanation: see [`guest_failure`].
