@@ -26,6 +26,7 @@
 //! faster or slower state of the machine for a whole block) is one round:
 //! the median over rounds and its sign-test interval do not rest on it.
 
+use crate::analysis::estimate;
 use crate::analysis::stats;
 use crate::analysis::verdict;
 use crate::options::{Metric, NoiseBand};
@@ -55,10 +56,10 @@ impl Rounds<'_> {
     }
 }
 
-/// The smallest of a block's per-op times (NaN for an empty block, so that
-/// its round drops out of the ratios).
+/// The smallest of a block's per-op times ([`estimate::least_of`]; NaN for
+/// an empty block, so that its round drops out of the ratios).
 fn least(block: &[f64]) -> f64 {
-    block.iter().copied().reduce(f64::min).unwrap_or(f64::NAN)
+    estimate::least_of(block).unwrap_or(f64::NAN)
 }
 
 /// The ratio of `variant` to `reference` over paired rounds, per process.

@@ -135,13 +135,16 @@ fn round_minima(per_process: Vec<Vec<Vec<f64>>>) -> Vec<Vec<Vec<f64>>> {
         .map(|rounds| {
             rounds
                 .into_iter()
-                .map(|round| {
-                    let least = round.into_iter().filter(|x| x.is_finite()).reduce(f64::min);
-                    least.into_iter().collect()
-                })
+                .map(|round| least_of(&round).into_iter().collect())
                 .collect()
         })
         .collect()
+}
+
+/// The least-disturbed per-op time of a round (its smallest finite epoch),
+/// if it has one: what a comparison's ratio and its rows are made of.
+pub fn least_of(round: &[f64]) -> Option<f64> {
+    round.iter().copied().filter(|x| x.is_finite()).reduce(f64::min)
 }
 
 /// An estimate of a row's time with its interval over the processes,
