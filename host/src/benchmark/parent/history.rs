@@ -75,9 +75,16 @@ impl RunHistory {
         .key()
     }
 
-    /// The drift of a row: `stated_pct` (`--drift`), and the drift measured
-    /// over earlier runs of `subject` on `machine`, when kept.
-    pub fn drift(&self, stated_pct: f64, machine: &str, subject: Option<&str>) -> Drift {
+    /// The drift of a row: `stated_pct` (`--drift`), the drift measured
+    /// over earlier runs of `subject` on `machine`, when kept, and whether
+    /// the machine is busy.
+    pub fn drift(
+        &self,
+        stated_pct: f64,
+        machine: &str,
+        subject: Option<&str>,
+        busy_machine: bool,
+    ) -> Drift {
         let measured = match (&self.path, subject) {
             (Some(_), Some(subject)) => {
                 drift::run_drift(&self.history.entries, machine, subject, now_unix())
@@ -87,7 +94,7 @@ impl RunHistory {
         Drift {
             stated_pct,
             measured,
-            busy_machine: false,
+            busy_machine,
         }
     }
 

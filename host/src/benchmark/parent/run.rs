@@ -19,7 +19,6 @@ use anyhow::{Context, Result};
 use crate::analysis::baseline::compare_with_saved;
 use crate::analysis::complexity::fit_results;
 use crate::analysis::estimate;
-use crate::analysis::summary::Drift;
 use crate::benchmark::parent::callgrind;
 use crate::benchmark::parent::catalog::Catalog;
 use crate::benchmark::parent::driver::{Crew, Done, Outcome};
@@ -342,10 +341,12 @@ impl Run<'_> {
         );
         let machine = history.machine(&located);
         let busy_machine = self.plan.busy(self.watched.as_ref());
-        let drift = Drift {
+        let drift = history.drift(
+            self.settings.drift_pct,
+            &machine,
+            state.subject.as_deref(),
             busy_machine,
-            ..history.drift(self.settings.drift_pct, &machine, state.subject.as_deref())
-        };
+        );
         let mut result = result_of(self.settings, state, &located, seed, drift);
         if let Some(figures) = &result.figures {
             if let Some(saved) = self.saved {
