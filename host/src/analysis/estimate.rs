@@ -144,7 +144,11 @@ fn round_minima(per_process: Vec<Vec<Vec<f64>>>) -> Vec<Vec<Vec<f64>>> {
 /// The least-disturbed per-op time of a round (its smallest finite epoch),
 /// if it has one: what a comparison's ratio and its rows are made of.
 pub fn least_of(round: &[f64]) -> Option<f64> {
-    round.iter().copied().filter(|x| x.is_finite()).reduce(f64::min)
+    round
+        .iter()
+        .copied()
+        .filter(|x| x.is_finite())
+        .reduce(f64::min)
 }
 
 /// An estimate of a row's time with its interval over the processes,

@@ -60,10 +60,9 @@ use anyhow::{Context, Result, bail};
 use crate::analysis::cost::{self, Totals};
 use crate::benchmark::progress::{Call, Progress};
 use crate::benchmark::protocol::WorkerPlan;
-use crate::benchmark::worker::session::{Session, on_measuring_thread};
+use crate::benchmark::worker::session::{Session, on_measuring_thread, set_up};
 use crate::guest::Contract;
 use crate::guest::engine::{self, Engines};
-use crate::guest::instance::Instance;
 use crate::guest::load::Workload;
 use crate::guest::program::{Bracket, Phase, Program, Unbracketed};
 use crate::platform::valgrind;
@@ -251,17 +250,14 @@ pub fn count_row(
         return count_program(plan, session, workload, row, dumps, progress);
     }
     let linkers = &session.sets[row.engine_set].linkers;
-    progress.calling(Call::Instantiate);
-    let mut instance = Instance::new(
+    let (mut instance, _) = set_up(
         linkers,
         &workload.code,
-        &row.export,
+        row,
         session.limits,
         session.counted_seeds,
+        progress,
     )?;
-    let size = row.size.unwrap_or(0);
-    progress.calling(Call::Setup { size });
-    instance.setup(size)?;
     let (one, two) = window(|| {
         for _ in 0..2 {
             progress.calling(Call::Run { count: 2 * OPS });

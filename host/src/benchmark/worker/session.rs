@@ -13,7 +13,7 @@
 //! against the contract again (the file may have changed since).
 
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow};
 
@@ -24,7 +24,7 @@ use crate::benchmark::worker::sequence;
 use crate::guest::builtin::Builtins;
 use crate::guest::contract::RUN_EXPORT;
 use crate::guest::engine::{Engines, compile};
-use crate::guest::format::Format;
+use crate::guest::format::{Code, Format};
 use crate::guest::instance::{Instance, Linkers};
 use crate::guest::limits::Limits;
 use crate::guest::load::{self, LoadError, Workload};
@@ -269,20 +269,15 @@ impl Session {
         progress: &dyn Progress,
     ) -> Result<(Instance, f64)> {
         let set = &self.sets[row.engine_set];
-        let size = row.size.unwrap_or(0);
-        progress.calling(Call::Instantiate);
-        let start = Instant::now();
-        let mut instance = Instance::new(
+        let (instance, instantiate) = set_up(
             &set.linkers,
             &workload.code,
-            &row.export,
+            row,
             self.limits,
             self.seeds,
+            progress,
         )?;
-        let instantiate_ms = start.elapsed().as_secs_f64() * 1e3;
-        progress.calling(Call::Setup { size });
-        instance.setup(size)?;
-        Ok((instance, instantiate_ms))
+        Ok((instance, instantiate.as_secs_f64() * 1e3))
     }
 
     /// Count wasm instructions per op with fuel: compile the very bytes that
@@ -298,17 +293,14 @@ impl Session {
         let engine = self.sets[row.engine_set].engines.fuel()?;
         let linkers = Linkers::counting_fuel(&engine)?;
         let code = compile(&engine, workload.format, &workload.bytes)?;
-        progress.calling(Call::Instantiate);
-        let mut instance = Instance::new(
+        let (mut instance, _) = set_up(
             &linkers,
             &code,
-            &row.export,
+            row,
             self.limits,
             self.counted_seeds,
+            progress,
         )?;
-        let size = row.size.unwrap_or(0);
-        progress.calling(Call::Setup { size });
-        instance.setup(size)?;
         // Loops unrolled by the compiler are exact multiples of 16 iterations.
         let ops = count.clamp(1, 256);
         let ops = if ops >= 16 { ops / 16 * 16 } else { ops };
@@ -318,6 +310,28 @@ impl Session {
         let two = instance.fuel(2 * ops)?;
         Ok(two.saturating_sub(one) as f64 / ops as f64)
     }
+}
+
+/// Instantiate `row`'s export of `code` under `limits`, its calls seeded
+/// from `seeds`, and call its `setup` (telling `progress` each): every pass
+/// that calls a `run(count, seed)` workload starts so. Returns the instance
+/// and how long instantiating took (setup not included).
+pub fn set_up(
+    linkers: &Linkers,
+    code: &Code,
+    row: &Row,
+    limits: Limits,
+    seeds: Seeds,
+    progress: &dyn Progress,
+) -> Result<(Instance, Duration)> {
+    progress.calling(Call::Instantiate);
+    let start = Instant::now();
+    let mut instance = Instance::new(linkers, code, &row.export, limits, seeds)?;
+    let instantiate = start.elapsed();
+    let size = row.size.unwrap_or(0);
+    progress.calling(Call::Setup { size });
+    instance.setup(size)?;
+    Ok((instance, instantiate))
 }
 
 /// The engines of every `--engine` (`configs`, in order), caching compiled
