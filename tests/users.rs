@@ -61,8 +61,9 @@ fn median_ns(row: &Value) -> Result<f64, Box<dyn Error>> {
 /// every call, the branch predictor and the caches learn the key sequence at
 /// small counts (27 ns per lookup at a count of 1000 against 163 ns at
 /// 10^5 on one machine); with a fresh seed per call the per-op time is the
-/// same at every count. The margin is wide against the machine's drift
-/// between the four runs, and narrow against the 6x of a replayed input.
+/// same at every count. The margin (1.5x) is wide against the drift of a
+/// shared machine between the four runs (14% was seen on one), and narrow
+/// against the 6x of a replayed input.
 #[test]
 fn a_data_dependent_workload_measures_the_same_at_every_count() -> TestResult {
     let _serial = one_at_a_time();
@@ -89,7 +90,7 @@ fn a_data_dependent_workload_measures_the_same_at_every_count() -> TestResult {
     let least = medians.iter().map(|m| m.1).fold(f64::INFINITY, f64::min);
     let most = medians.iter().map(|m| m.1).fold(0.0, f64::max);
     assert!(
-        most / least < 1.10,
+        most / least < 1.5,
         "per-op time moved with the count: {medians:?}"
     );
     Ok(())
