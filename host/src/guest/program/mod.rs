@@ -11,7 +11,8 @@
 //! timed over the whole run, and so is one that imports `bench.start` but
 //! not `bench.end`; the report says which.
 //!
-//! What the guest sees: the workload's folder preopened read-only as `.`,
+//! What the guest sees: the workload's folder preopened read-only as `.`
+//! and as `/` (where Go's runtime looks; not when `--dir` names `/`),
 //! no arguments, no environment but `WASM_BENCH_USE_SMALL_WORKLOAD` (passed
 //! through when the host has it), empty stdin, unless granted more
 //! (`--dir`, `--env`, `--arg`). Stdout and stderr are captured per
@@ -82,6 +83,8 @@ const CAPTURE_LIMIT: usize = 64 << 20;
 /// The one variable of the host's environment a program sees (when the
 /// host has it): some benchmarks read a smaller input then.
 pub const SMALL_WORKLOAD_VAR: &str = "WASM_BENCH_USE_SMALL_WORKLOAD";
+/// The guest's name of the root folder, which the workload's folder is too.
+const ROOT: &str = "/";
 
 /// What a program's timed region was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -500,9 +503,18 @@ impl Program {
         stdout: &MemoryOutputPipe,
         stderr: &MemoryOutputPipe,
     ) -> Result<WasiCtxBuilder> {
+        builder.stdout(stdout.clone()).stderr(stderr.clone());
+        // Go's runtime (GOOS=wasip1) takes the first preopen's name for its
+        // working folder (without `PWD`) and cannot open a relative path
+        // under `.`: the folder is `/` first, then `.` (wasi-libc finds it
+        // either way), unless a `--dir` names `/` itself.
+        if !self.grants.dirs.iter().any(|(_, guest)| guest == ROOT) {
+            builder
+                .preopened_dir(&self.folder, ROOT, FsPerms::ReadOnly)
+                .map_err(anyhow::Error::from)
+                .with_context(|| format!("preopening {} as /", self.folder.display()))?;
+        }
         builder
-            .stdout(stdout.clone())
-            .stderr(stderr.clone())
             .preopened_dir(&self.folder, ".", FsPerms::ReadOnly)
             .map_err(anyhow::Error::from)
             .with_context(|| format!("preopening {}", self.folder.display()))?;
