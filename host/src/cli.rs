@@ -415,6 +415,14 @@ pub enum LangArg {
     Rust,
     /// A WAT file, measured as it is.
     Wat,
+    /// A C file built with clang and wasi-libc (a core module).
+    C,
+    /// A Zig file built for wasm32-freestanding (a core module).
+    Zig,
+    /// An AssemblyScript file built with `asc` (a core module).
+    Assemblyscript,
+    /// A Go program built with GOOS=wasip1 (timed by the Sightglass protocol).
+    Go,
 }
 
 #[derive(Debug, Args)]

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Build {{name}}.wasm with Zig (`zig` on the PATH, else `pip install ziglang`).
+set -euo pipefail
+cd "$(dirname "$0")"
+if command -v zig >/dev/null 2>&1; then zig=(zig); else zig=(python3 -m ziglang); fi
+"${zig[@]}" build-exe {{name}}.zig -target wasm32-freestanding -fno-entry -rdynamic \
+    -O ReleaseFast -femit-bin={{name}}.wasm
+echo "built {{name}}.wasm"
