@@ -135,7 +135,7 @@ fn wat_scaffold_compiles_and_follows_the_contract() {
     let text = fs::read_to_string(&path).expect("reads");
     assert!(text.contains("host run my-bench.wat"));
     assert!(text.contains(r#"(import "bench" "pause" (func $pause))"#));
-    let bytes = wat::parse_str(&text).expect("valid WAT");
+    let bytes = ::wat::parse_str(&text).expect("valid WAT");
     let engine = Engine::default();
     let module = Module::new(&engine, &bytes).expect("compiles");
     check_example(&engine, module, "my-bench.wat");
