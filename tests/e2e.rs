@@ -725,7 +725,7 @@ fn component_with_another_import_is_rejected() -> TestResult {
         &fixture("wasi_component.wat"),
         "wasi_component",
         Some("component"),
-        "imports `wasi:cli/environment@0.2.0`: a workload component targets the `wasm-bench:workload/workload` world and may import only `wasm-bench:workload/timing@0.1.0`",
+        "imports `other:cli/environment@0.2.0`: a workload component targets the `wasm-bench:workload/workload` world and may import only `wasm-bench:workload/timing@0.1.0` and WASI 0.2",
     )
 }
 

@@ -159,8 +159,29 @@ fn unbounded_recursion() -> TestResult {
 fn unknown_import() -> TestResult {
     assert_fails_with(
         &hostile("unknown_import.wat"),
-        "unknown import `wasi_snapshot_preview1.fd_write`",
+        "unknown import `env.system`",
     )
+}
+
+/// A workload may import WASI, which grants it nothing: what it writes is
+/// discarded (no forged row reaches the table), it finds no folder, no
+/// environment and no arguments.
+#[test]
+fn a_workload_s_wasi_grants_nothing() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let json = dir.path().join("out.json");
+    let json_flag = json.display().to_string();
+    let finished = run(
+        &[&hostile("wasi_write.wat")],
+        &["--export-json", &json_flag],
+        dir.path(),
+    )?;
+    assert_eq!(finished.status.code(), Some(0), "{finished:?}");
+    assert!(!finished.stdout.contains("FORGED"), "{}", finished.stdout);
+    assert!(!finished.stderr.contains("FORGED"), "{}", finished.stderr);
+    let report: Value = serde_json::from_slice(&std::fs::read(&json)?)?;
+    assert_eq!(report["results"][0]["checksum"], 8, "{report}");
+    Ok(())
 }
 
 #[test]

@@ -5,7 +5,10 @@
 //! reads the clock again; nothing else sits between the two reads. The host
 //! side of `bench.pause`/`bench.resume` (core modules) and of the
 //! `wasm-bench:workload/timing` interface (components) lives here too, with
-//! each store's limits ([`Limits`]) and plain-words explanations of traps. This module does not decide how often
+//! each store's limits ([`Limits`]), the WASI a workload may import (preview
+//! 1 for modules, 0.2 for components, with nothing granted: no files, no
+//! environment, no arguments, empty stdin, output discarded) and
+//! plain-words explanations of traps. This module does not decide how often
 //! to call; that is [`crate::benchmark`]'s job.
 
 use std::time::{Duration, Instant};
@@ -13,6 +16,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use wasmtime::component::{self, Component, TypedFunc as ComponentFunc};
 use wasmtime::{Caller, Engine, Linker, Module, Store, StoreContextMut, Trap, TypedFunc};
+use wasmtime_wasi::p1::WasiP1Ctx;
+use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT, TIMING_INTERFACE};
 use crate::guest::format::{Code, Format};
@@ -20,8 +25,8 @@ use crate::guest::limits::{Limiter, Limits};
 use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
 
-/// Per-store state: pause/resume bookkeeping and the limiter.
-#[derive(Debug)]
+/// Per-store state: pause/resume bookkeeping, the limiter, and the WASI
+/// contexts (nothing granted) a workload's imports reach.
 pub struct HostState {
     paused_since: Option<Instant>,
     paused: Duration,
@@ -30,6 +35,31 @@ pub struct HostState {
     paused_fuel: Option<u64>,
     fuel_while_paused: u64,
     limiter: Limiter,
+    /// WASI preview 1, for core modules.
+    wasi_p1: WasiP1Ctx,
+    /// WASI 0.2, for components.
+    wasi: WasiCtx,
+    table: component::ResourceTable,
+}
+
+impl std::fmt::Debug for HostState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostState")
+            .field("paused_since", &self.paused_since)
+            .field("paused", &self.paused)
+            .field("pauses", &self.pauses)
+            .field("limiter", &self.limiter)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WasiView for HostState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
 }
 
 impl HostState {
@@ -41,6 +71,12 @@ impl HostState {
             paused_fuel: None,
             fuel_while_paused: 0,
             limiter: Limiter::new(limits),
+            // The builders' defaults grant nothing: no preopened folder, no
+            // environment, no arguments, empty stdin, stdout and stderr
+            // discarded, no network.
+            wasi_p1: WasiCtxBuilder::new().build_p1(),
+            wasi: WasiCtxBuilder::new().build(),
+            table: component::ResourceTable::new(),
         }
     }
 
@@ -77,7 +113,8 @@ impl HostState {
 }
 
 /// The linkers every workload is instantiated with: they provide the timing
-/// controls and nothing else.
+/// controls and WASI (preview 1 for modules, 0.2 for components), and
+/// nothing else.
 ///
 /// Timing linkers ([`Linkers::new`]) never touch fuel: a pause or resume does
 /// nothing but read the clock and keep count. Only the linkers of the
@@ -119,7 +156,11 @@ impl Linkers {
                 caller.data_mut().resume(left)
             },
         )?;
+        wasmtime_wasi::p1::add_to_linker_sync(&mut module, |state: &mut HostState| {
+            &mut state.wasi_p1
+        })?;
         let mut component = component::Linker::new(engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut component)?;
         let mut timing = component.instance(TIMING_INTERFACE)?;
         timing.func_wrap(
             "pause",

@@ -8,12 +8,14 @@
 //! - workload, core module: exports `run(i64, i64) -> i64` (or several
 //!   `run_<name>`), optionally `setup(i64)` and a WASI reactor's
 //!   `_initialize: () -> ()`, and imports nothing but `bench.pause` and
-//!   `bench.resume` (both `() -> ()`). A module that exports `run` is a
-//!   workload even if it also exports `_start`, which is then never called;
-//!
+//!   `bench.resume` (both `() -> ()`) and WASI preview 1. A module that
+//!   exports `run` is a workload even if it also exports `_start`, which is
+//!   then never called (and such a command module may not import WASI: its
+//!   C library would run uninitialised);
 //! - workload, component: exports `run: func(count: u64, seed: u64) -> u64`
 //!   (or several `run-<name>`), optionally `setup: func(size: u64)`, and
-//!   imports nothing but the `wasm-bench:workload/timing` interface;
+//!   imports nothing but the `wasm-bench:workload/timing` interface and
+//!   WASI 0.2;
 //! - program: a WASI preview1 command module (`_start`) that may import
 //!   `bench.start` and `bench.end`, or a WASI preview 2 command component
 //!   (exports `wasi:cli/run@0.2.x`) that may import a `bench` instance with
@@ -168,11 +170,16 @@ fn check_module(module: &Module, file_name: &str) -> Result<Contract> {
     };
     for import in module.imports() {
         let qualified = format!("{}.{}", import.module(), import.name());
+        if import.module() == WASI_P1_MODULE && also_start.is_empty() {
+            continue;
+        }
         let is_timing =
             import.module() == BENCH_MODULE && matches!(import.name(), "pause" | "resume");
         if !is_timing {
             bail!(
-                "unknown import `{qualified}`: a workload may import only bench.pause and bench.resume{also_start}"
+                "unknown import `{qualified}`: a workload may import only bench.pause, bench.resume \
+                 and WASI preview 1{}{also_start}",
+                import_hint(import.module(), import.name())
             );
         }
         match import.ty() {
@@ -216,9 +223,10 @@ fn check_module(module: &Module, file_name: &str) -> Result<Contract> {
         };
         if !FuncType::eq(func, expected) {
             bail!(
-                "export `{name}` has type {}, expected {}",
+                "export `{name}` has type {}, expected {}{}",
                 describe_func(func),
-                describe_func(expected)
+                describe_func(expected),
+                if is_run { RUN_TYPES_HINT } else { "" }
             );
         }
         if is_run {
@@ -228,7 +236,10 @@ fn check_module(module: &Module, file_name: &str) -> Result<Contract> {
         }
     }
     if benchmarks.is_empty() {
-        bail!("exports no `run(i64, i64) -> i64` function");
+        bail!(
+            "exports no `run(i64, i64) -> i64` function; it exports {}{RUN_EXPORT_HINT}",
+            list_exports(module)
+        );
     }
     Ok(Contract::Workload {
         benchmarks,
@@ -344,10 +355,13 @@ fn check_component(engine: &Engine, component: &Component, file_name: &str) -> R
         return check_command_component(engine, component, file_name);
     }
     for (name, item) in ty.imports(engine) {
+        if name.starts_with("wasi:") && name.contains("@0.2.") {
+            continue;
+        }
         // Exactly this version of the timing interface (the one in wit/).
         if name != TIMING_INTERFACE {
             bail!(
-                "imports `{name}`: a workload component targets the `wasm-bench:workload/workload` world and may import only `{TIMING_INTERFACE}`"
+                "imports `{name}`: a workload component targets the `wasm-bench:workload/workload` world and may import only `{TIMING_INTERFACE}` and WASI 0.2"
             );
         }
         let ComponentItem::ComponentInstance(instance) = item.ty else {
@@ -428,6 +442,43 @@ fn describe_type(ty: &Type) -> String {
     text.split('(').next().unwrap_or(&text).to_lowercase()
 }
 
+/// How C, Zig and AssemblyScript spell `run`'s types.
+const RUN_TYPES_HINT: &str = " (64-bit integers: in C `int64_t run(int64_t count, int64_t seed)`, \
+     in Zig `export fn run(count: i64, seed: i64) i64`, in AssemblyScript \
+     `export function run(count: i64, seed: i64): i64`)";
+
+/// How a C or Zig module exports `run` at all.
+const RUN_EXPORT_HINT: &str = " (in C, mark it `__attribute__((export_name(\"run\")))` and link \
+     with `-nostartfiles -Wl,--no-entry`; in Zig, `export fn` and `-fno-entry -rdynamic`; \
+     `host new NAME --lang c|zig|assemblyscript` writes a working example)";
+
+/// What to do about an import the contract refuses, when a toolchain is
+/// known to add it.
+fn import_hint(module: &str, name: &str) -> &'static str {
+    match (module, name) {
+        ("env", "abort") => {
+            " (AssemblyScript's default: build with `--use abort=` to drop it; a failed \
+             assertion then traps)"
+        }
+        ("env", "seed") => " (AssemblyScript's Math.random: seed it from `run`'s seed instead)",
+        ("env", "trace") => " (AssemblyScript's trace(): remove the calls)",
+        ("env", _) => " (a function the linker left undefined: define it, or link it in)",
+        _ => "",
+    }
+}
+
+/// Every export of `module` with its type, for an error message.
+fn list_exports(module: &Module) -> String {
+    let exports: Vec<String> = module
+        .exports()
+        .map(|e| format!("`{}`: {}", e.name(), describe_extern(&e.ty())))
+        .collect();
+    match exports.is_empty() {
+        true => "nothing".to_string(),
+        false => exports.join(", "),
+    }
+}
+
 fn describe_func(ty: &FuncType) -> String {
     let list = |types: &mut dyn Iterator<Item = ValType>| {
         types.map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
@@ -452,267 +503,4 @@ fn describe_extern(ty: &ExternType) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::guest::engine::{Engines, compile};
-    use crate::guest::format::detect;
-    use crate::options::EngineConfig;
-    use std::path::Path;
-
-    /// Compile WAT (a module or a component) and check its contract.
-    fn contract(wat: &str) -> Result<Contract> {
-        let engine = Engines::new(EngineConfig::default(), None)?.fast;
-        let bytes = wat::parse_str(wat)?;
-        let code = compile(&engine, detect(&bytes)?, &bytes)?;
-        check_contract(&engine, &code, "w")
-    }
-
-    /// The benchmarks, set-up and pause flags of a workload contract.
-    fn parts(contract: &Contract) -> (Vec<Benchmark>, bool, bool) {
-        match contract {
-            Contract::Workload {
-                benchmarks,
-                has_setup,
-                uses_pause,
-            } => (benchmarks.clone(), *has_setup, *uses_pause),
-            Contract::Program { .. } => panic!("a program: {contract:?}"),
-        }
-    }
-
-    fn contract_error(wat: &str) -> String {
-        match contract(wat) {
-            Ok(c) => panic!("accepted: {c:?}"),
-            Err(e) => format!("{e:#}"),
-        }
-    }
-
-    const RUN: &str = r#"(func (export "run") (param i64 i64) (result i64) local.get 1)"#;
-
-    #[test]
-    fn a_plain_workload_follows_the_contract() -> Result<()> {
-        let (benchmarks, has_setup, uses_pause) = parts(&contract(&format!("(module {RUN})"))?);
-        assert_eq!(
-            benchmarks,
-            vec![Benchmark {
-                name: "w".into(),
-                export: "run".into()
-            }]
-        );
-        assert!(!has_setup && !uses_pause);
-        Ok(())
-    }
-
-    #[test]
-    fn setup_pause_and_several_benchmarks() -> Result<()> {
-        let c = contract(
-            r#"(module
-                (import "bench" "pause" (func))
-                (import "bench" "resume" (func))
-                (memory (export "memory") 1)
-                (func (export "setup") (param i64))
-                (func (export "run_a") (param i64 i64) (result i64) local.get 0)
-                (func (export "run_b") (param i64 i64) (result i64) local.get 1))"#,
-        )?;
-        let (benchmarks, has_setup, uses_pause) = parts(&c);
-        let names: Vec<&str> = benchmarks.iter().map(|b| b.name.as_str()).collect();
-        assert_eq!(names, ["w:a", "w:b"]);
-        assert!(has_setup && uses_pause);
-        Ok(())
-    }
-
-    #[test]
-    fn contract_violations_are_named() {
-        assert!(contract_error("(module)").contains("exports no `run(i64, i64) -> i64`"));
-        assert!(
-            contract_error(
-                r#"(module (func (export "run") (param i32) (result i32) local.get 0))"#
-            )
-            .contains("export `run` has type (i32) -> i32, expected (i64, i64) -> i64")
-        );
-        assert!(
-            contract_error(&format!(
-                r#"(module {RUN} (func (export "setup") (param i32)))"#
-            ))
-            .contains("export `setup` has type (i32) -> (), expected (i64) -> ()")
-        );
-        assert!(
-            contract_error(&format!(r#"(module (import "env" "foo" (func)) {RUN})"#))
-                .contains("unknown import `env.foo`")
-        );
-        assert!(
-            contract_error(&format!(
-                r#"(module (import "bench" "pause" (func (param i32))) {RUN})"#
-            ))
-            .contains("import `bench.pause` has type (i32) -> (), expected () -> ()")
-        );
-        assert!(
-            contract_error(r#"(module (global (export "run") i64 (i64.const 0)))"#)
-                .contains("export `run` is a global")
-        );
-    }
-
-    #[test]
-    fn a_reactor_and_a_module_with_start_and_run_are_workloads() -> Result<()> {
-        let reactor = format!(r#"(module (func (export "_initialize")) {RUN})"#);
-        assert_eq!(parts(&contract(&reactor)?).0.len(), 1);
-        let both = format!(r#"(module (func (export "_start") unreachable) {RUN})"#);
-        assert_eq!(parts(&contract(&both)?).0.len(), 1);
-        assert!(
-            contract_error(&format!(
-                r#"(module (func (export "_initialize") (param i32)) {RUN})"#
-            ))
-            .contains("export `_initialize` has type (i32) -> (), expected () -> ()")
-        );
-        // WASI imports with `_start` and `run`: refused, naming `_start`.
-        let wasi = format!(
-            r#"(module (import "wasi_snapshot_preview1" "proc_exit" (func (param i32)))
-                (func (export "_start")) {RUN})"#
-        );
-        let error = contract_error(&wasi);
-        assert!(error.contains("unknown import `wasi_snapshot_preview1.proc_exit`"));
-        assert!(error.contains("exports `_start`") && error.contains("-mexec-model=reactor"));
-        Ok(())
-    }
-
-    #[test]
-    fn detection_by_header() -> Result<()> {
-        let detect_error = |bytes: &[u8]| match detect(bytes) {
-            Ok(kind) => panic!("accepted as {kind}"),
-            Err(e) => e.to_string(),
-        };
-        assert_eq!(detect(b"\0asm\x01\0\0\0").ok(), Some(Format::Module));
-        assert_eq!(detect(b"\0asm\x0d\0\x01\0").ok(), Some(Format::Component));
-        assert_eq!(
-            detect(&wat::parse_str("(component)")?).ok(),
-            Some(Format::Component)
-        );
-        assert_eq!(
-            detect(&wat::parse_str("(module)")?).ok(),
-            Some(Format::Module)
-        );
-        assert!(detect_error(b"").contains("empty"));
-        assert!(detect_error(b"hello world").contains("not a WebAssembly binary"));
-        assert!(detect_error(b"\0asm").contains("not a WebAssembly binary"));
-        Ok(())
-    }
-
-    /// A component exporting `exports` (WAT items using core instance `$i`,
-    /// whose module has `run` (i64, i64) -> i64 and `setup` (i64)).
-    fn component(imports: &str, exports: &str) -> String {
-        format!(
-            r#"(component {imports}
-                (core module $m
-                  (func (export "run") (param i64 i64) (result i64) local.get 1)
-                  (func (export "setup") (param i64))
-                  (func (export "narrow") (param i32) (result i32) local.get 0))
-                (core instance $i (instantiate $m))
-                {exports})"#
-        )
-    }
-
-    const LIFT_RUN: &str = r#"(func (export "run") (param "count" u64) (param "seed" u64) (result u64) (canon lift (core func $i "run")))"#;
-
-    #[test]
-    fn components_follow_the_wit_contract() -> Result<()> {
-        let c = contract(&component(
-            "",
-            &format!(
-                r#"{LIFT_RUN}
-                (func (export "run-fast") (param "count" u64) (param "seed" u64) (result u64) (canon lift (core func $i "run")))
-                (func (export "setup") (param "size" u64) (canon lift (core func $i "setup")))"#
-            ),
-        ))?;
-        let (benchmarks, has_setup, uses_pause) = parts(&c);
-        let names: Vec<&str> = benchmarks.iter().map(|b| b.name.as_str()).collect();
-        assert_eq!(names, ["w", "w:fast"]);
-        assert!(has_setup && !uses_pause);
-        let timing = r#"(import "wasm-bench:workload/timing@0.1.0" (instance (export "pause" (func)) (export "resume" (func))))"#;
-        assert!(parts(&contract(&component(timing, LIFT_RUN))?).2);
-        Ok(())
-    }
-
-    #[test]
-    fn component_contract_violations_are_named() {
-        assert!(
-            contract_error(&component(
-                r#"(import "wasi:cli/environment@0.2.0" (instance))"#,
-                LIFT_RUN
-            ))
-            .contains("imports `wasi:cli/environment@0.2.0`")
-        );
-        assert!(
-            contract_error(&component(
-                r#"(import "wasm-bench:workload/timing@0.1.0" (instance (export "sleep" (func))))"#,
-                LIFT_RUN
-            ))
-            .contains("`sleep`")
-        );
-        assert!(
-            contract_error(&component("", ""))
-                .contains("exports no `run: func(count: u64, seed: u64) -> u64`")
-        );
-        assert!(
-            contract_error(&component(
-                "",
-                r#"(func (export "run") (param "x" u32) (result u32) (canon lift (core func $i "narrow")))"#
-            ))
-            .contains("export `run` has type func(x: u32) -> u32, expected func(count: u64, seed: u64) -> u64")
-        );
-    }
-
-    /// The WIT file is the contract: it must say what the host checks.
-    #[test]
-    fn the_wit_world_matches_what_the_host_checks() -> Result<()> {
-        use wit_parser::{Resolve, Type as WitType, WorldItem};
-        let wit = Path::new(env!("CARGO_MANIFEST_DIR")).join("../wit");
-        let mut resolve = Resolve::default();
-        let (package, _) = resolve.push_dir(&wit)?;
-        let world = &resolve.worlds[resolve.select_world(&[package], Some("workload"))?];
-
-        let imports: Vec<String> = world
-            .imports
-            .iter()
-            .map(|(key, item)| match item {
-                WorldItem::Interface { id, .. } => resolve
-                    .id_of(*id)
-                    .unwrap_or_else(|| resolve.name_world_key(key)),
-                _ => resolve.name_world_key(key),
-            })
-            .collect();
-        assert_eq!(imports, [TIMING_INTERFACE]);
-        let Some((_, WorldItem::Interface { id, .. })) = world.imports.first() else {
-            panic!("the timing import is not an interface");
-        };
-        let timing: Vec<(&str, usize, bool)> = resolve.interfaces[*id]
-            .functions
-            .values()
-            .map(|f| (f.name.as_str(), f.params.len(), f.result.is_some()))
-            .collect();
-        assert_eq!(timing, [("pause", 0, false), ("resume", 0, false)]);
-
-        let exports: Vec<(String, Vec<WitType>, Option<WitType>)> = world
-            .exports
-            .iter()
-            .map(|(key, item)| match item {
-                WorldItem::Function(f) => (
-                    resolve.name_world_key(key),
-                    f.params.iter().map(|p| p.ty).collect(),
-                    f.result,
-                ),
-                _ => panic!("export {} is not a function", resolve.name_world_key(key)),
-            })
-            .collect();
-        assert_eq!(
-            exports,
-            [
-                (SETUP_EXPORT.to_string(), vec![WitType::U64], None),
-                (
-                    RUN_EXPORT.to_string(),
-                    vec![WitType::U64, WitType::U64],
-                    Some(WitType::U64)
-                ),
-            ]
-        );
-        Ok(())
-    }
-}
+mod tests;
