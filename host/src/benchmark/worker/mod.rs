@@ -19,7 +19,8 @@
 //! - [`rows`]: one row measured; [`sequence`]: the measuring sequence of a
 //!   `run(count, seed)` workload (warm-up, pilot, fixed cost, blocks),
 //!   written once; [`program`]: that of a WASI program;
-//! - [`compare`]: variants in interleaved rounds;
+//! - [`compare`]: variants in interleaved rounds; [`compare_program`]: those
+//!   of programs, an iteration each;
 //! - [`callgrind`]: the Callgrind pass (run under Valgrind: the counts of
 //!   the machine code per op, or per program phase);
 //! - [`counters`]: the hardware-counter pass (the CPU's counts of the timed
@@ -29,6 +30,7 @@
 pub mod calibrate;
 pub mod callgrind;
 pub mod compare;
+pub mod compare_program;
 pub mod counters;
 pub mod emitter;
 pub mod profile;

@@ -243,6 +243,7 @@ fn comparison(variant: &str, ratio: f64, low: f64, high: f64, verdict: Verdict) 
         mde_pct: (high - low) / 2.0 / ratio * 100.0,
         verdict,
         text: format!("`{variant}` vs `mod13.wasm`: {verdict}"),
+        phases: Vec::new(),
     }
 }
 
