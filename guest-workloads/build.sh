@@ -17,6 +17,9 @@ program_target=wasm32-wasip1
 core_workloads=(empty xor mod13 mod16 remove sort-insertion sort-merge chain100 chain101 chain200 chain201 chain400 chain401)
 component_workloads=(empty-component xor-component remove-component)
 program_workloads=(wc-program fib-program loop-program)
+# Programs built as several commands of one crate: <crate> <command>...
+program_crate=steps-program
+program_commands=(steps100-program steps101-program)
 # Core modules written in WAT (wat/<name>.wat), where the instructions
 # themselves are the point (a branch against a select).
 wat_workloads=(search-branchy search-branchless)
@@ -118,12 +121,12 @@ gen_wc_input() {
 
 build "$core_target" "${core_workloads[@]}"
 build "$component_target" "${component_workloads[@]}"
-build "$program_target" "${program_workloads[@]}"
+build "$program_target" "${program_workloads[@]}" "$program_crate"
 
 mkdir -p "$out_dir"
 install "$core_target" "${core_workloads[@]}"
 install "$component_target" "${component_workloads[@]}"
-install_program "${program_workloads[@]}"
+install_program "${program_workloads[@]}" "${program_commands[@]}"
 # The native tool runs on the machine's own target, without the remapping
 # flags' effect on its output (it embeds no path in what it writes).
 cargo build --release --locked -p wat2wasm
