@@ -1,7 +1,8 @@
 //! End-to-end tests of `host compare` on WASI programs: the bundled
 //! `steps100` and `steps101` (10^6 and 1.01·10^6 dependent steps, output
 //! checked), a preview 2 command component, a program whose output check
-//! fails. No test asserts a time; the ratios asserted have wide margins.
+//! fails, and Callgrind's exact counts. No test asserts a time; the ratios
+//! of timed runs asserted have wide margins.
 
 use std::error::Error;
 use std::path::{Path, PathBuf};
@@ -183,5 +184,34 @@ fn usage_errors_of_programs() -> TestResult {
     let (out, stderr) = compare(&[&steps(100), &steps(101)], &["--metric", "instructions"])?;
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--metric instructions"), "{stderr}");
+    Ok(())
+}
+
+/// With `--metric cycles-est`, each program is counted by Callgrind and
+/// the execute ratio is exact: 1.01·N steps against N is slower by 1%. It
+/// needs Valgrind: without it (and without `WASM_BENCH_REQUIRE_VALGRIND`,
+/// which CI sets) there is nothing to check here.
+#[test]
+fn programs_compare_by_estimated_cycles() -> TestResult {
+    let installed = Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !installed && std::env::var_os("WASM_BENCH_REQUIRE_VALGRIND").is_none() {
+        return Ok(());
+    }
+    let (out, table) = compare(
+        &[&steps(100), &steps(101)],
+        &["--metric", "cycles-est", "--export-json", "-"],
+    )?;
+    assert_eq!(out.status.code(), Some(0), "{table}");
+    let report: Value = serde_json::from_slice(&out.stdout)?;
+    validate_export(&report)?;
+    let c = &comparisons(&report)?[0];
+    assert_eq!(c["metric"], "cycles-est", "{c}");
+    assert_eq!(c["verdict"], "slower", "{c}");
+    assert_eq!(c["ci95_low"], c["ci95_high"], "an exact ratio: {c}");
+    assert!((1.005..1.015).contains(&number(c, "ratio")?), "{c}");
+    assert_eq!(phases(c)?, ["instantiate", "execute"], "{c}");
     Ok(())
 }
