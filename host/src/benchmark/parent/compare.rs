@@ -75,32 +75,7 @@ pub fn compare_rounds(
     progress.step("variants", Step::Sampling);
     let crew = Crew::new(&Subprocesses, progress, &variants.names, common.timeout);
     let judged = take_rounds(&crew, settings, &plan, &variants, &counted, reference)?;
-    let seed = plan.seed();
-    let results = variants
-        .rows
-        .iter()
-        .zip(&judged.per_variant)
-        .zip(&variants.compiled)
-        .zip(&counted)
-        .map(|(((row, samples), compiled), counted)| {
-            let measurements: Vec<_> = samples.iter().map(|s| s.measurement.clone()).collect();
-            // The row is made of what the ratio is made of: the fastest
-            // epoch of each round (a program's: its iteration's fastest
-            // timed region).
-            let located = estimate::locate_rounds(&measurements, seed);
-            let drift = Drift {
-                stated_pct: common.drift_pct,
-                measured: None,
-                busy_machine: plan.busy(None),
-            };
-            let mut figures = figures(samples, &located, compiled, common.warmup_cap, seed, drift);
-            figures.callgrind = counted.map(|c| c.per_op);
-            if compiled.program {
-                program_figures(&mut figures, samples, *counted, compiled);
-            }
-            BenchResult::measured(row, compiled.kind, figures)
-        })
-        .collect();
+    let results = rows(&plan, common, &variants, &judged, &counted);
     let profile = match &settings.profile {
         Some(profiling) => {
             let mut report = profile_rows(common, &plan, profiling, &variants.rows, progress)?;
@@ -127,6 +102,41 @@ pub fn compare_rounds(
         comparisons: judged.comparisons,
         profile,
     })
+}
+
+/// The row of every variant, made of what its ratio is made of: the
+/// fastest epoch of each round (a program's: its iteration's fastest timed
+/// region), with a program's phases and Callgrind's counts when taken.
+fn rows(
+    plan: &RunPlan,
+    common: &crate::options::Settings,
+    variants: &Variants,
+    judged: &Judged,
+    counted: &[Option<Counts>],
+) -> Vec<BenchResult> {
+    let seed = plan.seed();
+    variants
+        .rows
+        .iter()
+        .zip(&judged.per_variant)
+        .zip(&variants.compiled)
+        .zip(counted)
+        .map(|(((row, samples), compiled), counted)| {
+            let measurements: Vec<_> = samples.iter().map(|s| s.measurement.clone()).collect();
+            let located = estimate::locate_rounds(&measurements, seed);
+            let drift = Drift {
+                stated_pct: common.drift_pct,
+                measured: None,
+                busy_machine: plan.busy(None),
+            };
+            let mut figures = figures(samples, &located, compiled, common.warmup_cap, seed, drift);
+            figures.callgrind = counted.map(|c| c.per_op);
+            if compiled.program {
+                program_figures(&mut figures, samples, *counted, compiled);
+            }
+            BenchResult::measured(row, compiled.kind, figures)
+        })
+        .collect()
 }
 
 /// The variants of `catalog`: every row that loaded, all of them WASI
@@ -329,17 +339,29 @@ fn verdicts(
             },
         })
         .collect();
-    if !variants.programs {
-        return judge(&execute, reference, common.noise, metric);
+    match variants.programs {
+        true => {
+            let rounds = program_rounds(judged, variants, execute);
+            judge_programs(&rounds, reference, common.noise, metric)
+        }
+        false => judge(&execute, reference, common.noise, metric),
     }
-    let phase = |times: fn(&ProgramSample) -> &Vec<f64>| -> Vec<Rounds<'_>> {
+}
+
+/// The rounds of program variants, per phase: `execute` as given; one round
+/// of instantiate (and compile) per iteration, its time the round's.
+fn program_rounds<'a>(
+    judged: &'a Judged,
+    variants: &'a Variants,
+    execute: Vec<Rounds<'a>>,
+) -> ProgramRounds<'a> {
+    let phase = |times: fn(&ProgramSample) -> &Vec<f64>| -> Vec<Rounds<'a>> {
         variants
             .rows
             .iter()
             .zip(&judged.per_variant)
             .map(|(row, samples)| Rounds {
                 name: &row.name,
-                // One round, one iteration: its time is the round's.
                 per_op: samples
                     .iter()
                     .filter_map(|s| s.program.as_ref())
@@ -355,10 +377,9 @@ fn verdicts(
             !p.compile_ns.is_empty() && p.compile_ns.len() == p.instantiate_ns.len()
         })
     });
-    let rounds = ProgramRounds {
+    ProgramRounds {
         execute,
         instantiate: phase(|p| &p.instantiate_ns),
         compile: timed.then(|| phase(|p| &p.compile_ns)),
-    };
-    judge_programs(&rounds, reference, common.noise, metric)
+    }
 }

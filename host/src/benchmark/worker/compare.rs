@@ -1,19 +1,17 @@
 //! A comparison in one worker process: every variant tuned, settled at one
 //! shared count, then measured in interleaved rounds (a Williams design, in
 //! chunks that alternate between the variants), so that a state of the
-//! machine falls on every variant alike. Programs take rounds of their own
-//! ([`crate::benchmark::worker::compare_program`]).
+//! machine falls on every variant alike. (Programs take rounds of their
+//! own, in `compare_program`.)
 
 use anyhow::Result;
 
 use crate::benchmark::progress::{Call, Progress, Step};
 use crate::benchmark::protocol::{Event, ProcessSample, WorkerPlan};
-use crate::benchmark::worker::compare_program;
 use crate::benchmark::worker::emitter::Emitter;
 use crate::benchmark::worker::rows::row_plan;
 use crate::benchmark::worker::sequence::{self, Blocks, Plan, Share, Tuned};
 use crate::benchmark::worker::session::Session;
-use crate::guest::Contract;
 use crate::guest::instance::Instance;
 use crate::results::Row;
 
@@ -56,23 +54,16 @@ struct Variant {
 /// An error of the comparison, and the variant it belongs to.
 pub type VariantError = (usize, anyhow::Error);
 
-/// Compare the variants in this process: programs by
-/// [`compare_program::compare`]; `run(count, seed)` workloads tuned (unless
-/// the count is fixed), settled at the shared count, then the rounds in
-/// which every variant takes one short block, in chunks alternating with
-/// the other variants', the order rotating.
+/// Compare the variants in this process: tune each (unless the count is
+/// fixed), settle each at the shared count, then the rounds in which every
+/// variant takes one short block, in chunks alternating with the other
+/// variants', the order rotating.
 pub fn compare(
     plan: &WorkerPlan,
     session: &Session,
     task: &Comparison<'_>,
     progress: &Emitter,
 ) -> Result<Event, VariantError> {
-    let programs = task.variants.first().map(|row| session.workload(row));
-    if let Some(Ok(workload)) = programs
-        && let Contract::Program { .. } = workload.contract
-    {
-        return compare_program::compare(plan, session, task, progress);
-    }
     let plan = row_plan(plan, task.count, Share::Blocks(task.rounds));
     let mut tuned = Vec::new();
     for (i, row) in task.variants.iter().enumerate() {

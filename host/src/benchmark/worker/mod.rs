@@ -50,6 +50,7 @@ use crate::benchmark::protocol::{Event, Job, RowJob, Task, WorkerPlan};
 use crate::benchmark::worker::compare::Comparison;
 use crate::benchmark::worker::emitter::Emitter;
 use crate::benchmark::worker::session::{Session, on_measuring_thread};
+use crate::guest::Contract;
 use crate::results::RowProfile;
 
 /// Fault injection for the end-to-end tests: a worker given this variable
@@ -140,7 +141,15 @@ fn take_task(plan: &WorkerPlan, task: &Task, session: &Session, emitter: &Emitte
                 offset: *offset,
                 fuel: *fuel,
             };
-            match compare::compare(plan, session, &task, emitter) {
+            // The variants are all programs or none (the parent checked).
+            let programs = variants.first().map(|row| session.workload(row));
+            let compared = match programs {
+                Some(Ok(w)) if matches!(w.contract, Contract::Program { .. }) => {
+                    compare_program::compare(plan, session, &task, emitter)
+                }
+                _ => compare::compare(plan, session, &task, emitter),
+            };
+            match compared {
                 Ok(event) => emitter.send(&event),
                 Err((row, e)) => emitter.finish_row(row, Err(e)),
             }
