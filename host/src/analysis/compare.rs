@@ -45,7 +45,8 @@ pub struct Rounds<'a> {
     /// Per worker process, per round, the corrected per-op epochs
     /// ([`crate::analysis::epochs::corrected`]): one per sample at the
     /// default 1 ms target; a block of samples shorter than half an epoch
-    /// is one epoch, the mean of its calls less the interrupted ones.
+    /// is one epoch, the mean of its calls less the interrupted ones. A
+    /// program's round: its iteration's times in the phase judged.
     pub per_op: Vec<Vec<Vec<f64>>>,
     /// The deterministic cost per op of the metric compared by
     /// (instructions, estimated cycles), when measured.
