@@ -598,8 +598,9 @@ fn programs_take_no_size() -> TestResult {
     Ok(())
 }
 
-/// `host compare` takes `run(count, seed)` workloads; a program is refused
-/// before anything is measured, with a line that says why (issue 10).
+/// `host compare` compares programs with programs and `run(count, seed)`
+/// workloads with workloads; a program against a workload is refused before
+/// anything is measured, with a line that says why (issue 10).
 #[test]
 fn compare_refuses_a_program() -> TestResult {
     let dir = tempfile::tempdir()?;

@@ -13,6 +13,13 @@
 //! a verdict and its ratio tell one story. With instruction counts, the
 //! ratio is exact. Pure arithmetic over what the workers measured.
 //!
+//! Programs ([`judge_programs`]): a round is one iteration of each variant,
+//! and its per-op time for a phase is that iteration's time in the phase
+//! (for execute, its fastest timed region: the one region of a program that
+//! brackets its work once). Every phase gets a ratio and a verdict this
+//! way; the execute phase's is the comparison's own, which the stop rule
+//! reads.
+//!
 //! Why the minimum of a block: every sample of a block repeats the same call
 //! (same count, same seed), so what varies between them is what the machine
 //! added (an interrupt, another tenant on the core, a cache someone else
@@ -30,7 +37,7 @@ use crate::analysis::estimate;
 use crate::analysis::stats;
 use crate::analysis::verdict;
 use crate::options::{Metric, NoiseBand};
-use crate::results::{Comparison, Ratio};
+use crate::results::{Comparison, PhaseComparison, ProgramPhase, Ratio};
 
 /// What the verdicts need of one variant.
 pub struct Rounds<'a> {
@@ -38,7 +45,8 @@ pub struct Rounds<'a> {
     /// Per worker process, per round, the corrected per-op epochs
     /// ([`crate::analysis::epochs::corrected`]): one per sample at the
     /// default 1 ms target; a block of samples shorter than half an epoch
-    /// is one epoch, the mean of its calls less the interrupted ones.
+    /// is one epoch, the mean of its calls less the interrupted ones. A
+    /// program's round: its iteration's times in the phase judged.
     pub per_op: Vec<Vec<Vec<f64>>>,
     /// The deterministic cost per op of the metric compared by
     /// (instructions, estimated cycles), when measured.
@@ -220,9 +228,58 @@ pub fn judge(
                 mde_pct: verdict::mde_pct(&ratio),
                 verdict,
                 text: verdict::describe(v.name, base.name, &ratio, verdict, band),
+                phases: Vec::new(),
             }
         })
         .collect()
+}
+
+/// The rounds of program variants, per phase, in the variants' order.
+pub struct ProgramRounds<'a> {
+    pub execute: Vec<Rounds<'a>>,
+    pub instantiate: Vec<Rounds<'a>>,
+    /// When every variant compiles per iteration.
+    pub compile: Option<Vec<Rounds<'a>>>,
+}
+
+/// The verdict of every program variant against `reference`: that of the
+/// execute phase (by `metric`), with the ratio of every phase (compile,
+/// when timed; instantiate; execute), each by time at the same confidence.
+pub fn judge_programs(
+    rounds: &ProgramRounds<'_>,
+    reference: usize,
+    band: NoiseBand,
+    metric: Metric,
+) -> Vec<Comparison> {
+    let mut comparisons = judge(&rounds.execute, reference, band, metric);
+    let mut others = Vec::new();
+    if let Some(compile) = &rounds.compile {
+        others.push(judge(compile, reference, band, Metric::Time));
+    }
+    others.push(judge(&rounds.instantiate, reference, band, Metric::Time));
+    let phases = [ProgramPhase::Compile, ProgramPhase::Instantiate];
+    let phases = &phases[phases.len() - others.len()..];
+    for (i, comparison) in comparisons.iter_mut().enumerate() {
+        let mut judged: Vec<PhaseComparison> = phases
+            .iter()
+            .zip(&others)
+            .map(|(&phase, judged)| phase_of(phase, &judged[i]))
+            .collect();
+        judged.push(phase_of(ProgramPhase::Execute, comparison));
+        comparison.phases = judged;
+    }
+    comparisons
+}
+
+/// `comparison` as the judgement of `phase`.
+fn phase_of(phase: ProgramPhase, comparison: &Comparison) -> PhaseComparison {
+    PhaseComparison {
+        phase,
+        ratio: comparison.ratio,
+        mde_pct: comparison.mde_pct,
+        verdict: comparison.verdict,
+        text: format!("{phase}: {}", comparison.text),
+    }
 }
 
 #[cfg(test)]
@@ -394,5 +451,46 @@ mod tests {
         assert!(r.low <= 0.997 && r.high >= 1.003, "{r:?}");
         assert!(r.low > 0.99 && r.high < 1.01, "{r:?}");
         Ok(())
+    }
+
+    /// Programs: the execute phase is the comparison's verdict; every phase
+    /// has its own ratio, compile only when every variant timed it.
+    #[test]
+    fn programs_are_judged_per_phase() {
+        // Three processes of ten rounds, one value per round, 0.1% jitter.
+        let rounds = |name, ns: f64| Rounds {
+            name,
+            per_op: (0..3)
+                .map(|p| {
+                    (0..ROUNDS)
+                        .map(|r| vec![ns * (1.0 + ((p * 7 + r * 3) % 5) as f64 * 2e-4)])
+                        .collect()
+                })
+                .collect(),
+            exact_per_op: None,
+        };
+        let mut program = ProgramRounds {
+            execute: vec![rounds("a", 2e6), rounds("b", 2.1e6)],
+            instantiate: vec![rounds("a", 1e5), rounds("b", 1e5)],
+            compile: None,
+        };
+        let c = &judge_programs(&program, 0, NoiseBand::default(), Metric::Time)[0];
+        assert_eq!(c.verdict, Verdict::Slower, "{}", c.text);
+        let phases: Vec<ProgramPhase> = c.phases.iter().map(|p| p.phase).collect();
+        assert_eq!(phases, [ProgramPhase::Instantiate, ProgramPhase::Execute]);
+        assert_eq!(c.phases[0].verdict, Verdict::Same, "{}", c.phases[0].text);
+        assert_eq!(c.phases[1].ratio, c.ratio);
+        assert!((c.ratio.value - 1.05).abs() < 1e-3, "{}", c.text);
+        program.compile = Some(vec![rounds("a", 5e7), rounds("b", 2.5e7)]);
+        let c = &judge_programs(&program, 0, NoiseBand::default(), Metric::Time)[0];
+        assert_eq!(c.phases[0].phase, ProgramPhase::Compile);
+        assert_eq!(c.phases[0].verdict, Verdict::Faster, "{}", c.phases[0].text);
+        assert!(c.phases[0].text.starts_with("compile: "));
+        // Workloads have no phases.
+        assert!(
+            judge(&program.execute, 0, NoiseBand::default(), Metric::Time)[0]
+                .phases
+                .is_empty()
+        );
     }
 }

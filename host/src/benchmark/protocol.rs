@@ -219,5 +219,9 @@ pub struct ProcessSample {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ProgramSample {
     pub instantiate_ns: Vec<f64>,
+    /// Compilation of every iteration, in ns; empty when the program is
+    /// compiled once, not per iteration.
+    #[serde(default)]
+    pub compile_ns: Vec<f64>,
     pub region: TimedRegion,
 }

@@ -11,9 +11,9 @@ use anstyle::{AnsiColor, Style};
 use crate::options::SeedRule;
 use crate::output::cells::{Cells, callgrind_line, counters_line, phases_line};
 use crate::output::units::format_ns;
-use crate::results::CompareReport;
 use crate::results::Verdict;
 use crate::results::{BenchResult, Environment, ProfileReport, RunReport, SuiteSummary, Tool};
+use crate::results::{CompareReport, Comparison};
 
 const BOLD: Style = Style::new().bold();
 const DIM: Style = Style::new().dimmed();
@@ -231,18 +231,24 @@ impl<W: Write> Table<W> {
             self.row(variant)?;
         }
         writeln!(self.out)?;
+        let (rounds, rows) = match report.comparisons.iter().any(|c| !c.phases.is_empty()) {
+            true => (
+                "interleaved iterations (a round: one of each program)".to_string(),
+                "each row: the median of its iterations' execute times (the fastest timed region of each), the figures the ratios are made of",
+            ),
+            false => (
+                format!("interleaved samples, count {} shared", report.count),
+                "each row: the median of its fastest epoch in every round, the figures the ratios are made of",
+            ),
+        };
         writeln!(
             self.out,
-            "{} rounds of interleaved samples, count {} shared, {:.2} s; {}",
+            "{} rounds of {rounds}, {:.2} s; {}",
             report.rounds,
-            report.count,
             report.sampling_ms / 1e3,
             report.noise_band()
         )?;
-        writeln!(
-            self.out,
-            "each row: the median of its fastest epoch in every round, the figures the ratios are made of"
-        )?;
+        writeln!(self.out, "{rows}")?;
         for c in &report.comparisons {
             let style = verdict_style(c.verdict);
             writeln!(
@@ -252,6 +258,7 @@ impl<W: Write> Table<W> {
                 c.text,
                 c.mde_pct
             )?;
+            self.phase_lines(c)?;
         }
         if report.comparisons.len() > 1 {
             let k = report.comparisons.len();
@@ -263,6 +270,24 @@ impl<W: Write> Table<W> {
             writeln!(self.out, "{}", relative_summary(report))?;
         }
         self.out.flush()
+    }
+
+    /// Under a program variant's verdict, the ratio of each phase.
+    fn phase_lines(&mut self, c: &Comparison) -> io::Result<()> {
+        for p in &c.phases {
+            let style = verdict_style(p.verdict);
+            writeln!(
+                self.out,
+                "        {:<12} {:.4} [{:.4}, {:.4}]  {style}{}{style:#} · ±{:.2}%",
+                p.phase.to_string(),
+                p.ratio.value,
+                p.ratio.low,
+                p.ratio.high,
+                p.verdict,
+                p.mde_pct
+            )?;
+        }
+        Ok(())
     }
 
     /// Per profiled row, the functions that take the most time (at most

@@ -1,6 +1,7 @@
 //! What comparisons produce: one [`Ratio`] with its interval shared by
-//! `host compare`'s [`Comparison`]s and the [`BaselineComparison`] of a row,
-//! the [`Verdict`], and what profiling compared.
+//! `host compare`'s [`Comparison`]s (with a program's [`PhaseComparison`]s)
+//! and the [`BaselineComparison`] of a row, the [`Verdict`], and what
+//! profiling compared.
 
 use std::fmt;
 
@@ -54,6 +55,47 @@ pub struct Comparison {
     pub confidence: f64,
     /// The smallest effect the comparison could see when it stopped: the
     /// half-width of the interval, in percent of the ratio.
+    #[serde(default, deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
+    pub mde_pct: f64,
+    pub verdict: Verdict,
+    /// The verdict in plain words.
+    pub text: String,
+    /// Programs: the ratio of each phase (execute, the one the verdict above
+    /// is; instantiate; compile when both variants time it per iteration),
+    /// at the same confidence. Absent for `run(count, seed)` workloads.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<PhaseComparison>,
+}
+
+/// A phase of a program's iterations, as a comparison judges it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ProgramPhase {
+    Compile,
+    Instantiate,
+    Execute,
+}
+
+impl fmt::Display for ProgramPhase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ProgramPhase::Compile => "compile",
+            ProgramPhase::Instantiate => "instantiate",
+            ProgramPhase::Execute => "execute",
+        })
+    }
+}
+
+/// One phase of a program variant against the reference's: the ratio of
+/// their times in that phase, with its interval and verdict.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct PhaseComparison {
+    pub phase: ProgramPhase,
+    /// The variant's time in this phase over the reference's.
+    #[serde(flatten)]
+    pub ratio: Ratio,
+    /// The half-width of the interval, in percent of the ratio.
     #[serde(default, deserialize_with = "nan_if_null")]
     #[schemars(with = "Option<f64>")]
     pub mde_pct: f64,

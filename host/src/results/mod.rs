@@ -17,8 +17,8 @@ pub mod notes;
 pub mod report;
 
 pub use comparison::{
-    BaselineComparison, Comparison, FunctionChange, FunctionWeight, ProfileChanges, ProfileReport,
-    Ratio, RowProfile, Verdict,
+    BaselineComparison, Comparison, FunctionChange, FunctionWeight, PhaseComparison,
+    ProfileChanges, ProfileReport, ProgramPhase, Ratio, RowProfile, Verdict,
 };
 pub use figures::{
     CallgrindCounts, Checksum, Counts, DriftFigures, Durations, Figures, HardwareCounts,

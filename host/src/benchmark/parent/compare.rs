@@ -1,15 +1,16 @@
 //! The scheduler of `host compare`: every worker runs every variant in
-//! interleaved rounds at one shared count; workers follow each other until
-//! every verdict is certain (at least [`MIN_COMPARE_PROCESSES`] workers and
-//! [`MIN_ROUNDS`] rounds in all) or the time cap. Any failure stops the
-//! comparison: a verdict needs every variant.
+//! interleaved rounds (at one shared count; programs, an iteration each);
+//! workers follow each other until every verdict is certain (at least
+//! [`MIN_COMPARE_PROCESSES`] workers and [`MIN_ROUNDS`] rounds in all) or
+//! the time cap. Any failure stops the comparison: a verdict needs every
+//! variant.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use crate::analysis::compare::{Rounds, judge, may_stop};
+use crate::analysis::compare::{ProgramRounds, Rounds, judge, judge_programs, may_stop};
 use crate::analysis::epochs::corrected_per_op;
 use crate::analysis::estimate;
 use crate::analysis::summary::Drift;
@@ -18,14 +19,14 @@ use crate::benchmark::parent::catalog::Catalog;
 use crate::benchmark::parent::driver::{Crew, Done, Outcome};
 use crate::benchmark::parent::plan::RunPlan;
 use crate::benchmark::parent::profile::{profile_changes, profile_rows};
-use crate::benchmark::parent::result::figures;
-use crate::benchmark::parent::row::{Compiled, describe};
+use crate::benchmark::parent::result::{figures, program_figures};
+use crate::benchmark::parent::row::{Compiled, Counts, describe};
 use crate::benchmark::parent::supervisor::Subprocesses;
 use crate::benchmark::progress::{Progress, Step};
-use crate::benchmark::protocol::{Found, Job, ProcessSample, Task};
+use crate::benchmark::protocol::{Found, Job, ProcessSample, ProgramSample, Task};
 use crate::guest::Contract;
 use crate::options::{CompareSettings, Metric};
-use crate::results::{BenchResult, CallgrindCounts, CompareReport, Comparison, Row, Tool};
+use crate::results::{BenchResult, CompareReport, Comparison, Row, Tool};
 use crate::util::error::one_line;
 use crate::util::usage::UsageError;
 
@@ -33,6 +34,9 @@ pub use crate::analysis::compare::{MIN_COMPARE_PROCESSES, MIN_ROUNDS};
 
 /// Rounds one worker takes in a comparison.
 pub const ROUNDS_PER_PROCESS: usize = 10;
+/// Rounds one worker takes in a comparison of programs (a round: one
+/// iteration of each variant).
+pub const PROGRAM_ROUNDS_PER_PROCESS: usize = 10;
 /// Most worker processes of one comparison: a bound, not the budget (the
 /// time cap, `--time`, stops a comparison first, as a rule).
 pub const MAX_COMPARE_PROCESSES: usize = 200;
@@ -42,6 +46,8 @@ struct Variants {
     rows: Vec<Row>,
     compiled: Vec<Compiled>,
     names: Vec<String>,
+    /// Whether the variants are WASI programs (all of them, or none).
+    programs: bool,
 }
 
 /// Compare the variants in `files`: every benchmark of every file is a
@@ -55,6 +61,11 @@ pub fn compare_rounds(
     let plan = RunPlan::settle(common);
     let catalog = Catalog::load(common, files, progress)?;
     let variants = variants(&catalog, &common.sizes)?;
+    if variants.programs && common.metric == Metric::Instructions {
+        bail!(UsageError(
+            "--metric instructions: programs are not counted by fuel; compare them by time or by `--metric cycles-est`".into()
+        ));
+    }
     let reference = reference_of(settings, &variants.rows)?;
     // With --metric cycles-est, every variant is counted by Callgrind first.
     let counted = match common.metric {
@@ -64,28 +75,7 @@ pub fn compare_rounds(
     progress.step("variants", Step::Sampling);
     let crew = Crew::new(&Subprocesses, progress, &variants.names, common.timeout);
     let judged = take_rounds(&crew, settings, &plan, &variants, &counted, reference)?;
-    let seed = plan.seed();
-    let results = variants
-        .rows
-        .iter()
-        .zip(&judged.per_variant)
-        .zip(&variants.compiled)
-        .zip(&counted)
-        .map(|(((row, samples), compiled), counted)| {
-            let measurements: Vec<_> = samples.iter().map(|s| s.measurement.clone()).collect();
-            // The row is made of what the ratio is made of: the fastest
-            // epoch of each round.
-            let located = estimate::locate_rounds(&measurements, seed);
-            let drift = Drift {
-                stated_pct: common.drift_pct,
-                measured: None,
-                busy_machine: plan.busy(None),
-            };
-            let mut figures = figures(samples, &located, compiled, common.warmup_cap, seed, drift);
-            figures.callgrind = *counted;
-            BenchResult::measured(row, compiled.kind, figures)
-        })
-        .collect();
+    let results = rows(&plan, common, &variants, &judged, &counted);
     let profile = match &settings.profile {
         Some(profiling) => {
             let mut report = profile_rows(common, &plan, profiling, &variants.rows, progress)?;
@@ -114,26 +104,65 @@ pub fn compare_rounds(
     })
 }
 
-/// The variants of `catalog`: every row, each of a `run(count, seed)`
-/// workload that loaded; the same file twice (A against A) makes two
-/// variants of one name, told apart by `#2`.
+/// The row of every variant, made of what its ratio is made of: the
+/// fastest epoch of each round (a program's: its iteration's fastest timed
+/// region), with a program's phases and Callgrind's counts when taken.
+fn rows(
+    plan: &RunPlan,
+    common: &crate::options::Settings,
+    variants: &Variants,
+    judged: &Judged,
+    counted: &[Option<Counts>],
+) -> Vec<BenchResult> {
+    let seed = plan.seed();
+    variants
+        .rows
+        .iter()
+        .zip(&judged.per_variant)
+        .zip(&variants.compiled)
+        .zip(counted)
+        .map(|(((row, samples), compiled), counted)| {
+            let measurements: Vec<_> = samples.iter().map(|s| s.measurement.clone()).collect();
+            let located = estimate::locate_rounds(&measurements, seed);
+            let drift = Drift {
+                stated_pct: common.drift_pct,
+                measured: None,
+                busy_machine: plan.busy(None),
+            };
+            let mut figures = figures(samples, &located, compiled, common.warmup_cap, seed, drift);
+            figures.callgrind = counted.map(|c| c.per_op);
+            if compiled.program {
+                program_figures(&mut figures, samples, *counted, compiled);
+            }
+            BenchResult::measured(row, compiled.kind, figures)
+        })
+        .collect()
+}
+
+/// The variants of `catalog`: every row that loaded, all of them WASI
+/// programs or all `run(count, seed)` workloads; the same file twice (A
+/// against A) makes two variants of one name, told apart by `#2`.
 fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
-    let mut rows = Vec::new();
-    let mut compiled = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
+    let mut compiled: Vec<Compiled> = Vec::new();
     for planned in catalog.rows(sizes) {
         let workload = match planned.workload {
             Ok(workload) => workload,
             Err(e) => bail!("{}: {}", planned.row.path.display(), one_line(&e.error)),
         };
-        if let Contract::Program { .. } = workload.contract {
+        let program = matches!(workload.contract, Contract::Program { .. });
+        if let Some(first) = compiled.first()
+            && first.program != program
+        {
             bail!(UsageError(format!(
-                "{}: a program (WASI `_start`) cannot be compared: compare takes `run(count, seed)` workloads (measure programs with `host run`)",
+                "{} and {}: a program (WASI `_start`) and a `run(count, seed)` workload cannot be compared (their times are of different things)",
+                rows[0].path.display(),
                 planned.row.path.display()
             )));
         }
         compiled.push(Compiled {
             kind: workload.kind(),
-            program: false,
+            program,
             compile_ms: workload.compile_ms,
             cache: workload.cache.clone(),
         });
@@ -152,6 +181,7 @@ fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
     }
     let names = rows.iter().map(|r| r.name.clone()).collect();
     Ok(Variants {
+        programs: compiled.iter().all(|c| c.program),
         rows,
         compiled,
         names,
@@ -172,19 +202,24 @@ fn reference_of(settings: &CompareSettings, rows: &[Row]) -> Result<usize> {
     })
 }
 
-/// Callgrind's counts of every variant, in one worker.
+/// Callgrind's counts of every variant: `run(count, seed)` workloads in one
+/// worker, each program in a worker of its own (as `host run` counts them).
 fn count_variants(
     plan: &RunPlan,
     timeout: Duration,
     variants: &Variants,
     progress: &dyn Progress,
-) -> Result<Vec<Option<CallgrindCounts>>> {
-    let group = vec![variants.rows.iter().cloned().enumerate().collect()];
+) -> Result<Vec<Option<Counts>>> {
+    let rows = variants.rows.iter().cloned().enumerate();
+    let groups = match variants.programs {
+        true => rows.map(|row| vec![row]).collect(),
+        false => vec![rows.collect()],
+    };
     let pass = callgrind::Pass::new(plan, timeout, progress, &variants.names);
     let mut counted = vec![None; variants.rows.len()];
-    for (i, result) in pass.count(&Subprocesses, group)? {
+    for (i, result) in pass.count(&Subprocesses, groups)? {
         let counts = result.with_context(|| describe(&variants.rows[i]))?;
-        counted[i] = Some(counts.per_op);
+        counted[i] = Some(counts);
     }
     Ok(counted)
 }
@@ -214,7 +249,7 @@ fn take_rounds(
     settings: &CompareSettings,
     plan: &RunPlan,
     variants: &Variants,
-    counted: &[Option<CallgrindCounts>],
+    counted: &[Option<Counts>],
     reference: usize,
 ) -> Result<Judged> {
     let common = &settings.settings;
@@ -229,7 +264,10 @@ fn take_rounds(
             task: Task::Compare {
                 variants: variants.rows.clone(),
                 count: judged.count,
-                rounds: ROUNDS_PER_PROCESS,
+                rounds: match variants.programs {
+                    true => PROGRAM_ROUNDS_PER_PROCESS,
+                    false => ROUNDS_PER_PROCESS,
+                },
                 offset: judged.processes,
                 fuel: common.metric == Metric::Instructions && judged.processes == 0,
             },
@@ -274,16 +312,16 @@ fn take_rounds(
 }
 
 /// The verdict on every variant against the reference, from what the
-/// workers gave so far.
+/// workers gave so far; programs, with the ratio of every phase.
 fn verdicts(
     judged: &Judged,
     variants: &Variants,
-    counted: &[Option<CallgrindCounts>],
+    counted: &[Option<Counts>],
     reference: usize,
     common: &crate::options::Settings,
 ) -> Vec<Comparison> {
     let metric = common.metric;
-    let rounds: Vec<Rounds<'_>> = variants
+    let execute: Vec<Rounds<'_>> = variants
         .rows
         .iter()
         .zip(&judged.per_variant)
@@ -297,9 +335,51 @@ fn verdicts(
             exact_per_op: match metric {
                 Metric::Time | Metric::Counters => None,
                 Metric::Instructions => samples.iter().find_map(|s| s.fuel_per_op),
-                Metric::CyclesEst => counted[i].map(|c| c.cycles_est),
+                Metric::CyclesEst => counted[i].map(|c| c.per_op.cycles_est),
             },
         })
         .collect();
-    judge(&rounds, reference, common.noise, metric)
+    match variants.programs {
+        true => {
+            let rounds = program_rounds(judged, variants, execute);
+            judge_programs(&rounds, reference, common.noise, metric)
+        }
+        false => judge(&execute, reference, common.noise, metric),
+    }
+}
+
+/// The rounds of program variants, per phase: `execute` as given; one round
+/// of instantiate (and compile) per iteration, its time the round's.
+fn program_rounds<'a>(
+    judged: &'a Judged,
+    variants: &'a Variants,
+    execute: Vec<Rounds<'a>>,
+) -> ProgramRounds<'a> {
+    let phase = |times: fn(&ProgramSample) -> &Vec<f64>| -> Vec<Rounds<'a>> {
+        variants
+            .rows
+            .iter()
+            .zip(&judged.per_variant)
+            .map(|(row, samples)| Rounds {
+                name: &row.name,
+                per_op: samples
+                    .iter()
+                    .filter_map(|s| s.program.as_ref())
+                    .map(|p| times(p).iter().map(|&ns| vec![ns]).collect())
+                    .collect(),
+                exact_per_op: None,
+            })
+            .collect()
+    };
+    // Compile is a phase only when every variant timed it in every round.
+    let timed = judged.per_variant.iter().flatten().all(|s| {
+        s.program.as_ref().is_some_and(|p| {
+            !p.compile_ns.is_empty() && p.compile_ns.len() == p.instantiate_ns.len()
+        })
+    });
+    ProgramRounds {
+        execute,
+        instantiate: phase(|p| &p.instantiate_ns),
+        compile: timed.then(|| phase(|p| &p.compile_ns)),
+    }
 }

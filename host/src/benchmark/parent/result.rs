@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::analysis::estimate::Estimate;
 use crate::analysis::stats;
 use crate::analysis::summary::{self, Drift, Preparation, phase_stats};
-use crate::benchmark::parent::row::{Compiled, RowState};
+use crate::benchmark::parent::row::{Compiled, Counts, RowState};
 use crate::benchmark::parent::stop::precision_reached;
 use crate::benchmark::protocol::ProcessSample;
 use crate::guest::program::TimedRegion;
@@ -83,24 +83,25 @@ pub fn result_of(
         None => {}
     }
     if compiled.program {
-        program_figures(&mut figures, state, compiled);
+        program_figures(&mut figures, &state.samples, state.counts, compiled);
     }
     BenchResult::measured(&state.row, compiled.kind, figures)
 }
 
-/// The phases of a program, over every process's iterations.
-fn program_figures(figures: &mut Figures, state: &RowState, compiled: &Compiled) {
-    let programs: Vec<_> = state
-        .samples
-        .iter()
-        .filter_map(|s| s.program.as_ref())
-        .collect();
+/// The phases of a program, over every process's iterations (`samples`),
+/// with Callgrind's `counts` when taken.
+pub fn program_figures(
+    figures: &mut Figures,
+    samples: &[ProcessSample],
+    counts: Option<Counts>,
+    compiled: &Compiled,
+) {
+    let programs: Vec<_> = samples.iter().filter_map(|s| s.program.as_ref()).collect();
     let instantiate: Vec<f64> = programs
         .iter()
         .flat_map(|p| p.instantiate_ns.iter().copied())
         .collect();
-    let execute: Vec<f64> = state
-        .samples
+    let execute: Vec<f64> = samples
         .iter()
         .flat_map(|s| s.measurement.blocks.iter().flatten().copied())
         .collect();
@@ -117,6 +118,6 @@ fn program_figures(figures: &mut Figures, state: &RowState, compiled: &Compiled)
         instantiate_ns: phase_stats(&instantiate),
         execute_ns: phase_stats(&execute),
         timed_region: region,
-        instantiate_callgrind: state.counts.and_then(|c| c.instantiate),
+        instantiate_callgrind: counts.and_then(|c| c.instantiate),
     });
 }

@@ -1,7 +1,8 @@
 //! A comparison in one worker process: every variant tuned, settled at one
 //! shared count, then measured in interleaved rounds (a Williams design, in
 //! chunks that alternate between the variants), so that a state of the
-//! machine falls on every variant alike.
+//! machine falls on every variant alike. (Programs take rounds of their
+//! own, in `compare_program`.)
 
 use anyhow::Result;
 

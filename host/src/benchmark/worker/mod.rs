@@ -19,7 +19,8 @@
 //! - [`rows`]: one row measured; [`sequence`]: the measuring sequence of a
 //!   `run(count, seed)` workload (warm-up, pilot, fixed cost, blocks),
 //!   written once; [`program`]: that of a WASI program;
-//! - [`compare`]: variants in interleaved rounds;
+//! - [`compare`]: variants in interleaved rounds; [`compare_program`]: those
+//!   of programs, an iteration each;
 //! - [`callgrind`]: the Callgrind pass (run under Valgrind: the counts of
 //!   the machine code per op, or per program phase);
 //! - [`counters`]: the hardware-counter pass (the CPU's counts of the timed
@@ -29,6 +30,7 @@
 pub mod calibrate;
 pub mod callgrind;
 pub mod compare;
+pub mod compare_program;
 pub mod counters;
 pub mod emitter;
 pub mod profile;
@@ -48,6 +50,7 @@ use crate::benchmark::protocol::{Event, Job, RowJob, Task, WorkerPlan};
 use crate::benchmark::worker::compare::Comparison;
 use crate::benchmark::worker::emitter::Emitter;
 use crate::benchmark::worker::session::{Session, on_measuring_thread};
+use crate::guest::Contract;
 use crate::results::RowProfile;
 
 /// Fault injection for the end-to-end tests: a worker given this variable
@@ -138,7 +141,15 @@ fn take_task(plan: &WorkerPlan, task: &Task, session: &Session, emitter: &Emitte
                 offset: *offset,
                 fuel: *fuel,
             };
-            match compare::compare(plan, session, &task, emitter) {
+            // The variants are all programs or none (the parent checked).
+            let programs = variants.first().map(|row| session.workload(row));
+            let compared = match programs {
+                Some(Ok(w)) if matches!(w.contract, Contract::Program { .. }) => {
+                    compare_program::compare(plan, session, &task, emitter)
+                }
+                _ => compare::compare(plan, session, &task, emitter),
+            };
+            match compared {
                 Ok(event) => emitter.send(&event),
                 Err((row, e)) => emitter.finish_row(row, Err(e)),
             }

@@ -20,6 +20,8 @@ pub struct ProgramRun {
     pub measurement: Measurement,
     /// Instantiation of every iteration, in ns.
     pub instantiate_ns: Vec<f64>,
+    /// Compilation of every iteration that compiled, in ns.
+    pub compile_ns: Vec<f64>,
     pub region: TimedRegion,
 }
 
@@ -43,11 +45,13 @@ pub fn measure(
     progress.step(name, Step::Sampling);
     let sampling = Instant::now();
     let mut instantiate_ns = Vec::new();
+    let mut compile_ns = Vec::new();
     let mut execute: Vec<Vec<f64>> = Vec::new();
     let region = loop {
         progress.calling(Call::Start);
         let iteration = program.iterate()?;
         instantiate_ns.push(iteration.instantiate_ns);
+        compile_ns.extend(iteration.compile_ns);
         execute.push(iteration.execute_ns);
         let done = match share {
             Share::Samples(n) | Share::Blocks(n) => execute.len() >= n,
@@ -74,6 +78,7 @@ pub fn measure(
     Ok(ProgramRun {
         measurement,
         instantiate_ns,
+        compile_ns,
         region,
     })
 }

@@ -84,6 +84,7 @@ fn measure_program(
     let ProgramRun {
         measurement,
         instantiate_ns,
+        compile_ns,
         region,
     } = program::measure(&program, job.share, progress, &job.row.name)?;
     Ok(ProcessSample {
@@ -95,6 +96,7 @@ fn measure_program(
         }),
         program: Some(ProgramSample {
             instantiate_ns,
+            compile_ns,
             region,
         }),
     })

@@ -272,6 +272,9 @@ pub struct Iteration {
     /// or the whole run.
     pub execute_ns: Vec<f64>,
     pub region: TimedRegion,
+    /// Compilation, when an iteration compiles its program (never here: the
+    /// program is compiled once, before its iterations).
+    pub compile_ns: Option<f64>,
 }
 
 /// What [`Program::counting`] resolves once, so that a counting iteration
@@ -699,6 +702,7 @@ impl Program {
             instantiate_ns: ran.instantiate.as_nanos() as f64,
             execute_ns,
             region,
+            compile_ns: None,
         })
     }
 }

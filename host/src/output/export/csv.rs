@@ -6,8 +6,8 @@
 //! digit Rust prints for an `f64` (the shortest text that reads back the same
 //! value); an absent or non-finite value is an empty field.
 
-use crate::results::CompareReport;
 use crate::results::RunReport;
+use crate::results::{CompareReport, Ratio, Verdict};
 
 const RUN_HEADER: [&str; 20] = [
     "name",
@@ -84,18 +84,35 @@ pub fn csv_run(report: &RunReport) -> String {
 
 /// The verdicts of `host compare` as CSV, header first: one record per
 /// variant against the reference.
+/// Programs: one record per variant and phase, the phase in a last column.
 pub fn csv_compare(report: &CompareReport) -> String {
-    let mut out = record(COMPARE_HEADER.iter().map(|s| s.to_string()));
+    let programs = report.comparisons.iter().any(|c| !c.phases.is_empty());
+    let header = COMPARE_HEADER.iter().map(|s| s.to_string());
+    let mut out = match programs {
+        true => record(header.chain(["phase".to_string()])),
+        false => record(header),
+    };
     for c in &report.comparisons {
-        out.push_str(&record([
-            c.variant.clone(),
-            c.reference.clone(),
-            c.metric.clone(),
-            number(c.ratio.value),
-            number(c.ratio.low),
-            number(c.ratio.high),
-            c.verdict.to_string(),
-        ]));
+        let fields = |ratio: &Ratio, verdict: Verdict| {
+            [
+                c.variant.clone(),
+                c.reference.clone(),
+                c.metric.clone(),
+                number(ratio.value),
+                number(ratio.low),
+                number(ratio.high),
+                verdict.to_string(),
+            ]
+        };
+        if !programs {
+            out.push_str(&record(fields(&c.ratio, c.verdict)));
+        }
+        for p in &c.phases {
+            let phase = [p.phase.to_string()];
+            out.push_str(&record(
+                fields(&p.ratio, p.verdict).into_iter().chain(phase),
+            ));
+        }
     }
     out
 }
@@ -192,6 +209,25 @@ mod16.wasm,mod13.wasm,time,1.2,1.17,1.23,slower\r\n\
 mod17.wasm,mod13.wasm,time,0.706,0.69,0.72,faster\r\n\
 mod13|copy.wasm,mod13.wasm,time,1.003,0.996,1.008,same\r\n";
         assert_eq!(csv, expected);
+    }
+
+    #[test]
+    fn compare_csv_of_programs_has_a_record_per_phase() {
+        let csv = csv_compare(&fixtures::compare_programs_report());
+        let mut lines = csv.lines();
+        assert_eq!(
+            lines.next(),
+            Some("variant,reference,metric,ratio,ci95_low,ci95_high,verdict,phase")
+        );
+        assert_eq!(
+            lines.next(),
+            Some("mod16.wasm,mod13.wasm,time,1.002,0.99,1.01,same,instantiate")
+        );
+        assert_eq!(
+            lines.next(),
+            Some("mod16.wasm,mod13.wasm,time,1.2,1.17,1.23,slower,execute")
+        );
+        assert_eq!(csv.lines().count(), 1 + 2 * 3);
     }
 
     /// A minimal RFC 4180 reader for one record (quoted fields may hold

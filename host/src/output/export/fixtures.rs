@@ -8,8 +8,8 @@ use crate::guest::cache::CacheOutcome;
 use crate::options::EngineConfig;
 use crate::results::{
     BenchResult, Checksum, CompareReport, Comparison, Complexity, ComplexityResult, Counts,
-    DriftFigures, Durations, Environment, Figures, Note, Notes, NsPerOp, Pauses, ProcessFigures,
-    Ratio, RunReport, Series, Time, Tool, Verdict, WarmupFigures,
+    DriftFigures, Durations, Environment, Figures, Note, Notes, NsPerOp, Pauses, PhaseComparison,
+    ProcessFigures, ProgramPhase, Ratio, RunReport, Series, Time, Tool, Verdict, WarmupFigures,
 };
 
 pub fn environment() -> Environment {
@@ -243,7 +243,39 @@ fn comparison(variant: &str, ratio: f64, low: f64, high: f64, verdict: Verdict) 
         mde_pct: (high - low) / 2.0 / ratio * 100.0,
         verdict,
         text: format!("`{variant}` vs `mod13.wasm`: {verdict}"),
+        phases: Vec::new(),
     }
+}
+
+/// [`compare_report`] of programs: each comparison with its instantiate
+/// phase (a ratio of 1.002, the same) and its execute phase (its own).
+pub fn compare_programs_report() -> CompareReport {
+    let mut report = compare_report();
+    for c in &mut report.comparisons {
+        let instantiate = Ratio {
+            value: 1.002,
+            low: 0.99,
+            high: 1.01,
+        };
+        c.phases = vec![
+            PhaseComparison {
+                phase: ProgramPhase::Instantiate,
+                ratio: instantiate,
+                mde_pct: 1.0,
+                verdict: Verdict::Same,
+                text: format!("instantiate: `{}` vs `mod13.wasm`: same", c.variant),
+            },
+            PhaseComparison {
+                phase: ProgramPhase::Execute,
+                ratio: c.ratio,
+                mde_pct: c.mde_pct,
+                verdict: c.verdict,
+                text: format!("execute: {}", c.text),
+            },
+        ];
+    }
+    report.count = 1;
+    report
 }
 
 /// Three variants against the first: slower, faster, same.

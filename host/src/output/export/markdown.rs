@@ -45,12 +45,15 @@ pub fn markdown_compare(report: &CompareReport) -> String {
         .comparisons
         .first()
         .map_or("time", |c| c.metric.as_str());
+    let rounds = match report.comparisons.iter().any(|c| !c.phases.is_empty()) {
+        true => "interleaved iterations (one of each program per round)".to_string(),
+        false => format!("interleaved samples, count {} shared", report.count),
+    };
     let _ = writeln!(
         out,
-        "\nRatios of {metric} per op against {}: {} rounds of interleaved samples, count {} shared; {}.\n",
+        "\nRatios of {metric} per op against {}: {} rounds of {rounds}; {}.\n",
         text(&report.reference),
         report.rounds,
-        report.count,
         report.noise_band()
     );
     out.push_str("| variant | vs | ratio | 95% CI | verdict |\n|:---|:---|---:|---:|:---|\n");
@@ -67,7 +70,32 @@ pub fn markdown_compare(report: &CompareReport) -> String {
             c.verdict
         );
     }
+    phase_table(&mut out, report);
     out
+}
+
+/// Programs: every variant's ratio per phase, in a table of its own.
+fn phase_table(out: &mut String, report: &CompareReport) {
+    if report.comparisons.iter().all(|c| c.phases.is_empty()) {
+        return;
+    }
+    out.push_str("\nPer phase (a round: one iteration of each program):\n\n");
+    out.push_str("| variant | phase | ratio | 95% CI | verdict |\n|:---|:---|---:|---:|:---|\n");
+    for c in &report.comparisons {
+        for p in &c.phases {
+            let [ratio, low, high] = format_ratios(p.ratio.value, p.ratio.low, p.ratio.high);
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | [{}, {}] | {} |",
+                cell(&c.variant),
+                p.phase,
+                ratio,
+                low,
+                high,
+                p.verdict
+            );
+        }
+    }
 }
 
 /// The table of rows, and the list of their notes below it.
@@ -183,6 +211,24 @@ Notes:
 | mod13\\|copy.wasm | mod13.wasm | 1.003× | [0.996×, 1.008×] | same |
 ";
         assert_eq!(verdicts, expected);
+    }
+
+    #[test]
+    fn compare_of_programs_has_a_table_of_phases() {
+        let md = markdown_compare(&fixtures::compare_programs_report());
+        let (_, phases) = md
+            .split_once("\nPer phase (a round: one iteration of each program):\n\n")
+            .expect("the table of phases");
+        assert!(phases.starts_with("| variant | phase | ratio | 95% CI | verdict |\n"));
+        assert!(
+            phases.contains("| mod16.wasm | instantiate | 1.002× | [0.990×, 1.010×] | same |"),
+            "{phases}"
+        );
+        assert!(
+            phases.contains("| mod17.wasm | execute | 0.706× | [0.690×, 0.720×] | faster |"),
+            "{phases}"
+        );
+        assert!(!markdown_compare(&fixtures::compare_report()).contains("Per phase"));
     }
 
     #[test]

@@ -93,13 +93,16 @@ pub fn html_compare(report: &CompareReport) -> String {
         .comparisons
         .first()
         .map_or("time", |c| c.metric.as_str());
+    let rounds = match report.comparisons.iter().any(|c| !c.phases.is_empty()) {
+        true => "interleaved iterations (one of each program per round)".to_string(),
+        false => format!("interleaved samples, count {} shared", report.count),
+    };
     let _ = writeln!(
         page,
-        "<h2>Verdicts</h2>\n<p>Ratios of {} per op against <b>{}</b>: {} rounds of interleaved samples, count {} shared, {:.2} s; {}.</p>",
+        "<h2>Verdicts</h2>\n<p>Ratios of {} per op against <b>{}</b>: {} rounds of {rounds}, {:.2} s; {}.</p>",
         escape(metric),
         escape(&report.reference),
         report.rounds,
-        report.count,
         report.sampling_ms / 1e3,
         report.noise_band()
     );
@@ -120,6 +123,7 @@ pub fn html_compare(report: &CompareReport) -> String {
         );
     }
     page.push_str("</table></div>\n");
+    phase_table(&mut page, report);
     if !report.comparisons.is_empty() {
         let _ = writeln!(
             page,
@@ -132,6 +136,32 @@ pub fn html_compare(report: &CompareReport) -> String {
     }
     distributions(&mut page, &report.variants);
     finish(page, &report.tool)
+}
+
+/// Programs: every variant's ratio per phase, in a table of its own.
+fn phase_table(page: &mut String, report: &CompareReport) {
+    if report.comparisons.iter().all(|c| c.phases.is_empty()) {
+        return;
+    }
+    page.push_str("<h3>Per phase</h3>\n<p>A round is one iteration of each program; each phase's ratio is of the variants' times in it.</p>\n");
+    page.push_str("<div class=\"table\"><table>\n<tr><th>variant</th><th class=\"left\">phase</th><th>ratio</th><th>CI</th><th class=\"left\">verdict</th></tr>\n");
+    for c in &report.comparisons {
+        for p in &c.phases {
+            let [ratio, low, high] = format_ratios(p.ratio.value, p.ratio.low, p.ratio.high);
+            let _ = writeln!(
+                page,
+                "<tr><td class=\"name\">{}</td><td class=\"left\">{}</td><td>{}</td><td>[{}, {}]</td><td class=\"left {}\">{}</td></tr>",
+                escape(&c.variant),
+                p.phase,
+                ratio,
+                low,
+                high,
+                verdict_class(p.verdict),
+                p.verdict
+            );
+        }
+    }
+    page.push_str("</table></div>\n");
 }
 
 /// The head of the page, the title and the environment.

@@ -132,6 +132,18 @@ fn compare_page_has_the_ratio_chart_and_every_variant() {
 }
 
 #[test]
+fn compare_page_of_programs_has_a_table_of_phases() {
+    let html = html_compare(&fixtures::compare_programs_report());
+    assert_eq!(html.matches("<h3>Per phase</h3>").count(), 1);
+    assert!(html.contains(
+        "<tr><td class=\"name\">mod16.wasm</td><td class=\"left\">instantiate</td><td>1.002×</td><td>[0.990×, 1.010×]</td><td class=\"left same\">same</td></tr>"
+    ));
+    assert!(html.contains("rounds of interleaved iterations"));
+    assert!(!html_compare(&fixtures::compare_report()).contains("Per phase"));
+    assert_self_contained(&html);
+}
+
+#[test]
 fn complexity_plots_log_or_linear_and_survive_odd_points() -> Plot<()> {
     // A decade or more of sizes: log-log; a small span: linear.
     let wide = fixtures::fit_of(
