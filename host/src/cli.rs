@@ -337,6 +337,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "PCT", requires = "baseline")]
     pub fail_on_regression: Option<f64>,
 
+    /// Measure only shard K of N (`2/3`): file i of the list (paths in the
+    /// order given, folders read in sorted order) belongs to shard
+    /// i mod N + 1, the same on every machine; merge the shards' JSON
+    /// exports with `host report A.json B.json ...`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+
     #[command(flatten)]
     pub measure: MeasureArgs,
 }

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 use crate::benchmark::parent::run::{Observer, run_rows};
 use crate::benchmark::progress::Progress;
@@ -19,6 +19,17 @@ use crate::util::exit::ExitStatus;
 /// Measure, print, save and export what `settings` asks for.
 pub fn run(settings: &Settings) -> Result<ExitStatus> {
     let files = discover(&settings.paths)?;
+    let files = match settings.shard {
+        Some(shard) => {
+            let all = files.len();
+            let share = shard.select(files);
+            if share.is_empty() {
+                bail!("--shard {shard}: no file falls to this shard ({all} files in all)");
+            }
+            share
+        }
+        None => files,
+    };
     check_writable_folders(&settings.exports)?;
     let mut printer = Printer(Table::new(table_stream(&settings.exports)));
     let progress = progress_display(settings);

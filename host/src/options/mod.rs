@@ -17,12 +17,14 @@ mod engine;
 mod exports;
 mod parse;
 mod settings;
+mod shard;
 
 pub use compare::*;
 pub use engine::*;
 pub use exports::*;
 pub use parse::*;
 pub use settings::*;
+pub use shard::*;
 
 #[cfg(test)]
 mod tests;

@@ -17,6 +17,7 @@ use crate::options::exports::Exports;
 use crate::options::parse::{
     check_baseline_name, parse_bytes, parse_duration, parse_sizes, positive_duration,
 };
+use crate::options::shard::Shard;
 
 /// Default wall-clock budget for one workload, compile included.
 pub const DEFAULT_BUDGET: Duration = Duration::from_secs(2);
@@ -113,6 +114,8 @@ pub struct Settings {
     pub timeout: Duration,
     /// Worker processes per workload, when fixed (`--processes`).
     pub processes: Option<NonZeroUsize>,
+    /// `host run --shard K/N`: the share of the files this run measures.
+    pub shard: Option<Shard>,
 }
 
 /// What comparisons judge by.
@@ -265,9 +268,10 @@ impl Settings {
             compare: args.baseline,
             fail_on_regression_pct: args.fail_on_regression,
         };
-        let settings =
+        let mut settings =
             Self::from_measure_args(args.paths, args.measure, stop, args.drift, baselines)?;
         settings.exports.check()?;
+        settings.shard = args.shard.as_deref().map(Shard::parse).transpose()?;
         Ok(settings)
     }
 
@@ -338,6 +342,7 @@ impl Settings {
                 None => None,
                 Some(n) => Some(NonZeroUsize::new(n).context("--processes must be at least 1")?),
             },
+            shard: None,
         })
     }
 }

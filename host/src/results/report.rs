@@ -32,6 +32,10 @@ pub struct RunReport {
     /// Over the rows, when there were at least two.
     #[serde(default)]
     pub suite: Option<SuiteSummary>,
+    /// The shards (`--shard K/N`) whose rows this report holds: one for a
+    /// sharded run, several for a merge of shards, none for a whole run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shards: Vec<crate::options::Shard>,
 }
 
 /// A suite's rows taken together.

@@ -386,6 +386,7 @@ impl Run<'_> {
             saved_baseline: None,
             stopped,
             results,
+            shards: self.settings.shard.into_iter().collect(),
         })
     }
 }

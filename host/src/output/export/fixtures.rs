@@ -226,6 +226,7 @@ pub fn run_report() -> RunReport {
         baseline: None,
         saved_baseline: None,
         stopped: None,
+        shards: Vec::new(),
     }
 }
 
@@ -350,6 +351,7 @@ pub fn realistic_run_report() -> RunReport {
         baseline: None,
         saved_baseline: None,
         stopped: None,
+        shards: Vec::new(),
     }
 }
 
