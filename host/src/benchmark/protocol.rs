@@ -220,4 +220,8 @@ pub struct ProcessSample {
 pub struct ProgramSample {
     pub instantiate_ns: Vec<f64>,
     pub region: TimedRegion,
+    /// Compilation of every iteration, in ns; empty when compiling is not
+    /// timed per iteration (a built-in engine compiles once).
+    #[serde(default)]
+    pub compile_ns: Vec<f64>,
 }

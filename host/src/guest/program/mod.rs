@@ -70,7 +70,7 @@ use crate::options::Grants;
 use crate::platform::valgrind;
 
 mod counting;
-mod output;
+pub(crate) mod output;
 #[cfg(test)]
 mod tests;
 
@@ -269,6 +269,9 @@ pub struct Iteration {
     /// or the whole run.
     pub execute_ns: Vec<f64>,
     pub region: TimedRegion,
+    /// Compilation in this iteration: an engine library compiles every
+    /// iteration; None for a built-in engine, which compiles once.
+    pub compile_ns: Option<f64>,
 }
 
 /// What [`Program::counting`] resolves once, so that a counting iteration
@@ -687,6 +690,7 @@ impl Program {
             instantiate_ns: ran.instantiate.as_nanos() as f64,
             execute_ns,
             region,
+            compile_ns: None,
         })
     }
 }
