@@ -98,7 +98,10 @@ impl Api {
 ///
 /// # Safety
 /// `T` must be the export's type.
-unsafe fn symbol<T>(library: &'static Library, name: &str) -> Result<libloading::Symbol<'static, T>> {
+unsafe fn symbol<T>(
+    library: &'static Library,
+    name: &str,
+) -> Result<libloading::Symbol<'static, T>> {
     // SAFETY: the caller vouches for `T`.
     unsafe { library.get::<T>(name.as_bytes()) }
         .with_context(|| format!("the engine library has no `{name}`"))
@@ -221,12 +224,22 @@ impl LibraryProgram {
         }
         let stdout = self.scratch.path().join("stdout");
         let stderr = self.scratch.path().join("stderr");
+        let said = self.scratch.path().join("engine");
         let clocks = Clocks::default();
-        let whole = self.run(&clocks, utf8(&stdout)?, utf8(&stderr)?);
+        let whole = with_stderr_to(&said, || self.run(&clocks, utf8(&stdout)?, utf8(&stderr)?))?;
         let stderr_text = std::fs::read(&stderr).unwrap_or_default();
-        let whole = whole.map_err(|e| e.context(tail(&stderr_text)))?;
+        let whole = whole.map_err(|e| match engine_said(&said) {
+            Some(text) => e.context(format!("the engine library said: {text}")),
+            None => e,
+        });
+        let whole = match tail(&stderr_text) {
+            program_said if program_said.is_empty() => whole?,
+            program_said => whole.context(format!("the program's last words{program_said}"))?,
+        };
         if clocks.unmatched_end.get() {
-            bail!("the engine library ended a phase it had not started (or bench.end came before bench.start)");
+            bail!(
+                "the engine library ended a phase it had not started (or bench.end came before bench.start)"
+            );
         }
         let regions = clocks.regions.take();
         let (execute_ns, region) = match (regions.is_empty(), clocks.any_start.get()) {
@@ -238,10 +251,17 @@ impl LibraryProgram {
         check_output("stdout", &stdout_text, self.expected_stdout.as_deref())?;
         check_output("stderr", &stderr_text, self.expected_stderr.as_deref())?;
         Ok(Iteration {
-            instantiate_ns: nanos(clocks.instantiate.get().context("instantiation not timed")?),
+            instantiate_ns: nanos(
+                clocks
+                    .instantiate
+                    .get()
+                    .context("instantiation not timed")?,
+            ),
             execute_ns,
             region,
-            compile_ns: Some(nanos(clocks.compile.get().context("compilation not timed")?)),
+            compile_ns: Some(nanos(
+                clocks.compile.get().context("compilation not timed")?,
+            )),
         })
     }
 
@@ -290,7 +310,10 @@ impl LibraryProgram {
         let compiled = unsafe { (api.compile)(state, self.bytes.as_ptr(), self.bytes.len()) };
         check(compiled, "wasm_bench_compile")?;
         // SAFETY: `state` is a live engine with a compiled module.
-        check(unsafe { (api.instantiate)(state) }, "wasm_bench_instantiate")?;
+        check(
+            unsafe { (api.instantiate)(state) },
+            "wasm_bench_instantiate",
+        )?;
         let start = Instant::now();
         // SAFETY: `state` is a live engine with an instance.
         let executed = unsafe { (api.execute)(state) };
@@ -298,6 +321,41 @@ impl LibraryProgram {
         check(executed, "wasm_bench_execute")?;
         Ok(whole)
     }
+}
+
+/// Run `work` with this process's stderr (where a bench-api library prints
+/// its errors) sent to the file `path`, restored after.
+fn with_stderr_to<T>(path: &Path, work: impl FnOnce() -> T) -> Result<T> {
+    use std::os::fd::AsRawFd;
+    let file =
+        std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    // SAFETY: duplicating and replacing descriptor 2 touches no memory;
+    // the saved copy puts it back.
+    let saved = unsafe { libc::dup(2) };
+    if saved < 0 || unsafe { libc::dup2(file.as_raw_fd(), 2) } < 0 {
+        bail!("redirecting stderr: {}", std::io::Error::last_os_error());
+    }
+    let done = work();
+    // SAFETY: as above; `saved` is ours to close.
+    unsafe {
+        libc::dup2(saved, 2);
+        libc::close(saved);
+    }
+    Ok(done)
+}
+
+/// What the library printed (its error), on one line, without a
+/// backtrace, if anything.
+fn engine_said(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Stack backtrace:"))
+        .filter(|l| !l.is_empty() && *l != "Caused by:")
+        .collect();
+    let joined = lines.join("; ");
+    (!joined.is_empty()).then(|| joined.chars().take(400).collect())
 }
 
 /// An error for a nonzero return of `call`.

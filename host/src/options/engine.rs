@@ -230,8 +230,8 @@ impl EngineLibrary {
         use sha2::{Digest, Sha256};
         let bytes = std::fs::read(path)
             .with_context(|| format!("--engine {}: cannot read the library", path.display()))?;
-        let path = std::path::absolute(path)
-            .with_context(|| format!("--engine {}", path.display()))?;
+        let path =
+            std::path::absolute(path).with_context(|| format!("--engine {}", path.display()))?;
         let sha256 = Sha256::digest(&bytes)
             .iter()
             .map(|b| format!("{b:02x}"))

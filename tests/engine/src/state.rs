@@ -69,11 +69,27 @@ impl BenchState {
         // SAFETY: the caller vouches for the pointers.
         let (working_dir, stdout, stderr, stdin, flags) = unsafe {
             (
-                path(config.working_dir_ptr, config.working_dir_len, "working dir")?,
-                path(config.stdout_path_ptr, config.stdout_path_len, "stdout path")?,
-                path(config.stderr_path_ptr, config.stderr_path_len, "stderr path")?,
+                path(
+                    config.working_dir_ptr,
+                    config.working_dir_len,
+                    "working dir",
+                )?,
+                path(
+                    config.stdout_path_ptr,
+                    config.stdout_path_len,
+                    "stdout path",
+                )?,
+                path(
+                    config.stderr_path_ptr,
+                    config.stderr_path_len,
+                    "stderr path",
+                )?,
                 path(config.stdin_path_ptr, config.stdin_path_len, "stdin path")?,
-                path(config.execution_flags_ptr, config.execution_flags_len, "flags")?,
+                path(
+                    config.execution_flags_ptr,
+                    config.execution_flags_len,
+                    "flags",
+                )?,
             )
         };
         let flags = match flags {

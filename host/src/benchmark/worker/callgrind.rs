@@ -334,7 +334,10 @@ fn count_program(
 ) -> Result<Counted> {
     let config = session.sets[row.engine_set].engines.config.clone();
     if let Some(library) = &config.library {
-        bail!("Callgrind counts built-in engines only, not the engine library {}", library.path.display());
+        bail!(
+            "Callgrind counts built-in engines only, not the engine library {}",
+            library.path.display()
+        );
     }
     let (iteration, instantiate, execute) = on_measuring_thread(|| {
         // The engine and the code anew, made by this thread: what the setup

@@ -292,7 +292,12 @@ impl Session {
     /// its engine: the built-in engine's compiled code, or the engine
     /// library (loaded here) with the file's bytes. `grants` are the
     /// program's `--dir`, `--env` and `--arg`.
-    pub fn program(&self, workload: &Workload, row: &Row, grants: &Grants) -> Result<ProgramRunner> {
+    pub fn program(
+        &self,
+        workload: &Workload,
+        row: &Row,
+        grants: &Grants,
+    ) -> Result<ProgramRunner> {
         Ok(match self.library(row) {
             Some(library) => ProgramRunner::Library(LibraryProgram::new(
                 library,
