@@ -120,23 +120,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn empty_flags_keep_the_defaults() {
-        assert_eq!(Flags::parse("").unwrap(), Flags::default());
-        assert_eq!(Flags::parse("   ").unwrap(), Flags::default());
+    fn empty_flags_keep_the_defaults() -> Result<()> {
+        assert_eq!(Flags::parse("")?, Flags::default());
+        assert_eq!(Flags::parse("   ")?, Flags::default());
+        Ok(())
     }
 
     #[test]
-    fn wasmtime_spellings_are_read() {
-        let flags = Flags::parse("-O opt-level=0 -Ccompiler=winch -W gc=n,simd -W simd=n").unwrap();
+    fn wasmtime_spellings_are_read() -> Result<()> {
+        let flags = Flags::parse("-O opt-level=0 -Ccompiler=winch -W gc=n,simd -W simd=n")?;
         assert_eq!(flags.opt_level, Some(OptLevel::None));
         assert_eq!(flags.strategy, Some(Strategy::Winch));
         assert_eq!(flags.proposals, vec![(0, false), (1, true), (1, false)]);
         assert!(!flags.crash_in_execute);
-        assert_eq!(
-            Flags::parse("-O opt-level=s").unwrap().opt_level,
-            Some(OptLevel::SpeedAndSize)
-        );
-        assert!(Flags::parse("--crash-in-execute").unwrap().crash_in_execute);
+        let size = Flags::parse("-O opt-level=s")?;
+        assert_eq!(size.opt_level, Some(OptLevel::SpeedAndSize));
+        assert!(Flags::parse("--crash-in-execute")?.crash_in_execute);
+        Ok(())
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::results::{Measurement, Warmup};
 /// What runs a program's iterations: a built-in engine, or an engine
 /// library.
 pub enum ProgramRunner {
-    Builtin(Program),
+    Builtin(Box<Program>),
     Library(LibraryProgram),
 }
 

@@ -305,12 +305,12 @@ impl Session {
                 workload.bytes.clone(),
                 grants,
             )?),
-            None => ProgramRunner::Builtin(Program::new(
+            None => ProgramRunner::Builtin(Box::new(Program::new(
                 &row.path,
                 &workload.code,
                 grants,
                 self.limits,
-            )?),
+            )?)),
         })
     }
 
