@@ -157,10 +157,22 @@ pub struct MeasureArgs {
     pub quiet: bool,
 
     /// Compiler: `cranelift` (optimising), `winch` (baseline) or `pulley`
-    /// (interpreter). Repeat it to measure every workload under each; rows
-    /// are then named `name[engine]`, and `host compare` compares them.
-    #[arg(long, value_enum, value_name = "ENGINE", default_values_t = vec![EngineArg::Cranelift])]
+    /// (interpreter), or the PATH of an engine library (wasmtime's
+    /// bench-api, as Sightglass's `-e` loads it: a value with a `/`, or
+    /// ending in `.so` or `.dylib`), which runs programs only. Repeat it to
+    /// measure every workload under each; rows are then named
+    /// `name[engine]` (a library: its file name without extension), and
+    /// `host compare` compares them.
+    #[arg(long, value_name = "ENGINE", default_value = "cranelift", value_parser = EngineArg::parse)]
     pub engine: Vec<EngineArg>,
+
+    /// Engine libraries only: their engine flags, one string in wasmtime's
+    /// CLI spelling (`"-O opt-level=2 -W simd=n"`), as Sightglass's
+    /// `--engine-flags`. Given once, it applies to every library; repeated,
+    /// the first goes to the first `--engine PATH`, the second to the
+    /// second, and so on.
+    #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
+    pub engine_flags: Vec<String>,
 
     /// Cranelift's optimisation level.
     #[arg(long, value_enum, value_name = "LEVEL", default_value_t = OptLevelArg::Speed)]
@@ -265,12 +277,32 @@ pub struct ExportArgs {
     pub export_bencher: Option<PathBuf>,
 }
 
-/// The compiler of `--engine`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+/// The compiler of `--engine`, or an engine library.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EngineArg {
     Cranelift,
     Winch,
     Pulley,
+    /// The path of an engine library.
+    Library(PathBuf),
+}
+
+impl EngineArg {
+    /// `cranelift`, `winch`, `pulley`, or a path: a value with a `/`, or
+    /// ending in `.so` or `.dylib`.
+    fn parse(value: &str) -> Result<Self, String> {
+        match value {
+            "cranelift" => Ok(EngineArg::Cranelift),
+            "winch" => Ok(EngineArg::Winch),
+            "pulley" => Ok(EngineArg::Pulley),
+            path if path.contains('/') || path.ends_with(".so") || path.ends_with(".dylib") => {
+                Ok(EngineArg::Library(PathBuf::from(path)))
+            }
+            other => Err(format!(
+                "`{other}` is neither cranelift, winch, pulley nor the path of an engine library (./main.so)"
+            )),
+        }
+    }
 }
 
 /// `--opt-level` values.

@@ -90,9 +90,10 @@ pub struct Engines {
 
 impl Engines {
     pub fn new(config: EngineConfig, cache: Option<PathBuf>) -> Result<Self> {
+        let fast = engine(&config, &wasmtime_config(&config)?)?;
         Ok(Engines {
             config,
-            fast: engine(&config, &wasmtime_config(&config)?)?,
+            fast,
             cache,
         })
     }

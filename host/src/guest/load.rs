@@ -175,7 +175,7 @@ pub fn load_bytes(engines: &Engines, path: &Path, bytes: Arc<[u8]>) -> Result<Wo
         contract,
         compile_ms,
         cache,
-        engine: engines.config,
+        engine: engines.config.clone(),
     })
 }
 

@@ -14,6 +14,8 @@
 //!   one timed region;
 //! - [`builtin`]: the empty guests and the pause/resume calibrator;
 //! - [`program`]: one iteration of a WASI program (the Sightglass protocol);
+//! - [`library`]: one iteration of a WASI program under an engine library
+//!   (wasmtime's bench-api, as Sightglass loads it);
 //! - [`profile`]: sampling a guest's stack with wasmtime's GuestProfiler.
 //!
 //! Nothing here decides how often to call a guest, or what the numbers mean.
@@ -24,6 +26,7 @@ pub mod contract;
 pub mod engine;
 pub mod format;
 pub mod instance;
+pub mod library;
 pub mod limits;
 pub mod load;
 pub mod profile;

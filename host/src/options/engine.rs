@@ -1,8 +1,9 @@
 //! The engine settings: compiler, optimisation level and Wasm proposals
-//! (`--engine`, `--opt-level`, `-W`), and where compiled code is cached.
+//! (`--engine`, `--opt-level`, `-W`), an engine library and its flags
+//! (`--engine PATH`, `--engine-flags`), and where compiled code is cached.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use schemars::JsonSchema;
@@ -206,8 +207,71 @@ impl fmt::Display for WasmFlags {
     }
 }
 
+/// An engine library (`--engine PATH`): a shared library implementing
+/// wasmtime's bench-api, which runs programs in the workers, configured by
+/// its own flags. Recorded with the file's size and SHA-256, so that a
+/// report tells which build ran.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EngineLibrary {
+    /// The library, as an absolute path.
+    pub path: PathBuf,
+    /// Its engine flags (`--engine-flags`), in wasmtime's CLI spelling.
+    pub flags: String,
+    /// The file's size, in bytes.
+    pub bytes: u64,
+    /// The file's SHA-256, in hex.
+    pub sha256: String,
+}
+
+impl EngineLibrary {
+    /// The library at `path` with `flags`; a file that cannot be read is an
+    /// error naming it.
+    pub fn new(path: &Path, flags: &str) -> Result<Self> {
+        use sha2::{Digest, Sha256};
+        let bytes = std::fs::read(path)
+            .with_context(|| format!("--engine {}: cannot read the library", path.display()))?;
+        let path =
+            std::path::absolute(path).with_context(|| format!("--engine {}", path.display()))?;
+        let sha256 = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        Ok(EngineLibrary {
+            path,
+            flags: flags.to_string(),
+            bytes: bytes.len() as u64,
+            sha256,
+        })
+    }
+
+    /// The library's file name without its extension: `main` for
+    /// `./main.so`.
+    pub fn name(&self) -> String {
+        self.path.file_stem().map_or_else(
+            || self.path.display().to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        )
+    }
+}
+
+impl fmt::Display for EngineLibrary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "library {} ({} bytes, sha256 {})",
+            self.path.display(),
+            self.bytes,
+            &self.sha256[..self.sha256.len().min(12)]
+        )?;
+        match self.flags.trim() {
+            "" => f.write_str(", no flags"),
+            flags => write!(f, ", flags `{flags}`"),
+        }
+    }
+}
+
 /// How code is compiled: recorded in the report and part of cache keys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct EngineConfig {
     pub compiler: Compiler,
     pub opt_level: OptimizeFor,
@@ -215,6 +279,11 @@ pub struct EngineConfig {
     /// rest).
     #[serde(default)]
     pub wasm: WasmFlags,
+    /// An engine library runs the programs (`--engine PATH`): the host
+    /// itself then only reads and checks the files, with the rest of this
+    /// configuration (wasmtime's defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library: Option<EngineLibrary>,
 }
 
 impl Default for EngineConfig {
@@ -223,12 +292,16 @@ impl Default for EngineConfig {
             compiler: Compiler::Cranelift,
             opt_level: OptimizeFor::Speed,
             wasm: WasmFlags::default(),
+            library: None,
         }
     }
 }
 
 impl fmt::Display for EngineConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(library) = &self.library {
+            return library.fmt(f);
+        }
         match self.compiler {
             Compiler::Cranelift => {
                 let level = match self.opt_level {
@@ -249,13 +322,18 @@ impl fmt::Display for EngineConfig {
 }
 
 impl EngineConfig {
-    /// A short name for row suffixes: `cranelift`, `winch`, `pulley`.
-    pub fn short_name(&self) -> &'static str {
+    /// A short name for row suffixes: `cranelift`, `winch`, `pulley`, or
+    /// an engine library's file stem (`main` for `./main.so`).
+    pub fn short_name(&self) -> String {
+        if let Some(library) = &self.library {
+            return library.name();
+        }
         match self.compiler {
             Compiler::Cranelift => "cranelift",
             Compiler::Winch => "winch",
             Compiler::Pulley => "pulley",
         }
+        .to_string()
     }
 }
 
@@ -271,28 +349,59 @@ pub fn default_cache_folder() -> Option<PathBuf> {
     std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache").join("wasm-bench"))
 }
 
-/// One engine configuration per `--engine`, without repeats.
+/// One engine configuration per `--engine`, without repeats. The values of
+/// `--engine-flags` go to the engine libraries: one value to every library,
+/// else one per library, in order.
 pub(crate) fn engine_configs(
     engines: &[EngineArg],
+    engine_flags: &[String],
     opt_level: OptLevelArg,
     wasm: WasmFlags,
-) -> Vec<EngineConfig> {
+) -> Result<Vec<EngineConfig>> {
     let opt_level = match opt_level {
         OptLevelArg::None => OptimizeFor::None,
         OptLevelArg::Speed => OptimizeFor::Speed,
         OptLevelArg::SpeedAndSize => OptimizeFor::SpeedAndSize,
     };
+    let libraries = engines
+        .iter()
+        .filter(|e| matches!(e, EngineArg::Library(_)))
+        .count();
+    let flags_of = |index: usize| match engine_flags {
+        [] => "",
+        [one] => one.as_str(),
+        many => many[index].as_str(),
+    };
+    if !engine_flags.is_empty() && libraries == 0 {
+        bail!("--engine-flags applies to engine libraries (--engine PATH), and none is given");
+    }
+    if engine_flags.len() > 1 && engine_flags.len() != libraries {
+        bail!(
+            "--engine-flags: {} values for {libraries} engine libraries (give one for all, or one per library, in order)",
+            engine_flags.len()
+        );
+    }
     let mut configs: Vec<EngineConfig> = Vec::new();
+    let mut library_index = 0;
     for engine in engines {
-        let compiler = match engine {
-            EngineArg::Cranelift => Compiler::Cranelift,
-            EngineArg::Winch => Compiler::Winch,
-            EngineArg::Pulley => Compiler::Pulley,
-        };
-        let config = EngineConfig {
-            compiler,
-            opt_level,
-            wasm,
+        let config = match engine {
+            EngineArg::Library(path) => {
+                library_index += 1;
+                EngineConfig {
+                    library: Some(EngineLibrary::new(path, flags_of(library_index - 1))?),
+                    ..EngineConfig::default()
+                }
+            }
+            builtin => EngineConfig {
+                compiler: match builtin {
+                    EngineArg::Winch => Compiler::Winch,
+                    EngineArg::Pulley => Compiler::Pulley,
+                    _ => Compiler::Cranelift,
+                },
+                opt_level,
+                wasm,
+                library: None,
+            },
         };
         if !configs.contains(&config) {
             configs.push(config);
@@ -304,5 +413,5 @@ pub(crate) fn engine_configs(
             ..EngineConfig::default()
         });
     }
-    configs
+    Ok(configs)
 }

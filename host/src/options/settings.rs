@@ -329,7 +329,12 @@ impl Settings {
             baselines,
             quiet: args.quiet,
             grants: Grants::parse(&args.dir, &args.env, &args.arg)?,
-            engines: engine_configs(&args.engine, args.opt_level, WasmFlags::parse(&args.wasm)?),
+            engines: engine_configs(
+                &args.engine,
+                &args.engine_flags,
+                args.opt_level,
+                WasmFlags::parse(&args.wasm)?,
+            )?,
             cache: if args.no_cache {
                 None
             } else {

@@ -82,7 +82,7 @@ impl Subject {
             contents: digest[..12].iter().map(|b| format!("{b:02x}")).collect(),
             benchmark: benchmark.to_string(),
             size,
-            engine: engine.copied(),
+            engine: engine.cloned(),
             stop,
             processes,
             count,

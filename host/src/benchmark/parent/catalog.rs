@@ -4,7 +4,10 @@
 //! benchmark, size and engine, or one failed row per file (and engine) that
 //! could not be loaded. A program is one row whatever the sizes: it takes no
 //! size. Files that share a name in different folders are told apart by
-//! their folder: `folder/name`.
+//! their folder: `folder/name`. Under an engine library the files are
+//! loaded the same way, with wasmtime's defaults (through the compile
+//! cache), to check them against the contract; the library itself is
+//! loaded by the workers only.
 
 use std::path::PathBuf;
 
@@ -26,7 +29,7 @@ pub struct Planned<'a> {
 /// Every file under every engine.
 pub struct Catalog {
     pub loaded: Vec<Loaded>,
-    engine_names: Vec<&'static str>,
+    engine_names: Vec<String>,
 }
 
 impl Catalog {
@@ -57,7 +60,7 @@ impl Catalog {
         self.loaded
             .iter()
             .flat_map(|loaded| {
-                let engine = several.then(|| self.engine_names[loaded.engine_set]);
+                let engine = several.then(|| self.engine_names[loaded.engine_set].as_str());
                 let folder = ambiguous
                     .contains(&workload_name(&loaded.path))
                     .then(|| folder_name(&loaded.path));

@@ -332,7 +332,13 @@ fn count_program(
     dumps: &mut Dumps,
     progress: &dyn Progress,
 ) -> Result<Counted> {
-    let config = session.sets[row.engine_set].engines.config;
+    let config = session.sets[row.engine_set].engines.config.clone();
+    if let Some(library) = &config.library {
+        bail!(
+            "Callgrind counts built-in engines only, not the engine library {}",
+            library.path.display()
+        );
+    }
     let (iteration, instantiate, execute) = on_measuring_thread(|| {
         // The engine and the code anew, made by this thread: what the setup
         // left (compiled on threads of its own, or loaded from the cache)

@@ -13,19 +13,20 @@ use crate::benchmark::protocol::{Event, ProcessSample, ProgramSample, WorkerPlan
 use crate::benchmark::worker::compare::{Comparison, VariantError, williams_order};
 use crate::benchmark::worker::emitter::Emitter;
 use crate::benchmark::worker::session::Session;
-use crate::guest::program::{Iteration, Program, TimedRegion};
+use crate::benchmark::worker::program::ProgramRunner;
+use crate::guest::program::{Iteration, TimedRegion};
 use crate::results::{Measurement, Row, Warmup};
 
 /// The runner of `row`'s program in this process: every iteration of a
 /// variant goes through what this returns.
-fn program_of(plan: &WorkerPlan, session: &Session, row: &Row) -> Result<Program> {
+fn program_of(plan: &WorkerPlan, session: &Session, row: &Row) -> Result<ProgramRunner> {
     let workload = session.workload(row)?;
-    Program::new(&row.path, &workload.code, &plan.grants, session.limits)
+    session.program(workload, row, &plan.grants)
 }
 
 /// What one variant's iterations gave in this process: a block per round.
 struct Taken {
-    program: Program,
+    program: ProgramRunner,
     warmup: Warmup,
     execute_ns: Vec<Vec<f64>>,
     instantiate_ns: Vec<f64>,

@@ -3,7 +3,8 @@
 //! itself between `bench.start` and `bench.end`) until the process has taken
 //! its [`Share`]. Each iteration is one block, of one sample per timed
 //! region; nothing is subtracted. Before every iteration the sequence tells its [`Progress`],
-//! so that the parent can hold the iteration to `--timeout`.
+//! so that the parent can hold the iteration to `--timeout`. A program runs
+//! on a built-in engine or an engine library alike ([`ProgramRunner`]).
 
 use std::time::Instant;
 
@@ -11,8 +12,26 @@ use anyhow::Result;
 
 use crate::benchmark::progress::{Call, Progress, Step};
 use crate::benchmark::worker::sequence::{MAX_SAMPLES, Share};
-use crate::guest::program::{Program, TimedRegion};
+use crate::guest::library::LibraryProgram;
+use crate::guest::program::{Iteration, Program, TimedRegion};
 use crate::results::{Measurement, Warmup};
+
+/// What runs a program's iterations: a built-in engine, or an engine
+/// library.
+pub enum ProgramRunner {
+    Builtin(Box<Program>),
+    Library(LibraryProgram),
+}
+
+impl ProgramRunner {
+    /// One fresh iteration, its output checked.
+    pub fn iterate(&self) -> Result<Iteration> {
+        match self {
+            ProgramRunner::Builtin(program) => program.iterate(),
+            ProgramRunner::Library(program) => program.iterate(),
+        }
+    }
+}
 
 /// What one process measured of a program.
 pub struct ProgramRun {
@@ -20,14 +39,15 @@ pub struct ProgramRun {
     pub measurement: Measurement,
     /// Instantiation of every iteration, in ns.
     pub instantiate_ns: Vec<f64>,
-    /// Compilation of every iteration that compiled, in ns.
+    /// Compilation of every iteration, in ns (an engine library's; empty
+    /// for a built-in engine).
     pub compile_ns: Vec<f64>,
     pub region: TimedRegion,
 }
 
 /// Measure a program in this process.
 pub fn measure(
-    program: &Program,
+    program: &ProgramRunner,
     share: Share,
     progress: &dyn Progress,
     name: &str,

@@ -5,7 +5,7 @@
 
 use std::num::NonZeroU64;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 use crate::benchmark::progress::Progress;
 use crate::benchmark::protocol::{ProcessSample, ProgramSample, RowJob, WorkerPlan};
@@ -15,7 +15,6 @@ use crate::benchmark::worker::sequence::{self, Plan, Share};
 use crate::benchmark::worker::session::Session;
 use crate::guest::Contract;
 use crate::guest::load::Workload;
-use crate::guest::program::Program;
 
 /// The plan of a row in this process: the count the run fixed, else the
 /// user's.
@@ -38,6 +37,12 @@ pub fn measure_row(
     let workload = session.workload(&job.row)?;
     if let Contract::Program { .. } = workload.contract {
         return measure_program(plan, session, workload, job, progress);
+    }
+    if let Some(library) = session.library(&job.row) {
+        bail!(
+            "an engine library ({}) runs WASI programs only, not `run(count, seed)` workloads",
+            library.path.display()
+        );
     }
     let (mut instance, instantiate_ms) = session.instance(workload, &job.row, progress)?;
     let calibration = &session
@@ -80,7 +85,7 @@ fn measure_program(
     job: &RowJob,
     progress: &dyn Progress,
 ) -> Result<ProcessSample> {
-    let program = Program::new(&job.row.path, &workload.code, &plan.grants, session.limits)?;
+    let program = session.program(workload, &job.row, &plan.grants)?;
     let ProgramRun {
         measurement,
         instantiate_ns,

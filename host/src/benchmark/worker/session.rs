@@ -20,16 +20,19 @@ use anyhow::{Context, Result, anyhow};
 use crate::benchmark::progress::{Call, Progress};
 use crate::benchmark::protocol::{Found, WorkerPlan};
 use crate::benchmark::worker::calibrate::{self, Calibration};
+use crate::benchmark::worker::program::ProgramRunner;
 use crate::benchmark::worker::sequence;
 use crate::guest::builtin::Builtins;
 use crate::guest::contract::RUN_EXPORT;
 use crate::guest::engine::{Engines, compile};
 use crate::guest::format::{Code, Format};
 use crate::guest::instance::{Instance, Linkers};
+use crate::guest::library::LibraryProgram;
 use crate::guest::limits::Limits;
 use crate::guest::load::{self, LoadError, Workload};
+use crate::guest::program::Program;
 use crate::guest::seeds::Seeds;
-use crate::options::EngineConfig;
+use crate::options::{EngineConfig, EngineLibrary, Grants};
 use crate::platform::clock::{self, ClockCalibration};
 use crate::platform::cpu::cpu_model;
 use crate::platform::thread::{Prepared, prepare_measuring_thread};
@@ -280,6 +283,37 @@ impl Session {
         Ok((instance, instantiate.as_secs_f64() * 1e3))
     }
 
+    /// The engine library of `row`'s engine set, if it has one.
+    pub fn library(&self, row: &Row) -> Option<&EngineLibrary> {
+        self.sets[row.engine_set].engines.config.library.as_ref()
+    }
+
+    /// What runs the iterations of the program `workload` of `row`, under
+    /// its engine: the built-in engine's compiled code, or the engine
+    /// library (loaded here) with the file's bytes. `grants` are the
+    /// program's `--dir`, `--env` and `--arg`.
+    pub fn program(
+        &self,
+        workload: &Workload,
+        row: &Row,
+        grants: &Grants,
+    ) -> Result<ProgramRunner> {
+        Ok(match self.library(row) {
+            Some(library) => ProgramRunner::Library(LibraryProgram::new(
+                library,
+                &row.path,
+                workload.bytes.clone(),
+                grants,
+            )?),
+            None => ProgramRunner::Builtin(Box::new(Program::new(
+                &row.path,
+                &workload.code,
+                grants,
+                self.limits,
+            )?)),
+        })
+    }
+
     /// Count wasm instructions per op with fuel: compile the very bytes that
     /// were timed again with fuel on, and difference two calls so that
     /// per-call overhead cancels. The calls take the counted seeds.
@@ -339,6 +373,6 @@ pub fn set_up(
 pub fn all_engines(configs: &[EngineConfig], cache: Option<&PathBuf>) -> Result<Vec<Engines>> {
     configs
         .iter()
-        .map(|&config| Engines::new(config, cache.cloned()))
+        .map(|config| Engines::new(config.clone(), cache.cloned()))
         .collect()
 }

@@ -71,7 +71,7 @@ use crate::options::Grants;
 use crate::platform::valgrind;
 
 mod counting;
-mod output;
+pub(crate) mod output;
 #[cfg(test)]
 mod tests;
 
@@ -272,8 +272,8 @@ pub struct Iteration {
     /// or the whole run.
     pub execute_ns: Vec<f64>,
     pub region: TimedRegion,
-    /// Compilation, when an iteration compiles its program (never here: the
-    /// program is compiled once, before its iterations).
+    /// Compilation in this iteration: an engine library compiles every
+    /// iteration; None for a built-in engine, which compiles once.
     pub compile_ns: Option<f64>,
 }
 

@@ -7,7 +7,7 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 
 /// `<name>.<stream>.expected`, else `default.<stream>.expected`, if either
 /// sits beside the workload.
-pub(super) fn expected(folder: &Path, name: &str, stream: &str) -> Result<Option<Vec<u8>>> {
+pub(crate) fn expected(folder: &Path, name: &str, stream: &str) -> Result<Option<Vec<u8>>> {
     for file in [
         format!("{name}.{stream}.expected"),
         format!("default.{stream}.expected"),
@@ -30,7 +30,7 @@ pub fn same_lines(got: &[u8], expected: &[u8]) -> bool {
         .eq(String::from_utf8_lossy(expected).lines())
 }
 
-pub(super) fn check_output(stream: &str, got: &[u8], expected: Option<&[u8]>) -> Result<()> {
+pub(crate) fn check_output(stream: &str, got: &[u8], expected: Option<&[u8]>) -> Result<()> {
     let Some(expected) = expected else {
         return Ok(());
     };
@@ -63,8 +63,13 @@ pub(super) fn check_output(stream: &str, got: &[u8], expected: Option<&[u8]>) ->
 }
 
 pub(super) fn stderr_tail(stderr: &MemoryOutputPipe) -> String {
-    let text = stderr.contents();
-    let text = String::from_utf8_lossy(&text);
+    tail(&stderr.contents())
+}
+
+/// The last line of what a program wrote to stderr, as ` (stderr: ...)`,
+/// or nothing.
+pub(crate) fn tail(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
     match text.lines().last() {
         Some(line) if !line.trim().is_empty() => format!(" (stderr: {})", line.trim()),
         _ => String::new(),
