@@ -163,8 +163,8 @@ pub fn normal_quantile(p: f64) -> f64 {
 }
 
 /// The summary of a suite compared across `sides` (the first the
-/// reference): the verdicts counted over every benchmark's comparisons,
-/// the benchmarks that failed, `unpaired` names, and per side after the
+/// reference): the verdicts counted over every judged benchmark's
+/// comparisons, the benchmarks that failed or were not judged, `unpaired` names, and per side after the
 /// first the geometric mean of its ratios. A benchmark's comparisons are
 /// its sides after the first, in order.
 pub fn suite_verdicts(
@@ -174,11 +174,12 @@ pub fn suite_verdicts(
 ) -> SuiteVerdicts {
     let compared: Vec<&[Comparison]> = benchmarks
         .iter()
-        .filter_map(|b| b.report.as_ref())
+        .filter_map(SuiteBenchmark::judged)
         .map(|r| r.comparisons.as_slice())
         .collect();
     let mut summary = tally(&compared, sides);
-    summary.failed = benchmarks.len() - compared.len();
+    summary.failed = benchmarks.iter().filter(|b| b.error.is_some()).count();
+    summary.not_judged = benchmarks.iter().filter(|b| b.not_judged.is_some()).count();
     summary.unpaired = unpaired;
     summary
 }

@@ -1,7 +1,8 @@
 //! The terminal report of a suite's comparison: a line on where it ran, one
 //! verdict line per benchmark (and side, when more than two are compared)
 //! sorted by effect, the largest slowdown first, then the benchmarks that
-//! failed and the names that could not be paired, then the summary: "2
+//! failed or were not judged and the names that could not be paired, then
+//! the summary: "2
 //! faster, 1 slower, 7 the same; geometric mean 0.973× [0.968×, 0.978×]
 //! (95%)". This module formats; it computes no statistics.
 
@@ -39,7 +40,7 @@ pub fn sorted_lines(report: &SuiteComparison) -> Vec<Line<'_>> {
     let mut lines: Vec<Line<'_>> = report
         .benchmarks
         .iter()
-        .filter_map(|b| Some((b.name.as_str(), b.report.as_ref()?)))
+        .filter_map(|b| Some((b.name.as_str(), b.judged()?)))
         .flat_map(|(benchmark, r)| {
             r.comparisons.iter().enumerate().map(move |(k, c)| Line {
                 benchmark,
@@ -91,6 +92,11 @@ pub fn suite_table(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<
     for b in &report.benchmarks {
         if let Some(error) = &b.error {
             writeln!(out, "{:<width$}  {ERROR}error:{ERROR:#} {error}", b.name)?;
+        }
+    }
+    for b in &report.benchmarks {
+        if let Some(why) = &b.not_judged {
+            writeln!(out, "{:<width$}  {DIM}not judged: {why}{DIM:#}", b.name)?;
         }
     }
     for u in &report.unpaired {
@@ -154,6 +160,9 @@ pub fn summary_line(summary: &SuiteVerdicts, several: bool) -> String {
     if summary.failed > 0 {
         line.push_str(&format!(", {} failed", summary.failed));
     }
+    if summary.not_judged > 0 {
+        line.push_str(&format!(", {} not judged", summary.not_judged));
+    }
     if summary.unpaired > 0 {
         line.push_str(&format!(", {} not paired", summary.unpaired));
     }
@@ -164,9 +173,10 @@ pub fn summary_line(summary: &SuiteVerdicts, several: bool) -> String {
             false => String::new(),
         };
         line.push_str(&format!(
-            "; geometric mean{whose} {ratio} [{low}, {high}] ({:.0}%, {} benchmarks)",
+            "; geometric mean{whose} {ratio} [{low}, {high}] ({:.0}%, {} benchmark{})",
             g.confidence * 100.0,
-            g.benchmarks
+            g.benchmarks,
+            if g.benchmarks == 1 { "" } else { "s" }
         ));
     }
     line
@@ -185,6 +195,7 @@ mod tests {
             same: 107,
             unsure: 0,
             failed: 1,
+            not_judged: 0,
             unpaired: 0,
             geometric_means: vec![SuiteRatio {
                 side: "winch".into(),

@@ -43,10 +43,22 @@ pub struct SuiteBenchmark {
     /// Why it could not be compared, on one line; absent when it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Why its comparison, though made, is left out of the verdicts and
+    /// the geometric means (a side with no measurable work: an empty
+    /// guest, whose ratio means nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_judged: Option<String>,
     /// The comparison of its sides, as `host compare` reports one: its
     /// `comparisons` are the sides after the first, in order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub report: Option<CompareReport>,
+}
+
+impl SuiteBenchmark {
+    /// Its comparison, when it counts among the verdicts.
+    pub fn judged(&self) -> Option<&CompareReport> {
+        self.report.as_ref().filter(|_| self.not_judged.is_none())
+    }
 }
 
 /// A benchmark name that not every path holds.
@@ -67,6 +79,8 @@ pub struct SuiteVerdicts {
     pub unsure: usize,
     /// Benchmarks that failed (an error instead of a comparison).
     pub failed: usize,
+    /// Benchmarks compared but not judged (`not_judged`).
+    pub not_judged: usize,
     /// Names not compared because not every path holds them.
     pub unpaired: usize,
     /// Per side after the first: the geometric mean of its ratios to the

@@ -224,29 +224,41 @@ pub fn compare_suite(
 
 /// One benchmark's entry: its report, or why there is none. A file with
 /// several benchmarks (`run_<name>` exports) makes more variants than
-/// sides, which no side-by-side reading can pair: an error.
+/// sides, which no side-by-side reading can pair: an error. A side with no
+/// measurable work (an empty guest) gives a ratio of noise: not judged.
 fn judged(benchmark: &Benchmark, compared: Result<CompareReport>, sides: usize) -> SuiteBenchmark {
-    let (report, error) = match compared {
-        Ok(report) if report.variants.len() == sides => (Some(report), None),
-        Ok(report) => (
-            None,
-            Some(format!(
-                "{} variants for {sides} sides: a suite compares files of one benchmark each (this one has `run_<name>` benchmarks)",
-                report.variants.len()
-            )),
-        ),
-        Err(e) => (None, Some(one_line(&e))),
-    };
-    SuiteBenchmark {
+    let mut entry = SuiteBenchmark {
         name: benchmark.name.clone(),
         paths: benchmark
             .files
             .iter()
             .map(|f| f.display().to_string())
             .collect(),
-        error,
-        report,
+        error: None,
+        not_judged: None,
+        report: None,
+    };
+    match compared {
+        Ok(report) if report.variants.len() != sides => {
+            entry.error = Some(format!(
+                "{} variants for {sides} sides: a suite compares files of one benchmark each (this one has `run_<name>` benchmarks)",
+                report.variants.len()
+            ));
+        }
+        Ok(report) => {
+            let empty = report
+                .variants
+                .iter()
+                .filter_map(|v| v.figures.as_ref())
+                .any(|f| f.no_measurable_work);
+            entry.not_judged = empty.then(|| {
+                "no measurable work on a side (an empty guest): its ratio is noise".to_string()
+            });
+            entry.report = Some(report);
+        }
+        Err(e) => entry.error = Some(one_line(&e)),
     }
+    entry
 }
 
 /// The progress of one benchmark's comparison within the suite's: its

@@ -46,18 +46,18 @@ const HEADER: [&str; 10] = [
     "error",
 ];
 
-/// One record per benchmark and side after the first; one with its error
-/// per benchmark that failed.
+/// One record per judged benchmark and side after the first; one with
+/// why in its `error` field per benchmark that failed or was not judged.
 pub fn csv_suite(report: &SuiteComparison) -> String {
     let mut out = record(HEADER.iter().map(|s| s.to_string()));
     for b in &report.benchmarks {
-        if let Some(error) = &b.error {
+        if let Some(why) = b.error.as_ref().or(b.not_judged.as_ref()) {
             let mut fields = vec![String::new(); HEADER.len()];
             fields[0] = b.name.clone();
-            fields[HEADER.len() - 1] = error.clone();
+            fields[HEADER.len() - 1] = why.clone();
             out.push_str(&record(fields));
         }
-        let comparisons = b.report.iter().flat_map(|r| &r.comparisons);
+        let comparisons = b.judged().into_iter().flat_map(|r| &r.comparisons);
         for (k, c) in comparisons.enumerate() {
             out.push_str(&record([
                 b.name.clone(),
@@ -91,7 +91,15 @@ pub fn markdown_suite(report: &SuiteComparison) -> String {
         if let Some(error) = &b.error {
             let _ = writeln!(out, "| {} | | | | error: {} |", cell(&b.name), cell(error));
         }
-        let comparisons = b.report.iter().flat_map(|r| &r.comparisons);
+        if let Some(why) = &b.not_judged {
+            let _ = writeln!(
+                out,
+                "| {} | | | | not judged: {} |",
+                cell(&b.name),
+                cell(why)
+            );
+        }
+        let comparisons = b.judged().into_iter().flat_map(|r| &r.comparisons);
         for (k, c) in comparisons.enumerate() {
             let [ratio, low, high] = format_ratios(c.ratio.value, c.ratio.low, c.ratio.high);
             let _ = writeln!(

@@ -2,7 +2,8 @@
 //! forest plot of the per-benchmark ratios (a row per benchmark and side:
 //! a dot at the ratio, a bar for its interval, on a log scale with a line
 //! at 1 and the noise band shaded; the geometric means below), and the
-//! table of verdicts, failures and names not paired.
+//! table of verdicts, failures, benchmarks not judged and names not
+//! paired.
 //!
 //! The plot is plain SVG written here. Its axis spans the ratios within
 //! [1/[`MAX_SPAN`], [`MAX_SPAN`]]: a ratio or an end of an interval beyond
@@ -91,6 +92,16 @@ fn verdicts_table(page: &mut String, report: &SuiteComparison, lines: &[Line<'_>
                 "<tr><td class=\"name\">{}</td><td class=\"error\" colspan=\"4\">error: {}</td></tr>",
                 escape(&b.name),
                 escape(error)
+            );
+        }
+    }
+    for b in &report.benchmarks {
+        if let Some(why) = &b.not_judged {
+            let _ = writeln!(
+                page,
+                "<tr><td class=\"name\">{}</td><td class=\"left\" colspan=\"4\">not judged: {}</td></tr>",
+                escape(&b.name),
+                escape(why)
             );
         }
     }
