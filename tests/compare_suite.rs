@@ -81,6 +81,8 @@ fn a_folder_of_benchmark_folders_is_compared_across_two_engines() -> TestResult 
             &suite.join(name).join("benchmark.wasm"),
         )?;
     }
+    // An empty guest: compared, but its ratio is noise, so not judged.
+    copy_workload("empty.wasm", &suite.join("empty").join("benchmark.wasm"))?;
     // A benchmark that traps: an error line, and the others still judged.
     std::fs::create_dir_all(suite.join("trap"))?;
     std::fs::copy(fixture("trap_run.wat"), suite.join("trap/benchmark.wat"))?;
@@ -125,12 +127,21 @@ fn a_folder_of_benchmark_folders_is_compared_across_two_engines() -> TestResult 
         .rposition(|l| verdicts.iter().any(|v| l.contains(&format!(" {v} "))))
         .ok_or("no verdict")?;
     assert!(error > last_verdict, "errors follow the verdicts:\n{table}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("empty/benchmark") && l.contains("not judged")),
+        "{table}"
+    );
     let summary = table
         .lines()
         .find(|l| l.contains("geometric mean"))
         .ok_or_else(|| format!("no summary:\n{table}"))?;
     assert!(
-        summary.contains("1 failed") && summary.contains('[') && summary.contains("(95%"),
+        summary.contains("1 failed")
+            && summary.contains("1 not judged")
+            && summary.contains('[')
+            && summary.contains("(95%"),
         "{summary}"
     );
 
@@ -138,7 +149,12 @@ fn a_folder_of_benchmark_folders_is_compared_across_two_engines() -> TestResult 
     validate_suite(&report)?;
     assert_eq!(report["sides"], serde_json::json!(["cranelift", "winch"]));
     assert_eq!(report["reference"], "cranelift");
-    assert_eq!(report["benchmarks"].as_array().map(Vec::len), Some(5));
+    assert_eq!(report["benchmarks"].as_array().map(Vec::len), Some(6));
+    let empty = benchmark(&report, "empty/benchmark")?;
+    assert!(
+        empty["not_judged"].is_string() && empty["report"].is_object(),
+        "{empty}"
+    );
     let trap = benchmark(&report, "trap/benchmark")?;
     assert!(
         trap["error"].is_string() && trap.get("report").is_none(),
@@ -162,8 +178,12 @@ fn a_folder_of_benchmark_folders_is_compared_across_two_engines() -> TestResult 
         .filter_map(|k| summary[k].as_u64())
         .sum();
     assert_eq!(
-        (counted, summary["failed"].as_u64()),
-        (4, Some(1)),
+        (
+            counted,
+            summary["failed"].as_u64(),
+            summary["not_judged"].as_u64()
+        ),
+        (4, Some(1), Some(1)),
         "{summary}"
     );
     let mean = &summary["geometric_means"][0];

@@ -44,8 +44,8 @@ pub struct SuiteBenchmark {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// Why its comparison, though made, is left out of the verdicts and
-    /// the geometric means (a side with no measurable work: an empty
-    /// guest, whose ratio means nothing).
+    /// the geometric means (a side whose per-op time cannot be told apart
+    /// from the empty guest's, so that its ratio means nothing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_judged: Option<String>,
     /// The comparison of its sides, as `host compare` reports one: its

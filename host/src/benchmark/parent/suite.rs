@@ -224,8 +224,9 @@ pub fn compare_suite(
 
 /// One benchmark's entry: its report, or why there is none. A file with
 /// several benchmarks (`run_<name>` exports) makes more variants than
-/// sides, which no side-by-side reading can pair: an error. A side with no
-/// measurable work (an empty guest) gives a ratio of noise: not judged.
+/// sides, which no side-by-side reading can pair: an error. A side whose
+/// per-op time cannot be told apart from the empty guest's gives a ratio
+/// of noise: not judged.
 fn judged(benchmark: &Benchmark, compared: Result<CompareReport>, sides: usize) -> SuiteBenchmark {
     let mut entry = SuiteBenchmark {
         name: benchmark.name.clone(),
@@ -250,9 +251,9 @@ fn judged(benchmark: &Benchmark, compared: Result<CompareReport>, sides: usize) 
                 .variants
                 .iter()
                 .filter_map(|v| v.figures.as_ref())
-                .any(|f| f.no_measurable_work);
+                .any(|f| f.indistinguishable_from_empty);
             entry.not_judged = empty.then(|| {
-                "no measurable work on a side (an empty guest): its ratio is noise".to_string()
+                "a side cannot be told apart from the empty guest: its ratio is noise".to_string()
             });
             entry.report = Some(report);
         }
