@@ -6,9 +6,10 @@
 //! paired.
 //!
 //! The plot is plain SVG written here. Its axis spans the ratios within
-//! [1/[`MAX_SPAN`], [`MAX_SPAN`]]: a ratio or an end of an interval beyond
-//! is drawn at the edge with an arrow, one that is not a number is named
-//! instead of drawn, so the drawing stays bounded whatever the data.
+//! [1/[`MAX_SPAN`], [`MAX_SPAN`]]: an end of an interval beyond is drawn
+//! at the edge as an arrow, a ratio beyond as its dot at the edge, and one
+//! that is not a number is named instead of drawn, so the drawing stays
+//! bounded whatever the data.
 
 use std::fmt::Write;
 
@@ -291,6 +292,14 @@ fn forest_row(
         y + 4.0,
         escape(&shorten(label, 34))
     );
+    interval_bar(svg, axis, y, ratio, colour);
+    marker(svg, axis, y, ratio.value, colour, class == "geomean");
+    svg.push_str("</g>\n");
+}
+
+/// The bar of an interval, with a tick at each end, or an arrow at the
+/// axis' edge for an end beyond it.
+fn interval_bar(svg: &mut String, axis: &Axis, y: f64, ratio: &Ratio, colour: &str) {
     if let (Some(x0), Some(x1)) = (axis.x(ratio.low), axis.x(ratio.high)) {
         let _ = writeln!(
             svg,
@@ -312,8 +321,12 @@ fn forest_row(
             let _ = writeln!(svg, "{mark}");
         }
     }
-    match axis.x(ratio.value) {
-        Some(x) if class == "geomean" => {
+}
+
+/// A dot at `value` (a diamond for a geometric mean), or "no ratio".
+fn marker(svg: &mut String, axis: &Axis, y: f64, value: f64, colour: &str, diamond: bool) {
+    match axis.x(value) {
+        Some(x) if diamond => {
             let _ = writeln!(
                 svg,
                 "<path d=\"M {:.1} {y:.1} L {x:.1} {:.1} L {:.1} {y:.1} L {x:.1} {:.1} Z\" fill=\"{colour}\"/>",
@@ -338,7 +351,6 @@ fn forest_row(
             );
         }
     }
-    svg.push_str("</g>\n");
 }
 
 /// `s` cut to `max` characters, with an ellipsis when cut.
