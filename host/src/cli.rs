@@ -50,7 +50,8 @@ pub enum Command {
     /// Render a saved JSON export again (`--export-json` of `run` or
     /// `compare`): the table, and any other export, without measuring.
     Report(ReportArgs),
-    /// Print the JSON Schema of the `--export-json` of `run` or `compare`.
+    /// Print the JSON Schema of the `--export-json` of `run`, `compare` or
+    /// `compare` of a suite.
     Schema {
         #[arg(value_enum)]
         kind: SchemaKind,
@@ -85,6 +86,8 @@ pub enum SchemaKind {
     Run,
     /// The JSON export of `host compare`.
     Compare,
+    /// The JSON export of `host compare` of a suite.
+    Suite,
 }
 
 /// Which scheduling class the measuring thread asks for.
@@ -382,7 +385,12 @@ pub struct RunArgs {
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// Variants: workload files (every benchmark in them is a variant).
+    /// Variants: workload files (every benchmark in them is a variant). A
+    /// suite instead, each benchmark compared on its own: with two or more
+    /// `--engine` over two or more files (folders and `.suite` files count
+    /// their files), every file across the engines; with two or more
+    /// folders or `.suite` files, their files paired by benchmark name
+    /// (the first path the reference).
     #[arg(required = true, value_name = "FILE")]
     pub paths: Vec<PathBuf>,
 

@@ -1,15 +1,24 @@
-//! The summary of a suite of rows: how many ran, the geometric mean of
-//! their medians, and, against a saved baseline, the geometric mean of the
-//! ratios with its 95% interval.
+//! The summary of a suite: of a run's rows, how many ran, the geometric
+//! mean of their medians and, against a saved baseline, the geometric mean
+//! of the ratios with its 95% interval; of a suite compared across engines
+//! or paths ([`suite_verdicts`]), the counts of each verdict and, per side,
+//! the geometric mean of its ratios to the reference with its 95% interval.
 //!
-//! The interval of the geometric mean of ratios works on logs: each row's
-//! interval gives a standard error, (ln high − ln low) / (2 · 1.96); the
-//! mean of n log ratios has standard error sqrt(Σ se²) / n, and the interval
-//! is exp(mean ± 1.96 · se). Rows are taken as independent.
+//! The interval of the geometric mean of ratios works on logs: each ratio's
+//! interval at confidence c gives a standard error, (ln high − ln low) /
+//! (2 · z), z the normal quantile of 1 − (1 − c)/2 (1.96 at 95%; a
+//! comparison of three or more variants states a higher c, Bonferroni's);
+//! the mean of n log ratios has standard error sqrt(Σ se²) / n, and the
+//! interval is exp(mean ± z₉₅ · se). Rows are taken as independent: what
+//! the machine did to one benchmark is not assumed to repeat in the next.
 
-use crate::results::{BenchResult, Ratio, SuiteSummary};
+use crate::results::{
+    BenchResult, Comparison, Ratio, SuiteBenchmark, SuiteRatio, SuiteSummary, SuiteVerdicts,
+    Verdict,
+};
 
-const Z_975: f64 = 1.959_963_984_540_054;
+/// Confidence of every geometric mean's interval.
+pub const SUITE_CONFIDENCE: f64 = 0.95;
 
 /// The summary of `results`; `None` for fewer than two rows.
 pub fn summarize(results: &[BenchResult]) -> Option<SuiteSummary> {
@@ -48,30 +57,168 @@ pub fn geometric_mean(values: &[f64]) -> f64 {
     (values.iter().map(|v| v.ln()).sum::<f64>() / values.len() as f64).exp()
 }
 
-/// The geometric mean of `ratios` with its interval; `None` when empty.
+/// The geometric mean of `ratios` (each with a 95% interval) with its 95%
+/// interval; `None` when empty.
 pub fn geometric_mean_ratio(ratios: &[Ratio]) -> Option<Ratio> {
-    if ratios.is_empty() {
+    let stated: Vec<(Ratio, f64)> = ratios.iter().map(|r| (*r, SUITE_CONFIDENCE)).collect();
+    geometric_mean_at(&stated)
+}
+
+/// The geometric mean of `ratios`, each given with the confidence of its
+/// interval, with its interval at [`SUITE_CONFIDENCE`]; ratios that are
+/// not finite and positive are left out, `None` when none is left.
+pub fn geometric_mean_at(ratios: &[(Ratio, f64)]) -> Option<Ratio> {
+    let usable: Vec<&(Ratio, f64)> = ratios
+        .iter()
+        .filter(|(r, _)| r.value.is_finite() && r.value > 0.0)
+        .collect();
+    if usable.is_empty() {
         return None;
     }
-    let n = ratios.len() as f64;
-    let mean = ratios.iter().map(|r| r.value.ln()).sum::<f64>() / n;
-    let variance: f64 = ratios
+    let n = usable.len() as f64;
+    let mean = usable.iter().map(|(r, _)| r.value.ln()).sum::<f64>() / n;
+    let variance: f64 = usable
         .iter()
-        .map(|r| {
-            let (low, high) = (r.low, r.high);
-            if low > 0.0 && high >= low && high.is_finite() {
-                ((high.ln() - low.ln()) / (2.0 * Z_975)).powi(2)
-            } else {
-                0.0
-            }
-        })
+        .map(|(r, confidence)| log_standard_error(r, *confidence).powi(2))
         .sum();
     let se = variance.sqrt() / n;
+    let z = two_sided_z(SUITE_CONFIDENCE);
     Some(Ratio {
         value: mean.exp(),
-        low: (mean - Z_975 * se).exp(),
-        high: (mean + Z_975 * se).exp(),
+        low: (mean - z * se).exp(),
+        high: (mean + z * se).exp(),
     })
+}
+
+/// The standard error of ln `ratio` that its interval at `confidence`
+/// implies; 0 for an exact ratio or an interval that cannot be read.
+fn log_standard_error(ratio: &Ratio, confidence: f64) -> f64 {
+    let (low, high) = (ratio.low, ratio.high);
+    if !(low > 0.0 && high >= low && high.is_finite()) {
+        return 0.0;
+    }
+    let confidence = match confidence > 0.0 && confidence < 1.0 {
+        true => confidence,
+        false => SUITE_CONFIDENCE,
+    };
+    (high.ln() - low.ln()) / (2.0 * two_sided_z(confidence))
+}
+
+/// z such that a standard normal lies within ±z with probability
+/// `confidence`.
+fn two_sided_z(confidence: f64) -> f64 {
+    normal_quantile(1.0 - (1.0 - confidence) / 2.0)
+}
+
+/// The standard normal quantile of `p` in (0, 1): Acklam's rational
+/// approximation (relative error below 1.2e-9).
+pub fn normal_quantile(p: f64) -> f64 {
+    const A: [f64; 6] = [
+        -3.969_683_028_665_376e1,
+        2.209_460_984_245_205e2,
+        -2.759_285_104_469_687e2,
+        1.383_577_518_672_69e2,
+        -3.066_479_806_614_716e1,
+        2.506_628_277_459_239,
+    ];
+    const B: [f64; 5] = [
+        -5.447_609_879_822_406e1,
+        1.615_858_368_580_409e2,
+        -1.556_989_798_598_866e2,
+        6.680_131_188_771_972e1,
+        -1.328_068_155_288_572e1,
+    ];
+    const C: [f64; 6] = [
+        -7.784_894_002_430_293e-3,
+        -3.223_964_580_411_365e-1,
+        -2.400_758_277_161_838,
+        -2.549_732_539_343_734,
+        4.374_664_141_464_968,
+        2.938_163_982_698_783,
+    ];
+    const D: [f64; 4] = [
+        7.784_695_709_041_462e-3,
+        3.224_671_290_700_398e-1,
+        2.445_134_137_142_996,
+        3.754_408_661_907_416,
+    ];
+    const LOW: f64 = 0.024_25;
+    if !(p > 0.0 && p < 1.0) {
+        return f64::NAN;
+    }
+    let tail = |q: f64| {
+        (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
+            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
+    };
+    if p < LOW {
+        tail((-2.0 * p.ln()).sqrt())
+    } else if p > 1.0 - LOW {
+        -tail((-2.0 * (1.0 - p).ln()).sqrt())
+    } else {
+        let q = p - 0.5;
+        let r = q * q;
+        (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q
+            / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1.0)
+    }
+}
+
+/// The summary of a suite compared across `sides` (the first the
+/// reference): the verdicts counted over every judged benchmark's
+/// comparisons, the benchmarks that failed or were not judged, `unpaired` names, and per side after the
+/// first the geometric mean of its ratios. A benchmark's comparisons are
+/// its sides after the first, in order.
+pub fn suite_verdicts(
+    benchmarks: &[SuiteBenchmark],
+    sides: &[String],
+    unpaired: usize,
+) -> SuiteVerdicts {
+    let compared: Vec<&[Comparison]> = benchmarks
+        .iter()
+        .filter_map(SuiteBenchmark::judged)
+        .map(|r| r.comparisons.as_slice())
+        .collect();
+    let mut summary = tally(&compared, sides);
+    summary.failed = benchmarks.iter().filter(|b| b.error.is_some()).count();
+    summary.not_judged = benchmarks.iter().filter(|b| b.not_judged.is_some()).count();
+    summary.unpaired = unpaired;
+    summary
+}
+
+/// The verdicts of `compared` (per benchmark, its sides after the first)
+/// counted, and each side's geometric mean.
+fn tally(compared: &[&[Comparison]], sides: &[String]) -> SuiteVerdicts {
+    let mut summary = SuiteVerdicts::default();
+    let mut per_side: Vec<Vec<(Ratio, f64)>> = vec![Vec::new(); sides.len().saturating_sub(1)];
+    for comparisons in compared {
+        for (k, c) in comparisons.iter().enumerate() {
+            *match c.verdict {
+                Verdict::Faster => &mut summary.faster,
+                Verdict::Slower => &mut summary.slower,
+                Verdict::Same => &mut summary.same,
+                Verdict::Unsure => &mut summary.unsure,
+            } += 1;
+            if let Some(side) = per_side.get_mut(k) {
+                side.push((c.ratio, c.confidence));
+            }
+        }
+    }
+    summary.geometric_means = per_side
+        .iter()
+        .enumerate()
+        .filter_map(|(k, ratios)| {
+            Some(SuiteRatio {
+                side: sides[k + 1].clone(),
+                reference: sides[0].clone(),
+                benchmarks: ratios
+                    .iter()
+                    .filter(|(r, _)| r.value.is_finite() && r.value > 0.0)
+                    .count(),
+                ratio: geometric_mean_at(ratios)?,
+                confidence: SUITE_CONFIDENCE,
+            })
+        })
+        .collect();
+    summary
 }
 
 #[cfg(test)]
@@ -102,5 +249,66 @@ mod tests {
         assert!((g.high.ln() - half).abs() < 1e-9, "{g:?}");
         assert!((g.low.ln() + half).abs() < 1e-9, "{g:?}");
         assert!(geometric_mean_ratio(&[]).is_none());
+    }
+
+    #[test]
+    fn normal_quantiles_are_the_tables() {
+        assert!((normal_quantile(0.975) - 1.959_963_985).abs() < 1e-8);
+        assert!((normal_quantile(0.995) - 2.575_829_304).abs() < 1e-8);
+        assert!((normal_quantile(0.5)).abs() < 1e-12);
+        assert!((normal_quantile(0.01) + 2.326_347_874).abs() < 1e-8);
+        assert!(normal_quantile(0.0).is_nan() && normal_quantile(1.0).is_nan());
+    }
+
+    fn compared(verdict: Verdict, ratio: Ratio, confidence: f64) -> Comparison {
+        Comparison {
+            variant: "v".into(),
+            reference: "r".into(),
+            metric: "time".into(),
+            ratio,
+            confidence,
+            mde_pct: 0.0,
+            verdict,
+            text: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_suite_counts_verdicts_and_takes_each_sides_geometric_mean() {
+        let sides = ["a".to_string(), "b".to_string(), "c".to_string()];
+        // Two sides against `a`, each interval at Bonferroni's 97.5%.
+        let wide = |v: f64| Ratio {
+            value: v,
+            low: v * (-0.05f64).exp(),
+            high: v * 0.05f64.exp(),
+        };
+        let first = [
+            compared(Verdict::Slower, wide(2.0), 0.975),
+            compared(Verdict::Same, Ratio::exact(1.0), 0.975),
+        ];
+        let second = [
+            compared(Verdict::Faster, wide(0.5), 0.975),
+            compared(Verdict::Unsure, Ratio::exact(f64::NAN), 0.975),
+        ];
+        let summary = tally(&[&first, &second], &sides);
+        assert_eq!(
+            (summary.faster, summary.slower, summary.same, summary.unsure),
+            (1, 1, 1, 1)
+        );
+        let [b, c] = summary.geometric_means.as_slice() else {
+            panic!("{summary:?}");
+        };
+        assert_eq!((b.side.as_str(), b.reference.as_str()), ("b", "a"));
+        assert_eq!((b.benchmarks, c.benchmarks), (2, 1));
+        assert!((b.ratio.value - 1.0).abs() < 1e-12, "{b:?}");
+        // Each log interval ±0.05 at 97.5% is a standard error of
+        // 0.05 / z(0.9875); the mean of two has sqrt(2)·se / 2, read at 95%.
+        let se = 0.05 / normal_quantile(0.9875) * 2f64.sqrt() / 2.0;
+        let half = normal_quantile(0.975) * se;
+        assert!((b.ratio.high.ln() - half).abs() < 1e-9, "{b:?}");
+        assert!((b.ratio.low.ln() + half).abs() < 1e-9, "{b:?}");
+        // The side whose second ratio is unknown: the mean of the one left.
+        assert_eq!(c.ratio, Ratio::exact(1.0));
+        assert!(tally(&[], &sides).geometric_means.is_empty());
     }
 }

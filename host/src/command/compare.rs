@@ -1,22 +1,31 @@
 //! `host compare`: variants measured in one process, interleaved in rounds
 //! ([`crate::benchmark::parent::compare::compare_rounds`]), with a verdict per
-//! variant; print the verdicts and export.
+//! variant; or, for a suite ([`plan_suite`] says when), a comparison per
+//! benchmark across the engines or the paths given
+//! ([`crate::benchmark::parent::suite::compare_suite`]). Print the verdicts
+//! and export.
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 use crate::benchmark::parent::compare::compare_rounds;
+use crate::benchmark::parent::suite::{SuitePlan, compare_suite, plan_suite};
 use crate::command::run::{progress_display, table_stream};
 use crate::guest::discover;
 use crate::options::CompareSettings;
-use crate::output::export::{check_writable_folders, write_compare_exports};
+use crate::output::export::{check_writable_folders, write_compare_exports, write_suite_exports};
+use crate::output::suite_table::suite_table;
 use crate::output::table::Table;
 use crate::util::error::one_line;
 use crate::util::exit::ExitStatus;
-use crate::util::usage::is_usage;
+use crate::util::usage::{UsageError, is_usage};
 
-/// Compare the variants `settings` names.
+/// Compare the variants `settings` names, or every benchmark of a suite.
 pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
     let common = &settings.settings;
+    let engines: Vec<&str> = common.engines.iter().map(|e| e.short_name()).collect();
+    if let Some(plan) = plan_suite(&common.paths, &engines)? {
+        return suite(settings, &plan);
+    }
     let files = discover(&common.paths)?;
     check_writable_folders(&common.exports)?;
     let progress = progress_display(common);
@@ -37,4 +46,33 @@ pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
     }
     write_compare_exports(&common.exports, &report)?;
     Ok(ExitStatus::Success)
+}
+
+/// Compare every benchmark of `plan`, print the verdicts sorted by effect
+/// and the summary, and export.
+fn suite(settings: &CompareSettings, plan: &SuitePlan) -> Result<ExitStatus> {
+    if settings.reference.is_some() {
+        bail!(UsageError(
+            "--reference: a suite is compared against its first engine (or first path): give that one first".into()
+        ));
+    }
+    if settings.profile.is_some() {
+        bail!(UsageError(
+            "--profile: profile the variants of one benchmark (compare its files), not a suite"
+                .into()
+        ));
+    }
+    let common = &settings.settings;
+    check_writable_folders(&common.exports)?;
+    let progress = progress_display(common);
+    let report = compare_suite(settings, plan, progress.as_ref());
+    let _ = suite_table(&mut table_stream(&common.exports), &report);
+    write_suite_exports(&common.exports, &report)?;
+    Ok(if report.stopped.is_some() {
+        ExitStatus::Interrupted
+    } else if report.failures() > 0 {
+        ExitStatus::Failed
+    } else {
+        ExitStatus::Success
+    })
 }

@@ -1,6 +1,7 @@
 //! The output stage: what people and other programs read.
 //!
 //! - [`table`]: the terminal report (header, rows, verdicts, footer);
+//! - [`suite_table`]: the terminal report of a suite's comparison;
 //! - [`cells`]: a row's cells and notes as every readable output shows them;
 //! - [`progress`]: the progress line on stderr;
 //! - [`units`]: times, rates and counts in units that fit;
@@ -11,5 +12,6 @@
 pub mod cells;
 pub mod export;
 pub mod progress;
+pub mod suite_table;
 pub mod table;
 pub mod units;

@@ -3,7 +3,8 @@
 //!
 //! [`report`]: the run and compare reports, their environment and rows,
 //! and complexity fits; [`figures`]: raw measurements and the figures summarised from them;
-//! [`comparison`]: ratios and verdicts; [`json`]: unknown numbers read back; [`notes`]: a
+//! [`comparison`]: ratios and verdicts; [`suite_comparison`]: a suite's
+//! comparisons and their summary; [`json`]: unknown numbers read back; [`notes`]: a
 //! row's notes as data. Nothing here measures, computes statistics or
 //! words a note; [`baseline`] stores and reads saved reports, [`history`]
 //! the medians of earlier runs.
@@ -15,6 +16,7 @@ pub mod history;
 pub mod json;
 pub mod notes;
 pub mod report;
+pub mod suite_comparison;
 
 pub use comparison::{
     BaselineComparison, Comparison, FunctionChange, FunctionWeight, PhaseComparison,
@@ -30,3 +32,4 @@ pub use report::{
     BenchResult, Candidate, CompareReport, Complexity, ComplexityResult, Environment, Row,
     RunReport, SuiteSummary, Tool,
 };
+pub use suite_comparison::{SuiteBenchmark, SuiteComparison, SuiteRatio, SuiteVerdicts, Unpaired};

@@ -13,7 +13,8 @@
 //! - the schedulers, each a fold over the driver's outcomes: [`run`]
 //!   (`host run`, with its stop rule in [`stop`], its rows in [`row`], their
 //!   results in [`result`] and the run history in [`history`]), [`compare`]
-//!   (`host compare`), [`profile`] (`host profile`) and [`callgrind`] (the
+//!   (`host compare`), [`suite`] (`host compare` of a suite: a comparison
+//!   per benchmark), [`profile`] (`host profile`) and [`callgrind`] (the
 //!   Callgrind pass of `--metric cycles-est`).
 
 pub mod callgrind;
@@ -28,6 +29,7 @@ pub mod result;
 pub mod row;
 pub mod run;
 pub mod stop;
+pub mod suite;
 pub mod supervisor;
 
 #[cfg(test)]

@@ -118,7 +118,7 @@ pub fn csv_compare(report: &CompareReport) -> String {
 }
 
 /// One record: fields quoted where needed, joined by commas, ended by CRLF.
-fn record(fields: impl IntoIterator<Item = String>) -> String {
+pub(super) fn record(fields: impl IntoIterator<Item = String>) -> String {
     let mut line = fields
         .into_iter()
         .map(|f| field(&f))
@@ -138,7 +138,7 @@ fn field(s: &str) -> String {
 }
 
 /// A number as Rust prints it (round-trips); empty when not finite.
-fn number(x: f64) -> String {
+pub(super) fn number(x: f64) -> String {
     if x.is_finite() {
         x.to_string()
     } else {

@@ -129,12 +129,12 @@ fn results_table(results: &[BenchResult]) -> String {
 }
 
 /// Text for a table cell: pipes escaped, on one line, no raw HTML.
-fn cell(s: &str) -> String {
+pub(super) fn cell(s: &str) -> String {
     text(s).replace('|', "\\|")
 }
 
 /// Text outside a table: on one line, no raw HTML.
-fn text(s: &str) -> String {
+pub(super) fn text(s: &str) -> String {
     s.replace("\r\n", " ")
         .replace(['\n', '\r'], " ")
         .replace('<', "&lt;")

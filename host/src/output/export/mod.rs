@@ -10,7 +10,8 @@
 //!   ([`dashboard_run`]),
 //! - [`bencher`]: Bencher's metric format, BMF ([`bencher_run`]),
 //! - [`html`]: one self-contained page with SVG plots ([`html_run`],
-//!   [`html_compare`]).
+//!   [`html_compare`], [`html::html_suite`]);
+//! - [`suite`]: every export of a suite's comparison.
 //!
 //! This module formats nothing for the terminal ([`crate::output::table`] does).
 
@@ -29,6 +30,7 @@ pub mod csv;
 pub mod dashboard;
 pub mod html;
 pub mod markdown;
+pub mod suite;
 
 #[cfg(test)]
 mod fixtures;
@@ -38,6 +40,7 @@ pub use csv::{csv_compare, csv_run};
 pub use dashboard::dashboard_run;
 pub use html::{html_compare, html_run};
 pub use markdown::{markdown_compare, markdown_run};
+pub use suite::write_suite_exports;
 
 /// Write `value` as pretty JSON to `output`.
 pub fn write_json<T: Serialize>(value: &T, output: &Output) -> Result<()> {

@@ -31,12 +31,14 @@ const FOOT: &str = include_str!("foot.html");
 mod charts;
 mod histogram;
 mod palette;
+mod suite;
 #[cfg(test)]
 mod tests;
 
 use charts::{complexity_svg, ratio_svg};
 use histogram::{Distribution, histogram_svg};
 use palette::{BAR, MAX_HISTOGRAM_SAMPLES, MEDIAN, MILD, Plot, SEVERE, hex};
+pub use suite::html_suite;
 
 /// The report of `host run` as one HTML page: environment, results table,
 /// a histogram of the samples of every measured row, and a plot of every

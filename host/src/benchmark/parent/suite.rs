@@ -1,0 +1,386 @@
+//! The scheduler of a suite's comparison: which benchmarks `host compare`'s
+//! paths hold and what each is compared across ([`plan_suite`]: the
+//! engines, or the paths, side by side), then one comparison per benchmark
+//! ([`compare_rounds`]) after another ([`compare_suite`]). A benchmark that
+//! fails (it does not load, its output check fails, its worker crashes) is
+//! an error in the result and the suite goes on; Ctrl-C stops the suite
+//! with the benchmarks done. The summary is [`crate::analysis::suite`]'s.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use crate::analysis::suite::suite_verdicts;
+use crate::benchmark::parent::compare::compare_rounds;
+use crate::benchmark::progress::{Call, Progress, Step};
+use crate::guest::load::SUITE_EXTENSION;
+use crate::guest::{discover, sandbox, workload_name};
+use crate::options::CompareSettings;
+use crate::results::{CompareReport, SuiteBenchmark, SuiteComparison, Tool, Unpaired};
+use crate::util::error::one_line;
+
+/// What a suite's comparison takes: the sides every benchmark is compared
+/// across, the benchmarks, and the names not every path holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SuitePlan {
+    /// One label per variant of a benchmark, in the order the comparison
+    /// makes its variants: per path, per engine.
+    pub sides: Vec<String>,
+    pub benchmarks: Vec<Benchmark>,
+    pub unpaired: Vec<Unpaired>,
+}
+
+/// One benchmark of the suite: its file under each path (one file when
+/// the sides are engines).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Benchmark {
+    pub name: String,
+    pub files: Vec<PathBuf>,
+}
+
+/// How `host compare` reads `paths` under `engines` (their short names):
+/// a suite when two or more paths are all folders or `.suite` files (their
+/// files paired by benchmark name, the first path the reference), or when
+/// two or more engines meet two or more files (each file compared across
+/// the engines); otherwise `None`: the files are the variants of one
+/// comparison.
+pub fn plan_suite(paths: &[PathBuf], engines: &[&str]) -> Result<Option<SuitePlan>> {
+    let engines = distinct(engines.iter().map(|e| e.to_string()).collect());
+    if paths.len() >= 2 && paths.iter().all(|p| is_collection(p)) {
+        return pair_paths(paths, &engines).map(Some);
+    }
+    if engines.len() < 2 {
+        return Ok(None);
+    }
+    let mut seen = HashSet::new();
+    let files: Vec<PathBuf> = discover(paths)?
+        .into_iter()
+        .filter(|f| seen.insert(f.clone()))
+        .collect();
+    if files.len() < 2 {
+        return Ok(None);
+    }
+    let benchmarks = benchmark_names(&files)
+        .into_iter()
+        .zip(files)
+        .map(|(name, file)| Benchmark {
+            name,
+            files: vec![file],
+        })
+        .collect();
+    Ok(Some(SuitePlan {
+        sides: engines,
+        benchmarks,
+        unpaired: Vec::new(),
+    }))
+}
+
+/// A folder or a `.suite` file: a path that stands for several files.
+fn is_collection(path: &Path) -> bool {
+    path.is_dir() || path.extension().and_then(|e| e.to_str()) == Some(SUITE_EXTENSION)
+}
+
+/// The files of every path paired by benchmark name, in the first path's
+/// order (then the names the first path lacks, which are unpaired).
+fn pair_paths(paths: &[PathBuf], engines: &[String]) -> Result<SuitePlan> {
+    let labels = distinct(paths.iter().map(|p| label(p)).collect());
+    let mut named: Vec<Vec<(String, PathBuf)>> = Vec::new();
+    for path in paths {
+        let files = discover(std::slice::from_ref(path))?;
+        named.push(benchmark_names(&files).into_iter().zip(files).collect());
+    }
+    let mut names: Vec<&String> = Vec::new();
+    for (name, _) in named.iter().flatten() {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    let mut plan = SuitePlan {
+        sides: sides(&labels, engines),
+        benchmarks: Vec::new(),
+        unpaired: Vec::new(),
+    };
+    for name in names {
+        let found: Vec<Option<&PathBuf>> = named
+            .iter()
+            .map(|side| side.iter().find(|(n, _)| n == name).map(|(_, f)| f))
+            .collect();
+        match found.iter().copied().collect::<Option<Vec<&PathBuf>>>() {
+            Some(files) => plan.benchmarks.push(Benchmark {
+                name: name.clone(),
+                files: files.into_iter().cloned().collect(),
+            }),
+            None => plan.unpaired.push(Unpaired {
+                name: name.clone(),
+                found_in: labels
+                    .iter()
+                    .zip(&found)
+                    .filter(|(_, f)| f.is_some())
+                    .map(|(l, _)| l.clone())
+                    .collect(),
+            }),
+        }
+    }
+    Ok(plan)
+}
+
+/// The sides of paired paths: the paths' labels, each per engine
+/// (`old[winch]`) when there are several.
+fn sides(labels: &[String], engines: &[String]) -> Vec<String> {
+    match engines.len() {
+        0 | 1 => labels.to_vec(),
+        _ => labels
+            .iter()
+            .flat_map(|l| engines.iter().map(move |e| format!("{l}[{e}]")))
+            .collect(),
+    }
+}
+
+/// A path as the user gave it, without a trailing `/`.
+fn label(path: &Path) -> String {
+    let text = path.display().to_string();
+    match text.trim_end_matches('/') {
+        "" => text,
+        trimmed => trimmed.to_string(),
+    }
+}
+
+/// `names` with a repeated one told apart by `#2`, `#3`, as compare names
+/// its variants.
+fn distinct(names: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(names.len());
+    for (i, name) in names.iter().enumerate() {
+        let seen = names[..i].iter().filter(|n| *n == name).count();
+        out.push(match seen {
+            0 => name.clone(),
+            n => format!("{name}#{}", n + 1),
+        });
+    }
+    out
+}
+
+/// The benchmark name of each of `files`, as a run names its rows: the
+/// file name without its extension, or `folder/name` when two different
+/// files share it (Sightglass's `bz2/benchmark.wasm`).
+fn benchmark_names(files: &[PathBuf]) -> Vec<String> {
+    files
+        .iter()
+        .map(|file| {
+            let name = workload_name(file);
+            let shared = files
+                .iter()
+                .any(|other| other != file && workload_name(other) == name);
+            match (shared, file.parent().and_then(|p| p.file_name())) {
+                (true, Some(folder)) => format!("{}/{name}", folder.to_string_lossy()),
+                _ => name,
+            }
+        })
+        .collect()
+}
+
+/// Compare every benchmark of `plan` across its sides, one after another.
+pub fn compare_suite(
+    settings: &CompareSettings,
+    plan: &SuitePlan,
+    progress: &dyn Progress,
+) -> SuiteComparison {
+    progress.rows(plan.benchmarks.len());
+    let mut benchmarks = Vec::new();
+    let mut stopped = None;
+    for benchmark in &plan.benchmarks {
+        let within = Within {
+            progress,
+            name: &benchmark.name,
+        };
+        let compared = compare_rounds(settings, &benchmark.files, &within);
+        if compared.is_err() && sandbox::interrupted() {
+            stopped = Some("interrupted (Ctrl-C)".to_string());
+            break;
+        }
+        benchmarks.push(judged(benchmark, compared, plan.sides.len()));
+        progress.row_done();
+        if sandbox::interrupted() {
+            stopped = Some("interrupted (Ctrl-C)".to_string());
+            break;
+        }
+    }
+    progress.finish();
+    SuiteComparison {
+        tool: Tool::this(),
+        environment: benchmarks
+            .iter()
+            .find_map(|b| b.report.as_ref())
+            .map(|r| r.environment.clone()),
+        sides: plan.sides.clone(),
+        reference: plan.sides.first().cloned().unwrap_or_default(),
+        noise_pct: settings.settings.noise.width_pct(),
+        summary: suite_verdicts(&benchmarks, &plan.sides, plan.unpaired.len()),
+        benchmarks,
+        unpaired: plan.unpaired.clone(),
+        stopped,
+    }
+}
+
+/// One benchmark's entry: its report, or why there is none. A file with
+/// several benchmarks (`run_<name>` exports) makes more variants than
+/// sides, which no side-by-side reading can pair: an error. A side whose
+/// per-op time cannot be told apart from the empty guest's gives a ratio
+/// of noise: not judged.
+fn judged(benchmark: &Benchmark, compared: Result<CompareReport>, sides: usize) -> SuiteBenchmark {
+    let mut entry = SuiteBenchmark {
+        name: benchmark.name.clone(),
+        paths: benchmark
+            .files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect(),
+        error: None,
+        not_judged: None,
+        report: None,
+    };
+    match compared {
+        Ok(report) if report.variants.len() != sides => {
+            entry.error = Some(format!(
+                "{} variants for {sides} sides: a suite compares files of one benchmark each (this one has `run_<name>` benchmarks)",
+                report.variants.len()
+            ));
+        }
+        Ok(report) => {
+            let empty = report
+                .variants
+                .iter()
+                .filter_map(|v| v.figures.as_ref())
+                .any(|f| f.indistinguishable_from_empty);
+            entry.not_judged = empty.then(|| {
+                "a side cannot be told apart from the empty guest: its ratio is noise".to_string()
+            });
+            entry.report = Some(report);
+        }
+        Err(e) => entry.error = Some(one_line(&e)),
+    }
+    entry
+}
+
+/// The progress of one benchmark's comparison within the suite's: its
+/// steps named by the benchmark; the suite counts the benchmarks done and
+/// finishes the display.
+struct Within<'a> {
+    progress: &'a dyn Progress,
+    name: &'a str,
+}
+
+impl Progress for Within<'_> {
+    fn step(&self, _what: &str, step: Step) {
+        self.progress.step(self.name, step);
+    }
+    fn calling(&self, call: Call) {
+        self.progress.calling(call);
+    }
+    fn estimate(&self, what: &str, ns_per_op: f64, err_pct: f64) {
+        self.progress.estimate(what, ns_per_op, err_pct);
+    }
+    fn suspend(&self, print: &mut dyn FnMut()) {
+        self.progress.suspend(print);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh folder under the system temp dir, removed on drop.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(tag: &str) -> Self {
+            let path =
+                std::env::temp_dir().join(format!("wasm-bench-suite-{tag}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&path);
+            std::fs::create_dir_all(&path).expect("create a temp dir");
+            TempDir(path)
+        }
+
+        fn path(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn touch(path: &Path) {
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("folder");
+        std::fs::write(path, b"").expect("file");
+    }
+
+    #[test]
+    fn engines_over_files_make_a_suite_and_one_file_does_not() -> Result<()> {
+        let dir = TempDir::new("engines");
+        let (a, b) = (dir.path().join("a.wat"), dir.path().join("b.wasm"));
+        touch(&a);
+        touch(&b);
+        let engines = ["cranelift", "winch"];
+        let plan = plan_suite(&[dir.path().to_path_buf()], &engines)?.expect("a suite");
+        assert_eq!(plan.sides, ["cranelift", "winch"]);
+        let names: Vec<&str> = plan.benchmarks.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(plan.benchmarks[1].files, std::slice::from_ref(&b));
+        assert_eq!(plan_suite(std::slice::from_ref(&a), &engines)?, None);
+        assert_eq!(plan_suite(&[a.clone(), b.clone()], &["cranelift"])?, None);
+        // The same file twice is one benchmark.
+        assert_eq!(plan_suite(&[a.clone(), a], &engines)?, None);
+        Ok(())
+    }
+
+    #[test]
+    fn folders_pair_by_name_and_sightglass_folders_by_theirs() -> Result<()> {
+        let dir = TempDir::new("folders");
+        let (old, new) = (dir.path().join("old"), dir.path().join("new"));
+        for side in [&old, &new] {
+            touch(&side.join("bz2").join("benchmark.wasm"));
+            touch(&side.join("regex").join("benchmark.wasm"));
+        }
+        touch(&old.join("gone.wat"));
+        touch(&new.join("added.wat"));
+        let plan = plan_suite(&[old.clone(), new.clone()], &["cranelift"])?.expect("a suite");
+        assert_eq!(plan.sides, [label(&old), label(&new)]);
+        let names: Vec<&str> = plan.benchmarks.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["bz2/benchmark", "regex/benchmark"]);
+        assert_eq!(
+            plan.benchmarks[0].files,
+            [
+                old.join("bz2").join("benchmark.wasm"),
+                new.join("bz2").join("benchmark.wasm")
+            ]
+        );
+        let unpaired: Vec<(&str, &[String])> = plan
+            .unpaired
+            .iter()
+            .map(|u| (u.name.as_str(), u.found_in.as_slice()))
+            .collect();
+        assert_eq!(
+            unpaired,
+            [
+                ("gone", std::slice::from_ref(&label(&old))),
+                ("added", std::slice::from_ref(&label(&new)))
+            ]
+        );
+        // Two engines on paired folders: a side per folder and engine.
+        let both = plan_suite(&[old.clone(), new], &["cranelift", "winch"])?.expect("a suite");
+        assert_eq!(both.sides.len(), 4);
+        assert_eq!(both.sides[1], format!("{}[winch]", label(&old)));
+        Ok(())
+    }
+
+    #[test]
+    fn repeated_sides_are_told_apart() {
+        let names = distinct(vec!["a".into(), "a".into(), "b".into()]);
+        assert_eq!(names, ["a", "a#2", "b"]);
+        assert_eq!(label(Path::new("old/")), "old");
+        assert_eq!(label(Path::new("/")), "/");
+    }
+}

@@ -1,0 +1,129 @@
+//! The exports of a suite's comparison ([`SuiteComparison`]): JSON, and a
+//! Markdown table and CSV records of every benchmark's verdicts (the HTML
+//! page with its chart is [`crate::output::export::html::html_suite`]).
+
+use std::fmt::Write;
+
+use anyhow::{Result, bail};
+
+use crate::options::{ExportFormat, Exports};
+use crate::output::cells::format_ratios;
+use crate::output::export::csv::{number, record};
+use crate::output::export::html::html_suite;
+use crate::output::export::markdown::{cell, text};
+use crate::output::export::{write_json, write_text};
+use crate::output::suite_table::summary_line;
+use crate::results::SuiteComparison;
+
+/// Every export of a suite's comparison in `exports`.
+pub fn write_suite_exports(exports: &Exports, report: &SuiteComparison) -> Result<()> {
+    for (format, output) in exports.iter() {
+        match format {
+            ExportFormat::Json => write_json(report, output)?,
+            ExportFormat::Markdown => write_text(&markdown_suite(report), output)?,
+            ExportFormat::Csv => write_text(&csv_suite(report), output)?,
+            ExportFormat::Html => write_text(&html_suite(report), output)?,
+            ExportFormat::Dashboard | ExportFormat::Bencher => bail!(
+                "{}: for `host run` reports only (it tracks each workload over time)",
+                format.flag()
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// Columns of [`csv_suite`].
+const HEADER: [&str; 10] = [
+    "benchmark",
+    "side",
+    "reference",
+    "metric",
+    "ratio",
+    "ci95_low",
+    "ci95_high",
+    "confidence",
+    "verdict",
+    "error",
+];
+
+/// One record per judged benchmark and side after the first; one with
+/// why in its `error` field per benchmark that failed or was not judged.
+pub fn csv_suite(report: &SuiteComparison) -> String {
+    let mut out = record(HEADER.iter().map(|s| s.to_string()));
+    for b in &report.benchmarks {
+        if let Some(why) = b.error.as_ref().or(b.not_judged.as_ref()) {
+            let mut fields = vec![String::new(); HEADER.len()];
+            fields[0] = b.name.clone();
+            fields[HEADER.len() - 1] = why.clone();
+            out.push_str(&record(fields));
+        }
+        let comparisons = b.judged().into_iter().flat_map(|r| &r.comparisons);
+        for (k, c) in comparisons.enumerate() {
+            out.push_str(&record([
+                b.name.clone(),
+                report.sides.get(k + 1).cloned().unwrap_or_default(),
+                report.reference.clone(),
+                c.metric.clone(),
+                number(c.ratio.value),
+                number(c.ratio.low),
+                number(c.ratio.high),
+                number(c.confidence),
+                c.verdict.to_string(),
+                String::new(),
+            ]));
+        }
+    }
+    out
+}
+
+/// A table of every benchmark's verdicts, the failures and the names not
+/// paired below it, and the summary.
+pub fn markdown_suite(report: &SuiteComparison) -> String {
+    let mut out = format!(
+        "{} benchmarks across {}, each against {}; {}.\n\n",
+        report.benchmarks.len(),
+        text(&report.sides.join(", ")),
+        text(&report.reference),
+        report.noise_band()
+    );
+    out.push_str("| benchmark | side | ratio | CI | verdict |\n|:---|:---|---:|---:|:---|\n");
+    for b in &report.benchmarks {
+        if let Some(error) = &b.error {
+            let _ = writeln!(out, "| {} | | | | error: {} |", cell(&b.name), cell(error));
+        }
+        if let Some(why) = &b.not_judged {
+            let _ = writeln!(
+                out,
+                "| {} | | | | not judged: {} |",
+                cell(&b.name),
+                cell(why)
+            );
+        }
+        let comparisons = b.judged().into_iter().flat_map(|r| &r.comparisons);
+        for (k, c) in comparisons.enumerate() {
+            let [ratio, low, high] = format_ratios(c.ratio.value, c.ratio.low, c.ratio.high);
+            let _ = writeln!(
+                out,
+                "| {} | {} | {ratio} | [{low}, {high}] ({:.1}%) | {} |",
+                cell(&b.name),
+                cell(report.sides.get(k + 1).map_or("", String::as_str)),
+                c.confidence * 100.0,
+                c.verdict
+            );
+        }
+    }
+    for u in &report.unpaired {
+        let _ = writeln!(
+            out,
+            "\n{}: only in {}, not compared.",
+            text(&u.name),
+            text(&u.found_in.join(", "))
+        );
+    }
+    let several = report.sides.len() > 2;
+    let _ = writeln!(out, "\n{}", text(&summary_line(&report.summary, several)));
+    if let Some(reason) = &report.stopped {
+        let _ = writeln!(out, "\nStopped early: {}.", text(reason));
+    }
+    out
+}

@@ -1,0 +1,218 @@
+//! The terminal report of a suite's comparison: a line on where it ran, one
+//! verdict line per benchmark (and side, when more than two are compared)
+//! sorted by effect, the largest slowdown first, then the benchmarks that
+//! failed or were not judged and the names that could not be paired, then
+//! the summary: "2
+//! faster, 1 slower, 7 the same; geometric mean 0.973× [0.968×, 0.978×]
+//! (95%)". This module formats; it computes no statistics.
+
+use std::io::{self, Write};
+
+use anstyle::{AnsiColor, Style};
+
+use crate::output::cells::format_ratios;
+use crate::results::{Comparison, SuiteComparison, SuiteVerdicts, Verdict};
+
+const ERROR: Style = AnsiColor::Red.on_default().bold();
+const DIM: Style = Style::new().dimmed();
+
+/// The colour of a verdict word, as the comparison's table gives it.
+fn verdict_style(verdict: Verdict) -> Style {
+    match verdict {
+        Verdict::Faster => AnsiColor::Green.on_default().bold(),
+        Verdict::Slower => AnsiColor::Red.on_default().bold(),
+        Verdict::Same => AnsiColor::Cyan.on_default(),
+        Verdict::Unsure => AnsiColor::Yellow.on_default(),
+    }
+}
+
+/// One benchmark's comparison of one side, to sort and print.
+pub struct Line<'a> {
+    pub benchmark: &'a str,
+    pub comparison: &'a Comparison,
+    /// The side compared with the reference.
+    pub side: &'a str,
+}
+
+/// Every verdict of `report`, the largest slowdown first (ratios that are
+/// not numbers last).
+pub fn sorted_lines(report: &SuiteComparison) -> Vec<Line<'_>> {
+    let mut lines: Vec<Line<'_>> = report
+        .benchmarks
+        .iter()
+        .filter_map(|b| Some((b.name.as_str(), b.judged()?)))
+        .flat_map(|(benchmark, r)| {
+            r.comparisons.iter().enumerate().map(move |(k, c)| Line {
+                benchmark,
+                comparison: c,
+                side: report.sides.get(k + 1).map_or("", String::as_str),
+            })
+        })
+        .collect();
+    lines.sort_by(|a, b| {
+        let (x, y) = (a.comparison.ratio.value, b.comparison.ratio.value);
+        match (x.is_nan(), y.is_nan()) {
+            (false, false) => y.total_cmp(&x),
+            (nan_x, nan_y) => nan_x.cmp(&nan_y),
+        }
+        .then_with(|| a.benchmark.cmp(b.benchmark))
+    });
+    lines
+}
+
+/// The report of a suite's comparison on `out`.
+pub fn suite_table(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<()> {
+    heading(out, report)?;
+    let several = report.sides.len() > 2;
+    let width = report
+        .benchmarks
+        .iter()
+        .map(|b| b.name.as_str())
+        .chain(report.unpaired.iter().map(|u| u.name.as_str()))
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(9, 60);
+    writeln!(out)?;
+    for line in sorted_lines(report) {
+        let c = line.comparison;
+        let [ratio, low, high] = format_ratios(c.ratio.value, c.ratio.low, c.ratio.high);
+        let style = verdict_style(c.verdict);
+        let side = match several {
+            true => format!("  {}", line.side),
+            false => String::new(),
+        };
+        writeln!(
+            out,
+            "{:<width$}  {style}{:<7}{style:#} {ratio:>10} [{low}, {high}]{side}",
+            line.benchmark,
+            c.verdict.to_string(),
+        )?;
+    }
+    for b in &report.benchmarks {
+        if let Some(error) = &b.error {
+            writeln!(out, "{:<width$}  {ERROR}error:{ERROR:#} {error}", b.name)?;
+        }
+    }
+    for b in &report.benchmarks {
+        if let Some(why) = &b.not_judged {
+            writeln!(out, "{:<width$}  {DIM}not judged: {why}{DIM:#}", b.name)?;
+        }
+    }
+    for u in &report.unpaired {
+        writeln!(
+            out,
+            "{:<width$}  {DIM}only in {}: not compared{DIM:#}",
+            u.name,
+            u.found_in.join(", ")
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(out, "{}", summary_line(&report.summary, several))?;
+    if let Some(reason) = &report.stopped {
+        writeln!(out, "stopped early: {reason}")?;
+    }
+    out.flush()
+}
+
+/// Where the suite ran and what it compares.
+fn heading(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<()> {
+    if let Some(env) = &report.environment {
+        let core = match env.pinned_core {
+            Some(c) => format!("pinned to core {c}"),
+            None => "not pinned".to_string(),
+        };
+        writeln!(
+            out,
+            "{} {} · {} · {} cores · {core} · {}",
+            report.tool.name,
+            report.tool.version,
+            env.cpu_model.as_deref().unwrap_or("unknown CPU"),
+            env.cores,
+            env.priority
+        )?;
+    }
+    writeln!(
+        out,
+        "{} benchmarks across {}, each against `{}`; {}",
+        report.benchmarks.len(),
+        report.sides.join(", "),
+        report.reference,
+        report.noise_band()
+    )?;
+    writeln!(
+        out,
+        "ratio: median of the paired rounds' per-op minima, side / reference, with its 95% interval; largest slowdown first"
+    )
+}
+
+/// The summary on one line: the verdicts counted, failures, and each
+/// side's geometric mean ratio with its interval (named when `several`
+/// sides are compared with the reference).
+pub fn summary_line(summary: &SuiteVerdicts, several: bool) -> String {
+    let mut line = format!(
+        "{} faster, {} slower, {} the same",
+        summary.faster, summary.slower, summary.same
+    );
+    if summary.unsure > 0 {
+        line.push_str(&format!(", {} unsure", summary.unsure));
+    }
+    if summary.failed > 0 {
+        line.push_str(&format!(", {} failed", summary.failed));
+    }
+    if summary.not_judged > 0 {
+        line.push_str(&format!(", {} not judged", summary.not_judged));
+    }
+    if summary.unpaired > 0 {
+        line.push_str(&format!(", {} not paired", summary.unpaired));
+    }
+    for g in &summary.geometric_means {
+        let [ratio, low, high] = format_ratios(g.ratio.value, g.ratio.low, g.ratio.high);
+        let whose = match several {
+            true => format!(" of `{}`", g.side),
+            false => String::new(),
+        };
+        line.push_str(&format!(
+            "; geometric mean{whose} {ratio} [{low}, {high}] ({:.0}%, {} benchmark{})",
+            g.confidence * 100.0,
+            g.benchmarks,
+            if g.benchmarks == 1 { "" } else { "s" }
+        ));
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::{Ratio, SuiteRatio};
+
+    #[test]
+    fn the_summary_names_counts_and_the_geometric_mean() {
+        let summary = SuiteVerdicts {
+            faster: 12,
+            slower: 3,
+            same: 107,
+            unsure: 0,
+            failed: 1,
+            not_judged: 0,
+            unpaired: 0,
+            geometric_means: vec![SuiteRatio {
+                side: "winch".into(),
+                reference: "cranelift".into(),
+                benchmarks: 122,
+                ratio: Ratio {
+                    value: 0.973,
+                    low: 0.968,
+                    high: 0.978,
+                },
+                confidence: 0.95,
+            }],
+        };
+        assert_eq!(
+            summary_line(&summary, false),
+            "12 faster, 3 slower, 107 the same, 1 failed; geometric mean 0.973× [0.968×, 0.978×] (95%, 122 benchmarks)"
+        );
+        assert!(summary_line(&summary, true).contains("geometric mean of `winch` 0.973×"));
+    }
+}

@@ -1,0 +1,115 @@
+//! What `host compare` gives for a suite ([`SuiteComparison`]): per
+//! benchmark the comparison of its sides (the engines, or the paths given)
+//! or why it failed, the names that could not be paired, and the summary
+//! over the suite. Plain data: [`crate::analysis::suite`] makes the summary.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::options::NoiseBand;
+use crate::results::comparison::Ratio;
+use crate::results::report::{CompareReport, Environment, Tool};
+
+/// Everything one `host compare` of a suite produced.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SuiteComparison {
+    pub tool: Tool,
+    /// The environment of the first benchmark compared (every benchmark's
+    /// report has its own); null when none was.
+    pub environment: Option<Environment>,
+    /// What each benchmark is compared across, in order: the engines
+    /// (`--engine`), the paths given, or both (`path[engine]`).
+    pub sides: Vec<String>,
+    /// The side the others are compared with: the first.
+    pub reference: String,
+    /// Width of the noise band in percent (`--noise`).
+    pub noise_pct: f64,
+    /// One entry per benchmark, in the order they were compared.
+    pub benchmarks: Vec<SuiteBenchmark>,
+    /// Names found under some of the paths only: not compared.
+    pub unpaired: Vec<Unpaired>,
+    pub summary: SuiteVerdicts,
+    /// Why the suite stopped before comparing every benchmark (Ctrl-C).
+    pub stopped: Option<String>,
+}
+
+/// One benchmark of the suite: its comparison, or why it failed.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SuiteBenchmark {
+    pub name: String,
+    /// Its file under each path given, in order (one file when the sides
+    /// are engines).
+    pub paths: Vec<String>,
+    /// Why it could not be compared, on one line; absent when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Why its comparison, though made, is left out of the verdicts and
+    /// the geometric means (a side whose per-op time cannot be told apart
+    /// from the empty guest's, so that its ratio means nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_judged: Option<String>,
+    /// The comparison of its sides, as `host compare` reports one: its
+    /// `comparisons` are the sides after the first, in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<CompareReport>,
+}
+
+impl SuiteBenchmark {
+    /// Its comparison, when it counts among the verdicts.
+    pub fn judged(&self) -> Option<&CompareReport> {
+        self.report.as_ref().filter(|_| self.not_judged.is_none())
+    }
+}
+
+/// A benchmark name that not every path holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Unpaired {
+    pub name: String,
+    /// The paths given that hold it.
+    pub found_in: Vec<String>,
+}
+
+/// The suite taken together. The counts are of comparisons: one per
+/// benchmark and side after the first.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct SuiteVerdicts {
+    pub faster: usize,
+    pub slower: usize,
+    pub same: usize,
+    pub unsure: usize,
+    /// Benchmarks that failed (an error instead of a comparison).
+    pub failed: usize,
+    /// Benchmarks compared but not judged (`not_judged`).
+    pub not_judged: usize,
+    /// Names not compared because not every path holds them.
+    pub unpaired: usize,
+    /// Per side after the first: the geometric mean of its ratios to the
+    /// reference over the benchmarks compared.
+    pub geometric_means: Vec<SuiteRatio>,
+}
+
+/// The geometric mean of one side's ratios over the suite.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SuiteRatio {
+    pub side: String,
+    pub reference: String,
+    /// Benchmarks with a ratio in the mean.
+    pub benchmarks: usize,
+    /// Geometric mean of side / reference, with its interval at
+    /// `confidence` (benchmarks taken as independent).
+    #[serde(flatten)]
+    pub ratio: Ratio,
+    pub confidence: f64,
+}
+
+impl SuiteComparison {
+    /// The noise band the verdicts were read against.
+    pub fn noise_band(&self) -> NoiseBand {
+        NoiseBand::from_width_pct(self.noise_pct).unwrap_or_default()
+    }
+
+    /// Whether any benchmark failed.
+    pub fn failures(&self) -> usize {
+        self.summary.failed
+    }
+}

@@ -1,0 +1,284 @@
+//! End-to-end tests of `host compare` on a suite (issue #29): a folder of
+//! benchmark folders compared across two engines, and two folders paired
+//! by benchmark name. No test asserts a time; one asserts the direction of
+//! a verdict Winch against Cranelift gives by a wide margin (threefold on
+//! `mod13`).
+
+use std::error::Error;
+use std::path::Path;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use e2e::{Finished, fixture, run_host_within, workloads, workspace_root};
+use serde_json::Value;
+
+type TestResult = Result<(), Box<dyn Error>>;
+
+/// Far above what the suites below take (a few seconds per benchmark).
+const BOUND: Duration = Duration::from_secs(180);
+
+/// Flags that keep a benchmark's comparison short.
+const SHORT: [&str; 6] = ["--time", "2s", "--warmup", "20ms", "--timeout", "10s"];
+
+/// Copy bundled workload `name` to `to`, making its folder.
+fn copy_workload(name: &str, to: &Path) -> TestResult {
+    std::fs::create_dir_all(to.parent().ok_or("no folder")?)?;
+    std::fs::copy(workloads().join(name), to)?;
+    Ok(())
+}
+
+/// `host compare ARGS` with the short flags, in `dir`.
+fn compare(args: &[&str], dir: &Path) -> Result<Finished, Box<dyn Error>> {
+    let mut all = vec!["compare"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&SHORT);
+    run_host_within(&all, dir, BOUND)
+}
+
+/// Check a suite's JSON export against `host/schema/suite.schema.json`.
+fn validate_suite(export: &Value) -> Result<(), String> {
+    static SCHEMA: OnceLock<Result<(boon::Schemas, boon::SchemaIndex), String>> = OnceLock::new();
+    let compiled = SCHEMA.get_or_init(|| {
+        let path = workspace_root().join("host/schema/suite.schema.json");
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let schema: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+        let url = "file:///wasm-bench/suite.schema.json";
+        let mut schemas = boon::Schemas::new();
+        let mut compiler = boon::Compiler::new();
+        compiler
+            .add_resource(url, schema)
+            .map_err(|e| format!("{e:#}"))?;
+        let index = compiler
+            .compile(url, &mut schemas)
+            .map_err(|e| format!("{e:#}"))?;
+        Ok((schemas, index))
+    });
+    let (schemas, index) = compiled.as_ref().map_err(Clone::clone)?;
+    schemas
+        .validate(export, *index)
+        .map_err(|e| format!("the export does not follow host/schema: {e}"))
+}
+
+/// The benchmark of `report` named `name`.
+fn benchmark<'a>(report: &'a Value, name: &str) -> Result<&'a Value, Box<dyn Error>> {
+    report["benchmarks"]
+        .as_array()
+        .ok_or("no benchmarks")?
+        .iter()
+        .find(|b| b["name"] == name)
+        .ok_or_else(|| format!("no benchmark {name}: {report}").into())
+}
+
+#[test]
+fn a_folder_of_benchmark_folders_is_compared_across_two_engines() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let suite = dir.path().join("suite");
+    let judged = ["xor", "mod13", "chain100", "search-branchless"];
+    for name in judged {
+        copy_workload(
+            &format!("{name}.wasm"),
+            &suite.join(name).join("benchmark.wasm"),
+        )?;
+    }
+    // An empty guest: compared, but its ratio is noise, so not judged.
+    copy_workload("empty.wasm", &suite.join("empty").join("benchmark.wasm"))?;
+    // A benchmark that traps: an error line, and the others still judged.
+    std::fs::create_dir_all(suite.join("trap"))?;
+    std::fs::copy(fixture("trap_run.wat"), suite.join("trap/benchmark.wat"))?;
+    let (json, html) = (dir.path().join("suite.json"), dir.path().join("suite.html"));
+    let (json_arg, html_arg) = (json.display().to_string(), html.display().to_string());
+    let finished = compare(
+        &[
+            "--engine",
+            "cranelift",
+            "--engine",
+            "winch",
+            &suite.display().to_string(),
+            "--export-json",
+            &json_arg,
+            "--export-html",
+            &html_arg,
+        ],
+        dir.path(),
+    )?;
+    let table = &finished.stdout;
+    assert_eq!(
+        finished.status.code(),
+        Some(1),
+        "a benchmark failed: {finished:?}"
+    );
+    // One verdict line per benchmark that ran, the error after them.
+    let verdicts = ["faster", "slower", "same", "unsure"];
+    for name in judged {
+        let line = table
+            .lines()
+            .find(|l| l.starts_with(&format!("{name}/benchmark ")))
+            .ok_or_else(|| format!("no line for {name}:\n{table}"))?;
+        assert!(verdicts.iter().any(|v| line.contains(v)), "{line}");
+    }
+    let lines: Vec<&str> = table.lines().collect();
+    let error = lines
+        .iter()
+        .position(|l| l.starts_with("trap/benchmark") && l.contains("error:"))
+        .ok_or_else(|| format!("no error line:\n{table}"))?;
+    let last_verdict = lines
+        .iter()
+        .rposition(|l| verdicts.iter().any(|v| l.contains(&format!(" {v} "))))
+        .ok_or("no verdict")?;
+    assert!(error > last_verdict, "errors follow the verdicts:\n{table}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("empty/benchmark") && l.contains("not judged")),
+        "{table}"
+    );
+    let summary = table
+        .lines()
+        .find(|l| l.contains("geometric mean"))
+        .ok_or_else(|| format!("no summary:\n{table}"))?;
+    assert!(
+        summary.contains("1 failed")
+            && summary.contains("1 not judged")
+            && summary.contains('[')
+            && summary.contains("(95%"),
+        "{summary}"
+    );
+
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json)?)?;
+    validate_suite(&report)?;
+    assert_eq!(report["sides"], serde_json::json!(["cranelift", "winch"]));
+    assert_eq!(report["reference"], "cranelift");
+    assert_eq!(report["benchmarks"].as_array().map(Vec::len), Some(6));
+    let empty = benchmark(&report, "empty/benchmark")?;
+    assert!(
+        empty["not_judged"].is_string() && empty["report"].is_object(),
+        "{empty}"
+    );
+    let trap = benchmark(&report, "trap/benchmark")?;
+    assert!(
+        trap["error"].is_string() && trap.get("report").is_none(),
+        "{trap}"
+    );
+    for name in judged {
+        let comparisons =
+            &benchmark(&report, &format!("{name}/benchmark"))?["report"]["comparisons"];
+        assert_eq!(
+            comparisons.as_array().map(Vec::len),
+            Some(1),
+            "{comparisons}"
+        );
+    }
+    // Winch's code for mod13 is about three times slower than Cranelift's.
+    let mod13 = &benchmark(&report, "mod13/benchmark")?["report"]["comparisons"][0];
+    assert_eq!(mod13["verdict"], "slower", "{mod13}");
+    let summary = &report["summary"];
+    let counted: u64 = ["faster", "slower", "same", "unsure"]
+        .iter()
+        .filter_map(|k| summary[k].as_u64())
+        .sum();
+    assert_eq!(
+        (
+            counted,
+            summary["failed"].as_u64(),
+            summary["not_judged"].as_u64()
+        ),
+        (4, Some(1), Some(1)),
+        "{summary}"
+    );
+    let mean = &summary["geometric_means"][0];
+    assert_eq!(
+        (&mean["side"], &mean["benchmarks"]),
+        (&"winch".into(), &4.into())
+    );
+    let [ratio, low, high] = ["ratio", "ci95_low", "ci95_high"].map(|k| mean[k].as_f64());
+    let (ratio, low, high) = (
+        ratio.ok_or("ratio")?,
+        low.ok_or("low")?,
+        high.ok_or("high")?,
+    );
+    assert!(low <= ratio && ratio <= high && low > 0.0, "{mean}");
+
+    let page = std::fs::read_to_string(&html)?;
+    assert_eq!(
+        page.matches("<g class=\"benchmark\">").count(),
+        4,
+        "a row per benchmark judged"
+    );
+    assert_eq!(page.matches("<g class=\"geomean\">").count(), 1);
+    assert!(page.contains("trap/benchmark") && page.contains("error:"));
+    Ok(())
+}
+
+#[test]
+fn two_folders_pair_their_files_by_name() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (old, new) = (dir.path().join("old"), dir.path().join("new"));
+    for side in [&old, &new] {
+        copy_workload("xor.wasm", &side.join("xor.wasm"))?;
+        copy_workload("mod16.wasm", &side.join("mod16.wasm"))?;
+    }
+    copy_workload("chain100.wasm", &old.join("chain100.wasm"))?;
+    copy_workload("chain101.wasm", &new.join("chain101.wasm"))?;
+    let finished = compare(&["old", "new/", "--export-json", "-"], dir.path())?;
+    assert_eq!(finished.status.code(), Some(0), "{finished:?}");
+    // The JSON goes to stdout, so the table goes to stderr.
+    let table = &finished.stderr;
+    let report: Value = serde_json::from_str(&finished.stdout)?;
+    validate_suite(&report)?;
+    assert_eq!(report["sides"], serde_json::json!(["old", "new"]));
+    let names: Vec<&str> = report["benchmarks"]
+        .as_array()
+        .ok_or("no benchmarks")?
+        .iter()
+        .filter_map(|b| b["name"].as_str())
+        .collect();
+    assert_eq!(names, ["mod16", "xor"]);
+    let xor = benchmark(&report, "xor")?;
+    assert_eq!(xor["paths"].as_array().map(Vec::len), Some(2), "{xor}");
+    assert_eq!(
+        xor["report"]["comparisons"].as_array().map(Vec::len),
+        Some(1)
+    );
+    let unpaired = report["unpaired"].as_array().ok_or("no unpaired")?;
+    assert_eq!(unpaired.len(), 2, "{unpaired:?}");
+    assert_eq!(unpaired[0]["name"], "chain100");
+    assert_eq!(unpaired[0]["found_in"], serde_json::json!(["old"]));
+    assert_eq!(report["summary"]["unpaired"], 2);
+    for name in ["chain100", "chain101"] {
+        assert!(
+            table
+                .lines()
+                .any(|l| l.starts_with(name) && l.contains("not compared")),
+            "{name}:\n{table}"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn a_suite_is_compared_against_its_first_side() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let xor = workloads().join("xor.wasm").display().to_string();
+    let mod13 = workloads().join("mod13.wasm").display().to_string();
+    let finished = compare(
+        &[
+            &xor,
+            &mod13,
+            "--engine",
+            "cranelift",
+            "--engine",
+            "winch",
+            "--reference",
+            "xor",
+        ],
+        dir.path(),
+    )?;
+    assert_eq!(finished.status.code(), Some(2), "{finished:?}");
+    assert!(
+        finished.stderr.contains("--reference"),
+        "{}",
+        finished.stderr
+    );
+    Ok(())
+}
