@@ -13,7 +13,7 @@ use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
 use crate::results::{Environment, RunReport};
-use crate::util::fs::write_atomically;
+use crate::util::fs::replace_atomically;
 
 /// Folder of saved baselines, relative to the working directory.
 pub const FOLDER: &str = "results/baselines";
@@ -36,7 +36,7 @@ pub fn save(name: &str, report: &RunReport) -> Result<PathBuf> {
     std::fs::create_dir_all(FOLDER).with_context(|| format!("creating {FOLDER}"))?;
     let mut bytes = serde_json::to_vec_pretty(report).context("serialising the baseline")?;
     bytes.push(b'\n');
-    write_atomically(&path, &bytes)?;
+    replace_atomically(&path, &bytes)?;
     Ok(path)
 }
 

@@ -16,7 +16,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::options::{EngineConfig, StopRule};
-use crate::util::fs::write_atomically;
+use crate::util::fs::replace_atomically;
 
 /// File name of the history inside the cache folder. Its number changes
 /// when what a row's median stands on, or how a key is written, changes
@@ -173,7 +173,7 @@ impl History {
                 .with_context(|| format!("creating {}", folder.display()))?;
         }
         let bytes = serde_json::to_vec(self).context("serialising the run history")?;
-        write_atomically(path, &bytes)
+        replace_atomically(path, &bytes)
             .with_context(|| format!("writing the run history {}", path.display()))
     }
 }

@@ -1,9 +1,10 @@
 //! Files on disk, read and written the one way every stage uses: a file the
 //! host did not just write is read through [`read_bounded`] (a regular file,
 //! under a size cap, read no further than the cap), and a file is written
-//! through [`write_atomically`] (a fresh temporary sibling created
-//! exclusively, then a rename), so that a crash never leaves half a file and
-//! a symbolic link planted beside the target is never followed.
+//! through [`replace_atomically`] (a fresh temporary sibling created
+//! exclusively, then a rename; [`write_atomically`] for a file the user
+//! named, which may be a device), so that a crash never leaves half a file
+//! and a symbolic link planted beside the target is never followed.
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -104,14 +105,11 @@ pub fn is_not_found(error: &anyhow::Error) -> bool {
     })
 }
 
-/// Write `bytes` to `path` through a temporary file in the same folder and a
-/// rename. The temporary file has an unpredictable name and is created
-/// exclusively (`O_EXCL`): a symbolic link planted at any name in the folder
-/// is neither followed nor overwritten, and the rename replaces a link at
-/// `path` itself rather than the file it points to.
+/// Write `bytes` to `path`, a file the user named (an export): something
+/// that is not a regular file there (`/dev/null`, `/dev/stdout`, a pipe) is
+/// written in place, since renaming over it would replace it; anything
+/// else as [`replace_atomically`] does.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    // Something that is not a regular file (`/dev/null`, `/dev/stdout`, a
-    // pipe) is written in place: renaming over it would replace it.
     if let Ok(meta) = std::fs::metadata(path)
         && !meta.is_file()
     {
@@ -124,6 +122,17 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
             .and_then(|mut f| f.write_all(bytes))
             .with_context(|| format!("writing {}", path.display()));
     }
+    replace_atomically(path, bytes)
+}
+
+/// Write `bytes` to `path`, a file the host keeps (a cache entry, the run
+/// history, a baseline), through a temporary file in the same folder and a
+/// rename. The temporary file has an unpredictable name and is created
+/// exclusively (`O_EXCL`): a symbolic link planted at any name in the
+/// folder is neither followed nor overwritten, and the rename replaces
+/// whatever is at `path` itself (a link, a FIFO) rather than writing
+/// through it.
+pub fn replace_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let folder = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

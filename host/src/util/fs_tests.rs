@@ -47,6 +47,13 @@ fn planted_symbolic_links_are_never_followed() -> Result<()> {
     write_atomically(&target, b"entry")?;
     assert_eq!(std::fs::read(&victim)?, b"untouched");
     assert!(!std::fs::symlink_metadata(&target)?.is_symlink());
+    // A FIFO at a kept file's name is replaced, not written to (which
+    // would block).
+    let fifo = dir.path().join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status()?;
+    assert!(made.success());
+    replace_atomically(&fifo, b"kept")?;
+    assert_eq!(std::fs::read(&fifo)?, b"kept");
     Ok(())
 }
 
