@@ -8,7 +8,8 @@
 //! reads; a missing or damaged file is an empty history, never an error of
 //! the run. What is read is bounded: a file that is not a regular file or
 //! is larger than [`MAX_FILE_BYTES`] is refused unread, an entry whose
-//! median is not a plausible time ([`plausible`]) is skipped, and the
+//! median is not [`plausible`] is skipped (with a note when it is
+//! [`absurd`]), and the
 //! entries beyond the limits ([`KEPT_PER_SUBJECT`], [`KEPT_SUBJECTS`]) are
 //! dropped on reading as on adding, in time linear in the entries.
 
@@ -39,15 +40,27 @@ pub const KEPT_SUBJECTS: usize = 200;
 /// The largest history file read: 64 MiB, some 25 times what the limits
 /// above keep.
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
-/// The shortest median per op taken as a time, in ns (a femtosecond).
-pub const MIN_MEDIAN_NS: f64 = 1e-6;
+/// The shortest median per op the history keeps, in ns (a picosecond):
+/// below it a row measured nothing distinguishable from no work (its
+/// median may even be a hair below 0), and has no drift relative to itself.
+pub const MIN_MEDIAN_NS: f64 = 1e-3;
 /// The longest median per op taken as a time, in ns (about 11.6 days).
 pub const MAX_MEDIAN_NS: f64 = 1e15;
 
-/// Whether `median_ns` is a time a row could have measured: finite and
+/// Whether `median_ns` is a time the history keeps and the drift uses:
 /// within [`MIN_MEDIAN_NS`, `MAX_MEDIAN_NS`].
 pub fn plausible(median_ns: f64) -> bool {
     (MIN_MEDIAN_NS..=MAX_MEDIAN_NS).contains(&median_ns)
+}
+
+/// Whether `median_ns` is no time a row could have measured at all: not
+/// finite, subnormal (5e-324), beyond [`MAX_MEDIAN_NS`] or below
+/// −[`MIN_MEDIAN_NS`]. (A median within a picosecond of 0 is a row of no
+/// measurable work, not an absurd one.)
+pub fn absurd(median_ns: f64) -> bool {
+    !median_ns.is_finite()
+        || median_ns.is_subnormal()
+        || !(-MIN_MEDIAN_NS..=MAX_MEDIAN_NS).contains(&median_ns)
 }
 
 /// Where a row ran, as the history files it: the CPU, and which epochs
@@ -165,13 +178,16 @@ impl History {
         let Ok(mut history) = serde_json::from_slice::<History>(&bytes) else {
             return (History::default(), None);
         };
-        let before = history.entries.len();
+        let skipped = history
+            .entries
+            .iter()
+            .filter(|e| absurd(e.median_ns))
+            .count();
         history.entries.retain(|e| plausible(e.median_ns));
-        let skipped = before - history.entries.len();
         history.trim();
         let note = (skipped > 0).then(|| {
             format!(
-                "the run history {}: {skipped} entr{} with a median per op that is not a plausible time (non-finite, or outside {MIN_MEDIAN_NS:e}..{MAX_MEDIAN_NS:e} ns) skipped",
+                "the run history {}: {skipped} entr{} with a median per op that is no time at all (not finite, subnormal, or outside -{MIN_MEDIAN_NS:e}..{MAX_MEDIAN_NS:e} ns) skipped",
                 path.display(),
                 if skipped == 1 { "y" } else { "ies" }
             )
@@ -180,7 +196,7 @@ impl History {
     }
 
     /// Add `entry`, dropping the oldest entries beyond the limits; an entry
-    /// whose median is not a plausible time is not added.
+    /// whose median is not [`plausible`] (no work, or no time) is not added.
     pub fn push(&mut self, entry: Entry) {
         if plausible(entry.median_ns) {
             self.entries.push(entry);
@@ -340,14 +356,14 @@ mod tests {
     fn implausible_medians_are_skipped_and_said_once() {
         let dir = tempfile::tempdir().expect("temp dir");
         let file = path(dir.path());
-        let medians = [5e-324, 1.7e308, -3.0, 0.0, 1e16, 100.0, 101.0];
+        let medians = [5e-324, 1.7e308, -3.0, 0.0, -5e-10, 1e16, 100.0, 101.0];
         write_entries(&file, medians.iter().map(|&m| entry("a", m)));
         let (h, note) = History::load(&file);
         let kept: Vec<f64> = h.entries.iter().map(|e| e.median_ns).collect();
         assert_eq!(kept, vec![100.0, 101.0]);
         let note = note.expect("said");
         assert!(
-            note.contains("5 entries with a median per op that is not a plausible time"),
+            note.contains("4 entries with a median per op that is no time at all"),
             "{note}"
         );
         let mut h = h;
