@@ -223,7 +223,7 @@ mod tests {
         let mut r = result(epochs);
         r.bound_epochs(MAX_EPOCHS);
         let kept: usize = r.epochs_ns_per_op.iter().map(Vec::len).sum();
-        assert!(kept <= MAX_EPOCHS && kept >= MAX_EPOCHS / 2, "{kept}");
+        assert!((MAX_EPOCHS / 2..=MAX_EPOCHS).contains(&kept), "{kept}");
         assert_eq!(r.epochs_ns_per_op.len(), 5);
         assert_eq!(r.epochs_read, Some(5 * per_process));
         let mut whole = result(vec![vec![1.0; 10]; 3]);
