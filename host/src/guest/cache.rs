@@ -51,8 +51,7 @@ pub enum CacheOutcome {
     Miss,
     /// Loaded from the cache.
     Hit,
-    /// An entry was there but refused (damaged, stale, written for another
-    /// key or without this user's secret): compiled again and replaced.
+    /// An entry was there but damaged or stale: compiled again and replaced.
     Rebuilt(String),
 }
 
