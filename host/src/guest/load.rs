@@ -32,9 +32,10 @@ use crate::util::fs::{Cap, Links, read_bounded};
 /// - any other path is kept, so that loading it reports the error in its
 ///   row (one that does not exist, or is not a regular file).
 ///
-/// A file named more than once (twice on the command line, or through two
-/// suites) is kept once, where it first appears, and a note on stderr says
-/// so once per file.
+/// A file that a suite or a folder names again (one named on the command
+/// line, or by another suite) is kept once, where it first appears, and a
+/// note on stderr says so once per file. A file named twice on the command
+/// line itself is kept twice: that is how a file is compared with itself.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut found = Found::default();
     found.expand(paths, &mut Vec::new())?;
@@ -77,12 +78,12 @@ impl Found {
         for path in paths {
             if path.is_dir() {
                 for file in folder_files(path)? {
-                    self.add(file);
+                    self.add(file, false);
                 }
             } else if path.extension().and_then(|e| e.to_str()) == Some(SUITE_EXTENSION) {
                 self.suite(path, open)?;
             } else {
-                self.add(path.clone());
+                self.add(path.clone(), open.is_empty());
             }
         }
         Ok(())
@@ -123,10 +124,11 @@ impl Found {
         expanded
     }
 
-    /// Add `file` unless it was found before.
-    fn add(&mut self, file: PathBuf) {
+    /// Add `file` unless it was found before; one named on the command
+    /// line (`explicit`) is added whatever came before it.
+    fn add(&mut self, file: PathBuf, explicit: bool) {
         let key = file.canonicalize().unwrap_or_else(|_| file.clone());
-        if self.seen.insert(key) {
+        if self.seen.insert(key) || explicit {
             self.files.push(file);
         } else if !self.repeated.contains(&file) {
             self.repeated.push(file);

@@ -61,8 +61,10 @@ fn suites_nest_no_deeper_than_the_limit() {
     assert_eq!(found, vec![dir.path().join("w.wat")]);
 }
 
-/// A file named twice directly, twice through a suite, and again through a
-/// second suite (and a suite named twice) is measured once.
+/// A file named on the command line and again through a suite, many times
+/// through a suite, and again through a second suite (and a suite named
+/// twice) is measured once; one named twice on the command line itself is
+/// measured twice (a file compared with itself).
 #[test]
 fn a_file_named_more_than_once_is_kept_once() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -71,8 +73,10 @@ fn a_file_named_more_than_once_is_kept_once() {
     let many = "w.wat\n".repeat(10_000);
     let a = write(dir.path(), "a.suite", &many);
     let b = write(dir.path(), "b.suite", "./w.wat\no.wat\na.suite\n");
-    let found = discover(&[wat.clone(), wat.clone(), a.clone(), b, a]).expect("found");
-    assert_eq!(found, vec![wat, other]);
+    let found = discover(&[wat.clone(), a.clone(), b, a]).expect("found");
+    assert_eq!(found, vec![wat.clone(), other]);
+    let found = discover(&[wat.clone(), wat.clone()]).expect("found");
+    assert_eq!(found, vec![wat.clone(), wat]);
 }
 
 #[test]
