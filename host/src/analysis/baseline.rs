@@ -1,8 +1,9 @@
 //! A row against the same row of a saved baseline: the ratio of medians with
 //! its interval ([`crate::analysis::verdict::unpaired_ratio`]), or the exact
 //! ratio of instruction counts when comparisons judge by them, read against
-//! the noise band. Pure arithmetic: the baseline was read by
-//! [`crate::results::baseline`].
+//! the noise band. Pure arithmetic: the baseline was read, and its epochs
+//! bounded, by [`crate::results::baseline`]; the verdict says when they
+//! were.
 
 use crate::analysis::stats::RESAMPLES_FINAL;
 use crate::analysis::verdict;
@@ -51,6 +52,14 @@ pub fn compare_with_saved(
     {
         text.push_str(&said);
     }
+    if metric == Metric::Time
+        && let Some(read) = then.epochs_read
+    {
+        text.push_str(&epochs_left_out(
+            then.epochs_ns_per_op.iter().map(Vec::len).sum(),
+            read,
+        ));
+    }
     Some(BaselineComparison {
         text,
         name: baseline_name,
@@ -79,9 +88,27 @@ fn different_epochs(now: bool, before: bool) -> Option<String> {
     })
 }
 
+/// What a comparison of times says when the baseline's row stood on `kept`
+/// of the `read` epochs saved: some were not finite, or there were more
+/// than [`crate::results::baseline::MAX_EPOCHS`].
+fn epochs_left_out(kept: usize, read: usize) -> String {
+    format!(
+        " (the baseline's row held {read} epochs: {kept} were resampled, the others were not finite or beyond the cap of {})",
+        crate::results::baseline::MAX_EPOCHS
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_comparison_says_how_many_saved_epochs_it_stood_on() {
+        assert_eq!(
+            epochs_left_out(50_001, 100_001),
+            " (the baseline's row held 100001 epochs: 50001 were resampled, the others were not finite or beyond the cap of 100000)"
+        );
+    }
 
     #[test]
     fn a_comparison_says_when_the_two_rows_stand_on_different_epochs() {

@@ -12,15 +12,23 @@ use crate::output::export::{check_writable_folders, write_compare_exports, write
 use crate::output::table::Table;
 use crate::results::{CompareReport, RunReport, Tool};
 use crate::util::exit::ExitStatus;
+use crate::util::fs::{Cap, Links, read_bounded};
+
+/// The largest export read back: 256 MiB, far above the JSON of a run of
+/// hundreds of rows with their raw samples.
+pub const MAX_REPORT_BYTES: u64 = 256 << 20;
 
 /// Read the export `settings` names and render it.
 pub fn report(settings: &ReportSettings) -> Result<ExitStatus> {
     let path = &settings.path;
     check_writable_folders(&settings.exports)?;
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("{}: cannot read the file", path.display()))?;
+    let cap = Cap {
+        bytes: MAX_REPORT_BYTES,
+        name: "the cap on an export read back",
+    };
+    let bytes = read_bounded(path, cap, Links::Follow)?;
     let value: Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+        serde_json::from_slice(&bytes).with_context(|| format!("{}: not JSON", path.display()))?;
     if value.pointer("/tool/name").and_then(Value::as_str) != Some(Tool::NAME) {
         bail!(
             "{}: not a wasm-bench export (write one with `host run ... --export-json FILE`)",
@@ -48,4 +56,41 @@ pub fn report(settings: &ReportSettings) -> Result<ExitStatus> {
 
 fn names(report: &RunReport) -> Vec<String> {
     report.results.iter().map(|r| r.name.clone()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn said(path: &std::path::Path) -> String {
+        let settings = ReportSettings {
+            path: path.to_path_buf(),
+            exports: Default::default(),
+        };
+        match report(&settings) {
+            Ok(status) => format!("{status:?}"),
+            Err(e) => format!("{e:#}"),
+        }
+    }
+
+    #[test]
+    fn a_fifo_a_device_or_an_oversized_file_is_refused_unread() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let fifo = dir.path().join("fifo.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()));
+        let text = said(&fifo);
+        assert!(text.contains("fifo.json: not a regular file"), "{text}");
+        let zero = dir.path().join("zero.json");
+        std::os::unix::fs::symlink("/dev/zero", &zero).expect("links");
+        assert!(said(&zero).contains("not a regular file"));
+        let big = dir.path().join("big.json");
+        let file = std::fs::File::create(&big).expect("creates");
+        file.set_len(MAX_REPORT_BYTES + 1).expect("grows");
+        let text = said(&big);
+        assert!(
+            text.contains("larger than the cap on an export read back 256 MiB"),
+            "{text}"
+        );
+    }
 }

@@ -7,6 +7,7 @@
 //! This module loads; instantiating and calling is [`crate::guest::instance`]'s
 //! job.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -18,52 +19,154 @@ use crate::guest::contract::{Contract, Kind, check_contract};
 use crate::guest::engine::Engines;
 use crate::guest::format::{Code, Format, detect};
 use crate::options::EngineConfig;
-use crate::util::bytes::format_bytes;
+use crate::util::fs::{Cap, Links, read_bounded};
 
 /// Expand the paths given on the command line, in order:
 /// - a folder stands for the `.wasm` and `.wat` files directly inside it
 ///   and, one level down, inside each of its folders (Sightglass's layout:
 ///   a folder per benchmark), in name order; hidden folders are skipped;
 /// - a `.suite` file lists paths, one per line, relative to its own folder
-///   (blank lines and `#` comments skipped); each is expanded the same way;
+///   (blank lines and `#` comments skipped); each is expanded the same way,
+///   suites within suites to a depth of [`MAX_SUITE_DEPTH`]; a suite that
+///   lists itself, directly or through others, is an error;
 /// - any other path is kept, so that loading it reports the error in its
 ///   row (one that does not exist, or is not a regular file).
+///
+/// A file that a suite or a folder names again (one named on the command
+/// line, or by another suite) is kept once, where it first appears, and a
+/// note on stderr says so once per file. A file named twice on the command
+/// line itself is kept twice: that is how a file is compared with itself.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            let mut found = workload_files_in(path)?;
-            let mut folders: Vec<PathBuf> = read_folder(path)?
-                .into_iter()
-                .filter(|p| p.is_dir() && !is_hidden(p))
-                .collect();
-            folders.sort();
-            for folder in folders {
-                found.extend(workload_files_in(&folder)?);
-            }
-            if found.is_empty() {
-                bail!(
-                    "{}: the folder holds no .wasm or .wat files (nor do its folders)",
-                    path.display()
-                );
-            }
-            files.extend(found);
-        } else if path.extension().and_then(|e| e.to_str()) == Some(SUITE_EXTENSION) {
-            files.extend(discover(&suite_entries(path)?)?);
-        } else {
-            files.push(path.clone());
-        }
+    let mut found = Found::default();
+    found.expand(paths, &mut Vec::new())?;
+    for path in &found.repeated {
+        eprintln!(
+            "note: {} is named more than once: measured once",
+            path.display()
+        );
     }
-    Ok(files)
+    Ok(found.files)
 }
 
 /// Extension of a suite file: a list of workload paths.
 pub const SUITE_EXTENSION: &str = "suite";
+/// How deep suites may list suites: a suite on the command line is at
+/// depth 1.
+pub const MAX_SUITE_DEPTH: usize = 16;
+/// The largest `.suite` file read: 1 MiB, tens of thousands of paths.
+pub const MAX_SUITE_BYTES: u64 = 1 << 20;
+
+/// What [`discover`] has found so far.
+#[derive(Default)]
+struct Found {
+    /// The files, in order, each once.
+    files: Vec<PathBuf>,
+    /// The files' canonical paths (or the path itself, for a file that
+    /// cannot be resolved).
+    seen: HashSet<PathBuf>,
+    /// Files named again, each once.
+    repeated: Vec<PathBuf>,
+    /// Suites already expanded, by canonical path: a suite named again adds
+    /// nothing new, and is not read again.
+    suites: HashSet<PathBuf>,
+}
+
+impl Found {
+    /// Add what `paths` stand for; `open` holds the suites being expanded,
+    /// outermost first (canonical paths).
+    fn expand(&mut self, paths: &[PathBuf], open: &mut Vec<PathBuf>) -> Result<()> {
+        for path in paths {
+            if path.is_dir() {
+                for file in folder_files(path)? {
+                    self.add(file, false);
+                }
+            } else if path.extension().and_then(|e| e.to_str()) == Some(SUITE_EXTENSION) {
+                self.suite(path, open)?;
+            } else {
+                self.add(path.clone(), open.is_empty());
+            }
+        }
+        Ok(())
+    }
+
+    /// Expand the suite at `path`, unless it is already open (a cycle: an
+    /// error) or was expanded before (nothing new).
+    fn suite(&mut self, path: &Path, open: &mut Vec<PathBuf>) -> Result<()> {
+        let canonical = path
+            .canonicalize()
+            .with_context(|| format!("{}: cannot read the suite", path.display()))?;
+        if let Some(first) = open.iter().position(|s| *s == canonical) {
+            let chain: Vec<String> = open[first..]
+                .iter()
+                .chain([&canonical])
+                .map(|s| s.display().to_string())
+                .collect();
+            bail!(
+                "{}: the suite lists itself ({})",
+                path.display(),
+                chain.join(" -> ")
+            );
+        }
+        if open.len() >= MAX_SUITE_DEPTH {
+            bail!(
+                "{}: suites list suites deeper than {MAX_SUITE_DEPTH} levels",
+                path.display()
+            );
+        }
+        if !self.suites.insert(canonical.clone()) {
+            self.repeated.push(path.to_path_buf());
+            return Ok(());
+        }
+        let entries = suite_entries(path)?;
+        open.push(canonical);
+        let expanded = self.expand(&entries, open);
+        open.pop();
+        expanded
+    }
+
+    /// Add `file` unless it was found before; one named on the command
+    /// line (`explicit`) is added whatever came before it.
+    fn add(&mut self, file: PathBuf, explicit: bool) {
+        let key = file.canonicalize().unwrap_or_else(|_| file.clone());
+        if self.seen.insert(key) || explicit {
+            self.files.push(file);
+        } else if !self.repeated.contains(&file) {
+            self.repeated.push(file);
+        }
+    }
+}
+
+/// The workload files of folder `path` and of its folders one level down,
+/// in name order; an error when there are none.
+fn folder_files(path: &Path) -> Result<Vec<PathBuf>> {
+    let mut found = workload_files_in(path)?;
+    let mut folders: Vec<PathBuf> = read_folder(path)?
+        .into_iter()
+        .filter(|p| p.is_dir() && !is_hidden(p))
+        .collect();
+    folders.sort();
+    for folder in folders {
+        found.extend(workload_files_in(&folder)?);
+    }
+    if found.is_empty() {
+        bail!(
+            "{}: the folder holds no .wasm or .wat files (nor do its folders)",
+            path.display()
+        );
+    }
+    Ok(found)
+}
 
 /// The paths a `.suite` file lists, resolved against its folder.
 fn suite_entries(path: &Path) -> Result<Vec<PathBuf>> {
-    let text = std::fs::read_to_string(path)
+    let cap = Cap {
+        bytes: MAX_SUITE_BYTES,
+        name: "the cap on a suite",
+    };
+    let bytes = read_bounded(path, cap, Links::Follow)
         .with_context(|| format!("{}: cannot read the suite", path.display()))?;
+    let text = String::from_utf8(bytes)
+        .with_context(|| format!("{}: the suite is not UTF-8 text", path.display()))?;
     let base = path.parent().unwrap_or(Path::new("."));
     let entries: Vec<PathBuf> = text
         .lines()
@@ -181,37 +284,14 @@ pub fn load_bytes(engines: &Engines, path: &Path, bytes: Arc<[u8]>) -> Result<Wo
 
 /// The file's bytes, with `.wat` text converted to binary. A path that is
 /// not a regular file (after following symbolic links: a FIFO, a device, a
-/// folder) or a file larger than `max_bytes` is refused before it is read.
+/// folder) or a file larger than `max_bytes` is refused before it is read
+/// ([`read_bounded`]).
 pub fn read_binary(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
-    use std::io::Read;
-    let meta = std::fs::metadata(path).context("cannot read the file")?;
-    if !meta.is_file() {
-        let what = if meta.is_dir() {
-            "a folder"
-        } else {
-            "a FIFO, socket or device"
-        };
-        bail!("not a regular file ({what}): refused without reading it");
-    }
-    if meta.len() > max_bytes {
-        bail!(
-            "the file is {}, larger than --max-file-size {}",
-            format_bytes(meta.len()),
-            format_bytes(max_bytes)
-        );
-    }
-    // The file may grow between the check and the read: read one byte more
-    // than the cap at most.
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::fs::File::open(path)
-        .and_then(|f| f.take(max_bytes.saturating_add(1)).read_to_end(&mut bytes))
-        .context("cannot read the file")?;
-    if bytes.len() as u64 > max_bytes {
-        bail!(
-            "the file grew past --max-file-size {} while it was read",
-            format_bytes(max_bytes)
-        );
-    }
+    let cap = Cap {
+        bytes: max_bytes,
+        name: "--max-file-size",
+    };
+    let bytes = read_bounded(path, cap, Links::Follow)?;
     if bytes.is_empty() {
         bail!("the file is empty");
     }
@@ -221,3 +301,7 @@ pub fn read_binary(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
     }
     Ok(bytes)
 }
+
+#[cfg(test)]
+#[path = "load_tests.rs"]
+mod tests;

@@ -1,22 +1,120 @@
-//! Write files atomically: a temporary sibling, then a rename, so that a
-//! crash never leaves half a file. Exports, baselines and the compile cache
-//! all write through here.
+//! Files on disk, read and written the one way every stage uses: a file the
+//! host did not just write is read through [`read_bounded`] (a regular file,
+//! under a size cap, read no further than the cap), and a file is written
+//! through [`replace_atomically`] (a fresh temporary sibling created
+//! exclusively, then a rename; [`write_atomically`] for a file the user
+//! named, which may be a device), so that a crash never leaves half a file
+//! and a symbolic link planted beside the target is never followed.
 
-use std::io::Write;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
-/// Write `bytes` to `path` through a temporary file in the same folder and a
-/// rename.
+use crate::util::bytes::format_bytes;
+
+/// Whether the last component of a path read may be a symbolic link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Links {
+    /// Followed: a file the user names (a workload, a suite, a report).
+    Follow,
+    /// Refused: a file the host itself keeps (a cache entry, the history, a
+    /// key), where a link can only have been planted.
+    Refuse,
+}
+
+/// The cap on a file read, and how a refusal names it.
+#[derive(Debug, Clone, Copy)]
+pub struct Cap<'a> {
+    /// The largest size read, in bytes.
+    pub bytes: u64,
+    /// What the cap is, as a refusal names it (`--max-file-size`, "the cap
+    /// on a run history").
+    pub name: &'a str,
+}
+
+/// The bytes of `path`, read without trusting it: opened without blocking
+/// (a FIFO does not hang the host) and without following a final symbolic
+/// link when `links` refuses them, checked on the opened handle to be a
+/// regular file of at most `cap.bytes` (a device such as `/dev/zero` is
+/// refused before a byte is read), then read no further than one byte past
+/// the cap (a file growing meanwhile is refused too). Errors keep the
+/// operating system's error in their chain: [`is_not_found`] tells a missing
+/// file apart.
+pub fn read_bounded(path: &Path, cap: Cap, links: Links) -> Result<Vec<u8>> {
+    let mut flags = libc::O_NONBLOCK | libc::O_CLOEXEC;
+    if links == Links::Refuse {
+        flags |= libc::O_NOFOLLOW;
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)
+        .map_err(
+            |e| match e.raw_os_error() == Some(libc::ELOOP) && links == Links::Refuse {
+                true => {
+                    anyhow::Error::new(e).context("a symbolic link: refused without following it")
+                }
+                false => anyhow::Error::new(e).context("cannot read the file"),
+            },
+        )
+        .with_context(|| format!("reading {}", path.display()))?;
+    read_open(file, cap).with_context(|| format!("reading {}", path.display()))
+}
+
+/// [`read_bounded`] once the file is open.
+fn read_open(file: File, cap: Cap) -> Result<Vec<u8>> {
+    let meta = file.metadata().context("cannot read its metadata")?;
+    if !meta.is_file() {
+        let what = match meta.is_dir() {
+            true => "a folder",
+            false => "a FIFO, socket or device",
+        };
+        bail!("not a regular file ({what}): refused without reading it");
+    }
+    if meta.len() > cap.bytes {
+        bail!(
+            "the file is {}, larger than {} {}",
+            format_bytes(meta.len()),
+            cap.name,
+            format_bytes(cap.bytes)
+        );
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(cap.bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .context("cannot read it")?;
+    if bytes.len() as u64 > cap.bytes {
+        bail!(
+            "the file grew past {} {} while it was read",
+            cap.name,
+            format_bytes(cap.bytes)
+        );
+    }
+    Ok(bytes)
+}
+
+/// Whether `error` says that a file did not exist.
+pub fn is_not_found(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    })
+}
+
+/// Write `bytes` to `path`, a file the user named (an export): something
+/// that is not a regular file there (`/dev/null`, `/dev/stdout`, a pipe) is
+/// written in place, since renaming over it would replace it; anything
+/// else as [`replace_atomically`] does.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    // Something that is not a regular file (`/dev/null`, `/dev/stdout`, a
-    // pipe) is written in place: renaming over it would replace it.
     if let Ok(meta) = std::fs::metadata(path)
         && !meta.is_file()
     {
         if meta.is_dir() {
-            anyhow::bail!("writing {}: it is a folder", path.display());
+            bail!("writing {}: it is a folder", path.display());
         }
         return std::fs::OpenOptions::new()
             .write(true)
@@ -24,6 +122,17 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
             .and_then(|mut f| f.write_all(bytes))
             .with_context(|| format!("writing {}", path.display()));
     }
+    replace_atomically(path, bytes)
+}
+
+/// Write `bytes` to `path`, a file the host keeps (a cache entry, the run
+/// history, a baseline), through a temporary file in the same folder and a
+/// rename. The temporary file has an unpredictable name and is created
+/// exclusively (`O_EXCL`): a symbolic link planted at any name in the
+/// folder is neither followed nor overwritten, and the rename replaces
+/// whatever is at `path` itself (a link, a FIFO) rather than writing
+/// through it.
+pub fn replace_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let folder = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -31,56 +140,24 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let name = path
         .file_name()
         .with_context(|| format!("{}: not a file name", path.display()))?;
-    let temporary = folder.join(format!(
-        ".{}.{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut file = std::fs::File::create(&temporary)?;
+    let result = (|| -> Result<()> {
+        let mut prefix = std::ffi::OsString::from(".");
+        prefix.push(name);
+        let mut file = tempfile::Builder::new()
+            .prefix(&prefix)
+            .suffix(".tmp")
+            // As `File::create` would: the umask decides.
+            .permissions(std::fs::Permissions::from_mode(0o666))
+            .tempfile_in(folder)?;
         file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temporary, path)
+        file.as_file().sync_all()?;
+        // A failed rename drops the temporary file, which removes it.
+        file.persist(path)?;
+        Ok(())
     })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
     result.with_context(|| format!("writing {}", path.display()))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn atomic_write_replaces_and_leaves_no_temporary() -> Result<()> {
-        let dir = std::env::temp_dir().join(format!("wasm-bench-export-{}", std::process::id()));
-        std::fs::create_dir_all(&dir)?;
-        let path = dir.join("out.json");
-        write_atomically(&path, b"first")?;
-        write_atomically(&path, b"second")?;
-        assert_eq!(std::fs::read(&path)?, b"second");
-        let leftovers = std::fs::read_dir(&dir)?.count();
-        assert_eq!(leftovers, 1);
-        std::fs::remove_dir_all(&dir)?;
-        Ok(())
-    }
-
-    /// Device files are written in place, never replaced (issue: renaming a
-    /// temporary file over `/dev/null` as root replaced the device).
-    #[cfg(unix)]
-    #[test]
-    fn device_files_are_written_in_place() -> Result<()> {
-        use std::os::unix::fs::FileTypeExt;
-        write_atomically(Path::new("/dev/null"), b"discarded")?;
-        assert!(std::fs::metadata("/dev/null")?.file_type().is_char_device());
-        Ok(())
-    }
-
-    #[test]
-    fn missing_folder_is_an_error_naming_the_file() {
-        let path = Path::new("/nonexistent-folder-wasm-bench/out.json");
-        let err = write_atomically(path, b"x").err().map(|e| format!("{e:#}"));
-        assert!(err.is_some_and(|e| e.contains("/nonexistent-folder-wasm-bench/out.json")));
-    }
-}
+#[path = "fs_tests.rs"]
+mod tests;

@@ -51,14 +51,18 @@ pub struct RunHistory {
     cpu: String,
     /// This run's rows: machine key, subject key, median.
     measured: Vec<(String, String, f64)>,
+    /// What reading the history refused or skipped, said once.
+    note: Option<String>,
 }
 
 impl RunHistory {
     /// The history of the cache folder `settings` names.
     pub fn load(settings: &Settings) -> Self {
         let path = settings.cache.as_deref().map(history::path);
+        let (history, note) = path.as_deref().map(History::load).unwrap_or_default();
         RunHistory {
-            history: path.as_deref().map(History::load).unwrap_or_default(),
+            history,
+            note,
             path,
             cpu: crate::platform::cpu::cpu_model().unwrap_or_default(),
             measured: Vec::new(),
@@ -103,11 +107,15 @@ impl RunHistory {
         self.measured.push((machine, subject, median_ns));
     }
 
-    /// Add this run's rows and save; a warning when it could not be saved.
-    pub fn save(mut self) -> Option<String> {
-        let path = self.path.as_ref()?;
+    /// Add this run's rows and save; the warnings: what reading it refused
+    /// or skipped, and whether it could not be saved.
+    pub fn save(mut self) -> Vec<String> {
+        let mut warnings: Vec<String> = self.note.take().into_iter().collect();
+        let Some(path) = self.path.as_ref() else {
+            return warnings;
+        };
         if self.measured.is_empty() {
-            return None;
+            return warnings;
         }
         let now = now_unix();
         for (machine, subject, median_ns) in self.measured {
@@ -118,10 +126,12 @@ impl RunHistory {
                 unix_s: now,
             });
         }
-        let error = self.history.save(path).err()?;
-        Some(format!(
-            "the run history was not saved: {}",
-            one_line(&error)
-        ))
+        if let Err(error) = self.history.save(path) {
+            warnings.push(format!(
+                "the run history was not saved: {}",
+                one_line(&error)
+            ));
+        }
+        warnings
     }
 }

@@ -2,21 +2,28 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 
+use crate::util::fs::{Cap, Links, is_not_found, read_bounded};
+
 /// `<name>.<stream>.expected`, else `default.<stream>.expected`, if either
-/// sits beside the workload.
+/// sits beside the workload. One that is not a regular file, or is larger
+/// than the output a program may write, is an error
+/// ([`crate::util::fs::read_bounded`]).
 pub(crate) fn expected(folder: &Path, name: &str, stream: &str) -> Result<Option<Vec<u8>>> {
+    let cap = Cap {
+        bytes: super::CAPTURE_LIMIT as u64,
+        name: "the output a program may write,",
+    };
     for file in [
         format!("{name}.{stream}.expected"),
         format!("default.{stream}.expected"),
     ] {
-        let path = folder.join(file);
-        if path.is_file() {
-            return std::fs::read(&path)
-                .map(Some)
-                .with_context(|| format!("reading {}", path.display()));
+        match read_bounded(&folder.join(file), cap, Links::Follow) {
+            Ok(bytes) => return Ok(Some(bytes)),
+            Err(e) if is_not_found(&e) => continue,
+            Err(e) => return Err(e),
         }
     }
     Ok(None)
@@ -73,5 +80,47 @@ pub(crate) fn tail(stderr: &[u8]) -> String {
     match text.lines().last() {
         Some(line) if !line.trim().is_empty() => format!(" (stderr: {})", line.trim()),
         _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn said(folder: &Path) -> String {
+        match expected(folder, "w", "stdout") {
+            Ok(found) => format!("{found:?}"),
+            Err(e) => format!("{e:#}"),
+        }
+    }
+
+    #[test]
+    fn expected_output_is_read_only_from_a_regular_file_under_the_cap() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        assert_eq!(said(dir.path()), "None");
+        let file = dir.path().join("w.stdout.expected");
+        std::fs::write(&file, b"hi").expect("writes");
+        assert_eq!(said(dir.path()), "Some([104, 105])");
+        std::fs::remove_file(&file).expect("removes");
+        let made = std::process::Command::new("mkfifo").arg(&file).status();
+        assert!(made.is_ok_and(|s| s.success()));
+        let text = said(dir.path());
+        assert!(
+            text.contains("w.stdout.expected: not a regular file"),
+            "{text}"
+        );
+        std::fs::remove_file(&file).expect("removes");
+        std::os::unix::fs::symlink("/dev/zero", &file).expect("links");
+        let text = said(dir.path());
+        assert!(text.contains("not a regular file"), "{text}");
+        std::fs::remove_file(&file).expect("removes");
+        let big = std::fs::File::create(&file).expect("creates");
+        big.set_len(super::super::CAPTURE_LIMIT as u64 + 1)
+            .expect("grows");
+        let text = said(dir.path());
+        assert!(
+            text.contains("larger than the output a program may write, 64 MiB"),
+            "{text}"
+        );
     }
 }

@@ -1,0 +1,152 @@
+//! What the host reads back from disk, placed there by someone else: a
+//! FIFO in a `.suite`'s place, `/dev/zero` in the run history's, a compile
+//! cache entry copied over another module's key. Each is refused without
+//! hanging or growing the host, and said so.
+
+use std::error::Error;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use e2e::{Finished, finish_within, host_binary, prepare, workloads};
+use serde_json::Value;
+
+type TestResult = Result<(), Box<dyn Error>>;
+
+/// Far above what each run takes; a FIFO read without care blocks forever.
+const BOUND: Duration = Duration::from_secs(120);
+
+/// `host ARGS` in `dir`, with its compile cache (and so its run history) in
+/// `cache`.
+fn host(args: &[&str], dir: &Path, cache: &Path) -> Result<Finished, Box<dyn Error>> {
+    let mut command = Command::new(host_binary());
+    command
+        .args(args)
+        .current_dir(dir)
+        .env("WASM_BENCH_CACHE", cache)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let finished = finish_within(prepare(&mut command).spawn()?, BOUND)?;
+    assert!(!finished.stderr.contains("panicked"), "{}", finished.stderr);
+    Ok(finished)
+}
+
+/// `host run FILE` measured briefly at a fixed count and seed, with its JSON
+/// report.
+fn run(file: &Path, dir: &Path, cache: &Path) -> Result<(Finished, Value), Box<dyn Error>> {
+    let file = file.display().to_string();
+    let args = [
+        "run",
+        &file,
+        "--samples",
+        "5",
+        "--warmup",
+        "20ms",
+        "--count",
+        "1000",
+        "--seed",
+        "7",
+        "--export-json",
+        "-",
+    ];
+    let finished = host(&args, dir, cache)?;
+    let report = serde_json::from_str(&finished.stdout).map_err(|e| {
+        format!(
+            "{e}: stdout {} / stderr {}",
+            finished.stdout, finished.stderr
+        )
+    })?;
+    Ok((finished, report))
+}
+
+#[test]
+fn a_fifo_in_a_suites_place_is_refused_at_once() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let suite = dir.path().join("all.suite");
+    let made = Command::new("mkfifo").arg(&suite).status()?;
+    assert!(made.success());
+    let finished = host(&["run", "all.suite"], dir.path(), &dir.path().join("cache"))?;
+    assert_eq!(finished.status.code(), Some(2), "{}", finished.stderr);
+    assert!(
+        finished
+            .stderr
+            .contains("all.suite: cannot read the suite: reading all.suite: not a regular file (a FIFO, socket or device): refused without reading it"),
+        "{}",
+        finished.stderr
+    );
+    assert!(
+        finished.elapsed < Duration::from_secs(10),
+        "{:?}",
+        finished.elapsed
+    );
+    Ok(())
+}
+
+#[test]
+fn dev_zero_in_the_run_historys_place_is_refused_and_the_run_goes_on() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let cache = dir.path().join("cache");
+    std::fs::create_dir(&cache)?;
+    let history = cache.join("history-3.json");
+    std::os::unix::fs::symlink("/dev/zero", &history)?;
+    let (finished, report) = run(&workloads().join("xor.wasm"), dir.path(), &cache)?;
+    assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+    let warnings = report["environment"]["warnings"].to_string();
+    assert!(
+        warnings.contains("the run history was not read: reading")
+            && warnings.contains("history-3.json: a symbolic link: refused without following it"),
+        "{warnings}"
+    );
+    // Whether the run saved its rows in the link's place (a busy machine's
+    // are not filed), /dev/zero was never written through.
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata("/dev/zero")?.file_type().is_char_device());
+    assert!(finished.elapsed < BOUND);
+    Ok(())
+}
+
+/// The compile cache entries in `cache`, by the part of their name after
+/// the workload's hash (the engine configuration and the host's version).
+fn entries(cache: &Path) -> Result<Vec<(String, PathBuf)>, Box<dyn Error>> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(cache)? {
+        let path = entry?.path();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        if let Some((_, rest)) = name.as_deref().and_then(|n| n.split_once('-'))
+            && rest.ends_with(".cwasm")
+        {
+            found.push((rest.to_string(), path));
+        }
+    }
+    Ok(found)
+}
+
+/// Another module's entry copied over xor's is refused, xor is compiled
+/// again, and the row's checksum is xor's.
+#[test]
+fn a_swapped_cache_entry_is_refused_and_the_right_module_runs() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let cache = dir.path().join("cache");
+    let other_cache = dir.path().join("other");
+    let xor = workloads().join("xor.wasm");
+    let (_, first) = run(&xor, dir.path(), &cache)?;
+    run(&workloads().join("mod13.wasm"), dir.path(), &other_cache)?;
+    let others = entries(&other_cache)?;
+    let mut swapped = 0;
+    for (rest, path) in entries(&cache)? {
+        if let Some((_, other)) = others.iter().find(|(r, _)| *r == rest) {
+            std::fs::copy(other, &path)?;
+            swapped += 1;
+        }
+    }
+    assert!(swapped > 0, "no entry of the same engine to swap");
+    let (finished, again) = run(&xor, dir.path(), &cache)?;
+    assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+    let row = &again["results"][0];
+    let outcome = row["compile_cache"]["rebuilt"].as_str().unwrap_or_default();
+    assert!(outcome.contains("written for another key"), "{row}");
+    assert_eq!(row["checksum"], first["results"][0]["checksum"], "{row}");
+    assert!(row["checksum"].is_i64(), "{row}");
+    Ok(())
+}
