@@ -15,7 +15,11 @@ use host::util::exit::ExitStatus;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    sandbox::install_ctrl_c();
+    // A worker keeps the default dispositions: its parent ends it, and so
+    // does any signal sent to it alone.
+    if !matches!(cli.command, Command::Worker) {
+        sandbox::install_signal_handler();
+    }
     let outcome = match cli.command {
         Command::Run(args) => Settings::from_run_args(args).and_then(|s| command::run::run(&s)),
         Command::Profile(args) => {
