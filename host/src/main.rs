@@ -10,6 +10,7 @@ use host::cli::{Cli, Command};
 use host::command;
 use host::guest::sandbox;
 use host::options::{CompareSettings, ProfileSettings, ReportSettings, Settings};
+use host::output::escape::terminal;
 use host::util::error::one_line;
 use host::util::exit::ExitStatus;
 
@@ -54,7 +55,7 @@ fn main() -> ExitCode {
     match outcome {
         Ok(status) => status.into(),
         Err(e) => {
-            eprintln!("error: {}", one_line(&e));
+            eprintln!("error: {}", terminal(&one_line(&e)));
             ExitStatus::Usage.into()
         }
     }

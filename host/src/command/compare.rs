@@ -8,6 +8,7 @@ use crate::benchmark::parent::compare::compare_rounds;
 use crate::command::run::{progress_display, table_stream};
 use crate::guest::discover;
 use crate::options::CompareSettings;
+use crate::output::escape::terminal;
 use crate::output::export::{check_writable_folders, write_compare_exports};
 use crate::output::table::Table;
 use crate::util::error::one_line;
@@ -23,7 +24,7 @@ pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
     let report = match compare_rounds(settings, &files, progress.as_ref()) {
         Ok(report) => report,
         Err(e) => {
-            eprintln!("error: {}", one_line(&e));
+            eprintln!("error: {}", terminal(&one_line(&e)));
             return Ok(match is_usage(&e) {
                 true => ExitStatus::Usage,
                 false => ExitStatus::Failed,

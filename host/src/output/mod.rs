@@ -2,6 +2,7 @@
 //!
 //! - [`table`]: the terminal report (header, rows, verdicts, footer);
 //! - [`cells`]: a row's cells and notes as every readable output shows them;
+//! - [`escape`]: names from guests made safe for each format;
 //! - [`progress`]: the progress line on stderr;
 //! - [`units`]: times, rates and counts in units that fit;
 //! - [`export`]: JSON, Markdown, CSV, HTML and dashboard files.
@@ -9,6 +10,7 @@
 //! Everything here is made from [`crate::results`]; nothing measures.
 
 pub mod cells;
+pub mod escape;
 pub mod export;
 pub mod progress;
 pub mod table;

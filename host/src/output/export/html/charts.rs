@@ -7,6 +7,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::output::cells::format_ratio;
+use crate::output::escape::terminal;
 use crate::output::export::html::palette::{
     BAR, FASTER, FIT, FONT, Plot, SAME, SEVERE, UNSURE, WIDTH,
 };
@@ -232,8 +233,10 @@ pub(super) fn ratio_svg(report: &CompareReport) -> Plot<String> {
     Ok(svg)
 }
 
-/// At most `max` characters, an ellipsis in the middle when cut.
+/// A name for a chart: control characters escaped (plotters escapes the
+/// markup), at most `max` characters, an ellipsis in the middle when cut.
 pub(super) fn shorten(s: &str, max: usize) -> String {
+    let s = terminal(s);
     let n = s.chars().count();
     if n <= max {
         return s.to_string();
