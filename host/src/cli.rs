@@ -170,11 +170,12 @@ pub struct MeasureArgs {
     /// it: `gc=n`, `tail-call`, `memory64=y`; a comma-separated list, or
     /// repeated. Without it, what wasmtime enables by default is on (GC,
     /// function references, exceptions, tail calls, SIMD, relaxed SIMD,
-    /// multi-memory, threads, ...). Names: gc, function-references,
+    /// multi-memory, atomics, ...). Names: gc, function-references,
     /// exceptions, tail-call, simd, relaxed-simd, multi-memory, threads,
     /// memory64, extended-const, wide-arithmetic, custom-page-sizes,
     /// stack-switching, bulk-memory, reference-types, multi-value,
-    /// branch-hinting.
+    /// branch-hinting. `stack-switching` and `threads` may only be turned
+    /// off: this build runs no stack switching and no shared memory.
     #[arg(short = 'W', long = "wasm", value_name = "NAME[=y|n]")]
     pub wasm: Vec<String>,
 
