@@ -228,7 +228,9 @@ pub struct MeasureArgs {
     /// Also measure a deterministic cost per op in a separate pass: wasm
     /// instructions with wasmtime's fuel (`instructions`), or Callgrind's
     /// counts of the machine code and a cycle estimate (`cycles-est`, needs
-    /// Valgrind); `host compare` and `--baseline` then judge by it. Or, with
+    /// Valgrind; a guest call under it may take 100 × `--timeout`, as code
+    /// runs up to 100 times slower there); `host compare` and `--baseline`
+    /// then judge by it. Or, with
     /// `host run`, the CPU's own counts of the timed code (`counters`:
     /// instructions and cycles per op from the hardware counters, where the
     /// kernel gives them).
