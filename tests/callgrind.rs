@@ -256,3 +256,44 @@ fn compare_judges_by_estimated_cycles() -> TestResult {
     assert_eq!(c["verdict"], "slower", "winch's code is slower: {c}");
     Ok(())
 }
+
+/// A call that never returns under Callgrind fails its row once the pass's
+/// own deadline is over, and the error says what that deadline is: 100 ×
+/// `--timeout` (issue #30). The fixture returns in the timing pass (one
+/// worker process, whose first call has count 1) and hangs in the
+/// Callgrind pass.
+#[test]
+fn the_callgrind_deadline_is_stated() -> TestResult {
+    if !counting()? {
+        return Ok(());
+    }
+    let dir = tempfile::tempdir()?;
+    let late_hang = fixture("hostile/late_hang.wat").display().to_string();
+    let args = [
+        "run",
+        &late_hang,
+        "--processes",
+        "1",
+        "--samples",
+        "20",
+        "--metric",
+        "cycles-est",
+        "--timeout",
+        "100ms",
+        "--export-json",
+        "-",
+    ];
+    let finished = host(&args, dir.path(), None)?;
+    assert_eq!(finished.status.code(), Some(1), "{finished:?}");
+    let report = report(&finished)?;
+    let error = report["results"][0]["error"]
+        .as_str()
+        .ok_or("the row was counted")?;
+    assert!(error.contains("the Callgrind pass"), "{error}");
+    assert!(
+        error.contains("did not return within 100 × --timeout = 10s, the deadline under Callgrind"),
+        "{error}"
+    );
+    assert!(finished.elapsed < Duration::from_secs(60), "{finished:?}");
+    Ok(())
+}

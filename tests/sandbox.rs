@@ -469,7 +469,7 @@ fn ctrl_c_keeps_the_finished_results() -> TestResult {
     assert!(
         finished
             .stdout
-            .contains("stopped early: interrupted (Ctrl-C)"),
+            .contains("stopped early: interrupted (Ctrl-C, SIGTERM or SIGHUP)"),
         "{}",
         finished.stdout
     );
@@ -487,7 +487,7 @@ fn ctrl_c_keeps_the_finished_results() -> TestResult {
             "an unfinished row was exported: {r}"
         );
     }
-    assert_eq!(report["stopped"], "interrupted (Ctrl-C)");
+    assert_eq!(report["stopped"], "interrupted (Ctrl-C, SIGTERM or SIGHUP)");
     // No temporary file is left behind.
     let leftovers: Vec<_> = std::fs::read_dir(dir.path())?
         .filter_map(|e| e.ok())

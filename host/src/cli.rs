@@ -185,11 +185,12 @@ pub struct MeasureArgs {
     /// it: `gc=n`, `tail-call`, `memory64=y`; a comma-separated list, or
     /// repeated. Without it, what wasmtime enables by default is on (GC,
     /// function references, exceptions, tail calls, SIMD, relaxed SIMD,
-    /// multi-memory, threads, ...). Names: gc, function-references,
+    /// multi-memory, atomics, ...). Names: gc, function-references,
     /// exceptions, tail-call, simd, relaxed-simd, multi-memory, threads,
     /// memory64, extended-const, wide-arithmetic, custom-page-sizes,
     /// stack-switching, bulk-memory, reference-types, multi-value,
-    /// branch-hinting.
+    /// branch-hinting. `stack-switching` and `threads` may only be turned
+    /// off: this build runs no stack switching and no shared memory.
     #[arg(short = 'W', long = "wasm", value_name = "NAME[=y|n]")]
     pub wasm: Vec<String>,
 
@@ -242,7 +243,9 @@ pub struct MeasureArgs {
     /// Also measure a deterministic cost per op in a separate pass: wasm
     /// instructions with wasmtime's fuel (`instructions`), or Callgrind's
     /// counts of the machine code and a cycle estimate (`cycles-est`, needs
-    /// Valgrind); `host compare` and `--baseline` then judge by it. Or, with
+    /// Valgrind; a guest call under it may take 100 × `--timeout`, as code
+    /// runs up to 100 times slower there); `host compare` and `--baseline`
+    /// then judge by it. Or, with
     /// `host run`, the CPU's own counts of the timed code (`counters`:
     /// instructions and cycles per op from the hardware counters, where the
     /// kernel gives them).

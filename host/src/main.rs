@@ -10,12 +10,17 @@ use host::cli::{Cli, Command};
 use host::command;
 use host::guest::sandbox;
 use host::options::{CompareSettings, ProfileSettings, ReportSettings, Settings};
+use host::output::escape::terminal;
 use host::util::error::one_line;
 use host::util::exit::ExitStatus;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    sandbox::install_ctrl_c();
+    // A worker keeps the default dispositions: its parent ends it, and so
+    // does any signal sent to it alone.
+    if !matches!(cli.command, Command::Worker) {
+        sandbox::install_signal_handler();
+    }
     let outcome = match cli.command {
         Command::Run(args) => Settings::from_run_args(args).and_then(|s| command::run::run(&s)),
         Command::Profile(args) => {
@@ -50,7 +55,7 @@ fn main() -> ExitCode {
     match outcome {
         Ok(status) => status.into(),
         Err(e) => {
-            eprintln!("error: {}", one_line(&e));
+            eprintln!("error: {}", terminal(&one_line(&e)));
             ExitStatus::Usage.into()
         }
     }

@@ -270,6 +270,7 @@ mod tests {
             mde_pct: 0.0,
             verdict,
             text: String::new(),
+            phases: Vec::new(),
         }
     }
 

@@ -12,6 +12,7 @@ use crate::benchmark::parent::suite::{SuitePlan, compare_suite, plan_suite};
 use crate::command::run::{progress_display, table_stream};
 use crate::guest::discover;
 use crate::options::CompareSettings;
+use crate::output::escape::terminal;
 use crate::output::export::{check_writable_folders, write_compare_exports, write_suite_exports};
 use crate::output::suite_table::suite_table;
 use crate::output::table::Table;
@@ -33,7 +34,7 @@ pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
     let report = match compare_rounds(settings, &files, progress.as_ref()) {
         Ok(report) => report,
         Err(e) => {
-            eprintln!("error: {}", one_line(&e));
+            eprintln!("error: {}", terminal(&one_line(&e)));
             return Ok(match is_usage(&e) {
                 true => ExitStatus::Usage,
                 false => ExitStatus::Failed,

@@ -24,6 +24,7 @@ use crate::benchmark::progress::Silent;
 use crate::command::run;
 use crate::guest::{discover, sandbox};
 use crate::options::Settings;
+use crate::output::escape::terminal;
 use crate::output::table::Table;
 use crate::results::{BenchResult, Environment};
 
@@ -83,7 +84,7 @@ pub fn watch(settings: &Settings, out: impl Write + Send) -> Result<()> {
     let _ = writeln!(
         printer.table.out(),
         "watching {} (Ctrl-C to stop)",
-        list(&watched)
+        terminal(&list(&watched))
     );
 
     while !sandbox::interrupted() {
@@ -176,7 +177,7 @@ fn measure<W: Write + Send>(
                     judged,
                     settings.noise,
                 );
-                let _ = writeln!(printer.table.out(), "  {text}");
+                let _ = writeln!(printer.table.out(), "  {}", terminal(&text));
             }
         }
         previous.insert(result.name.clone(), result);

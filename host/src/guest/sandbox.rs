@@ -1,4 +1,6 @@
-//! Ctrl-C: the first press asks the run to stop, the second ends the process.
+//! Ctrl-C, SIGTERM and SIGHUP (what `timeout`, CI runners and a closed
+//! terminal send): the first asks the run to stop, the second ends the
+//! process.
 //!
 //! The rest of the sandbox lives elsewhere: each store's memory and table
 //! limits in [`crate::guest::limits`]; the deadline of a guest call and the
@@ -13,18 +15,22 @@ use crate::util::exit::ExitStatus;
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-/// Whether Ctrl-C asked the run to stop.
+/// Why a run stopped early after [`interrupted`]: one handler takes the
+/// three signals and cannot tell which came.
+pub const STOPPED: &str = "interrupted (Ctrl-C, SIGTERM or SIGHUP)";
+
+/// Whether Ctrl-C, SIGTERM or SIGHUP asked the run to stop.
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::Relaxed)
 }
 
-/// Install the Ctrl-C handler: the first press asks the run to stop, the
-/// second ends the process.
-pub fn install_ctrl_c() {
+/// Install the handler of Ctrl-C, SIGTERM and SIGHUP: the first asks the
+/// run to stop, the second ends the process.
+pub fn install_signal_handler() {
     let _ = ctrlc::set_handler(|| {
         if INTERRUPTED.swap(true, Ordering::SeqCst) {
             ExitStatus::Interrupted.exit_now();
         }
-        eprintln!("\ninterrupted: finishing up (press Ctrl-C again to quit at once)");
+        eprintln!("\ninterrupted: finishing up (Ctrl-C or another signal quits at once)");
     });
 }

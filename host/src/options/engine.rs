@@ -102,6 +102,22 @@ impl Proposal {
     fn bit(self) -> u32 {
         1 << (self as u32)
     }
+
+    /// Why this build cannot run a guest that uses the proposal, when it
+    /// cannot: wasmtime validates such a module, then aborts or refuses it
+    /// at run time. The wasmtime features are in the workspace's
+    /// `Cargo.toml`.
+    pub fn missing_from_build(self) -> Option<&'static str> {
+        match self {
+            Proposal::StackSwitching => Some(
+                "this build lacks wasmtime's `stack-switching` feature: a guest that switches stacks would abort its worker",
+            ),
+            Proposal::Threads => Some(
+                "this build does not instantiate shared memories (their growth escapes the --max-memory limiter); atomics on unshared memories are on without -W",
+            ),
+            _ => None,
+        }
+    }
 }
 
 /// Proposals turned on or off with `-W`; the rest keep wasmtime's defaults.
@@ -118,8 +134,21 @@ pub struct WasmFlags {
 
 impl WasmFlags {
     /// Parse `-W` values: `NAME`, `NAME=y|n` (also `yes`/`no`, `true`/
-    /// `false`), comma-separated or repeated; a later value wins.
+    /// `false`), comma-separated or repeated; a later value wins. A
+    /// proposal this build cannot run may be turned off, not on.
     pub fn parse(values: &[String]) -> Result<Self> {
+        let flags = Self::parse_names(values)?;
+        for (proposal, on) in flags.settings() {
+            if let (true, Some(why)) = (on, proposal.missing_from_build()) {
+                bail!("-W {}: {why}", proposal.name());
+            }
+        }
+        Ok(flags)
+    }
+
+    /// [`WasmFlags::parse`] without the check of what this build runs (a
+    /// saved report keeps what its run said).
+    fn parse_names(values: &[String]) -> Result<Self> {
         let mut flags = WasmFlags::default();
         for item in values.iter().flat_map(|v| v.split(',')) {
             let item = item.trim();
@@ -193,7 +222,7 @@ impl TryFrom<std::collections::BTreeMap<String, bool>> for WasmFlags {
             .into_iter()
             .map(|(name, on)| format!("{name}={}", if on { "y" } else { "n" }))
             .collect();
-        WasmFlags::parse(&values)
+        WasmFlags::parse_names(&values)
     }
 }
 
@@ -414,4 +443,40 @@ pub(crate) fn engine_configs(
         });
     }
     Ok(configs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(value: &str) -> Result<WasmFlags> {
+        WasmFlags::parse(&[value.to_string()])
+    }
+
+    #[test]
+    fn proposals_the_build_cannot_run_may_be_turned_off_only() -> Result<()> {
+        for name in ["stack-switching", "threads"] {
+            let error = parse(name).err().context("accepted")?;
+            assert!(
+                error
+                    .to_string()
+                    .starts_with(&format!("-W {name}: this build "))
+            );
+            assert!(parse(&format!("{name}=y")).is_err());
+            assert_eq!(
+                parse(&format!("{name}=n"))?.to_string(),
+                format!("{name}=n")
+            );
+        }
+        assert_eq!(parse("memory64,gc=n")?.to_string(), "gc=n,memory64=y");
+        Ok(())
+    }
+
+    #[test]
+    fn a_saved_setting_reads_back_as_it_was() -> Result<()> {
+        let saved = std::collections::BTreeMap::from([("stack-switching".to_string(), true)]);
+        let flags = WasmFlags::try_from(saved)?;
+        assert_eq!(flags.get(Proposal::StackSwitching), Some(true));
+        Ok(())
+    }
 }

@@ -3,6 +3,7 @@
 //! - [`table`]: the terminal report (header, rows, verdicts, footer);
 //! - [`suite_table`]: the terminal report of a suite's comparison;
 //! - [`cells`]: a row's cells and notes as every readable output shows them;
+//! - [`escape`]: names from guests made safe for each format;
 //! - [`progress`]: the progress line on stderr;
 //! - [`units`]: times, rates and counts in units that fit;
 //! - [`export`]: JSON, Markdown, CSV, HTML and dashboard files.
@@ -10,6 +11,7 @@
 //! Everything here is made from [`crate::results`]; nothing measures.
 
 pub mod cells;
+pub mod escape;
 pub mod export;
 pub mod progress;
 pub mod suite_table;

@@ -1,5 +1,6 @@
 //! Progress while measuring: which workload, which step of the method, the
-//! current estimate and its err%, and how many rows are finished.
+//! current estimate and its err%, and how many rows are finished; a
+//! workload's name with its control characters escaped.
 //!
 //! The benchmark stage reports to a [`Progress`]; [`Bar`] draws it on stderr
 //! with indicatif (only when stderr is a terminal and `--quiet` is not
@@ -13,6 +14,7 @@ use std::io::IsTerminal;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::benchmark::progress::{Progress, Step};
+use crate::output::escape::terminal;
 use crate::output::units::format_ns;
 
 /// A progress line on stderr.
@@ -47,12 +49,12 @@ impl Progress for Bar {
     }
 
     fn step(&self, what: &str, step: Step) {
-        self.bar.set_prefix(what.to_string());
+        self.bar.set_prefix(terminal(what).into_owned());
         self.bar.set_message(step.name());
     }
 
     fn estimate(&self, what: &str, ns_per_op: f64, err_pct: f64) {
-        self.bar.set_prefix(what.to_string());
+        self.bar.set_prefix(terminal(what).into_owned());
         self.bar
             .set_message(format!("sampling: {} ±{err_pct:.1}%", format_ns(ns_per_op)));
     }

@@ -10,6 +10,7 @@ use anstyle::{AnsiColor, Style};
 
 use crate::options::SeedRule;
 use crate::output::cells::{Cells, callgrind_line, counters_line, phases_line};
+use crate::output::escape::terminal;
 use crate::output::units::format_ns;
 use crate::results::Verdict;
 use crate::results::{BenchResult, Environment, ProfileReport, RunReport, SuiteSummary, Tool};
@@ -75,7 +76,7 @@ impl<W: Write> Table<W> {
     pub fn header(&mut self, env: &Environment, rows: &[String]) -> io::Result<()> {
         self.name_width = rows
             .iter()
-            .map(|n| n.chars().count())
+            .map(|n| terminal(n).chars().count())
             .max()
             .unwrap_or(0)
             .clamp(9, 60);
@@ -140,7 +141,7 @@ impl<W: Write> Table<W> {
             writeln!(self.out, "{busy}")?;
         }
         for warning in &env.warnings {
-            writeln!(self.out, "warning: {warning}")?;
+            writeln!(self.out, "warning: {}", terminal(warning))?;
         }
         writeln!(self.out)?;
         writeln!(
@@ -166,8 +167,9 @@ impl<W: Write> Table<W> {
             let error = result.error.as_deref().unwrap_or("not measured");
             return writeln!(
                 self.out,
-                "{:<w$}  {ERROR}error:{ERROR:#} {error}",
-                result.name
+                "{:<w$}  {ERROR}error:{ERROR:#} {}",
+                terminal(&result.name),
+                terminal(error)
             )
             .and_then(|()| self.out.flush());
         };
@@ -178,7 +180,7 @@ impl<W: Write> Table<W> {
             return writeln!(
                 self.out,
                 "{:<w$}  {DIM}no measurable work: 0 per op, as an empty guest must be{DIM:#}",
-                result.name
+                terminal(&result.name)
             )
             .and_then(|()| self.out.flush());
         }
@@ -186,7 +188,7 @@ impl<W: Write> Table<W> {
         writeln!(
             self.out,
             "{:<w$}  {BOLD}{:>11}{BOLD:#}  {:>9}  {:>26}  {:>11}  {:>7}  {:>6}  {:>8}",
-            result.name,
+            terminal(&result.name),
             cells.time,
             cells.err,
             cells.ci,
@@ -208,7 +210,12 @@ impl<W: Write> Table<W> {
             writeln!(self.out, "{:<w$}  {}", "", counters_line(h))?;
         }
         for note in &f.notes {
-            writeln!(self.out, "{:<w$}  {DIM}note: {note}{DIM:#}", "")?;
+            writeln!(
+                self.out,
+                "{:<w$}  {DIM}note: {}{DIM:#}",
+                "",
+                terminal(&note.to_string())
+            )?;
         }
         if let Some(b) = &result.baseline {
             let flag = if b.regression {
@@ -219,7 +226,10 @@ impl<W: Write> Table<W> {
             writeln!(
                 self.out,
                 "{:<w$}  vs baseline `{}` ({}): {}{flag}",
-                "", b.name, b.metric, b.text
+                "",
+                terminal(&b.name),
+                b.metric,
+                terminal(&b.text)
             )?;
         }
         self.out.flush()
@@ -258,7 +268,7 @@ impl<W: Write> Table<W> {
                 self.out,
                 "{style}{:<7}{style:#} {} · smallest detectable effect ±{:.2}%",
                 c.verdict.to_string(),
-                c.text,
+                terminal(&c.text),
                 c.mde_pct
             )?;
             self.phase_lines(c)?;
@@ -300,22 +310,31 @@ impl<W: Write> Table<W> {
             writeln!(self.out)?;
             match (&p.error, &p.path) {
                 (Some(error), _) => {
-                    writeln!(self.out, "{}  {ERROR}error:{ERROR:#} {error}", p.name)?;
+                    writeln!(
+                        self.out,
+                        "{}  {ERROR}error:{ERROR:#} {}",
+                        terminal(&p.name),
+                        terminal(error)
+                    )?;
                     continue;
                 }
                 (None, Some(path)) => writeln!(
                     self.out,
-                    "{}  {} samples · profile {path} (open it in https://profiler.firefox.com)",
-                    p.name, p.samples
+                    "{}  {} samples · profile {} (open it in https://profiler.firefox.com)",
+                    terminal(&p.name),
+                    p.samples,
+                    terminal(path)
                 )?,
-                (None, None) => writeln!(self.out, "{}  {} samples", p.name, p.samples)?,
+                (None, None) => writeln!(self.out, "{}  {} samples", terminal(&p.name), p.samples)?,
             }
             writeln!(self.out, "  {:>7}  {:>7}  function", "self", "total")?;
             for f in p.functions.iter().take(top) {
                 writeln!(
                     self.out,
                     "  {:>6.1}%  {:>6.1}%  {}",
-                    f.self_pct, f.total_pct, f.name
+                    f.self_pct,
+                    f.total_pct,
+                    terminal(&f.name)
                 )?;
             }
         }
@@ -324,7 +343,8 @@ impl<W: Write> Table<W> {
             writeln!(
                 self.out,
                 "{} against {}: what got slower (share of the samples gained, then lost)",
-                c.variant, c.reference
+                terminal(&c.variant),
+                terminal(&c.reference)
             )?;
             if c.functions.is_empty() {
                 writeln!(self.out, "  none")?;
@@ -333,7 +353,10 @@ impl<W: Write> Table<W> {
                 writeln!(
                     self.out,
                     "  {:>+7.1} points  {:>6.1}% -> {:>6.1}%  {}",
-                    f.change_points, f.reference_self_pct, f.variant_self_pct, f.name
+                    f.change_points,
+                    f.reference_self_pct,
+                    f.variant_self_pct,
+                    terminal(&f.name)
                 )?;
             }
         }
@@ -354,7 +377,7 @@ impl<W: Write> Table<W> {
                 writeln!(
                     self.out,
                     "{:<w$}  {:<11} coefficient {:>10}  rms {:.1}%",
-                    fit.benchmark,
+                    terminal(&fit.benchmark),
                     fit.best.to_string(),
                     format_ns(fit.coefficient),
                     fit.rms * 100.0,
@@ -373,7 +396,7 @@ impl<W: Write> Table<W> {
             writeln!(
                 self.out,
                 "fastest: {FAST}{}{FAST:#} ({} per op)",
-                row.name,
+                terminal(&row.name),
                 format_ns(f.ns_per_op.median)
             )?;
         }
@@ -393,10 +416,10 @@ impl<W: Write> Table<W> {
             )?;
         }
         if let Some(reason) = &report.stopped {
-            writeln!(self.out, "stopped early: {reason}")?;
+            writeln!(self.out, "stopped early: {}", terminal(reason))?;
         }
         if let Some(path) = &report.saved_baseline {
-            writeln!(self.out, "saved as baseline: {path}")?;
+            writeln!(self.out, "saved as baseline: {}", terminal(path))?;
         }
         let regressions = report.regressions();
         if regressions > 0 {
@@ -447,5 +470,10 @@ pub fn relative_summary(report: &CompareReport) -> String {
             Verdict::Unsure => format!("`{}` unsure ({:.3}×)", c.variant, c.ratio.value),
         })
         .collect();
-    format!("relative to `{}`: {}", report.reference, parts.join(", "))
+    terminal(&format!(
+        "relative to `{}`: {}",
+        report.reference,
+        parts.join(", ")
+    ))
+    .into_owned()
 }

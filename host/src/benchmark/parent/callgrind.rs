@@ -17,7 +17,8 @@ use crate::benchmark::worker::callgrind::valgrind_command;
 use crate::results::Row;
 
 /// How much slower code runs under Callgrind, at most: the call deadline of
-/// the Callgrind pass is `--timeout` times this.
+/// the Callgrind pass is `--timeout` times this (`--help`, README and a
+/// row's error say so).
 const CALLGRIND_SLOWDOWN: u32 = 100;
 
 /// What the pass gave a row: its counts, or why it could not count it.
@@ -90,7 +91,12 @@ impl<'a> Pass<'a> {
             .iter()
             .map(|(i, _)| self.names.get(*i).cloned().unwrap_or_default())
             .collect();
-        let crew = Crew::new(executor, self.progress, &local_names, self.timeout).under(wrapper);
+        let deadline = format!(
+            "{CALLGRIND_SLOWDOWN} × --timeout = {}, the deadline under Callgrind",
+            humantime::format_duration(self.timeout)
+        );
+        let crew =
+            Crew::new(executor, self.progress, &local_names, self.timeout).under(wrapper, deadline);
         let mut counts: Vec<Option<RowCounts>> = rows.iter().map(|_| None).collect();
         let next = |counts: &Vec<Option<RowCounts>>| {
             let left: Vec<RowJob> = (0..rows.len())

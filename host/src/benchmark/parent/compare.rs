@@ -24,7 +24,7 @@ use crate::benchmark::parent::row::{Compiled, Counts, describe};
 use crate::benchmark::parent::supervisor::Subprocesses;
 use crate::benchmark::progress::{Progress, Step};
 use crate::benchmark::protocol::{Found, Job, ProcessSample, ProgramSample, Task};
-use crate::guest::Contract;
+use crate::guest::{Contract, sandbox};
 use crate::options::{CompareSettings, Metric};
 use crate::results::{BenchResult, CompareReport, Comparison, Row, Tool};
 use crate::util::error::one_line;
@@ -305,7 +305,7 @@ fn take_rounds(
         Ok(())
     })?;
     if crew.interrupted() {
-        bail!("interrupted (Ctrl-C)");
+        bail!(sandbox::STOPPED);
     }
     judged.sampling = started.elapsed();
     Ok(judged)

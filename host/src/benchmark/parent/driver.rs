@@ -79,6 +79,8 @@ pub struct Crew<'a> {
     names: &'a [String],
     /// The deadline of one guest call.
     timeout: Duration,
+    /// The deadline in the words of a row's error (`--timeout 10s`).
+    deadline: String,
     wrapper: Option<Wrapper>,
 }
 
@@ -96,13 +98,16 @@ impl<'a> Crew<'a> {
             progress,
             names,
             timeout,
+            deadline: format!("--timeout {}", humantime::format_duration(timeout)),
             wrapper: None,
         }
     }
 
-    /// The workers start under `wrapper` (Valgrind).
-    pub fn under(mut self, wrapper: Wrapper) -> Self {
+    /// The workers start under `wrapper` (Valgrind); a row's error names
+    /// the call deadline in the words `deadline`.
+    pub fn under(mut self, wrapper: Wrapper, deadline: String) -> Self {
         self.wrapper = Some(wrapper);
+        self.deadline = deadline;
         self
     }
 
@@ -170,7 +175,7 @@ impl<'a> Crew<'a> {
     /// was killed.
     fn shift(&self, job: &Job) -> Result<Shift> {
         let mut worker = self.executor.start(job, self.wrapper.as_ref())?;
-        let mut watch = Watch::new(self.timeout);
+        let mut watch = Watch::new(self.timeout, &self.deadline);
         let mut outcomes = Vec::new();
         loop {
             let end = match worker.next(Some(watch.deadline())) {
@@ -251,8 +256,10 @@ enum End {
 
 /// What the driver follows of one worker: the row in progress, the guest
 /// call in progress and the count of the last `run` call that returned.
-struct Watch {
+struct Watch<'d> {
     timeout: Duration,
+    /// The deadline in words, for the error of a call that outlived it.
+    deadline: &'d str,
     ready: bool,
     current: Option<usize>,
     call: Option<Call>,
@@ -262,10 +269,11 @@ struct Watch {
     failed: Option<Outcome>,
 }
 
-impl Watch {
-    fn new(timeout: Duration) -> Self {
+impl<'d> Watch<'d> {
+    fn new(timeout: Duration, deadline: &'d str) -> Self {
         Watch {
             timeout,
+            deadline,
             ready: false,
             current: None,
             call: None,
@@ -387,8 +395,8 @@ impl Watch {
     /// error.
     fn hung(&self) -> anyhow::Error {
         let limit = format!(
-            "did not return within --timeout {} (infinite loop?); the worker was killed",
-            humantime::format_duration(self.timeout)
+            "did not return within {} (infinite loop?); the worker was killed",
+            self.deadline
         );
         let what = match self.call {
             Some(Call::Setup { size }) => format!("`setup({size})` failed: {limit}"),

@@ -13,6 +13,7 @@ use crate::benchmark::parent::row::describe;
 use crate::benchmark::parent::supervisor::Subprocesses;
 use crate::benchmark::progress::Progress;
 use crate::benchmark::protocol::{Job, RowJob, Task};
+use crate::guest::sandbox;
 use crate::options::{Profiling, Settings};
 use crate::results::{ProfileChanges, ProfileReport, Row, RowProfile};
 use crate::util::error::one_line;
@@ -102,7 +103,7 @@ pub fn profile_rows(
         Ok(())
     })?;
     if crew.interrupted() {
-        bail!("interrupted (Ctrl-C)");
+        bail!(sandbox::STOPPED);
     }
     Ok(ProfileReport {
         profiles: profiles.into_iter().flatten().collect(),

@@ -31,6 +31,7 @@ use crate::benchmark::parent::stop::{enough, share};
 use crate::benchmark::parent::supervisor::Subprocesses;
 use crate::benchmark::progress::Progress;
 use crate::benchmark::protocol::{Job, RowJob, Task};
+use crate::guest::sandbox;
 use crate::options::{Metric, PinRequest, Settings};
 use crate::platform::gaps::{self, Interruptions};
 use crate::results::baseline::Saved;
@@ -186,7 +187,7 @@ impl Run<'_> {
             process += 1;
             self.settle_process(&pending, process, overhead);
             if crew.interrupted() {
-                reported.stopped = Some("interrupted (Ctrl-C)".to_string());
+                reported.stopped = Some(sandbox::STOPPED.to_string());
                 // A row measured in at least one process is reported with
                 // what it has; a row not measured yet is left out.
                 for state in &mut self.states {

@@ -11,7 +11,11 @@
 //!   `ResourceLimiter` refuses growth first, as a rule);
 //! - a worker that dies (a signal, an abort, a native stack overflow, an
 //!   exit) is reported with its cause and the last line it wrote on stderr;
-//! - Ctrl-C kills it at once.
+//! - Ctrl-C, SIGTERM or SIGHUP to the parent kills it at once;
+//! - it dies with the parent: it is started with `PR_SET_PDEATHSIG` set to
+//!   SIGKILL, so a parent killed by SIGKILL leaves no worker spinning in a
+//!   guest call. It leads a process group of its own, which the terminal's
+//!   Ctrl-C does not reach (the parent ends it) and which a kill ends whole.
 //!
 //! What the caller does with a failure (fail the row, start another worker
 //! for the rest) is [`crate::benchmark::parent::driver`]'s. [`Subprocesses`]
@@ -75,6 +79,7 @@ impl Worker {
             }
             None => Command::new(exe),
         };
+        die_with_parent(&mut command);
         let mut child = command
             .arg("worker")
             .stdin(Stdio::piped())
@@ -147,8 +152,13 @@ impl Worker {
             .unwrap_or_default()
     }
 
-    /// Kill the worker and reap it.
+    /// Kill the worker, and anything it started, and reap it.
     pub fn kill(&mut self) {
+        // Not reaped yet, so its id still names its process group.
+        if let Ok(group) = libc::pid_t::try_from(self.child.id()) {
+            // SAFETY: kill has no memory preconditions.
+            unsafe { libc::kill(-group, libc::SIGKILL) };
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -201,6 +211,40 @@ impl Drop for Worker {
             self.kill();
         }
     }
+}
+
+/// Make the process `command` starts a process group of its own that gets
+/// SIGKILL when the thread that started it ends (the schedulers start every
+/// worker from the main thread: its end is the parent's). The death signal
+/// outlives the `exec` of the worker, or of Valgrind, which runs the guest
+/// in the process it was started as; `getppid` after `prctl` closes the
+/// window in which the parent died before the death signal was armed.
+#[cfg(target_os = "linux")]
+fn die_with_parent(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = libc::pid_t::try_from(std::process::id()).unwrap_or(0);
+    let arm = move || {
+        // SAFETY: setpgid, prctl and getppid are async-signal-safe and
+        // touch no memory of the process.
+        unsafe {
+            if libc::setpgid(0, 0) != 0 || libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::getppid() != parent {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+        }
+        Ok(())
+    };
+    // SAFETY: the closure calls only async-signal-safe functions and
+    // allocates nothing (an error of a raw code is no allocation).
+    unsafe { command.pre_exec(arm) };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    command.process_group(0);
 }
 
 /// Why a worker ended, in plain words: the signal or the exit code, and the

@@ -246,7 +246,10 @@ fn ctrl_c_stops_the_run_with_the_rows_measured_so_far() -> Result<()> {
     });
     let (report, seen) = schedule(&settings, &["a", "b"], &fake)?;
     assert_eq!(fake.started(), 3, "no worker after Ctrl-C");
-    assert_eq!(report.stopped.as_deref(), Some("interrupted (Ctrl-C)"));
+    assert_eq!(
+        report.stopped.as_deref(),
+        Some(crate::guest::sandbox::STOPPED)
+    );
     assert_eq!(seen.results.len(), 2);
     for name in ["a", "b"] {
         let figures = result(&report, name).figures.as_ref().expect("measured");

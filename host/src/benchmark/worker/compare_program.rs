@@ -12,8 +12,8 @@ use crate::benchmark::progress::{Call, Progress, Step};
 use crate::benchmark::protocol::{Event, ProcessSample, ProgramSample, WorkerPlan};
 use crate::benchmark::worker::compare::{Comparison, VariantError, williams_order};
 use crate::benchmark::worker::emitter::Emitter;
-use crate::benchmark::worker::session::Session;
 use crate::benchmark::worker::program::ProgramRunner;
+use crate::benchmark::worker::session::Session;
 use crate::guest::program::{Iteration, TimedRegion};
 use crate::results::{Measurement, Row, Warmup};
 

@@ -6,6 +6,7 @@
 //! digit Rust prints for an `f64` (the shortest text that reads back the same
 //! value); an absent or non-finite value is an empty field.
 
+use crate::output::escape;
 use crate::results::RunReport;
 use crate::results::{CompareReport, Ratio, Verdict};
 
@@ -121,20 +122,11 @@ pub fn csv_compare(report: &CompareReport) -> String {
 pub(super) fn record(fields: impl IntoIterator<Item = String>) -> String {
     let mut line = fields
         .into_iter()
-        .map(|f| field(&f))
+        .map(|f| escape::csv(&f))
         .collect::<Vec<_>>()
         .join(",");
     line.push_str("\r\n");
     line
-}
-
-/// A field, quoted (quotes doubled) when it holds a comma, a quote, CR or LF.
-fn field(s: &str) -> String {
-    if s.contains([',', '"', '\r', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }
 
 /// A number as Rust prints it (round-trips); empty when not finite.
@@ -164,13 +156,7 @@ trap.wasm,trap.wasm,,,workloads/trap.wasm,module,\"wasm trap: unreachable, in `r
     }
 
     #[test]
-    fn fields_are_quoted_only_when_needed() {
-        assert_eq!(field("plain"), "plain");
-        assert_eq!(field("a,b"), "\"a,b\"");
-        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
-        assert_eq!(field("two\nlines"), "\"two\nlines\"");
-        assert_eq!(field("cr\r"), "\"cr\r\"");
-        assert_eq!(field(""), "");
+    fn numbers_keep_every_digit_and_drop_non_finite_values() {
         assert_eq!(number(f64::NAN), "");
         assert_eq!(number(0.1 + 0.2), "0.30000000000000004");
     }

@@ -9,6 +9,7 @@ use crate::results::CompareReport;
 use crate::results::{BenchResult, RunReport};
 
 use crate::output::cells::{Cells, format_ratios, row_notes};
+use crate::output::escape::{markdown_cell as cell, markdown_text as text};
 
 const HEADER: &str = "| benchmark | time/op | ± err% | 95% CI | ops/s | samples | count | outliers |\n\
                       |:---|---:|---:|---:|---:|---:|---:|---:|\n";
@@ -128,18 +129,6 @@ fn results_table(results: &[BenchResult]) -> String {
     out
 }
 
-/// Text for a table cell: pipes escaped, on one line, no raw HTML.
-pub(super) fn cell(s: &str) -> String {
-    text(s).replace('|', "\\|")
-}
-
-/// Text outside a table: on one line, no raw HTML.
-pub(super) fn text(s: &str) -> String {
-    s.replace("\r\n", " ")
-        .replace(['\n', '\r'], " ")
-        .replace('<', "&lt;")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,7 +141,7 @@ mod tests {
 | benchmark | time/op | ± err% | 95% CI | ops/s | samples | count | outliers |
 |:---|---:|---:|---:|---:|---:|---:|---:|
 | xor.wasm | 1.234 µs | ±0.5% | [1.230 µs, 1.240 µs] | 810.0 k/s | 100 | 1000 | 3 |
-| trap.wasm | error: wasm trap: unreachable, in `run` | | | | | | |
+| trap.wasm | error: wasm trap: unreachable, in \\`run\\` | | | | | | |
 
 Notes:
 

@@ -8,9 +8,9 @@ use anyhow::{Result, bail};
 
 use crate::options::{ExportFormat, Exports};
 use crate::output::cells::format_ratios;
+use crate::output::escape::{markdown_cell as cell, markdown_text as text};
 use crate::output::export::csv::{number, record};
 use crate::output::export::html::html_suite;
-use crate::output::export::markdown::{cell, text};
 use crate::output::export::{write_json, write_text};
 use crate::output::suite_table::summary_line;
 use crate::results::SuiteComparison;

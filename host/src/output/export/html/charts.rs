@@ -7,6 +7,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::output::cells::format_ratio;
+use crate::output::escape::terminal;
 use crate::output::export::html::palette::{
     BAR, FASTER, FIT, FONT, Plot, SAME, SEVERE, UNSURE, WIDTH,
 };
@@ -124,17 +125,29 @@ where
     Ok(())
 }
 
+/// The widest span of the ratio axis: a ratio or an interval's end beyond it
+/// (a saved report may hold 1.7e308 or 5e-324) is drawn at its edge and its
+/// label says so, so that the axis and its ticks stay finite and few.
+const RATIO_AXIS: (f64, f64) = (1e-3, 1e3);
+
+/// `ratio` on the axis: clamped to [`RATIO_AXIS`], and whether it was.
+fn on_axis(ratio: f64) -> (f64, bool) {
+    let clamped = ratio.clamp(RATIO_AXIS.0, RATIO_AXIS.1);
+    (clamped, clamped != ratio)
+}
+
 /// One row per comparison: the ratio (dot) and its interval (bar), a line at
 /// 1 and the noise band shaded.
 pub(super) fn ratio_svg(report: &CompareReport) -> Plot<String> {
     let comparisons = &report.comparisons;
     let n = comparisons.len();
     let noise = report.noise_band().half();
-    let (band_lo, band_hi) = (1.0 / (1.0 + noise), 1.0 + noise);
+    let (band_lo, band_hi) = (on_axis(1.0 / (1.0 + noise)).0, on_axis(1.0 + noise).0);
     let (mut lo, mut hi) = comparisons
         .iter()
         .flat_map(|c| [c.ratio.low, c.ratio.value, c.ratio.high])
         .filter(|x| x.is_finite())
+        .map(|x| on_axis(x).0)
         .fold((band_lo, band_hi), |(a, b), x| (a.min(x), b.max(x)));
     let pad = ((hi - lo) * 0.08).max(0.005);
     lo -= pad;
@@ -189,12 +202,18 @@ pub(super) fn ratio_svg(report: &CompareReport) -> Plot<String> {
         for (i, c) in comparisons.iter().enumerate() {
             let y = rows - i as f64 - 0.5;
             let color = verdict_color(c.verdict);
+            let [(low, cut_low), (value, cut_value), (high, cut_high)] =
+                [c.ratio.low, c.ratio.value, c.ratio.high].map(on_axis);
+            let beyond = match cut_low || cut_value || cut_high {
+                true => " (beyond the axis)",
+                false => "",
+            };
             if c.ratio.low.is_finite() && c.ratio.high.is_finite() {
                 chart.draw_series(std::iter::once(ErrorBar::new_horizontal(
                     y,
-                    c.ratio.low,
-                    c.ratio.value,
-                    c.ratio.high,
+                    low,
+                    value,
+                    high,
                     color.stroke_width(2),
                     12,
                 )))?;
@@ -204,10 +223,10 @@ pub(super) fn ratio_svg(report: &CompareReport) -> Plot<String> {
                     .color(&color)
                     .pos(Pos::new(HPos::Center, VPos::Bottom));
                 chart.draw_series(std::iter::once(
-                    EmptyElement::at((c.ratio.value, y))
+                    EmptyElement::at((value, y))
                         + Circle::new((0, 0), 5, color.filled())
                         + Text::new(
-                            format!("{} {}", format_ratio(c.ratio.value), c.verdict),
+                            format!("{} {}{beyond}", format_ratio(c.ratio.value), c.verdict),
                             (0, -9),
                             style,
                         ),
@@ -232,8 +251,10 @@ pub(super) fn ratio_svg(report: &CompareReport) -> Plot<String> {
     Ok(svg)
 }
 
-/// At most `max` characters, an ellipsis in the middle when cut.
+/// A name for a chart: control characters escaped (plotters escapes the
+/// markup), at most `max` characters, an ellipsis in the middle when cut.
 pub(super) fn shorten(s: &str, max: usize) -> String {
+    let s = terminal(s);
     let n = s.chars().count();
     if n <= max {
         return s.to_string();

@@ -15,6 +15,7 @@
 use std::fmt::Write;
 
 use crate::output::cells::{Cells, format_ratios, row_notes};
+use crate::output::escape::html as escape;
 use crate::output::units::format_ns;
 use crate::results::{
     BenchResult, CompareReport, ComplexityResult, Environment, RunReport, Tool, Verdict,
@@ -387,20 +388,4 @@ fn verdict_class(v: Verdict) -> &'static str {
         Verdict::Same => "same",
         Verdict::Unsure => "unsure",
     }
-}
-
-/// Text for HTML content or a quoted attribute.
-fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }

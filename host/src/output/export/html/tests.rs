@@ -131,6 +131,45 @@ fn compare_page_has_the_ratio_chart_and_every_variant() {
     assert_self_contained(&html);
 }
 
+/// Ratios a saved report may hold, however absurd (near the largest
+/// double, the least one, infinite, NaN), draw in bounded time on a
+/// clamped axis, the values beyond it marked (issue #30).
+#[test]
+fn absurd_ratios_draw_on_a_clamped_axis_in_bounded_time() {
+    let cases = [
+        (f64::MAX, f64::MAX / 2.0, f64::MAX, true),
+        (1.7e308, 0.5, f64::INFINITY, true),
+        (5e-324, 5e-324, 1e-300, true),
+        (0.5, 1e-5, 2.0, true),
+        (f64::INFINITY, 1.0, f64::INFINITY, false),
+        (f64::NAN, f64::NEG_INFINITY, 1.0, false),
+        (1.2, 1.17, 1.23, false),
+    ];
+    for (value, low, high, marked) in cases {
+        let mut report = fixtures::compare_report();
+        let ratio = &mut report.comparisons[0].ratio;
+        (ratio.value, ratio.low, ratio.high) = (value, low, high);
+        let started = std::time::Instant::now();
+        let html = html_compare(&report);
+        let took = started.elapsed();
+        assert!(
+            took < std::time::Duration::from_secs(5),
+            "{value}: {took:?}"
+        );
+        assert_eq!(html.matches("<figure class=\"plot ratios\"").count(), 1);
+        let svg = html
+            .split("<figure class=\"plot ratios\"")
+            .nth(1)
+            .unwrap_or("");
+        let svg = svg.split("</figure>").next().unwrap_or("");
+        assert_eq!(svg.contains("(beyond the axis)"), marked, "{value}: {svg}");
+        assert!(
+            !svg.contains("inf") && !svg.contains("NaN"),
+            "{value}: {svg}"
+        );
+    }
+}
+
 #[test]
 fn compare_page_of_programs_has_a_table_of_phases() {
     let html = html_compare(&fixtures::compare_programs_report());
