@@ -282,3 +282,102 @@ fn a_suite_is_compared_against_its_first_side() -> TestResult {
     );
     Ok(())
 }
+
+/// Copy bundled program `name` (its `.wasm`, input and expected output) into
+/// the folder `to`.
+fn copy_program(name: &str, to: &Path) -> TestResult {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(workloads())? {
+        let path = entry?.path();
+        let file = path.file_name().and_then(|f| f.to_str()).unwrap_or("");
+        if file.split('.').next() == Some(name) {
+            std::fs::copy(&path, to.join(file))?;
+        }
+    }
+    Ok(())
+}
+
+/// Four program folders across two engines (a program's benchmark is named
+/// after its file): a verdict each, the suite's
+/// geometric mean with its interval, in the table and the exports; a fifth
+/// whose output check fails is an error line, not a verdict.
+#[test]
+fn a_folder_of_program_folders_is_compared_across_two_engines() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let suite = dir.path().join("programs");
+    let judged = ["fib", "loop", "wc", "steps100"];
+    for name in judged {
+        copy_program(name, &suite.join(name))?;
+    }
+    copy_program("steps101", &suite.join("steps101"))?;
+    std::fs::write(
+        suite.join("steps101/steps101.stdout.expected"),
+        "steps(1010000) = 0000000000000000\n",
+    )?;
+    let (json, html) = (dir.path().join("p.json"), dir.path().join("p.html"));
+    let (json_arg, html_arg) = (json.display().to_string(), html.display().to_string());
+    let finished = compare(
+        &[
+            "--engine",
+            "cranelift",
+            "--engine",
+            "winch",
+            &suite.display().to_string(),
+            "--export-json",
+            &json_arg,
+            "--export-html",
+            &html_arg,
+        ],
+        dir.path(),
+    )?;
+    assert_eq!(finished.status.code(), Some(1), "{finished:?}");
+    let table = &finished.stdout;
+    for name in judged {
+        let line = table
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .ok_or_else(|| format!("no line for {name}:\n{table}"))?;
+        assert!(
+            ["faster", "slower", "same", "unsure"]
+                .iter()
+                .any(|v| line.contains(v)),
+            "{line}"
+        );
+    }
+    assert!(
+        table
+            .lines()
+            .any(|l| l.starts_with("steps101") && l.contains("error:") && l.contains("stdout")),
+        "{table}"
+    );
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json)?)?;
+    validate_suite(&report)?;
+    for name in judged {
+        let b = benchmark(&report, name)?;
+        let phases = &b["report"]["comparisons"][0]["phases"];
+        assert!(
+            phases
+                .as_array()
+                .is_some_and(|p| p.iter().any(|p| p["phase"] == "execute")),
+            "{b}"
+        );
+    }
+    let mean = &report["summary"]["geometric_means"][0];
+    assert_eq!(mean["side"], "winch", "{mean}");
+    assert_eq!(mean["benchmarks"], 4, "{mean}");
+    let (low, value, high) = (
+        mean["ci95_low"].as_f64().ok_or("no low")?,
+        mean["ratio"].as_f64().ok_or("no ratio")?,
+        mean["ci95_high"].as_f64().ok_or("no high")?,
+    );
+    assert!(low <= value && value <= high && low > 0.0, "{mean}");
+    assert!(
+        table.lines().any(|l| l.contains("geometric mean")),
+        "{table}"
+    );
+    let html = std::fs::read_to_string(&html)?;
+    for name in judged {
+        assert!(html.contains(name), "{name} not in the chart");
+    }
+    Ok(())
+}
