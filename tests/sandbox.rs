@@ -172,7 +172,7 @@ fn a_workload_s_wasi_grants_nothing() -> TestResult {
     let json = dir.path().join("out.json");
     let json_flag = json.display().to_string();
     let finished = run(
-        &[&hostile("wasi_write.wat")],
+        &[&e2e::fixture("wasi_write.wat")],
         &["--export-json", &json_flag],
         dir.path(),
     )?;
