@@ -443,9 +443,11 @@ pub struct ProfileArgs {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A JSON export of `host run` or `host compare`.
-    #[arg(value_name = "FILE")]
-    pub path: PathBuf,
+    /// A JSON export of `host run` or `host compare`; several exports of
+    /// `host run` (the shards of a `--shard K/N` run) are merged into one
+    /// report.
+    #[arg(value_name = "FILE", required = true)]
+    pub paths: Vec<PathBuf>,
 
     #[command(flatten)]
     pub exports: ExportArgs,

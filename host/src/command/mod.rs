@@ -6,7 +6,8 @@
 //! - [`compare`]: variants interleaved, with verdicts;
 //! - [`profile`]: where the time goes, per workload;
 //! - [`watch`]: measure again whenever a file changes;
-//! - [`report`]: render a saved JSON export again, without measuring;
+//! - [`report`]: render a saved JSON export again, without measuring, or
+//!   merge several run exports ([`merge`]);
 //! - [`schema`]: the JSON Schema of the exports;
 //! - [`selftest`]: measure the harness itself;
 //! - [`doctor`]: what would disturb measurements here;
@@ -16,6 +17,7 @@
 pub mod compare;
 pub mod completions;
 pub mod doctor;
+pub mod merge;
 pub mod new;
 pub mod profile;
 pub mod report;

@@ -1,11 +1,16 @@
-//! `host report FILE`: render a saved JSON export of `host run` or `host
+//! `host report FILE...`: render a saved JSON export of `host run` or `host
 //! compare` again, as criterion's reports can be regenerated: the terminal
-//! table, and any `--export-*` file, without measuring. A file that is not a
-//! wasm-bench export is refused with a clear error.
+//! table, and any `--export-*` file, without measuring; several exports of
+//! `host run` (the shards of a sharded run) are merged into one report
+//! first ([`crate::command::merge`]). A file that is not a wasm-bench
+//! export is refused with a clear error.
+
+use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
+use crate::command::merge::merge_runs;
 use crate::command::run::table_stream;
 use crate::options::ReportSettings;
 use crate::output::export::{check_writable_folders, write_compare_exports, write_run_exports};
@@ -18,10 +23,50 @@ use crate::util::fs::{Cap, Links, read_bounded};
 /// hundreds of rows with their raw samples.
 pub const MAX_REPORT_BYTES: u64 = 256 << 20;
 
-/// Read the export `settings` names and render it.
+/// Read the export(s) `settings` names and render them.
 pub fn report(settings: &ReportSettings) -> Result<ExitStatus> {
-    let path = &settings.path;
     check_writable_folders(&settings.exports)?;
+    let mut table = Table::new(table_stream(&settings.exports));
+    let report = match settings.paths.as_slice() {
+        [path] => match read_export(path)? {
+            Export::Run(report) => *report,
+            Export::Compare(report) => {
+                let _ = table.comparison(&report);
+                write_compare_exports(&settings.exports, &report)?;
+                return Ok(ExitStatus::Success);
+            }
+        },
+        paths => {
+            let mut runs = Vec::new();
+            for path in paths {
+                match read_export(path)? {
+                    Export::Run(report) => runs.push((path.clone(), *report)),
+                    Export::Compare(_) => bail!(
+                        "{}: a compare export: only exports of `host run` are merged",
+                        path.display()
+                    ),
+                }
+            }
+            merge_runs(runs)?
+        }
+    };
+    let _ = table.header(&report.environment, &names(&report));
+    for result in &report.results {
+        let _ = table.row(result);
+    }
+    let _ = table.footer(&report);
+    write_run_exports(&settings.exports, &report)?;
+    Ok(ExitStatus::Success)
+}
+
+/// A saved export, of either kind.
+enum Export {
+    Run(Box<RunReport>),
+    Compare(Box<CompareReport>),
+}
+
+/// Read the export at `path`, bounded, and tell its kind.
+fn read_export(path: &Path) -> Result<Export> {
     let cap = Cap {
         bytes: MAX_REPORT_BYTES,
         name: "the cap on an export read back",
@@ -35,23 +80,16 @@ pub fn report(settings: &ReportSettings) -> Result<ExitStatus> {
             path.display()
         );
     }
-    let mut table = Table::new(table_stream(&settings.exports));
-    if value.get("comparisons").is_some() {
-        let report: CompareReport = serde_json::from_value(value)
-            .with_context(|| format!("{}: not a wasm-bench compare export", path.display()))?;
-        let _ = table.comparison(&report);
-        write_compare_exports(&settings.exports, &report)?;
-    } else {
-        let report: RunReport = serde_json::from_value(value)
-            .with_context(|| format!("{}: not a wasm-bench run export", path.display()))?;
-        let _ = table.header(&report.environment, &names(&report));
-        for result in &report.results {
-            let _ = table.row(result);
-        }
-        let _ = table.footer(&report);
-        write_run_exports(&settings.exports, &report)?;
-    }
-    Ok(ExitStatus::Success)
+    Ok(match value.get("comparisons").is_some() {
+        true => Export::Compare(
+            serde_json::from_value(value)
+                .with_context(|| format!("{}: not a wasm-bench compare export", path.display()))?,
+        ),
+        false => Export::Run(
+            serde_json::from_value(value)
+                .with_context(|| format!("{}: not a wasm-bench run export", path.display()))?,
+        ),
+    })
 }
 
 fn names(report: &RunReport) -> Vec<String> {
@@ -64,7 +102,7 @@ mod tests {
 
     fn said(path: &std::path::Path) -> String {
         let settings = ReportSettings {
-            path: path.to_path_buf(),
+            paths: vec![path.to_path_buf()],
             exports: Default::default(),
         };
         match report(&settings) {

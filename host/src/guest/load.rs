@@ -24,7 +24,8 @@ use crate::util::fs::{Cap, Links, read_bounded};
 /// Expand the paths given on the command line, in order:
 /// - a folder stands for the `.wasm` and `.wat` files directly inside it
 ///   and, one level down, inside each of its folders (Sightglass's layout:
-///   a folder per benchmark), in name order; hidden folders are skipped;
+///   a folder per benchmark), in name order; hidden folders are skipped,
+///   and so is an `x.wat` beside an `x.wasm` (the binary is measured);
 /// - a `.suite` file lists paths, one per line, relative to its own folder
 ///   (blank lines and `#` comments skipped); each is expanded the same way,
 ///   suites within suites to a depth of [`MAX_SUITE_DEPTH`]; a suite that
@@ -196,7 +197,33 @@ fn workload_files_in(folder: &Path) -> Result<Vec<PathBuf>> {
         .filter(|p| !p.is_dir() && is_workload_file(p))
         .collect();
     found.sort();
-    Ok(found)
+    Ok(without_sources(found))
+}
+
+/// `files` less each `x.wat` beside an `x.wasm` (the binary it was built
+/// from, as Sightglass ships some benchmarks): one row, the binary's, and a
+/// note on stderr saying which text was left out.
+fn without_sources(files: Vec<PathBuf>) -> Vec<PathBuf> {
+    let binaries: HashSet<PathBuf> = files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "wasm"))
+        .map(|f| f.with_extension(""))
+        .collect();
+    files
+        .into_iter()
+        .filter(|f| {
+            let shadowed = f.extension().is_some_and(|e| e == "wat")
+                && binaries.contains(&f.with_extension(""));
+            if shadowed {
+                eprintln!(
+                    "note: {} is left out: {} of the same name is measured",
+                    f.display(),
+                    f.with_extension("wasm").display()
+                );
+            }
+            !shadowed
+        })
+        .collect()
 }
 
 fn is_hidden(path: &Path) -> bool {

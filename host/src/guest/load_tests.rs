@@ -123,3 +123,17 @@ fn a_fifo_or_device_in_a_workloads_place_is_refused_without_blocking() {
         "{said:?}"
     );
 }
+
+#[test]
+fn a_folder_s_wat_beside_its_wasm_is_one_row_the_binary() -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    write(dir.path(), "x.wasm", "");
+    write(dir.path(), "x.wat", "(module)");
+    write(dir.path(), "y.wat", "(module)");
+    let found = discover(&[dir.path().to_path_buf()])?;
+    assert_eq!(
+        found,
+        vec![dir.path().join("x.wasm"), dir.path().join("y.wat")]
+    );
+    Ok(())
+}

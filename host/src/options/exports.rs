@@ -108,7 +108,8 @@ impl Exports {
 /// What `host report` needs: the saved export and where to render it.
 #[derive(Debug, Clone)]
 pub struct ReportSettings {
-    pub path: PathBuf,
+    /// One export to render, or several run exports to merge.
+    pub paths: Vec<PathBuf>,
     pub exports: Exports,
 }
 
@@ -118,7 +119,7 @@ impl ReportSettings {
         let exports = Exports::from_args(args.exports);
         exports.check()?;
         Ok(ReportSettings {
-            path: args.path,
+            paths: args.paths,
             exports,
         })
     }
