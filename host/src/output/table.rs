@@ -130,7 +130,7 @@ impl<W: Write> Table<W> {
         }
         writeln!(
             self.out,
-            "limits: memory {} per instance · {} per call · no capabilities beyond the timing imports (programs: WASI, their folder read-only)",
+            "limits: memory {} per instance · {} per call · no capabilities beyond the timing imports and WASI granting nothing (programs: their folder read-only)",
             crate::util::bytes::format_bytes(env.max_memory_bytes),
             humantime::format_duration(std::time::Duration::from_millis(env.timeout_ms as u64))
         )?;
