@@ -9,13 +9,12 @@
 use anyhow::Result;
 
 use crate::benchmark::progress::{Call, Progress, Step};
-use crate::benchmark::protocol::{Event, ProcessSample, ProgramSample, WorkerPlan};
+use crate::benchmark::protocol::{Event, WorkerPlan};
 use crate::benchmark::worker::compare::{Comparison, VariantError, williams_order};
 use crate::benchmark::worker::emitter::Emitter;
-use crate::benchmark::worker::program::ProgramRunner;
+use crate::benchmark::worker::program::{Iterations, ProgramRunner};
 use crate::benchmark::worker::session::Session;
-use crate::guest::program::{Iteration, TimedRegion};
-use crate::results::{Measurement, Row, Warmup};
+use crate::results::Row;
 
 /// The runner of `row`'s program in this process: every iteration of a
 /// variant goes through what this returns.
@@ -24,52 +23,11 @@ fn program_of(plan: &WorkerPlan, session: &Session, row: &Row) -> Result<Program
     session.program(workload, row, &plan.grants)
 }
 
-/// What one variant's iterations gave in this process: a block per round.
+/// A variant of the comparison: its program and what its iterations gave
+/// in this process (a block per round).
 struct Taken {
     program: ProgramRunner,
-    warmup: Warmup,
-    execute_ns: Vec<Vec<f64>>,
-    instantiate_ns: Vec<f64>,
-    compile_ns: Vec<f64>,
-    region: TimedRegion,
-}
-
-impl Taken {
-    fn push(&mut self, iteration: Iteration) {
-        self.execute_ns.push(iteration.execute_ns);
-        self.instantiate_ns.push(iteration.instantiate_ns);
-        self.compile_ns.extend(iteration.compile_ns);
-        self.region = iteration.region;
-    }
-
-    /// The process's sample: one op per iteration, one block per round.
-    fn finish(self, sampling_ms: f64) -> ProcessSample {
-        let measurement = Measurement {
-            count: 1,
-            warmup: self.warmup,
-            blocks: self.execute_ns,
-            pauses: Vec::new(),
-            doubles: Vec::new(),
-            fixed_costs_ns: Vec::new(),
-            fixed_cost_ns: 0.0,
-            pause_pair_ns: 0.0,
-            clock_resolution_ns: 0.0,
-            checksum: None,
-            sampling_ms,
-            count_capped: false,
-        };
-        ProcessSample {
-            measurement,
-            instantiate_ms: crate::analysis::stats::median(&self.instantiate_ns) / 1e6,
-            fuel_per_op: None,
-            hardware_counters: None,
-            program: Some(ProgramSample {
-                instantiate_ns: self.instantiate_ns,
-                compile_ns: self.compile_ns,
-                region: self.region,
-            }),
-        }
-    }
+    iterations: Iterations,
 }
 
 /// Compare the programs of `task` in this process: a warm-up iteration of
@@ -95,35 +53,26 @@ pub fn compare(
             progress.set_row(index);
             progress.calling(Call::Start);
             let iteration = taken[index].program.iterate().map_err(|e| (index, e))?;
-            taken[index].push(iteration);
+            taken[index].iterations.push(iteration);
         }
     }
     let sampling_ms = started.elapsed().as_secs_f64() * 1e3;
     Ok(Event::Compared {
         count: 1,
         rounds: task.rounds,
-        variants: taken.into_iter().map(|t| t.finish(sampling_ms)).collect(),
+        variants: taken
+            .into_iter()
+            .map(|t| t.iterations.into_sample(sampling_ms, None))
+            .collect(),
     })
 }
 
 /// Load `row`'s program and run its untimed warm-up iteration.
 fn warm_up(plan: &WorkerPlan, session: &Session, row: &Row, progress: &Emitter) -> Result<Taken> {
-    progress.step(&row.name, Step::Warmup);
     let program = program_of(plan, session, row)?;
-    let warm = std::time::Instant::now();
-    progress.calling(Call::Start);
-    let iteration = program.iterate()?;
+    let iterations = Iterations::warm_up(&program, progress, &row.name)?;
     Ok(Taken {
         program,
-        warmup: Warmup {
-            elapsed_ms: warm.elapsed().as_secs_f64() * 1e3,
-            settled: true,
-            rounds: 1,
-            per_op_ns: None,
-        },
-        execute_ns: Vec::new(),
-        instantiate_ns: Vec::new(),
-        compile_ns: Vec::new(),
-        region: iteration.region,
+        iterations,
     })
 }

@@ -11,10 +11,11 @@ use std::time::Instant;
 use anyhow::Result;
 
 use crate::benchmark::progress::{Call, Progress, Step};
+use crate::benchmark::protocol::{ProcessSample, ProgramSample};
 use crate::benchmark::worker::sequence::{MAX_SAMPLES, Share};
 use crate::guest::library::LibraryProgram;
 use crate::guest::program::{Iteration, Program, TimedRegion};
-use crate::results::{Measurement, Warmup};
+use crate::results::{HardwareCounts, Measurement, Warmup};
 
 /// What runs a program's iterations: a built-in engine, or an engine
 /// library.
@@ -33,72 +34,110 @@ impl ProgramRunner {
     }
 }
 
-/// What one process measured of a program.
-pub struct ProgramRun {
-    /// One op per iteration.
-    pub measurement: Measurement,
-    /// Instantiation of every iteration, in ns.
-    pub instantiate_ns: Vec<f64>,
-    /// Compilation of every iteration, in ns (an engine library's; empty
-    /// for a built-in engine).
-    pub compile_ns: Vec<f64>,
-    pub region: TimedRegion,
+/// A program's iterations in one process, as they are taken: the
+/// warm-up, then one block per iteration (one sample per timed region;
+/// nothing is subtracted).
+pub struct Iterations {
+    warmup: Warmup,
+    execute_ns: Vec<Vec<f64>>,
+    instantiate_ns: Vec<f64>,
+    /// An engine library's compile time of each iteration; empty for a
+    /// built-in engine.
+    compile_ns: Vec<f64>,
+    region: TimedRegion,
 }
 
-/// Measure a program in this process.
+impl Iterations {
+    /// Run `program`'s untimed warm-up iteration.
+    pub fn warm_up(program: &ProgramRunner, progress: &dyn Progress, name: &str) -> Result<Self> {
+        progress.step(name, Step::Warmup);
+        let warm = Instant::now();
+        progress.calling(Call::Start);
+        let iteration = program.iterate()?;
+        Ok(Iterations {
+            warmup: Warmup {
+                elapsed_ms: warm.elapsed().as_secs_f64() * 1e3,
+                settled: true,
+                rounds: 1,
+                per_op_ns: None,
+            },
+            execute_ns: Vec::new(),
+            instantiate_ns: Vec::new(),
+            compile_ns: Vec::new(),
+            region: iteration.region,
+        })
+    }
+
+    /// Keep one timed iteration.
+    pub fn push(&mut self, iteration: Iteration) {
+        self.execute_ns.push(iteration.execute_ns);
+        self.instantiate_ns.push(iteration.instantiate_ns);
+        self.compile_ns.extend(iteration.compile_ns);
+        self.region = iteration.region;
+    }
+
+    /// The timed iterations so far.
+    fn len(&self) -> usize {
+        self.execute_ns.len()
+    }
+
+    /// The process's sample: one op per iteration.
+    pub fn into_sample(
+        self,
+        sampling_ms: f64,
+        hardware_counters: Option<Result<HardwareCounts, String>>,
+    ) -> ProcessSample {
+        let measurement = Measurement {
+            count: 1,
+            warmup: self.warmup,
+            blocks: self.execute_ns,
+            pauses: Vec::new(),
+            doubles: Vec::new(),
+            fixed_costs_ns: Vec::new(),
+            fixed_cost_ns: 0.0,
+            pause_pair_ns: 0.0,
+            clock_resolution_ns: 0.0,
+            checksum: None,
+            sampling_ms,
+            count_capped: false,
+        };
+        ProcessSample {
+            measurement,
+            instantiate_ms: crate::analysis::stats::median(&self.instantiate_ns) / 1e6,
+            fuel_per_op: None,
+            hardware_counters,
+            program: Some(ProgramSample {
+                instantiate_ns: self.instantiate_ns,
+                compile_ns: self.compile_ns,
+                region: self.region,
+            }),
+        }
+    }
+}
+
+/// Measure a program in this process: a warm-up iteration, then iterations
+/// until the process has taken its `share`.
 pub fn measure(
     program: &ProgramRunner,
     share: Share,
     progress: &dyn Progress,
     name: &str,
-) -> Result<ProgramRun> {
-    progress.step(name, Step::Warmup);
-    let warm = Instant::now();
-    progress.calling(Call::Start);
-    program.iterate()?;
-    let warmup = Warmup {
-        elapsed_ms: warm.elapsed().as_secs_f64() * 1e3,
-        settled: true,
-        rounds: 1,
-        per_op_ns: None,
-    };
+    hardware_counters: Option<Result<HardwareCounts, String>>,
+) -> Result<ProcessSample> {
+    let mut taken = Iterations::warm_up(program, progress, name)?;
     progress.step(name, Step::Sampling);
     let sampling = Instant::now();
-    let mut instantiate_ns = Vec::new();
-    let mut compile_ns = Vec::new();
-    let mut execute: Vec<Vec<f64>> = Vec::new();
-    let region = loop {
+    loop {
         progress.calling(Call::Start);
-        let iteration = program.iterate()?;
-        instantiate_ns.push(iteration.instantiate_ns);
-        compile_ns.extend(iteration.compile_ns);
-        execute.push(iteration.execute_ns);
+        taken.push(program.iterate()?);
         let done = match share {
-            Share::Samples(n) | Share::Blocks(n) => execute.len() >= n,
+            Share::Samples(n) | Share::Blocks(n) => taken.len() >= n,
             Share::Time(t) => sampling.elapsed() >= t,
         };
-        if done || execute.len() >= MAX_SAMPLES {
-            break iteration.region;
+        if done || taken.len() >= MAX_SAMPLES {
+            break;
         }
-    };
-    let measurement = Measurement {
-        count: 1,
-        warmup,
-        blocks: execute,
-        pauses: Vec::new(),
-        doubles: Vec::new(),
-        fixed_costs_ns: Vec::new(),
-        fixed_cost_ns: 0.0,
-        pause_pair_ns: 0.0,
-        clock_resolution_ns: 0.0,
-        checksum: None,
-        sampling_ms: sampling.elapsed().as_secs_f64() * 1e3,
-        count_capped: false,
-    };
-    Ok(ProgramRun {
-        measurement,
-        instantiate_ns,
-        compile_ns,
-        region,
-    })
+    }
+    let sampling_ms = sampling.elapsed().as_secs_f64() * 1e3;
+    Ok(taken.into_sample(sampling_ms, hardware_counters))
 }

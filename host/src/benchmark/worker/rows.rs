@@ -8,9 +8,9 @@ use std::num::NonZeroU64;
 use anyhow::{Result, bail};
 
 use crate::benchmark::progress::Progress;
-use crate::benchmark::protocol::{ProcessSample, ProgramSample, RowJob, WorkerPlan};
+use crate::benchmark::protocol::{ProcessSample, RowJob, WorkerPlan};
 use crate::benchmark::worker::counters;
-use crate::benchmark::worker::program::{self, ProgramRun};
+use crate::benchmark::worker::program;
 use crate::benchmark::worker::sequence::{self, Plan, Share};
 use crate::benchmark::worker::session::Session;
 use crate::guest::Contract;
@@ -86,23 +86,8 @@ fn measure_program(
     progress: &dyn Progress,
 ) -> Result<ProcessSample> {
     let program = session.program(workload, &job.row, &plan.grants)?;
-    let ProgramRun {
-        measurement,
-        instantiate_ns,
-        compile_ns,
-        region,
-    } = program::measure(&program, job.share, progress, &job.row.name)?;
-    Ok(ProcessSample {
-        instantiate_ms: crate::analysis::stats::median(&instantiate_ns) / 1e6,
-        measurement,
-        fuel_per_op: None,
-        hardware_counters: job.counters.then(|| {
-            Err("not counted: they count `run(count, seed)` workloads, not programs".to_string())
-        }),
-        program: Some(ProgramSample {
-            instantiate_ns,
-            compile_ns,
-            region,
-        }),
-    })
+    let counters = job.counters.then(|| {
+        Err("not counted: they count `run(count, seed)` workloads, not programs".to_string())
+    });
+    program::measure(&program, job.share, progress, &job.row.name, counters)
 }
