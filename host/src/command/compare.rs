@@ -24,7 +24,6 @@ use crate::util::usage::{UsageError, is_usage};
 pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
     let common = &settings.settings;
     let engines: Vec<String> = common.engines.iter().map(|e| e.short_name()).collect();
-    let engines: Vec<&str> = engines.iter().map(String::as_str).collect();
     if let Some(plan) = plan_suite(&common.paths, &engines)? {
         return suite(settings, &plan);
     }

@@ -45,8 +45,8 @@ pub struct Benchmark {
 /// two or more engines meet two or more files (each file compared across
 /// the engines); otherwise `None`: the files are the variants of one
 /// comparison.
-pub fn plan_suite(paths: &[PathBuf], engines: &[&str]) -> Result<Option<SuitePlan>> {
-    let engines = distinct(engines.iter().map(|e| e.to_string()).collect());
+pub fn plan_suite(paths: &[PathBuf], engines: &[impl AsRef<str>]) -> Result<Option<SuitePlan>> {
+    let engines = distinct(engines.iter().map(|e| e.as_ref().to_string()).collect());
     if paths.len() >= 2 && paths.iter().all(|p| is_collection(p)) {
         return pair_paths(paths, &engines).map(Some);
     }
