@@ -219,3 +219,92 @@ fn a_missing_library_is_a_usage_error() -> TestResult {
     assert!(done.stderr.contains("--engine-flags"), "{}", done.stderr);
     Ok(())
 }
+
+/// `host run fib.wasm --engine LIBRARY --engine-flags FLAGS --timeout
+/// TIMEOUT` in a fresh folder, with `TMPDIR` a fresh folder of its own and
+/// `env` set: what it left, its JSON export, and what it left in `TMPDIR`.
+fn run_hostile(
+    flags: &str,
+    timeout: &str,
+    env: &[(&str, &str)],
+) -> Result<(Finished, Value, Vec<PathBuf>), Box<dyn Error>> {
+    let library = engine_library().display().to_string();
+    let dir = tempfile::tempdir()?;
+    let tmp = tempfile::tempdir()?;
+    let fib = workloads().join("fib.wasm").display().to_string();
+    let mut command = std::process::Command::new(e2e::host_binary());
+    command
+        .args(["run", &fib, "--samples", "3", "--warmup", "20ms"])
+        .args(["--timeout", timeout, "--export-json", "-"])
+        .args(["--engine", &library, "--engine-flags", flags])
+        .current_dir(dir.path())
+        .env("TMPDIR", tmp.path())
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let finished = e2e::finish_within(e2e::prepare(&mut command).spawn()?, BOUND)?;
+    assert!(!finished.stderr.contains("panicked"), "{}", finished.stderr);
+    let json = serde_json::from_str(&finished.stdout).unwrap_or(Value::Null);
+    let left = std::fs::read_dir(tmp.path())?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    Ok((finished, json, left))
+}
+
+/// A library that prints bytes that are not UTF-8, and a line far longer
+/// than an event may be, on the worker's stdout: none of it reaches the
+/// parent's reader of events, and the row is measured.
+#[test]
+fn what_a_library_prints_on_stdout_never_reaches_the_events() -> TestResult {
+    // 17 MiB without a newline: past the 16 MiB an event line may take.
+    let (done, json, left) = run_hostile("--print-not-utf8 --print-line=17825792", "20s", &[])?;
+    assert_eq!(done.status.code(), Some(0), "{}", done.stderr);
+    validate_export(&json)?;
+    assert!(row(&json, "fib")["error"].is_null(), "{json}");
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+    Ok(())
+}
+
+/// A program whose captured stderr grows past the cap of a program's
+/// output (64 MiB, as the built-in engines') fails its row without being
+/// read, and its scratch files are gone.
+#[test]
+fn a_captured_output_past_the_cap_fails_its_row() -> TestResult {
+    let (done, json, left) = run_hostile("--stderr-bytes=68157440", "20s", &[])?;
+    assert_eq!(done.status.code(), Some(1), "{}", done.stderr);
+    let error = row(&json, "fib")["error"].as_str().ok_or("no error")?;
+    assert!(
+        error.contains("reading the program's stderr")
+            && error.contains("larger than the output a program may write, 64 MiB"),
+        "{error}"
+    );
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+    Ok(())
+}
+
+/// A library whose constructor never returns costs its row the call
+/// deadline (not the worker's start deadline of minutes), said so, and the
+/// killed worker's scratch folder is removed.
+#[test]
+fn a_library_that_hangs_in_its_constructor_costs_the_call_deadline() -> TestResult {
+    let (done, json, left) = run_hostile("", "2s", &[("BENCH_ENGINE_HANG_ON_LOAD", "1")])?;
+    assert_eq!(done.status.code(), Some(1), "{}", done.stderr);
+    let error = row(&json, "fib")["error"].as_str().ok_or("no error")?;
+    assert!(
+        error.contains("loading the engine library did not finish within --timeout 2s"),
+        "{error}"
+    );
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+    Ok(())
+}
+
+/// A worker that crashes in the library leaves nothing in `TMPDIR`
+/// either.
+#[test]
+fn a_crashed_workers_scratch_files_are_removed() -> TestResult {
+    let (done, _, left) = run_hostile("--crash-in-execute", "20s", &[])?;
+    assert_eq!(done.status.code(), Some(1), "{}", done.stderr);
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+    Ok(())
+}

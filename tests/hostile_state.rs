@@ -150,3 +150,74 @@ fn a_swapped_cache_entry_is_refused_and_the_right_module_runs() -> TestResult {
     assert!(row["checksum"].is_i64(), "{row}");
     Ok(())
 }
+
+/// A FIFO or `/dev/zero` given as `--engine`: refused at once, before a
+/// byte is read (hashing the library used to block on the FIFO and read
+/// `/dev/zero` into memory without end).
+#[test]
+fn a_fifo_or_dev_zero_as_the_engine_library_is_refused_at_once() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let fifo = dir.path().join("engine.so");
+    assert!(Command::new("mkfifo").arg(&fifo).status()?.success());
+    let fib = workloads().join("fib.wasm").display().to_string();
+    for library in ["./engine.so", "/dev/zero"] {
+        let args = ["run", &fib, "--engine", library];
+        let finished = host(&args, dir.path(), &dir.path().join("cache"))?;
+        assert_eq!(finished.status.code(), Some(2), "{}", finished.stderr);
+        assert!(
+            finished
+                .stderr
+                .contains(&format!("--engine {library}: cannot read the library"))
+                && finished.stderr.contains(
+                    "not a regular file (a FIFO, socket or device): refused without reading it"
+                ),
+            "{}",
+            finished.stderr
+        );
+        assert!(
+            finished.elapsed < Duration::from_secs(10),
+            "{:?}",
+            finished.elapsed
+        );
+    }
+    Ok(())
+}
+
+/// A relative `$XDG_CONFIG_HOME` or `$XDG_CACHE_HOME` is ignored, as the
+/// XDG spec says: the cache key and the compile cache go under `$HOME`,
+/// nothing inside the folder the run started in.
+#[test]
+fn a_relative_xdg_folder_is_ignored() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home)?;
+    let xor = workloads().join("xor.wasm").display().to_string();
+    let mut command = Command::new(host_binary());
+    command
+        .args([
+            "run",
+            &xor,
+            "--samples",
+            "3",
+            "--warmup",
+            "20ms",
+            "--count",
+            "1000",
+        ])
+        .current_dir(dir.path())
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", "config")
+        .env("XDG_CACHE_HOME", "cache")
+        // Without it, the tests' compile cache would be named.
+        .env_remove("WASM_BENCH_CACHE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let finished = finish_within(prepare(&mut command).spawn()?, BOUND)?;
+    assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+    assert!(!dir.path().join("config").exists());
+    assert!(!dir.path().join("cache").exists());
+    assert!(home.join(".config/wasm-bench/cache.key").is_file());
+    assert!(home.join(".cache/wasm-bench").is_dir());
+    Ok(())
+}

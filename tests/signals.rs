@@ -2,7 +2,8 @@
 //! SIGKILL leaves no worker behind, however long the guest's call, and one
 //! ended by SIGTERM or SIGHUP stops as after Ctrl-C: its worker is killed,
 //! the rows measured so far are reported and exported, the exit status is
-//! 130.
+//! 130; a comparison (of workloads, of programs) so stopped exports the
+//! rounds taken so far.
 //!
 //! Every run has a time bound; none asserts a measured time.
 
@@ -275,4 +276,55 @@ fn a_killed_parent_leaves_no_worker_under_valgrind() -> TestResult {
     let took = assert_gone(under_valgrind)?;
     eprintln!("the worker under Valgrind was gone {took:?} after its parent's SIGKILL");
     Ok(())
+}
+
+/// Start `host compare` of `variants` with a long deadline and a JSON
+/// export in a fresh folder.
+fn start_compare(variants: &[String]) -> Result<(Parent, tempfile::TempDir), Box<dyn Error>> {
+    let dir = tempfile::tempdir()?;
+    let mut args = vec!["compare"];
+    args.extend(variants.iter().map(String::as_str));
+    args.extend(["--timeout", "1000s", "--export-json", "out.json"]);
+    Ok((Parent(Some(spawn_host(&args, dir.path())?)), dir))
+}
+
+/// SIGTERM to `host compare` of `variant` against itself once its first
+/// worker has compared and the second is at work: exit 130, and the export
+/// holds the rounds of the first worker and says it stopped.
+fn compare_keeps_the_rounds_so_far(variant: PathBuf) -> TestResult {
+    let variant = variant.display().to_string();
+    let (parent, dir) = start_compare(&[variant.clone(), variant])?;
+    let first = new_worker(parent.id(), &[])?;
+    let second = new_worker(parent.id(), &[first])?;
+    send("TERM", parent.id())?;
+    assert_gone(second)?;
+    let finished = e2e::finish_within(parent.take()?, Duration::from_secs(20))?;
+    assert_eq!(finished.status.code(), Some(130), "{finished:?}");
+    assert!(
+        finished.stderr.contains("stopped: interrupted"),
+        "{finished:?}"
+    );
+    let report: Value = serde_json::from_slice(&std::fs::read(dir.path().join("out.json"))?)?;
+    e2e::validate_export(&report)?;
+    assert_eq!(report["stopped"], "interrupted (Ctrl-C, SIGTERM or SIGHUP)");
+    let variants = report["variants"].as_array().ok_or("no variants")?;
+    assert_eq!(variants.len(), 2, "{report}");
+    // One worker's rounds, and none of the second's.
+    assert_eq!(report["rounds"], 10, "{report}");
+    for variant in variants {
+        assert!(variant.get("error").is_none(), "{report}");
+    }
+    Ok(())
+}
+
+/// Workloads: the second worker hangs in its first call.
+#[test]
+fn sigterm_during_a_comparison_keeps_the_rounds_so_far() -> TestResult {
+    compare_keeps_the_rounds_so_far(fixture("hostile/late_hang.wat"))
+}
+
+/// Programs: each of the second worker's iterations takes a while.
+#[test]
+fn sigterm_during_a_comparison_of_programs_keeps_the_rounds_so_far() -> TestResult {
+    compare_keeps_the_rounds_so_far(fixture("programs/slow.wat"))
 }

@@ -43,6 +43,8 @@ pub enum Call {
     Run { count: u64 },
     /// A program's `_start` (one iteration).
     Start,
+    /// Loading an engine library: its constructors run.
+    Load,
 }
 
 /// Receives progress; every method has a do-nothing default.

@@ -1,7 +1,9 @@
 //! What crosses between the parent and a worker process, and nothing else:
 //! the parent writes one [`Job`] as JSON on the worker's stdin (a
 //! [`WorkerPlan`] and a [`Task`]); the worker answers with [`Event`]s, one
-//! JSON line each, on its stdout.
+//! JSON line each, on a pipe of their own the parent made (descriptor
+//! [`EVENTS_FD`] in the worker), never on its stdout or stderr, where the
+//! engine, an engine library or the code it links may print anything.
 //!
 //! The plan holds only what a worker needs, decided once by the parent
 //! ([`crate::benchmark::parent::plan`]): the core, the priority, the seeds,
@@ -20,6 +22,14 @@ use crate::benchmark::worker::sequence::Share;
 use crate::guest::program::TimedRegion;
 use crate::options::{EngineConfig, Grants, PinRequest, PriorityRequest, SeedRule};
 use crate::results::{CallgrindCounts, HardwareCounts, Measurement, Row, RowProfile};
+
+/// The descriptor a worker writes its events on: the write end of the pipe
+/// the parent made for them.
+pub const EVENTS_FD: i32 = 3;
+/// The longest event line the parent reads, in bytes: a longer one is an
+/// error for that worker (the largest events, a profile's or a long run's
+/// samples, are well under a MiB).
+pub const MAX_EVENT_BYTES: usize = 16 << 20;
 
 /// What the parent asks of one worker.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -10,7 +10,7 @@ use anyhow::{Result, bail};
 use crate::benchmark::parent::compare::compare_rounds;
 use crate::benchmark::parent::suite::{SuitePlan, compare_suite, plan_suite};
 use crate::command::run::{progress_display, table_stream};
-use crate::guest::discover;
+use crate::guest::{discover, sandbox};
 use crate::options::CompareSettings;
 use crate::output::escape::terminal;
 use crate::output::export::{check_writable_folders, write_compare_exports, write_suite_exports};
@@ -34,9 +34,10 @@ pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
         Ok(report) => report,
         Err(e) => {
             eprintln!("error: {}", terminal(&one_line(&e)));
-            return Ok(match is_usage(&e) {
-                true => ExitStatus::Usage,
-                false => ExitStatus::Failed,
+            return Ok(match (is_usage(&e), sandbox::interrupted()) {
+                (true, _) => ExitStatus::Usage,
+                (false, true) => ExitStatus::Interrupted,
+                (false, false) => ExitStatus::Failed,
             });
         }
     };
@@ -46,7 +47,13 @@ pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
         let _ = table.profiles(profile, profiling.top);
     }
     write_compare_exports(&common.exports, &report)?;
-    Ok(ExitStatus::Success)
+    Ok(match &report.stopped {
+        Some(why) => {
+            eprintln!("stopped: {why}: the verdicts are of the rounds taken so far");
+            ExitStatus::Interrupted
+        }
+        None => ExitStatus::Success,
+    })
 }
 
 /// Compare every benchmark of `plan`, print the verdicts sorted by effect

@@ -97,6 +97,10 @@ fn names(report: &RunReport) -> Vec<String> {
 }
 
 #[cfg(test)]
+#[path = "report_fuzz.rs"]
+mod fuzz;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

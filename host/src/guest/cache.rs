@@ -200,5 +200,9 @@ fn split(entry: &[u8]) -> Option<(Header<'_>, &[u8])> {
 }
 
 #[cfg(test)]
+#[path = "cache_fuzz.rs"]
+mod fuzz;
+
+#[cfg(test)]
 #[path = "cache_tests.rs"]
 mod tests;

@@ -27,11 +27,12 @@ impl std::fmt::Debug for Secret {
     }
 }
 
-/// Where the secret lives; `None` without `$XDG_CONFIG_HOME` or `$HOME`.
+/// Where the secret lives; `None` without `$XDG_CONFIG_HOME` or `$HOME`
+/// (a relative `$XDG_CONFIG_HOME` is ignored, as the XDG spec says).
 pub fn path() -> Option<PathBuf> {
-    let config = match std::env::var_os("XDG_CONFIG_HOME") {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => PathBuf::from(std::env::var_os("HOME")?).join(".config"),
+    let config = match crate::util::xdg::base_dir("XDG_CONFIG_HOME") {
+        Some(dir) => dir,
+        None => PathBuf::from(std::env::var_os("HOME")?).join(".config"),
     };
     Some(config.join("wasm-bench").join("cache.key"))
 }
@@ -92,9 +93,7 @@ impl Secret {
             .create(folder)
             .with_context(|| format!("creating {}", folder.display()))?;
         let mut secret = [0u8; LEN];
-        std::fs::File::open("/dev/urandom")
-            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut secret))
-            .context("reading /dev/urandom for a cache key")?;
+        fill_random(&mut secret).context("drawing a cache key from the kernel's random numbers")?;
         let made = (|| -> std::io::Result<()> {
             let mut file = tempfile::Builder::new()
                 .prefix(".cache.key")
@@ -125,6 +124,27 @@ impl Secret {
     pub fn mac(&self, parts: &[&[u8]]) -> [u8; LEN] {
         hmac(&self.0, parts)
     }
+}
+
+/// Fill `buf` from the kernel's random numbers (`getrandom(2)`, as
+/// `/dev/urandom` gives them; blocks only before the pool is first seeded).
+fn fill_random(buf: &mut [u8]) -> std::io::Result<()> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        let rest = &mut buf[filled..];
+        // SAFETY: the kernel writes at most `rest.len()` bytes into `rest`.
+        let got = unsafe { libc::getrandom(rest.as_mut_ptr().cast(), rest.len(), 0) };
+        match got {
+            n if n > 0 => filled += n as usize,
+            _ => {
+                let error = std::io::Error::last_os_error();
+                if error.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(error);
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// HMAC-SHA256 of `parts` under `key` (at most 64 bytes, SHA-256's block).

@@ -5,8 +5,10 @@
 //! phases timed by the library's calls of our timer callbacks (execution:
 //! each `bench.start`/`bench.end` pair of the program is a region; a
 //! program that calls neither is timed over the whole `wasm_bench_execute`).
-//! Stdout and stderr go to files in a temporary folder, checked against the
-//! expected output as a built-in engine's are.
+//! Stdout and stderr go to files in a temporary folder (under the worker's
+//! `TMPDIR`, a folder the parent removes whatever the worker's end), read
+//! back under the cap of a built-in engine's capture and checked against
+//! the expected output as a built-in engine's are.
 //!
 //! Only worker processes load a library, so that a crash in it costs the
 //! row it measures. A library once loaded stays loaded for the life of the
@@ -29,9 +31,10 @@ use libloading::Library;
 
 use crate::guest::load::workload_name;
 use crate::guest::program::output::{check_output, expected, tail};
-use crate::guest::program::{Iteration, TimedRegion};
+use crate::guest::program::{CAPTURE_LIMIT, Iteration, TimedRegion};
 use crate::guest::sandbox;
 use crate::options::{EngineLibrary, Grants};
+use crate::util::fs::{Cap, Links, is_not_found, read_bounded, read_head};
 
 /// A timer callback: given the timer pointer of its phase.
 type TimerFn = extern "C" fn(*mut u8);
@@ -227,7 +230,7 @@ impl LibraryProgram {
         let said = self.scratch.path().join("engine");
         let clocks = Clocks::default();
         let whole = with_stderr_to(&said, || self.run(&clocks, utf8(&stdout)?, utf8(&stderr)?))?;
-        let stderr_text = std::fs::read(&stderr).unwrap_or_default();
+        let stderr_text = read_output(&stderr, "stderr")?;
         let whole = whole.map_err(|e| match engine_said(&said) {
             Some(text) => e.context(format!("the engine library said: {text}")),
             None => e,
@@ -247,7 +250,7 @@ impl LibraryProgram {
             (true, false) => (vec![nanos(whole)], TimedRegion::WholeStart),
             (true, true) => bail!("called bench.start but never bench.end"),
         };
-        let stdout_text = std::fs::read(&stdout).context("reading the program's stdout")?;
+        let stdout_text = read_output(&stdout, "stdout")?;
         check_output("stdout", &stdout_text, self.expected_stdout.as_deref())?;
         check_output("stderr", &stderr_text, self.expected_stderr.as_deref())?;
         Ok(Iteration {
@@ -344,10 +347,29 @@ fn with_stderr_to<T>(path: &Path, work: impl FnOnce() -> T) -> Result<T> {
     Ok(done)
 }
 
+/// What the program wrote on `stream`, in the file `path` of the scratch
+/// folder: read as a built-in engine's capture is, up to
+/// [`CAPTURE_LIMIT`]; a file the library never made is nothing written.
+fn read_output(path: &Path, stream: &str) -> Result<Vec<u8>> {
+    let cap = Cap {
+        bytes: CAPTURE_LIMIT as u64,
+        name: "the output a program may write,",
+    };
+    match read_bounded(path, cap, Links::Refuse) {
+        Ok(bytes) => Ok(bytes),
+        Err(e) if is_not_found(&e) => Ok(Vec::new()),
+        Err(e) => Err(e.context(format!("reading the program's {stream}"))),
+    }
+}
+
+/// The most read of what the library printed on stderr.
+const ENGINE_SAID_BYTES: u64 = 64 << 10;
+
 /// What the library printed (its error), on one line, without a
 /// backtrace, if anything.
 fn engine_said(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let head = read_head(path, ENGINE_SAID_BYTES, Links::Refuse).ok()?;
+    let text = String::from_utf8_lossy(&head);
     let lines: Vec<&str> = text
         .lines()
         .map(str::trim)

@@ -330,5 +330,9 @@ pub fn read_binary(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
 }
 
 #[cfg(test)]
+#[path = "load_fuzz.rs"]
+mod fuzz;
+
+#[cfg(test)]
 #[path = "load_tests.rs"]
 mod tests;

@@ -3,6 +3,7 @@
 //! (`--engine PATH`, `--engine-flags`), and where compiled code is cached.
 
 use std::fmt;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -10,6 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::cli::{EngineArg, OptLevelArg};
+use crate::util::fs::{Cap, Links, open_regular};
 
 /// Which compiler turns wasm into code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -256,19 +258,14 @@ impl EngineLibrary {
     /// The library at `path` with `flags`; a file that cannot be read is an
     /// error naming it.
     pub fn new(path: &Path, flags: &str) -> Result<Self> {
-        use sha2::{Digest, Sha256};
-        let bytes = std::fs::read(path)
+        let (bytes, sha256) = hash_library(path)
             .with_context(|| format!("--engine {}: cannot read the library", path.display()))?;
         let path =
             std::path::absolute(path).with_context(|| format!("--engine {}", path.display()))?;
-        let sha256 = Sha256::digest(&bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
         Ok(EngineLibrary {
             path,
             flags: flags.to_string(),
-            bytes: bytes.len() as u64,
+            bytes,
             sha256,
         })
     }
@@ -281,6 +278,34 @@ impl EngineLibrary {
             |s| s.to_string_lossy().into_owned(),
         )
     }
+}
+
+/// The largest engine library read: a wasmtime build with its debug
+/// information is some hundreds of MiB.
+pub const MAX_LIBRARY_BYTES: u64 = 2 << 30;
+
+/// The size and SHA-256 (hex) of the library at `path`, streamed from a
+/// regular file of at most [`MAX_LIBRARY_BYTES`] opened without blocking
+/// ([`open_regular`]): a FIFO or a device is refused before a byte is read.
+fn hash_library(path: &Path) -> Result<(u64, String)> {
+    use sha2::{Digest, Sha256};
+    let cap = Cap {
+        bytes: MAX_LIBRARY_BYTES,
+        name: "the cap on an engine library",
+    };
+    let (file, _) = open_regular(path, cap, Links::Follow)?;
+    let mut hasher = Sha256::new();
+    let read = std::io::copy(&mut file.take(cap.bytes.saturating_add(1)), &mut hasher)
+        .context("cannot read it")?;
+    if read > cap.bytes {
+        bail!("the file grew past {} while it was read", cap.name);
+    }
+    let sha256 = hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Ok((read, sha256))
 }
 
 impl fmt::Display for EngineLibrary {
@@ -367,13 +392,14 @@ impl EngineConfig {
 }
 
 /// The compile cache folder: `$WASM_BENCH_CACHE`, else
-/// `$XDG_CACHE_HOME/wasm-bench`, else `~/.cache/wasm-bench`.
+/// `$XDG_CACHE_HOME/wasm-bench` (when absolute: a relative one is
+/// ignored, as the XDG spec says), else `~/.cache/wasm-bench`.
 pub fn default_cache_folder() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("WASM_BENCH_CACHE") {
         return Some(PathBuf::from(dir));
     }
-    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
-        return Some(PathBuf::from(dir).join("wasm-bench"));
+    if let Some(dir) = crate::util::xdg::base_dir("XDG_CACHE_HOME") {
+        return Some(dir.join("wasm-bench"));
     }
     std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache").join("wasm-bench"))
 }

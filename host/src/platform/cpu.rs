@@ -33,7 +33,7 @@ pub fn thread_affinity() -> Option<Vec<usize>> {
 
 /// The CPU's model, as the OS reports it in `/proc/cpuinfo`.
 pub fn cpu_model() -> Option<String> {
-    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    let info = crate::util::fs::read_system_text("/proc/cpuinfo")?;
     model_from_cpuinfo(&info)
 }
 

@@ -112,7 +112,7 @@ pub fn busy_machine(loads: &[CoreLoad], measuring: Option<usize>) -> bool {
 
 /// Per core: (total, idle + iowait) jiffies so far.
 fn cpu_times() -> Option<HashMap<usize, (u64, u64)>> {
-    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let stat = crate::util::fs::read_system_text("/proc/stat")?;
     Some(parse_stat(&stat))
 }
 

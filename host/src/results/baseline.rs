@@ -199,6 +199,10 @@ impl Saved {
 }
 
 #[cfg(test)]
+#[path = "baseline_fuzz.rs"]
+mod fuzz;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -352,6 +352,10 @@ pub struct CompareReport {
     /// With `--profile`: each variant's profile, and what changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<ProfileReport>,
+    /// Why the comparison stopped before its verdicts were certain
+    /// (Ctrl-C, SIGTERM or SIGHUP): the rounds are those taken so far.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 impl CompareReport {

@@ -44,6 +44,15 @@ pub struct Cap<'a> {
 /// operating system's error in their chain: [`is_not_found`] tells a missing
 /// file apart.
 pub fn read_bounded(path: &Path, cap: Cap, links: Links) -> Result<Vec<u8>> {
+    let (file, len) = open_regular(path, cap, links)?;
+    read_open(file, len, cap).with_context(|| format!("reading {}", path.display()))
+}
+
+/// `path` opened for reading as [`read_bounded`] opens it, checked the same
+/// way (a regular file of at most `cap.bytes`), with its size: for a reader
+/// that streams the file (a hash) rather than holding it. Read it no further
+/// than the cap (`Read::take`).
+pub fn open_regular(path: &Path, cap: Cap, links: Links) -> Result<(File, u64)> {
     let mut flags = libc::O_NONBLOCK | libc::O_CLOEXEC;
     if links == Links::Refuse {
         flags |= libc::O_NOFOLLOW;
@@ -61,11 +70,47 @@ pub fn read_bounded(path: &Path, cap: Cap, links: Links) -> Result<Vec<u8>> {
             },
         )
         .with_context(|| format!("reading {}", path.display()))?;
-    read_open(file, cap).with_context(|| format!("reading {}", path.display()))
+    let len = check_regular(&file, cap).with_context(|| format!("reading {}", path.display()))?;
+    Ok((file, len))
 }
 
-/// [`read_bounded`] once the file is open.
-fn read_open(file: File, cap: Cap) -> Result<Vec<u8>> {
+/// The first `bytes` bytes of `path` (all of it when shorter), opened as
+/// [`read_bounded`] opens a file: what a file of any size begins with.
+pub fn read_head(path: &Path, bytes: u64, links: Links) -> Result<Vec<u8>> {
+    let cap = Cap {
+        bytes: u64::MAX,
+        name: "no cap",
+    };
+    let (file, _) = open_regular(path, cap, links)?;
+    let mut head = Vec::new();
+    // The `take` is the bound.
+    #[allow(clippy::disallowed_methods)]
+    file.take(bytes)
+        .read_to_end(&mut head)
+        .with_context(|| format!("reading {}", path.display()))?;
+    Ok(head)
+}
+
+/// The text of a small file the kernel makes (`/proc/cpuinfo`,
+/// `/proc/PID/statm`, a `/sys` attribute), read through [`read_bounded`]
+/// with a cap of [`SYSTEM_FILE_BYTES`] (such files report a size of 0 or
+/// one page, and are read to their end); `None` when it cannot be read or
+/// is not UTF-8.
+pub fn read_system_text(path: impl AsRef<Path>) -> Option<String> {
+    let cap = Cap {
+        bytes: SYSTEM_FILE_BYTES,
+        name: "the cap on a system file",
+    };
+    String::from_utf8(read_bounded(path.as_ref(), cap, Links::Follow).ok()?).ok()
+}
+
+/// The largest `/proc` or `/sys` file read: `/proc/cpuinfo` of a machine
+/// of a thousand cores fits.
+pub const SYSTEM_FILE_BYTES: u64 = 4 << 20;
+
+/// That the opened `file` is a regular file of at most `cap.bytes`: its
+/// size.
+fn check_regular(file: &File, cap: Cap) -> Result<u64> {
     let meta = file.metadata().context("cannot read its metadata")?;
     if !meta.is_file() {
         let what = match meta.is_dir() {
@@ -82,7 +127,14 @@ fn read_open(file: File, cap: Cap) -> Result<Vec<u8>> {
             format_bytes(cap.bytes)
         );
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    Ok(meta.len())
+}
+
+/// [`read_bounded`] once the file is open and checked (`len`: its size).
+fn read_open(file: File, len: u64, cap: Cap) -> Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(len as usize);
+    // The one unbounded-looking read: `take` bounds it one byte past the cap.
+    #[allow(clippy::disallowed_methods)]
     file.take(cap.bytes.saturating_add(1))
         .read_to_end(&mut bytes)
         .context("cannot read it")?;

@@ -1,9 +1,12 @@
 //! Helpers every stage may use and that know nothing of benchmarks: writing
-//! files atomically, an error chain on one line, the process's exit statuses,
-//! what a usage error is.
+//! files atomically and reading them bounded, an error chain on one line, the
+//! process's exit statuses, what a usage error is, the XDG base directories.
 
 pub mod bytes;
 pub mod error;
 pub mod exit;
 pub mod fs;
+#[cfg(test)]
+pub(crate) mod fuzz;
 pub mod usage;
+pub mod xdg;

@@ -10,7 +10,12 @@
 //!   `exceptions`;
 //! - `--crash-in-execute`: a test hook, known to this library alone: the
 //!   next `wasm_bench_execute` writes through a null pointer, so that a
-//!   harness can check that a crashing engine costs what it should.
+//!   harness can check that a crashing engine costs what it should;
+//! - test hooks of what a library may print where nobody asked it to, each
+//!   `wasm_bench_execute`: `--print-not-utf8` (a line of bytes that are not
+//!   UTF-8 on the process's stdout and stderr), `--print-line=BYTES` (that
+//!   many bytes and no newline on the process's stdout), `--stderr-bytes=BYTES`
+//!   (that many bytes more in the program's captured stderr).
 //!
 //! An option may be glued to its value (`-Oopt-level=2`) and take several
 //! comma-separated settings (`-W gc=n,simd=y`). Anything else is refused.
@@ -43,6 +48,36 @@ pub struct Flags {
     pub proposals: Vec<(usize, bool)>,
     /// The test hook `--crash-in-execute`.
     pub crash_in_execute: bool,
+    /// The test hooks that print: what, in the order given.
+    pub prints: Vec<Print>,
+}
+
+/// What a test hook prints at each `wasm_bench_execute`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Print {
+    /// `--print-not-utf8`.
+    NotUtf8,
+    /// `--print-line=BYTES`.
+    Line(u64),
+    /// `--stderr-bytes=BYTES`.
+    CapturedStderr(u64),
+}
+
+impl Print {
+    /// The hook `word` names, if it is one.
+    fn parse(word: &str) -> Result<Option<Print>> {
+        let bytes = |value: &str| {
+            value
+                .parse::<u64>()
+                .map_err(|e| anyhow::anyhow!("{word}: not a byte count ({e})"))
+        };
+        Ok(match word.split_once('=') {
+            None if word == "--print-not-utf8" => Some(Print::NotUtf8),
+            Some(("--print-line", n)) => Some(Print::Line(bytes(n)?)),
+            Some(("--stderr-bytes", n)) => Some(Print::CapturedStderr(bytes(n)?)),
+            _ => None,
+        })
+    }
 }
 
 impl Flags {
@@ -53,6 +88,10 @@ impl Flags {
         while let Some(word) = words.next() {
             if word == "--crash-in-execute" {
                 flags.crash_in_execute = true;
+                continue;
+            }
+            if let Some(print) = Print::parse(word)? {
+                flags.prints.push(print);
                 continue;
             }
             let Some(option @ ("-O" | "-C" | "-W")) = word.get(..2) else {

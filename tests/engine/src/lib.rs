@@ -30,6 +30,25 @@ mod state;
 pub use abi::WasmBenchConfig;
 use state::BenchState;
 
+/// A test hook: with this variable set in the process that loads the
+/// library, the library's constructor never returns, as a library whose
+/// initialiser hangs would not.
+pub const HANG_ON_LOAD_VAR: &str = "BENCH_ENGINE_HANG_ON_LOAD";
+
+/// The constructor of [`HANG_ON_LOAD_VAR`], run when the library is loaded.
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static HANG_ON_LOAD: extern "C" fn() = hang_on_load;
+
+extern "C" fn hang_on_load() {
+    if std::env::var_os(HANG_ON_LOAD_VAR).is_some() {
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
+}
+
 /// Success.
 pub const OK: c_int = 0;
 /// Failure: the error was printed on stderr.

@@ -11,7 +11,7 @@ use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
 
 use crate::abi::{TimerFn, WasmBenchConfig};
-use crate::flags::Flags;
+use crate::flags::{Flags, Print};
 use crate::path;
 
 /// The variable passed through to the program when set, as wasmtime's
@@ -58,6 +58,7 @@ pub struct BenchState {
     module: Option<Module>,
     instance: Option<(Store<WasiP1Ctx>, Instance)>,
     crash_in_execute: bool,
+    prints: Vec<Print>,
 }
 
 impl BenchState {
@@ -130,6 +131,7 @@ impl BenchState {
             module: None,
             instance: None,
             crash_in_execute: flags.crash_in_execute,
+            prints: flags.prints,
         })
     }
 
@@ -163,6 +165,9 @@ impl BenchState {
             // process on purpose, by a write through a null pointer.
             unsafe { std::ptr::null_mut::<u8>().write_volatile(1) };
         }
+        for print in &self.prints {
+            self.print(*print)?;
+        }
         let start = instance.get_typed_func::<(), ()>(&mut store, "_start")?;
         match start.call(&mut store, ()) {
             Ok(()) => Ok(()),
@@ -172,6 +177,37 @@ impl BenchState {
                 None => Err(e.into()),
             },
         }
+    }
+
+    /// Do what the test hook `print` says.
+    fn print(&self, print: Print) -> Result<()> {
+        use std::io::Write;
+        let chunk = vec![b'x'; 1 << 20];
+        let fill = |out: &mut dyn Write, mut bytes: u64| -> std::io::Result<()> {
+            while bytes > 0 {
+                let n = bytes.min(chunk.len() as u64);
+                out.write_all(&chunk[..n as usize])?;
+                bytes -= n;
+            }
+            out.flush()
+        };
+        match print {
+            Print::NotUtf8 => {
+                let line = b"\xff\xfe\xc0 not UTF-8 \x80\n";
+                std::io::stdout().lock().write_all(line)?;
+                std::io::stdout().lock().flush()?;
+                std::io::stderr().lock().write_all(line)?;
+            }
+            Print::Line(bytes) => fill(&mut std::io::stdout().lock(), bytes)?,
+            Print::CapturedStderr(bytes) => {
+                let mut file = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&self.files.stderr)
+                    .with_context(|| format!("opening {}", self.files.stderr.display()))?;
+                fill(&mut file, bytes)?;
+            }
+        }
+        Ok(())
     }
 
     /// The WASI context of one instance.

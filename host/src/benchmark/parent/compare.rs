@@ -3,7 +3,8 @@
 //! workers follow each other until every verdict is certain (at least
 //! [`MIN_COMPARE_PROCESSES`] workers and [`MIN_ROUNDS`] rounds in all) or
 //! the time cap. Any failure stops the comparison: a verdict needs every
-//! variant.
+//! variant. Interrupted (Ctrl-C, SIGTERM, SIGHUP) once a worker has
+//! compared, the report holds the rounds taken so far and says it stopped.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -77,12 +78,12 @@ pub fn compare_rounds(
     let judged = take_rounds(&crew, settings, &plan, &variants, &counted, reference)?;
     let results = rows(&plan, common, &variants, &judged, &counted);
     let profile = match &settings.profile {
-        Some(profiling) => {
+        Some(profiling) if !judged.stopped => {
             let mut report = profile_rows(common, &plan, profiling, &variants.rows, progress)?;
             report.changes = profile_changes(&report.profiles, &variants.rows[reference].name);
             Some(report)
         }
-        None => None,
+        _ => None,
     };
     progress.finish();
     let found = judged.found.context("no worker process was ready")?;
@@ -101,6 +102,7 @@ pub fn compare_rounds(
         variants: results,
         comparisons: judged.comparisons,
         profile,
+        stopped: judged.stopped.then(|| sandbox::STOPPED.to_string()),
     })
 }
 
@@ -239,6 +241,8 @@ struct Judged {
     processes: usize,
     /// Whether the verdicts may stop here.
     done: bool,
+    /// Interrupted (Ctrl-C, SIGTERM, SIGHUP) after a worker compared.
+    stopped: bool,
     sampling: Duration,
 }
 
@@ -305,7 +309,10 @@ fn take_rounds(
         Ok(())
     })?;
     if crew.interrupted() {
-        bail!(sandbox::STOPPED);
+        if judged.processes == 0 {
+            bail!(sandbox::STOPPED);
+        }
+        judged.stopped = true;
     }
     judged.sampling = started.elapsed();
     Ok(judged)

@@ -203,6 +203,7 @@ impl<'a> Crew<'a> {
                     let why = describe_memory(resident, cap);
                     watch.fail(anyhow!("{why}"), why)
                 }
+                Next::Broken(why) => watch.fail(anyhow!("{why}"), why),
                 Next::Interrupted => End::Interrupted,
             };
             let failed = watch.failed.take();
@@ -402,6 +403,10 @@ impl<'d> Watch<'d> {
             Some(Call::Setup { size }) => format!("`setup({size})` failed: {limit}"),
             Some(Call::Instantiate) => format!("instantiation failed: {limit}"),
             Some(Call::Start) => format!("`_start` failed: {limit}"),
+            Some(Call::Load) => format!(
+                "loading the engine library did not finish within {} (a constructor that hangs?); the worker was killed",
+                self.deadline
+            ),
             Some(Call::Run { count }) => match self.returned {
                 Some(good) if good != count => format!(
                     "at count {count} (it had returned at count {good}): `run` failed: {limit}"

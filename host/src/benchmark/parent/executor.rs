@@ -34,6 +34,9 @@ pub enum Next {
     },
     /// Ctrl-C: the worker was killed.
     Interrupted,
+    /// The worker's event channel carried what is not an event, or it
+    /// closed and the worker did not exit: why; the worker was killed.
+    Broken(String),
 }
 
 /// Starts workers.

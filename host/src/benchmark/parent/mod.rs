@@ -7,7 +7,8 @@
 //!   seeds) and the report's environment;
 //! - [`executor`]: the seam between the schedulers and the processes they
 //!   start; [`supervisor`]: the real worker process, fed, listened to and
-//!   contained (the call deadline, the memory cap, crashes, Ctrl-C);
+//!   contained (the call deadline, the memory cap, crashes, Ctrl-C), over
+//!   the pipes of [`channel`] (its private event channel, its log);
 //! - [`driver`]: one worker after another on a schedule's jobs, their events
 //!   turned into outcomes, under the lost-worker policy;
 //! - the schedulers, each a fold over the driver's outcomes: [`run`]
@@ -19,6 +20,7 @@
 
 pub mod callgrind;
 pub mod catalog;
+pub mod channel;
 pub mod compare;
 pub mod driver;
 pub mod executor;

@@ -194,7 +194,10 @@ pub fn compare_suite(
             name: &benchmark.name,
         };
         let compared = compare_rounds(settings, &benchmark.files, &within);
-        if compared.is_err() && sandbox::interrupted() {
+        // A benchmark interrupted half-way is left out: its verdicts are
+        // of the rounds taken so far.
+        let cut = compared.as_ref().map_or(true, |r| r.stopped.is_some());
+        if cut && sandbox::interrupted() {
             stopped = Some("interrupted (Ctrl-C)".to_string());
             break;
         }

@@ -1,5 +1,6 @@
 //! The parent's side of a worker process: start it (the same binary, `host
-//! worker`), hand it its job, read its events, and contain it.
+//! worker`), hand it its job, read its events on their private channel
+//! ([`crate::benchmark::parent::channel`]), and contain it.
 //!
 //! Containment is what makes the sandbox free in the timed code: no epoch
 //! interruption check, no fuel, nothing of the harness is compiled into it. Instead:
@@ -10,7 +11,12 @@
 //!   [`HOST_MEMORY`] for the host itself is killed (the worker's own
 //!   `ResourceLimiter` refuses growth first, as a rule);
 //! - a worker that dies (a signal, an abort, a native stack overflow, an
-//!   exit) is reported with its cause and the last line it wrote on stderr;
+//!   exit) is reported with its cause and the last lines it wrote on stdout
+//!   or stderr; one that closes its event channel has
+//!   [`EXIT_DEADLINE`] to exit, and one whose channel carries what is not
+//!   an event is killed: the parent waits on a worker with a deadline only;
+//! - its scratch files (its `TMPDIR`) are in a folder the parent made and
+//!   removes when the worker is gone, killed or not;
 //! - Ctrl-C, SIGTERM or SIGHUP to the parent kills it at once;
 //! - it dies with the parent: it is started with `PR_SET_PDEATHSIG` set to
 //!   SIGKILL, so a parent killed by SIGKILL leaves no worker spinning in a
@@ -21,27 +27,28 @@
 //! for the rest) is [`crate::benchmark::parent::driver`]'s. [`Subprocesses`]
 //! is the real [`Executor`].
 
-use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
+use crate::benchmark::parent::channel::{self, LogTail};
 use crate::benchmark::parent::executor::{Executor, Next, WorkerProcess, Wrapper};
 use crate::benchmark::protocol::{Event, Job};
 use crate::guest::sandbox;
 use crate::util::bytes::format_bytes;
+use crate::util::fs::read_system_text;
 
 /// Memory the host itself may use in a worker beyond `--max-memory`:
 /// compiled code, the runtime, buffers.
 pub const HOST_MEMORY: u64 = 512 << 20;
 /// How often the parent looks at the worker while waiting for an event.
 const POLL: Duration = Duration::from_millis(20);
-/// Lines of the worker's stderr kept for the error message.
-const STDERR_LINES: usize = 8;
+/// How long a worker that closed its event channel has to exit before it
+/// is killed.
+const EXIT_DEADLINE: Duration = Duration::from_secs(5);
 
 /// Starts `host worker` processes of this binary.
 pub struct Subprocesses;
@@ -60,10 +67,13 @@ impl Executor for Subprocesses {
 pub struct Worker {
     child: Child,
     events: Receiver<Result<Event, String>>,
-    stderr: Arc<Mutex<VecDeque<String>>>,
-    /// Closed once the stderr reader has read the worker's last line.
-    stderr_done: Receiver<()>,
+    log: LogTail,
+    /// Closed once the log reader has read the worker's last line.
+    log_done: Receiver<()>,
     memory_cap: u64,
+    /// The worker's scratch folder (its `TMPDIR`): the parent's, removed
+    /// when the worker is gone, whatever its end.
+    _scratch: tempfile::TempDir,
 }
 
 impl Worker {
@@ -80,47 +90,39 @@ impl Worker {
             None => Command::new(exe),
         };
         die_with_parent(&mut command);
-        let mut child = command
+        let scratch = tempfile::Builder::new()
+            .prefix("wasm-bench-worker.")
+            .tempdir()
+            .context("making a worker's scratch folder")?;
+        let (events_read, events_write) = channel::pipe()?;
+        let (log_read, log_write) = channel::pipe()?;
+        let passed = channel::pass_events(&mut command, &events_write)?;
+        command
             .arg("worker")
+            .env("TMPDIR", scratch.path())
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .context("starting a worker process")?;
+            .stdout(Stdio::from(log_write.try_clone()?))
+            .stderr(Stdio::from(log_write));
+        let spawned = command.spawn().context("starting a worker process");
+        // The parent keeps no write end: the pipes close when the worker's
+        // last copy does.
+        drop((command, passed, events_write));
+        let mut child = spawned?;
         let input = serde_json::to_vec(job).context("writing the worker's job")?;
         if let Some(mut stdin) = child.stdin.take() {
             // A worker that dies at once shows up as its exit below.
             let _ = stdin.write_all(&input);
         }
-        let stdout = child.stdout.take().context("the worker has no stdout")?;
-        let (send, events) = channel();
+        let (send, events) = mpsc::channel();
+        std::thread::spawn(move || channel::read_events(events_read, &send));
+        let log = LogTail::default();
+        let (log_closed, log_done) = mpsc::channel::<()>();
+        let kept = log.clone();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                let event = serde_json::from_str::<Event>(&line)
-                    .map_err(|e| format!("an unreadable event ({e}): {line}"));
-                if send.send(event).is_err() {
-                    break;
-                }
-            }
+            // Dropped when the reader ends: the worker's log closed.
+            let _closed = log_closed;
+            kept.drain(log_read);
         });
-        let stderr = Arc::new(Mutex::new(VecDeque::new()));
-        let (stderr_closed, stderr_done) = channel::<()>();
-        if let Some(err) = child.stderr.take() {
-            let kept = Arc::clone(&stderr);
-            std::thread::spawn(move || {
-                // Dropped when the reader ends: the worker's stderr closed.
-                let _closed = stderr_closed;
-                for line in BufReader::new(err).lines().map_while(Result::ok) {
-                    if let Ok(mut kept) = kept.lock() {
-                        if kept.len() == STDERR_LINES {
-                            kept.pop_front();
-                        }
-                        kept.push_back(line);
-                    }
-                }
-            });
-        }
         // Valgrind keeps its own copy of the code and its shadow state.
         let wrapped = if wrapper.is_some() {
             HOST_MEMORY * 4
@@ -130,26 +132,14 @@ impl Worker {
         Ok(Worker {
             child,
             events,
-            stderr,
-            stderr_done,
+            log,
+            log_done,
             memory_cap: job
                 .plan
                 .max_memory_bytes
                 .saturating_add(HOST_MEMORY + wrapped),
+            _scratch: scratch,
         })
-    }
-
-    fn stderr_tail(&self) -> String {
-        self.stderr
-            .lock()
-            .map(|l| {
-                l.iter()
-                    .map(|s| s.trim())
-                    .filter(|s| !s.is_empty())
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            })
-            .unwrap_or_default()
     }
 
     /// Kill the worker, and anything it started, and reap it.
@@ -161,6 +151,35 @@ impl Worker {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+
+    /// The worker closed its event channel: its exit status, waited for at
+    /// most [`EXIT_DEADLINE`] (then it is killed), and the last lines of
+    /// its log.
+    fn ended(&mut self) -> Next {
+        let since = Instant::now();
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) if since.elapsed() < EXIT_DEADLINE => std::thread::sleep(POLL),
+                Ok(None) => {
+                    self.kill();
+                    return Next::Broken(format!(
+                        "the worker closed its event channel but did not exit within {}: killed",
+                        humantime::format_duration(EXIT_DEADLINE)
+                    ));
+                }
+                Err(_) => break None,
+            }
+        };
+        // Let the log reader take the last lines: it ends when the
+        // worker's stdout and stderr close (at once, as a rule; at most
+        // POLL when something else still holds them).
+        let _ = self.log_done.recv_timeout(POLL);
+        Next::Ended {
+            status,
+            stderr: self.log.text(),
+        }
     }
 }
 
@@ -174,18 +193,11 @@ impl WorkerProcess for Worker {
             }
             match self.events.recv_timeout(POLL) {
                 Ok(Ok(event)) => return Next::Event(Box::new(event)),
-                Ok(Err(_)) => continue,
-                Err(RecvTimeoutError::Disconnected) => {
-                    let status = self.child.wait().ok();
-                    // Let the stderr reader take the last lines: it ends
-                    // when the worker's stderr closes (at once, as a rule;
-                    // at most POLL when something else still holds it).
-                    let _ = self.stderr_done.recv_timeout(POLL);
-                    return Next::Ended {
-                        status,
-                        stderr: self.stderr_tail(),
-                    };
+                Ok(Err(e)) => {
+                    self.kill();
+                    return Next::Broken(format!("the worker's event channel broke: {e}; killed"));
                 }
+                Err(RecvTimeoutError::Disconnected) => return self.ended(),
                 Err(RecvTimeoutError::Timeout) => {}
             }
             if let Some(resident) = resident_bytes(self.child.id())
@@ -302,7 +314,7 @@ fn signal_name(signal: i32) -> &'static str {
 
 /// The resident memory of process `pid`, in bytes, when the OS says.
 fn resident_bytes(pid: u32) -> Option<u64> {
-    let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;
+    let statm = read_system_text(format!("/proc/{pid}/statm"))?;
     let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
     // SAFETY: sysconf has no preconditions.
     let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };

@@ -67,6 +67,7 @@ use crate::guest::load::Workload;
 use crate::guest::program::{Bracket, Phase, Program, Unbracketed};
 use crate::platform::valgrind;
 use crate::results::{CallgrindCounts, Row};
+use crate::util::fs::{Cap, Links, read_bounded};
 
 /// Ops of the first counted call of a workload (the second takes twice as
 /// many): enough to see the loop, few enough for Callgrind's ~50× pace.
@@ -74,6 +75,9 @@ pub const OPS: u64 = 4096;
 /// File name of Callgrind's output in the pass's folder; dumps are
 /// `callgrind.out.1`, `callgrind.out.2`, ...
 pub const OUT_FILE: &str = "callgrind.out";
+/// The largest Callgrind dump read: a dump holds a line per function and
+/// call site of the host and the guest's code, a few MiB as a rule.
+const MAX_DUMP_BYTES: u64 = 1 << 30;
 
 /// What one row counted.
 pub struct Counted {
@@ -149,8 +153,14 @@ impl Dumps {
     /// Read the counts of `dump`.
     pub fn read(&self, dump: Dump) -> Result<Totals> {
         let path = self.folder.join(format!("{OUT_FILE}.{}", dump.0));
-        let text = std::fs::read_to_string(&path)
+        let cap = Cap {
+            bytes: MAX_DUMP_BYTES,
+            name: "the cap on a Callgrind dump",
+        };
+        let bytes = read_bounded(&path, cap, Links::Refuse)
             .with_context(|| format!("reading Callgrind's dump {}", path.display()))?;
+        let text = String::from_utf8(bytes)
+            .with_context(|| format!("Callgrind's dump {} is not UTF-8", path.display()))?;
         cost::parse_dump(&text).with_context(|| format!("reading {}", path.display()))
     }
 

@@ -18,9 +18,14 @@ use crate::results::Row;
 
 /// The runner of `row`'s program in this process: every iteration of a
 /// variant goes through what this returns.
-fn program_of(plan: &WorkerPlan, session: &Session, row: &Row) -> Result<ProgramRunner> {
+fn program_of(
+    plan: &WorkerPlan,
+    session: &Session,
+    row: &Row,
+    progress: &Emitter,
+) -> Result<ProgramRunner> {
     let workload = session.workload(row)?;
-    session.program(workload, row, &plan.grants)
+    session.program(workload, row, &plan.grants, progress)
 }
 
 /// A variant of the comparison: its program and what its iterations gave
@@ -69,7 +74,7 @@ pub fn compare(
 
 /// Load `row`'s program and run its untimed warm-up iteration.
 fn warm_up(plan: &WorkerPlan, session: &Session, row: &Row, progress: &Emitter) -> Result<Taken> {
-    let program = program_of(plan, session, row)?;
+    let program = program_of(plan, session, row, progress)?;
     let iterations = Iterations::warm_up(&program, progress, &row.name)?;
     Ok(Taken {
         program,

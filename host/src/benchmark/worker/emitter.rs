@@ -1,30 +1,51 @@
-//! The worker's voice: [`Emitter`] writes [`Event`]s on stdout as JSON
-//! lines, flushed at once, naming the row in progress; as the worker's
-//! [`Progress`], it turns steps, calls and estimates into events.
+//! The worker's voice: [`Emitter`] writes [`Event`]s as JSON lines on the
+//! private event channel the parent made ([`EVENTS_FD`]), flushed at once,
+//! naming the row in progress; as the worker's [`Progress`], it turns
+//! steps, calls and estimates into events.
 
+use std::fs::File;
 use std::io::Write;
+use std::os::fd::FromRawFd;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 use crate::benchmark::progress::{Call, Progress, Step};
-use crate::benchmark::protocol::Event;
+use crate::benchmark::protocol::{EVENTS_FD, Event};
 use crate::util::error::one_line;
 
-/// Writes events on stdout, naming the row in progress.
+/// Writes events on the event channel, naming the row in progress.
 pub struct Emitter {
-    out: Mutex<std::io::Stdout>,
+    out: Mutex<File>,
     row: AtomicUsize,
 }
 
 impl Emitter {
-    /// An emitter on this process's stdout, at row 0.
-    pub fn stdout() -> Self {
-        Emitter {
-            out: Mutex::new(std::io::stdout()),
-            row: AtomicUsize::new(0),
+    /// An emitter on the event channel the parent passed at [`EVENTS_FD`],
+    /// at row 0. The descriptor is closed on `exec` from here on, so that
+    /// nothing the worker might start inherits it. A worker started by
+    /// anything but the host has no such pipe: an error.
+    pub fn channel() -> Result<Self> {
+        // SAFETY: fstat writes into the zeroed buffer it is given.
+        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: as above; fcntl on a descriptor touches no memory.
+        let piped = unsafe {
+            libc::fstat(EVENTS_FD, &mut stat) == 0
+                && stat.st_mode & libc::S_IFMT == libc::S_IFIFO
+                && libc::fcntl(EVENTS_FD, libc::F_SETFD, libc::FD_CLOEXEC) == 0
+        };
+        if !piped {
+            bail!(
+                "descriptor {EVENTS_FD} is not a pipe: `host worker` is started by the host, which passes its event channel there"
+            );
         }
+        // SAFETY: the descriptor is open, a pipe, and taken here once.
+        let out = unsafe { File::from_raw_fd(EVENTS_FD) };
+        Ok(Emitter {
+            out: Mutex::new(out),
+            row: AtomicUsize::new(0),
+        })
     }
 
     /// Send `event`; a worker whose parent is gone exits.
@@ -34,7 +55,7 @@ impl Emitter {
         };
         line.push(b'\n');
         let written = match self.out.lock() {
-            Ok(mut out) => out.write_all(&line).and_then(|()| out.flush()),
+            Ok(mut out) => out.write_all(&line),
             Err(_) => return,
         };
         if written.is_err() {

@@ -1,6 +1,8 @@
 //! The worker process: `host worker` (hidden) reads a
 //! [`crate::benchmark::protocol::Job`] as JSON on stdin, measures, and writes
-//! [`crate::benchmark::protocol::Event`]s as JSON lines on stdout. It is the
+//! [`crate::benchmark::protocol::Event`]s as JSON lines on the event channel
+//! the parent made for them (not stdout: what a guest, an engine library or
+//! the code it links prints there never reaches the parent's reader). It is the
 //! same binary as the parent, so the code that measures is the code the user
 //! runs.
 //!
@@ -60,9 +62,9 @@ pub const ABORT_ON: &str = "WASM_BENCH_WORKER_ABORT_ON";
 
 /// `host worker`: read the job, measure, report.
 pub fn serve() -> Result<()> {
+    let emitter = Emitter::channel()?;
     let job: Job =
         serde_json::from_reader(std::io::stdin().lock()).context("reading the worker's job")?;
-    let emitter = Emitter::stdout();
     on_measuring_thread(|| {
         let files: BTreeSet<(PathBuf, usize)> = job
             .task

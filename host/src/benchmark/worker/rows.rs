@@ -85,7 +85,7 @@ fn measure_program(
     job: &RowJob,
     progress: &dyn Progress,
 ) -> Result<ProcessSample> {
-    let program = session.program(workload, &job.row, &plan.grants)?;
+    let program = session.program(workload, &job.row, &plan.grants, progress)?;
     let counters = job.counters.then(|| {
         Err("not counted: they count `run(count, seed)` workloads, not programs".to_string())
     });

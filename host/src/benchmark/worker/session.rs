@@ -290,21 +290,21 @@ impl Session {
 
     /// What runs the iterations of the program `workload` of `row`, under
     /// its engine: the built-in engine's compiled code, or the engine
-    /// library (loaded here) with the file's bytes. `grants` are the
-    /// program's `--dir`, `--env` and `--arg`.
+    /// library (loaded here, told to `progress` first as a call: its
+    /// constructors run, under the call deadline) with the file's bytes.
+    /// `grants` are the program's `--dir`, `--env` and `--arg`.
     pub fn program(
         &self,
         workload: &Workload,
         row: &Row,
         grants: &Grants,
+        progress: &dyn Progress,
     ) -> Result<ProgramRunner> {
         Ok(match self.library(row) {
-            Some(library) => ProgramRunner::Library(LibraryProgram::new(
-                library,
-                &row.path,
-                workload.bytes.clone(),
-                grants,
-            )?),
+            Some(library) => ProgramRunner::Library({
+                progress.calling(Call::Load);
+                LibraryProgram::new(library, &row.path, workload.bytes.clone(), grants)?
+            }),
             None => ProgramRunner::Builtin(Box::new(Program::new(
                 &row.path,
                 &workload.code,

@@ -1,10 +1,11 @@
 //! The findings of `host doctor` (a topic, a status, a detail, a fix),
 //! their topics, and the small readers and probes the checks share.
 
-use std::fs;
 use std::path::Path;
 
 use serde::Serialize;
+
+use crate::util::fs::read_system_text;
 
 /// How a finding bears on measurements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -95,7 +96,7 @@ pub(super) const CLOCKSOURCE: &str = "/sys/devices/system/clocksource/clocksourc
 
 /// The trimmed contents of a small text file, or `None` when it cannot be read.
 pub(super) fn read_text(path: impl AsRef<Path>) -> Option<String> {
-    fs::read_to_string(path).ok().map(|s| s.trim().to_string())
+    read_system_text(path).map(|s| s.trim().to_string())
 }
 
 /// Parse a kernel CPU list such as `0-3,5,7-8`.

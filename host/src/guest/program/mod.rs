@@ -79,7 +79,7 @@ pub use output::same_lines;
 use output::{check_output, expected, stderr_tail};
 
 /// Most bytes captured from each of stdout and stderr per iteration.
-const CAPTURE_LIMIT: usize = 64 << 20;
+pub(crate) const CAPTURE_LIMIT: usize = 64 << 20;
 /// The one variable of the host's environment a program sees (when the
 /// host has it): some benchmarks read a smaller input then.
 pub const SMALL_WORKLOAD_VAR: &str = "WASM_BENCH_USE_SMALL_WORKLOAD";

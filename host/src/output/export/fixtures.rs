@@ -308,6 +308,7 @@ pub fn compare_report() -> CompareReport {
             comparison("mod13|copy.wasm", 1.003, 0.996, 1.008, Verdict::Same),
         ],
         profile: None,
+        stopped: None,
     }
 }
 
