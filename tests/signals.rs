@@ -259,12 +259,17 @@ fn a_killed_parent_leaves_no_worker_under_valgrind() -> TestResult {
     ];
     let parent = Parent(Some(spawn_host(&args, dir.path())?));
     let under_valgrind = new_worker(parent.id(), &[])?;
-    let command = std::fs::read(format!("/proc/{under_valgrind}/cmdline"))?;
-    assert!(
-        String::from_utf8_lossy(&command).contains("valgrind"),
-        "{}",
-        String::from_utf8_lossy(&command)
-    );
+    // Until it has called exec, the child's command line is its parent's.
+    let start = Instant::now();
+    let command = loop {
+        let command = std::fs::read(format!("/proc/{under_valgrind}/cmdline"))?;
+        let command = String::from_utf8_lossy(&command).into_owned();
+        if command.contains("valgrind") || start.elapsed() > START_WITHIN {
+            break command;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(command.contains("valgrind"), "{command}");
     std::thread::sleep(Duration::from_millis(1500));
     assert!(
         alive(under_valgrind),
@@ -284,7 +289,9 @@ fn start_compare(variants: &[String]) -> Result<(Parent, tempfile::TempDir), Box
     let dir = tempfile::tempdir()?;
     let mut args = vec!["compare"];
     args.extend(variants.iter().map(String::as_str));
-    args.extend(["--timeout", "1000s", "--export-json", "out.json"]);
+    // No time cap before the test's signal: the comparison goes on.
+    args.extend(["--timeout", "1000s", "--time", "1000s"]);
+    args.extend(["--export-json", "out.json"]);
     Ok((Parent(Some(spawn_host(&args, dir.path())?)), dir))
 }
 
