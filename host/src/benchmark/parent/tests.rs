@@ -13,7 +13,8 @@ use crate::benchmark::parent::plan::RunPlan;
 use crate::benchmark::parent::row::{Compiled, RowState, Status};
 use crate::benchmark::parent::run::{Observer, Run};
 use crate::benchmark::parent::stop::{MAX_PROCESSES, MIN_PROCESSES};
-use crate::benchmark::progress::Silent;
+use crate::benchmark::progress::{Call, Silent};
+use crate::benchmark::protocol::Event;
 use crate::guest::Kind;
 use crate::guest::cache::CacheOutcome;
 use crate::options::Settings;
@@ -207,6 +208,45 @@ fn a_hung_call_fails_its_row_naming_the_call_and_the_timeout() -> Result<()> {
     assert_eq!(
         error,
         "hangs.wasm (run): at count 128 (it had returned at count 64): `run` failed: did not return within --timeout 3s (infinite loop?); the worker was killed"
+    );
+    assert!(result(&report, "fine").figures.is_some());
+    Ok(())
+}
+
+#[test]
+fn a_broken_event_channel_or_a_hung_library_load_fails_its_row_only() -> Result<()> {
+    let settings = settings(&["--processes", "1", "--samples", "5", "--timeout", "2s"])?;
+    let fake = Fake::new(|_, job| {
+        let mut answers = vec![fake::ready()];
+        for row in fake::rows(job) {
+            match row.row.name.as_str() {
+                "broken" => {
+                    answers.extend(fake::calling(row.index, 64));
+                    answers.push(Next::Broken("an event line longer than 16 MiB".into()));
+                    return answers;
+                }
+                "loads" => {
+                    answers.push(fake::event(Event::Calling {
+                        row: row.index,
+                        call: Call::Load,
+                    }));
+                    answers.push(Next::TimedOut);
+                    return answers;
+                }
+                _ => answers.push(fake::measured(row.index, 1e6)),
+            }
+        }
+        answers
+    });
+    let (report, _) = schedule(&settings, &["broken", "loads", "fine"], &fake)?;
+    let error = |name| result(&report, name).error.clone().unwrap_or_default();
+    assert_eq!(
+        error("broken"),
+        "broken.wasm (run): an event line longer than 16 MiB"
+    );
+    assert_eq!(
+        error("loads"),
+        "loads.wasm (run): loading the engine library did not finish within --timeout 2s (a constructor that hangs?); the worker was killed"
     );
     assert!(result(&report, "fine").figures.is_some());
     Ok(())
