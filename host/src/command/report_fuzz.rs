@@ -35,7 +35,7 @@ fn compare_export() -> serde_json::Value {
 }
 
 proptest! {
-    #![proptest_config(config(150))]
+    #![proptest_config(config(80))]
 
     #[test]
     fn a_run_export_read_back_is_a_report_or_an_error(bytes in json_like(&run_export())) {

@@ -22,7 +22,7 @@ fn saved_history() -> serde_json::Value {
 }
 
 proptest! {
-    #![proptest_config(config(150))]
+    #![proptest_config(config(100))]
 
     #[test]
     fn a_history_read_back_keeps_only_plausible_entries(bytes in json_like(&saved_history())) {
