@@ -120,3 +120,40 @@ fn a_fifo_and_a_device_are_refused_without_reading() -> Result<()> {
     assert!(said.contains("a folder"), "{said}");
     Ok(())
 }
+
+#[test]
+fn a_head_is_read_of_a_file_of_any_size_and_only_of_a_regular_file() -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("big.log");
+    std::fs::write(&path, vec![b'x'; 10_000])?;
+    assert_eq!(read_head(&path, 100, Links::Refuse)?.len(), 100);
+    assert_eq!(read_head(&path, 1 << 20, Links::Refuse)?.len(), 10_000);
+    let text = message(read_head(Path::new("/dev/zero"), 100, Links::Follow));
+    assert!(text.contains("not a regular file"), "{text}");
+    let link = dir.path().join("link.log");
+    std::os::unix::fs::symlink(&path, &link)?;
+    let text = message(read_head(&link, 100, Links::Refuse));
+    assert!(text.contains("a symbolic link: refused"), "{text}");
+    Ok(())
+}
+
+#[test]
+fn a_stream_opened_regular_is_checked_against_the_cap_first() -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("library.so");
+    std::fs::write(&path, vec![0u8; 2048])?;
+    let text = open_regular(&path, CAP, Links::Follow).map(|_| ()).err();
+    let text = text.map(|e| format!("{e:#}")).unwrap_or_default();
+    assert!(text.contains("larger than the test's cap"), "{text}");
+    std::fs::write(&path, vec![0u8; 512])?;
+    assert_eq!(open_regular(&path, CAP, Links::Follow)?.1, 512);
+    Ok(())
+}
+
+#[test]
+fn a_system_file_is_read_to_its_end_though_it_says_it_is_empty() {
+    // /proc files report a size of 0.
+    let stat = read_system_text("/proc/self/stat").unwrap_or_default();
+    assert!(stat.contains(')'), "{stat}");
+    assert!(read_system_text("/proc/no such file").is_none());
+}
