@@ -32,4 +32,5 @@ pub use report::{
     BenchResult, Candidate, CompareReport, Complexity, ComplexityResult, Environment, Row,
     RunReport, SuiteSummary, Tool,
 };
+pub use crate::util::foreign::Foreign;
 pub use suite_comparison::{SuiteBenchmark, SuiteComparison, SuiteRatio, SuiteVerdicts, Unpaired};

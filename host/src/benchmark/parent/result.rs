@@ -79,7 +79,9 @@ pub fn result_of(
         Some(Ok(counts)) => figures.hardware_counters = Some(*counts),
         Some(Err(why)) => figures
             .notes
-            .add(Note::HardwareCountersUnavailable { why: why.clone() }),
+            .add(Note::HardwareCountersUnavailable {
+                why: why.clone().into(),
+            }),
         None => {}
     }
     if compiled.program {

@@ -81,9 +81,9 @@ fn two_row_page_has_one_histogram_and_no_complexity() {
 #[test]
 fn names_and_errors_are_escaped() {
     let mut report = fixtures::run_report();
-    report.results[0].name = "<script>alert(1)</script>".to_string();
-    report.results[1].error = Some("bad <b>\"quote\"</b> & more".to_string());
-    report.environment.warnings = vec!["<img src=x>".to_string()];
+    report.results[0].name = "<script>alert(1)</script>".into();
+    report.results[1].error = Some("bad <b>\"quote\"</b> & more".into());
+    report.environment.warnings = vec!["<img src=x>".into()];
     let html = html_run(&report);
     assert!(!html.contains("<script>"));
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
@@ -199,7 +199,7 @@ fn complexity_plots_log_or_linear_and_survive_odd_points() -> Plot<()> {
     );
     for fit in [wide, narrow, from_one] {
         let svg = complexity_svg(&fit)?;
-        assert!(svg.starts_with("<svg"), "{}", fit.benchmark);
+        assert!(svg.starts_with("<svg"), "{:?}", fit.benchmark);
         assert!(svg.contains("median per size"));
         assert!(svg.contains("<polyline"));
     }
