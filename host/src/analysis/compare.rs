@@ -423,7 +423,11 @@ mod tests {
         let variants = [rounds("a", a), rounds("b", b)];
         let c = &judge(&variants, 0, NoiseBand::default(), Metric::Time)[0];
         assert_eq!(c.verdict, Verdict::Slower, "{}", c.text.unescaped());
-        assert!((c.ratio.value - 1.01).abs() < 5e-4, "{}", c.text.unescaped());
+        assert!(
+            (c.ratio.value - 1.01).abs() < 5e-4,
+            "{}",
+            c.text.unescaped()
+        );
         assert!(c.ratio.high - c.ratio.low < 2e-3, "{}", c.text.unescaped());
         // An empty block drops out of the ratios instead of poisoning them.
         assert!(least(&[]).is_nan());
@@ -484,13 +488,27 @@ mod tests {
         assert_eq!(c.verdict, Verdict::Slower, "{}", c.text.unescaped());
         let phases: Vec<ProgramPhase> = c.phases.iter().map(|p| p.phase).collect();
         assert_eq!(phases, [ProgramPhase::Instantiate, ProgramPhase::Execute]);
-        assert_eq!(c.phases[0].verdict, Verdict::Same, "{}", c.phases[0].text.unescaped());
+        assert_eq!(
+            c.phases[0].verdict,
+            Verdict::Same,
+            "{}",
+            c.phases[0].text.unescaped()
+        );
         assert_eq!(c.phases[1].ratio, c.ratio);
-        assert!((c.ratio.value - 1.05).abs() < 1e-3, "{}", c.text.unescaped());
+        assert!(
+            (c.ratio.value - 1.05).abs() < 1e-3,
+            "{}",
+            c.text.unescaped()
+        );
         program.compile = Some(vec![rounds("a", 5e7), rounds("b", 2.5e7)]);
         let c = &judge_programs(&program, 0, NoiseBand::default(), Metric::Time)[0];
         assert_eq!(c.phases[0].phase, ProgramPhase::Compile);
-        assert_eq!(c.phases[0].verdict, Verdict::Faster, "{}", c.phases[0].text.unescaped());
+        assert_eq!(
+            c.phases[0].verdict,
+            Verdict::Faster,
+            "{}",
+            c.phases[0].text.unescaped()
+        );
         assert!(c.phases[0].text.unescaped().starts_with("compile: "));
         // Workloads have no phases.
         assert!(

@@ -573,7 +573,11 @@ mod tests {
             };
             row_of(&processes, drift).notes
         };
-        let departs = |notes: Notes| notes.iter().any(|n| n.words().unescaped().contains("earlier run"));
+        let departs = |notes: Notes| {
+            notes
+                .iter()
+                .any(|n| n.words().unescaped().contains("earlier run"))
+        };
         // 0.01% away, within the earlier runs' own margin of 0.2%.
         assert!(!departs(notes(0.242_475)));
         // 1% away.

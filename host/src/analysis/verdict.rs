@@ -302,7 +302,13 @@ mod tests {
     fn descriptions_read_plainly() {
         let r = ratio(1.0 / 1.42, 1.0 / 1.44, 1.0 / 1.40);
         assert_eq!(
-            describe(&"mod16".into(), &"mod13".into(), &r, Verdict::Faster, band(0.01)),
+            describe(
+                &"mod16".into(),
+                &"mod13".into(),
+                &r,
+                Verdict::Faster,
+                band(0.01)
+            ),
             "`mod16` is 1.420× faster than `mod13` [1.400×, 1.440×]"
         );
         assert!(

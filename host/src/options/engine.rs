@@ -295,7 +295,12 @@ impl EngineLibrary {
             "" => ", no flags".to_string(),
             flags => format!(", flags `{flags}`"),
         };
-        path.map(|path| format!("library {path} ({} bytes, sha256 {sha256}){flags}", self.bytes))
+        path.map(|path| {
+            format!(
+                "library {path} ({} bytes, sha256 {sha256}){flags}",
+                self.bytes
+            )
+        })
     }
 }
 

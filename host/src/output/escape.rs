@@ -197,15 +197,15 @@ mod tests {
     #[test]
     fn terminal_shows_bidirectional_overrides_as_escapes() {
         assert_eq!(terminal("a\u{202e}b\u{2066}"), "a\\u{202e}b\\u{2066}");
-        assert_eq!(terminal(&Foreign::new("\x1b]0;title\x07")), "\\u{1b}]0;title\\u{7}");
+        assert_eq!(
+            terminal(&Foreign::new("\x1b]0;title\x07")),
+            "\\u{1b}]0;title\\u{7}"
+        );
     }
 
     #[test]
     fn markdown_keeps_cells_and_code_spans_closed() {
-        assert_eq!(
-            markdown_cell("a|b\nc`d<e\x1b"),
-            "a\\|b c\\`d&lt;e\\\\u{1b}"
-        );
+        assert_eq!(markdown_cell("a|b\nc`d<e\x1b"), "a\\|b c\\`d&lt;e\\\\u{1b}");
         assert_eq!(markdown_text("a|b"), "a|b");
     }
 
@@ -217,7 +217,10 @@ mod tests {
         );
         assert_eq!(markdown_text("![](https://x)"), "!\\[\\](https://x)");
         assert_eq!(markdown_text("<https://x>"), "&lt;https://x&gt;");
-        assert_eq!(markdown_text("*a* _b_ ~c~ #d \\e"), "\\*a\\* \\_b\\_ \\~c\\~ \\#d \\\\e");
+        assert_eq!(
+            markdown_text("*a* _b_ ~c~ #d \\e"),
+            "\\*a\\* \\_b\\_ \\~c\\~ \\#d \\\\e"
+        );
         assert_eq!(markdown_text("&lt;"), "&amp;lt;");
     }
 
@@ -253,7 +256,10 @@ mod tests {
 
     #[test]
     fn html_comments_cannot_be_ended() {
-        assert_eq!(html_comment("1 --><script>"), "1 &#45;&#45;&gt;&lt;script&gt;");
+        assert_eq!(
+            html_comment("1 --><script>"),
+            "1 &#45;&#45;&gt;&lt;script&gt;"
+        );
         assert!(!html_comment("--!>").contains("--"));
     }
 }

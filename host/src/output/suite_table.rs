@@ -140,7 +140,9 @@ fn heading(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<()> {
             "{} {} · {} · {} cores · {core} · {}",
             terminal(&report.tool.name),
             terminal(&report.tool.version),
-            env.cpu_model.as_ref().map_or("unknown CPU".into(), terminal),
+            env.cpu_model
+                .as_ref()
+                .map_or("unknown CPU".into(), terminal),
             env.cores,
             terminal(&env.priority)
         )?;

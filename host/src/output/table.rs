@@ -83,7 +83,10 @@ impl<W: Write> Table<W> {
             .unwrap_or(0)
             .clamp(9, 60);
         let tool = Tool::this();
-        let cpu = env.cpu_model.as_ref().map_or("unknown CPU".into(), terminal);
+        let cpu = env
+            .cpu_model
+            .as_ref()
+            .map_or("unknown CPU".into(), terminal);
         writeln!(
             self.out,
             "{} {} · {cpu} · {} cores",
@@ -410,11 +413,7 @@ impl<W: Write> Table<W> {
             )?;
         }
         if let Some(suite) = &report.suite {
-            writeln!(
-                self.out,
-                "{}",
-                suite_line(suite, report.baseline.as_ref())
-            )?;
+            writeln!(self.out, "{}", suite_line(suite, report.baseline.as_ref()))?;
         }
         if failures == 0 {
             writeln!(self.out, "{measured} measured")?;

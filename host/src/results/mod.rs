@@ -18,6 +18,7 @@ pub mod notes;
 pub mod report;
 pub mod suite_comparison;
 
+pub use crate::util::foreign::Foreign;
 pub use comparison::{
     BaselineComparison, Comparison, FunctionChange, FunctionWeight, PhaseComparison,
     ProfileChanges, ProfileReport, ProgramPhase, Ratio, RowProfile, Verdict,
@@ -32,5 +33,4 @@ pub use report::{
     BenchResult, Candidate, CompareReport, Complexity, ComplexityResult, Environment, Row,
     RunReport, SuiteSummary, Tool,
 };
-pub use crate::util::foreign::Foreign;
 pub use suite_comparison::{SuiteBenchmark, SuiteComparison, SuiteRatio, SuiteVerdicts, Unpaired};

@@ -152,6 +152,9 @@ mod tests {
         assert_eq!(Foreign::join([&name, &Foreign::new("b")], ", "), "a, b");
         assert_eq!(name.then("!").after("¡"), "¡a!");
         let b = Foreign::new("b");
-        assert_eq!(Foreign::compose([&name, &b], |[a, b]| format!("{b}{a}")), "ba");
+        assert_eq!(
+            Foreign::compose([&name, &b], |[a, b]| format!("{b}{a}")),
+            "ba"
+        );
     }
 }

@@ -367,10 +367,7 @@ mod tests {
             .collect();
         assert_eq!(
             unpaired,
-            [
-                ("gone", vec![label(&old)]),
-                ("added", vec![label(&new)])
-            ]
+            [("gone", vec![label(&old)]), ("added", vec![label(&new)])]
         );
         // Two engines on paired folders: a side per folder and engine.
         let both = plan_suite(&[old.clone(), new], &["cranelift", "winch"])?.expect("a suite");

@@ -398,7 +398,12 @@ mod tests {
         }
         let read: RunReport = serde_json::from_value(value)?;
         for (old, new) in read.results.iter().zip(&report.results) {
-            assert_eq!(old.figures.is_some(), new.figures.is_some(), "{:?}", old.name);
+            assert_eq!(
+                old.figures.is_some(),
+                new.figures.is_some(),
+                "{:?}",
+                old.name
+            );
             if let (Some(old), Some(new)) = (&old.figures, &new.figures) {
                 assert_eq!(old.series.epochs_ns_per_op, new.series.epochs_ns_per_op);
                 assert_eq!(old.time.fixed_cost_ns, new.time.fixed_cost_ns);

@@ -156,7 +156,9 @@ Notes:
         report.results[1].name = "a|b<script>".into();
         report.results[1].error = Some("line one\nline | two".into());
         let md = markdown_run(&report);
-        assert!(md.contains("| a\\|b&lt;script&gt; | error: line one line \\| two | | | | | | |\n"));
+        assert!(
+            md.contains("| a\\|b&lt;script&gt; | error: line one line \\| two | | | | | | |\n")
+        );
         // Every table line keeps its 8 columns (9 unescaped pipes).
         for line in md.lines().filter(|l| l.starts_with('|')) {
             let pipes = line.replace("\\|", "").matches('|').count();

@@ -255,7 +255,11 @@ pub(super) fn ratio_svg(report: &CompareReport) -> Plot<String> {
 /// it at every tick of `axis`, from end to end.
 fn ratio_ticks<DB: DrawingBackend>(
     root: &DrawingArea<DB, plotters::coord::Shift>,
-    chart: &ChartContext<'_, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>,
+    chart: &ChartContext<
+        '_,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
     axis: &RatioAxis,
     rows: f64,
 ) -> Plot<()>
