@@ -291,7 +291,7 @@ fn a_forged_export_is_rendered_as_text_by_host_report() -> TestResult {
     assert!(
         shown
             .html
-            .contains("<!-- wasm&#45;bench &lt;script&gt;alert(1)&lt;/script&gt; -->")
+            .contains("<!-- wasm-bench &lt;script&gt;alert(1)&lt;/script&gt; -->")
     );
     assert!(
         shown

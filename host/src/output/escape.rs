@@ -172,11 +172,12 @@ pub fn html<T: Text + ?Sized>(s: &T) -> String {
     out
 }
 
-/// Text inside an HTML comment (`<!-- .. -->`): as [`html`], and every
-/// `-` as `&#45;`, so that no `--` can end the comment (entities are not
-/// read in a comment: the text stays as it is written).
+/// Text inside an HTML comment (`<!-- .. -->`): as [`html`] (so no `>`
+/// can close it), and no `--` either (which a comment may not hold): the
+/// second `-` of each pair as `&#45;` (entities are not read in a comment:
+/// the text stays as it is written).
 pub fn html_comment<T: Text + ?Sized>(s: &T) -> String {
-    html(s).replace('-', "&#45;")
+    html(s).replace("--", "-&#45;")
 }
 
 #[cfg(test)]
@@ -256,10 +257,11 @@ mod tests {
 
     #[test]
     fn html_comments_cannot_be_ended() {
-        assert_eq!(
-            html_comment("1 --><script>"),
-            "1 &#45;&#45;&gt;&lt;script&gt;"
-        );
-        assert!(!html_comment("--!>").contains("--"));
+        assert_eq!(html_comment("1 --><script>"), "1 -&#45;&gt;&lt;script&gt;");
+        assert_eq!(html_comment("wasm-bench"), "wasm-bench");
+        for text in ["--!>", "---", "----", "a--b--"] {
+            let shown = html_comment(text);
+            assert!(!shown.contains("--") && !shown.contains('>'), "{shown}");
+        }
     }
 }
