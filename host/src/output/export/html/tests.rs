@@ -369,7 +369,7 @@ fn the_ratio_plot_uses_the_page_width() -> Result<(), Box<dyn Error>> {
         "{}",
         &svg[..200]
     );
-    assert!(super::charts::RATIO_WIDTH >= 960);
+    const { assert!(super::charts::RATIO_WIDTH >= 960) };
     assert!(STYLE.contains("figure.ratios { max-width: none; }"));
     Ok(())
 }
