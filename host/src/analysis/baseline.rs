@@ -10,17 +10,19 @@ use crate::analysis::verdict;
 use crate::options::{Metric, Settings};
 use crate::results::Ratio;
 use crate::results::baseline::Saved;
-use crate::results::{BaselineComparison, Figures};
+use crate::results::{BaselineComparison, Figures, Foreign};
 
 /// The verdict against the saved result of row `name`, if there is one.
 pub fn compare_with_saved(
     settings: &Settings,
     saved: &Saved,
-    name: &str,
+    name: &Foreign,
     figures: &Figures,
     seed: u64,
 ) -> Option<BaselineComparison> {
-    let then = saved.result(name)?;
+    // A key to look the row up by, not shown.
+    #[allow(clippy::disallowed_methods)]
+    let then = saved.result(name.unescaped())?;
     let (ratio, metric) = match (figures.exact(settings.metric), then.exact(settings.metric)) {
         (Some(now), Some(before)) if before > 0.0 => (Ratio::exact(now / before), settings.metric),
         _ => (
@@ -34,7 +36,7 @@ pub fn compare_with_saved(
             Metric::Time,
         ),
     };
-    let baseline_name = settings.baselines.compare.clone().unwrap_or_default();
+    let baseline_name = Foreign::new(settings.baselines.compare.clone().unwrap_or_default());
     let verdict = verdict::verdict(&ratio, settings.noise);
     let regression = settings
         .baselines
@@ -42,7 +44,7 @@ pub fn compare_with_saved(
         .is_some_and(|pct| verdict::is_regression(&ratio, pct));
     let mut text = verdict::describe(
         name,
-        &format!("baseline {baseline_name}"),
+        &baseline_name.after("baseline "),
         &ratio,
         verdict,
         settings.noise,
@@ -50,12 +52,12 @@ pub fn compare_with_saved(
     if metric == Metric::Time
         && let Some(said) = different_epochs(figures.counts.undisturbed, then.undisturbed)
     {
-        text.push_str(&said);
+        text = text.then(&said);
     }
     if metric == Metric::Time
         && let Some(read) = then.epochs_read
     {
-        text.push_str(&epochs_left_out(
+        text = text.then(&epochs_left_out(
             then.epochs_ns_per_op.iter().map(Vec::len).sum(),
             read,
         ));
@@ -63,7 +65,7 @@ pub fn compare_with_saved(
     Some(BaselineComparison {
         text,
         name: baseline_name,
-        metric: metric.name().to_string(),
+        metric: Foreign::new(metric.name()),
         ratio,
         verdict,
         regression,

@@ -37,7 +37,7 @@ use crate::analysis::estimate;
 use crate::analysis::stats;
 use crate::analysis::verdict;
 use crate::options::{Metric, NoiseBand};
-use crate::results::{Comparison, PhaseComparison, ProgramPhase, Ratio};
+use crate::results::{Comparison, Foreign, PhaseComparison, ProgramPhase, Ratio};
 
 /// What the verdicts need of one variant.
 pub struct Rounds<'a> {
@@ -220,14 +220,20 @@ pub fn judge(
             let ratio = ratio.unwrap_or(Ratio::exact(f64::NAN));
             let verdict = verdict::verdict(&ratio, band);
             Comparison {
-                variant: v.name.to_string(),
-                reference: base.name.to_string(),
-                metric: judged_by.name().to_string(),
+                variant: Foreign::new(v.name),
+                reference: Foreign::new(base.name),
+                metric: Foreign::new(judged_by.name()),
                 ratio,
                 confidence,
                 mde_pct: verdict::mde_pct(&ratio),
                 verdict,
-                text: verdict::describe(v.name, base.name, &ratio, verdict, band),
+                text: verdict::describe(
+                    &Foreign::new(v.name),
+                    &Foreign::new(base.name),
+                    &ratio,
+                    verdict,
+                    band,
+                ),
                 phases: Vec::new(),
             }
         })
@@ -278,7 +284,7 @@ fn phase_of(phase: ProgramPhase, comparison: &Comparison) -> PhaseComparison {
         ratio: comparison.ratio,
         mde_pct: comparison.mde_pct,
         verdict: comparison.verdict,
-        text: format!("{phase}: {}", comparison.text),
+        text: comparison.text.after(&format!("{phase}: ")),
     }
 }
 
@@ -416,9 +422,13 @@ mod tests {
         };
         let variants = [rounds("a", a), rounds("b", b)];
         let c = &judge(&variants, 0, NoiseBand::default(), Metric::Time)[0];
-        assert_eq!(c.verdict, Verdict::Slower, "{}", c.text);
-        assert!((c.ratio.value - 1.01).abs() < 5e-4, "{}", c.text);
-        assert!(c.ratio.high - c.ratio.low < 2e-3, "{}", c.text);
+        assert_eq!(c.verdict, Verdict::Slower, "{}", c.text.unescaped());
+        assert!(
+            (c.ratio.value - 1.01).abs() < 5e-4,
+            "{}",
+            c.text.unescaped()
+        );
+        assert!(c.ratio.high - c.ratio.low < 2e-3, "{}", c.text.unescaped());
         // An empty block drops out of the ratios instead of poisoning them.
         assert!(least(&[]).is_nan());
         assert_eq!(least(&[3.0, 1.0, 2.0]), 1.0);
@@ -475,17 +485,31 @@ mod tests {
             compile: None,
         };
         let c = &judge_programs(&program, 0, NoiseBand::default(), Metric::Time)[0];
-        assert_eq!(c.verdict, Verdict::Slower, "{}", c.text);
+        assert_eq!(c.verdict, Verdict::Slower, "{}", c.text.unescaped());
         let phases: Vec<ProgramPhase> = c.phases.iter().map(|p| p.phase).collect();
         assert_eq!(phases, [ProgramPhase::Instantiate, ProgramPhase::Execute]);
-        assert_eq!(c.phases[0].verdict, Verdict::Same, "{}", c.phases[0].text);
+        assert_eq!(
+            c.phases[0].verdict,
+            Verdict::Same,
+            "{}",
+            c.phases[0].text.unescaped()
+        );
         assert_eq!(c.phases[1].ratio, c.ratio);
-        assert!((c.ratio.value - 1.05).abs() < 1e-3, "{}", c.text);
+        assert!(
+            (c.ratio.value - 1.05).abs() < 1e-3,
+            "{}",
+            c.text.unescaped()
+        );
         program.compile = Some(vec![rounds("a", 5e7), rounds("b", 2.5e7)]);
         let c = &judge_programs(&program, 0, NoiseBand::default(), Metric::Time)[0];
         assert_eq!(c.phases[0].phase, ProgramPhase::Compile);
-        assert_eq!(c.phases[0].verdict, Verdict::Faster, "{}", c.phases[0].text);
-        assert!(c.phases[0].text.starts_with("compile: "));
+        assert_eq!(
+            c.phases[0].verdict,
+            Verdict::Faster,
+            "{}",
+            c.phases[0].text.unescaped()
+        );
+        assert!(c.phases[0].text.unescaped().starts_with("compile: "));
         // Workloads have no phases.
         assert!(
             judge(&program.execute, 0, NoiseBand::default(), Metric::Time)[0]

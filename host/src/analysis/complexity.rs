@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use crate::results::{BenchResult, Candidate, Complexity, ComplexityResult};
+use crate::results::{BenchResult, Candidate, Complexity, ComplexityResult, Foreign};
 
 /// The best fit and every candidate.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -68,10 +68,10 @@ pub fn fit(points: &[(f64, f64)]) -> Option<Fit> {
 /// Fit per-op time against size for every benchmark measured at two or more
 /// sizes.
 pub fn fit_results(results: &[BenchResult]) -> Vec<ComplexityResult> {
-    let mut order: Vec<(&str, &str)> = Vec::new();
+    let mut order: Vec<(&Foreign, &Foreign)> = Vec::new();
     for r in results {
-        if r.size.is_some() && !order.contains(&(r.path.as_str(), r.benchmark.as_str())) {
-            order.push((r.path.as_str(), r.benchmark.as_str()));
+        if r.size.is_some() && !order.contains(&(&r.path, &r.benchmark)) {
+            order.push((&r.path, &r.benchmark));
         }
     }
     order
@@ -79,14 +79,14 @@ pub fn fit_results(results: &[BenchResult]) -> Vec<ComplexityResult> {
         .filter_map(|(path, benchmark)| {
             let points: Vec<(u64, f64)> = results
                 .iter()
-                .filter(|r| r.path == path && r.benchmark == benchmark)
+                .filter(|r| r.path == *path && r.benchmark == *benchmark)
                 .filter_map(|r| Some((r.size?, r.figures.as_ref()?.ns_per_op.median)))
                 .collect();
             let as_f64: Vec<(f64, f64)> = points.iter().map(|&(n, t)| (n as f64, t)).collect();
             let fit = fit(&as_f64)?;
             Some(ComplexityResult {
-                benchmark: benchmark.to_string(),
-                path: path.to_string(),
+                benchmark: benchmark.clone(),
+                path: path.clone(),
                 best: fit.best,
                 coefficient: fit.coefficient,
                 rms: fit.rms,

@@ -7,7 +7,7 @@
 use anyhow::{Context, Result};
 use serde_json::Value;
 
-use crate::results::{FunctionChange, FunctionWeight};
+use crate::results::{Foreign, FunctionChange, FunctionWeight};
 
 /// Samples, and the functions by self weight (then total), largest first.
 pub fn weights(json: &[u8]) -> Result<(usize, Vec<FunctionWeight>)> {
@@ -97,7 +97,7 @@ pub fn weights(json: &[u8]) -> Result<(usize, Vec<FunctionWeight>)> {
         .into_iter()
         .enumerate()
         .map(|(i, name)| FunctionWeight {
-            name,
+            name: Foreign::new(name),
             self_pct: pct(self_weight[i]),
             total_pct: pct(total_weight[i]),
         })
@@ -128,15 +128,15 @@ fn strings(thread: &Value) -> Vec<String> {
 /// Functions whose self weight differs between `reference` and `variant`,
 /// from the largest gain (what got slower) to the largest loss.
 pub fn changes(reference: &[FunctionWeight], variant: &[FunctionWeight]) -> Vec<FunctionChange> {
-    let mut names: Vec<&str> = reference.iter().map(|f| f.name.as_str()).collect();
+    let mut names: Vec<&Foreign> = reference.iter().map(|f| &f.name).collect();
     for f in variant {
-        if !names.contains(&f.name.as_str()) {
+        if !names.contains(&&f.name) {
             names.push(&f.name);
         }
     }
-    let weight = |list: &[FunctionWeight], name: &str| {
+    let weight = |list: &[FunctionWeight], name: &Foreign| {
         list.iter()
-            .find(|f| f.name == name)
+            .find(|f| f.name == *name)
             .map_or(0.0, |f| f.self_pct)
     };
     let mut changed: Vec<FunctionChange> = names
@@ -144,7 +144,7 @@ pub fn changes(reference: &[FunctionWeight], variant: &[FunctionWeight]) -> Vec<
         .map(|name| {
             let (before, after) = (weight(reference, name), weight(variant, name));
             FunctionChange {
-                name: name.to_string(),
+                name: name.clone(),
                 reference_self_pct: before,
                 variant_self_pct: after,
                 change_points: after - before,
@@ -198,7 +198,7 @@ mod tests {
         let before = [weight("a", 50.0), weight("b", 50.0)];
         let after = [weight("a", 20.0), weight("b", 45.0), weight("c", 35.0)];
         let c = changes(&before, &after);
-        let names: Vec<&str> = c.iter().map(|c| c.name.as_str()).collect();
+        let names: Vec<&str> = c.iter().map(|c| c.name.unescaped()).collect();
         assert_eq!(names, ["c", "b", "a"]);
         assert_eq!(c[2].change_points, -30.0);
     }

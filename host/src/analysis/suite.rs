@@ -207,8 +207,8 @@ fn tally(compared: &[&[Comparison]], sides: &[String]) -> SuiteVerdicts {
         .enumerate()
         .filter_map(|(k, ratios)| {
             Some(SuiteRatio {
-                side: sides[k + 1].clone(),
-                reference: sides[0].clone(),
+                side: sides[k + 1].clone().into(),
+                reference: sides[0].clone().into(),
                 benchmarks: ratios
                     .iter()
                     .filter(|(r, _)| r.value.is_finite() && r.value > 0.0)
@@ -269,7 +269,7 @@ mod tests {
             confidence,
             mde_pct: 0.0,
             verdict,
-            text: String::new(),
+            text: crate::results::Foreign::default(),
             phases: Vec::new(),
         }
     }
@@ -299,7 +299,7 @@ mod tests {
         let [b, c] = summary.geometric_means.as_slice() else {
             panic!("{summary:?}");
         };
-        assert_eq!((b.side.as_str(), b.reference.as_str()), ("b", "a"));
+        assert_eq!((b.side.unescaped(), b.reference.unescaped()), ("b", "a"));
         assert_eq!((b.benchmarks, c.benchmarks), (2, 1));
         assert!((b.ratio.value - 1.0).abs() < 1e-12, "{b:?}");
         // Each log interval ±0.05 at 97.5% is a standard error of

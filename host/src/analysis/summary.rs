@@ -333,7 +333,7 @@ fn notes(found: &Found, warmup_cap_ms: f64) -> Notes {
     }
     if let CacheOutcome::Rebuilt(reason) = &found.preparation.compile_cache {
         notes.add(Note::CacheRefused {
-            reason: reason.clone(),
+            reason: reason.clone().into(),
         });
     }
     if found.drift.busy_machine {
@@ -521,7 +521,8 @@ mod tests {
         assert!((departure - 3.7).abs() < 1e-9, "{departure}");
         assert!(
             departed.notes.iter().any(|n| n
-                .to_string()
+                .words()
+                .unescaped()
                 .contains("+3.70% from the median of 12 earlier run(s)")),
             "{:?}",
             departed.notes
@@ -543,7 +544,7 @@ mod tests {
             !agreed
                 .notes
                 .iter()
-                .any(|n| n.to_string().contains("earlier run"))
+                .any(|n| n.words().unescaped().contains("earlier run"))
         );
         assert_eq!(alone.drift.earlier_runs_departure_pct, None);
     }
@@ -572,7 +573,11 @@ mod tests {
             };
             row_of(&processes, drift).notes
         };
-        let departs = |notes: Notes| notes.iter().any(|n| n.to_string().contains("earlier run"));
+        let departs = |notes: Notes| {
+            notes
+                .iter()
+                .any(|n| n.words().unescaped().contains("earlier run"))
+        };
         // 0.01% away, within the earlier runs' own margin of 0.2%.
         assert!(!departs(notes(0.242_475)));
         // 1% away.
@@ -746,7 +751,7 @@ mod tests {
         let said = row
             .info
             .iter()
-            .map(Note::to_string)
+            .map(|n| n.words().into_unescaped())
             .find(|line| line.contains("neither an interruption nor a slower spell"))
             .unwrap_or_else(|| panic!("says what the time stands on: {:?}", row.info));
         assert!(

@@ -20,7 +20,7 @@
 
 use crate::analysis::stats;
 use crate::options::NoiseBand;
-use crate::results::{Ratio, Verdict};
+use crate::results::{Foreign, Ratio, Verdict};
 
 /// The verdict on `ratio` against the noise band.
 pub fn verdict(ratio: &Ratio, band: NoiseBand) -> Verdict {
@@ -44,13 +44,13 @@ pub fn verdict(ratio: &Ratio, band: NoiseBand) -> Verdict {
 /// The verdict in plain words, e.g. "`mod16` is 1.42× faster than `mod13`
 /// [1.40×, 1.44×]".
 pub fn describe(
-    variant: &str,
-    reference: &str,
+    variant: &Foreign,
+    reference: &Foreign,
     ratio: &Ratio,
     verdict: Verdict,
     band: NoiseBand,
-) -> String {
-    match verdict {
+) -> Foreign {
+    Foreign::compose([variant, reference], |[variant, reference]| match verdict {
         Verdict::Faster => format!(
             "`{variant}` is {:.3}× faster than `{reference}` [{:.3}×, {:.3}×]",
             1.0 / ratio.value,
@@ -73,7 +73,7 @@ pub fn describe(
             "`{variant}` vs `{reference}`: unsure, needs more samples (ratio {:.4} [{:.4}, {:.4}])",
             ratio.value, ratio.low, ratio.high
         ),
-    }
+    })
 }
 
 /// How far from 1 the interval reaches, in percent: the largest difference
@@ -302,17 +302,24 @@ mod tests {
     fn descriptions_read_plainly() {
         let r = ratio(1.0 / 1.42, 1.0 / 1.44, 1.0 / 1.40);
         assert_eq!(
-            describe("mod16", "mod13", &r, Verdict::Faster, band(0.01)),
+            describe(
+                &"mod16".into(),
+                &"mod13".into(),
+                &r,
+                Verdict::Faster,
+                band(0.01)
+            ),
             "`mod16` is 1.420× faster than `mod13` [1.400×, 1.440×]"
         );
         assert!(
             describe(
-                "a",
-                "b",
+                &"a".into(),
+                &"b".into(),
                 &ratio(1.0, 0.999, 1.001),
                 Verdict::Same,
                 band(0.01)
             )
+            .unescaped()
             .contains("no difference beyond ±0.10% (the band is ±1%")
         );
         assert!((reach_pct(&ratio(1.0, 0.997, 1.001)) - 0.3).abs() < 1e-9);

@@ -13,7 +13,8 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 
 use crate::analysis::suite::summarize;
-use crate::results::RunReport;
+use crate::output::escape::terminal;
+use crate::results::{Foreign, RunReport};
 
 /// Merge `runs` (each with the path it was read from) into one report.
 pub fn merge_runs(runs: Vec<(PathBuf, RunReport)>) -> Result<RunReport> {
@@ -21,7 +22,7 @@ pub fn merge_runs(runs: Vec<(PathBuf, RunReport)>) -> Result<RunReport> {
     let Some((first_path, mut merged)) = runs.next() else {
         bail!("no export to merge");
     };
-    let mut origin: Vec<(String, PathBuf)> = merged
+    let mut origin: Vec<(Foreign, PathBuf)> = merged
         .results
         .iter()
         .map(|r| (r.name.clone(), first_path.clone()))
@@ -31,7 +32,7 @@ pub fn merge_runs(runs: Vec<(PathBuf, RunReport)>) -> Result<RunReport> {
             if let Some((_, other)) = origin.iter().find(|(name, _)| *name == result.name) {
                 bail!(
                     "row `{}` is in both {} and {}: merge the exports of one run's shards",
-                    result.name,
+                    terminal(&result.name),
                     other.display(),
                     path.display()
                 );
@@ -50,19 +51,18 @@ pub fn merge_runs(runs: Vec<(PathBuf, RunReport)>) -> Result<RunReport> {
 /// Add `run`'s rows, fits, shards and stop to `merged`.
 fn absorb(merged: &mut RunReport, run: RunReport, path: &std::path::Path) {
     if run.environment.cpu_model != merged.environment.cpu_model {
-        merged.environment.warnings.push(format!(
-            "{} was measured on another machine ({}): its rows are not comparable with the others'",
-            path.display(),
-            run.environment
-                .cpu_model
-                .as_deref()
-                .unwrap_or("unknown CPU")
-        ));
+        let cpu = run.environment.cpu_model.unwrap_or("unknown CPU".into());
+        merged.environment.warnings.push(cpu.map(|cpu| {
+            format!(
+                "{} was measured on another machine ({cpu}): its rows are not comparable with the others'",
+                path.display()
+            )
+        }));
     }
     merged.results.extend(run.results);
     merged.complexity.extend(run.complexity);
     merged.shards.extend(run.shards);
     if let Some(stopped) = run.stopped {
-        merged.stopped = Some(format!("{}: {stopped}", path.display()));
+        merged.stopped = Some(stopped.after(&format!("{}: ", path.display())));
     }
 }

@@ -15,7 +15,7 @@ use crate::command::run::table_stream;
 use crate::options::ReportSettings;
 use crate::output::export::{check_writable_folders, write_compare_exports, write_run_exports};
 use crate::output::table::Table;
-use crate::results::{CompareReport, RunReport, Tool};
+use crate::results::{CompareReport, Foreign, RunReport, Tool};
 use crate::util::exit::ExitStatus;
 use crate::util::fs::{Cap, Links, read_bounded};
 
@@ -92,8 +92,8 @@ fn read_export(path: &Path) -> Result<Export> {
     })
 }
 
-fn names(report: &RunReport) -> Vec<String> {
-    report.results.iter().map(|r| r.name.clone()).collect()
+fn names(report: &RunReport) -> Vec<&Foreign> {
+    report.results.iter().map(|r| &r.name).collect()
 }
 
 #[cfg(test)]

@@ -67,7 +67,8 @@ pub fn measure(
     if let Some(name) = &settings.baselines.save
         && report.stopped.is_none()
     {
-        report.saved_baseline = Some(baseline::save(name, &report)?.display().to_string());
+        let saved = baseline::save(name, &report)?;
+        report.saved_baseline = Some(saved.display().to_string().into());
     }
     Ok(report)
 }

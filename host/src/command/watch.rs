@@ -26,7 +26,7 @@ use crate::guest::{discover, sandbox};
 use crate::options::Settings;
 use crate::output::escape::terminal;
 use crate::output::table::Table;
-use crate::results::{BenchResult, Environment};
+use crate::results::{BenchResult, Environment, Foreign};
 
 /// How long file events are collected before measuring.
 const SETTLE: Duration = Duration::from_millis(300);
@@ -56,7 +56,7 @@ pub fn watch(settings: &Settings, out: impl Write + Send) -> Result<()> {
         table: Table::new(out),
         started: false,
     };
-    let mut previous: HashMap<String, BenchResult> = HashMap::new();
+    let mut previous: HashMap<Foreign, BenchResult> = HashMap::new();
     measure(settings, &files, &mut printer, &mut previous)?;
 
     let (sender, events) = mpsc::channel();
@@ -153,7 +153,7 @@ fn measure<W: Write + Send>(
     settings: &Settings,
     files: &[PathBuf],
     printer: &mut Printer<W>,
-    previous: &mut HashMap<String, BenchResult>,
+    previous: &mut HashMap<Foreign, BenchResult>,
 ) -> Result<()> {
     let report = run::measure(settings, files, printer, &Silent)?;
     for result in report.results {
@@ -172,7 +172,7 @@ fn measure<W: Write + Send>(
                 let judged = verdict::verdict(&ratio, settings.noise);
                 let text = verdict::describe(
                     &result.name,
-                    "its previous measurement",
+                    &Foreign::new("its previous measurement"),
                     &ratio,
                     judged,
                     settings.noise,

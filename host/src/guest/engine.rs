@@ -75,7 +75,7 @@ fn wasmtime_config(config: &EngineConfig) -> Result<Config> {
 fn engine(config: &EngineConfig, wasmtime: &Config) -> Result<Engine> {
     Engine::new(wasmtime)
         .map_err(anyhow::Error::from)
-        .with_context(|| format!("creating the {config} engine"))
+        .with_context(|| format!("creating the {} engine", config.short_name()))
 }
 
 /// The engine workloads are compiled with, for one [`EngineConfig`].

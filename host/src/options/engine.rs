@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cli::{EngineArg, OptLevelArg};
 use crate::util::fs::{Cap, Links, open_regular};
+use crate::util::foreign::Foreign;
 
 /// Which compiler turns wasm into code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -308,19 +309,23 @@ fn hash_library(path: &Path) -> Result<(u64, String)> {
     Ok((read, sha256))
 }
 
-impl fmt::Display for EngineLibrary {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "library {} ({} bytes, sha256 {})",
-            self.path.display(),
-            self.bytes,
-            &self.sha256[..self.sha256.len().min(12)]
-        )?;
-        match self.flags.trim() {
-            "" => f.write_str(", no flags"),
-            flags => write!(f, ", flags `{flags}`"),
-        }
+impl EngineLibrary {
+    /// The library in words: its path and flags are outside text, so the
+    /// whole is (escaped where it is shown).
+    pub fn describe(&self) -> Foreign {
+        let path = Foreign::new(self.path.display().to_string());
+        // Read back from a report, it may be any text: cut by characters.
+        let sha256: String = self.sha256.chars().take(12).collect();
+        let flags = match self.flags.trim() {
+            "" => ", no flags".to_string(),
+            flags => format!(", flags `{flags}`"),
+        };
+        path.map(|path| {
+            format!(
+                "library {path} ({} bytes, sha256 {sha256}){flags}",
+                self.bytes
+            )
+        })
     }
 }
 
@@ -351,27 +356,30 @@ impl Default for EngineConfig {
     }
 }
 
-impl fmt::Display for EngineConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl EngineConfig {
+    /// How code is compiled, in words (`cranelift (opt-level speed)`), or
+    /// the engine library that runs it: outside text, since a library's
+    /// path and flags are.
+    pub fn describe(&self) -> Foreign {
         if let Some(library) = &self.library {
-            return library.fmt(f);
+            return library.describe();
         }
-        match self.compiler {
+        let mut words = match self.compiler {
             Compiler::Cranelift => {
                 let level = match self.opt_level {
                     OptimizeFor::None => "none",
                     OptimizeFor::Speed => "speed",
                     OptimizeFor::SpeedAndSize => "speed_and_size",
                 };
-                write!(f, "cranelift (opt-level {level})")?;
+                format!("cranelift (opt-level {level})")
             }
-            Compiler::Winch => f.write_str("winch")?,
-            Compiler::Pulley => f.write_str("pulley")?,
-        }
+            Compiler::Winch => "winch".to_string(),
+            Compiler::Pulley => "pulley".to_string(),
+        };
         if self.wasm != WasmFlags::default() {
-            write!(f, " -W {}", self.wasm)?;
+            words.push_str(&format!(" -W {}", self.wasm));
         }
-        Ok(())
+        Foreign::new(words)
     }
 }
 

@@ -11,7 +11,9 @@ use crate::output::units::{
     unit_for,
 };
 use crate::results::notes::{Note, Undisturbed};
-use crate::results::{BenchResult, CallgrindCounts, Figures, HardwareCounts, Phases};
+use crate::results::{
+    BaselineComparison, BenchResult, CallgrindCounts, Figures, Foreign, HardwareCounts, Phases,
+};
 
 /// The display cells of a measured row, as the terminal table shows them:
 /// median and interval in one unit with the digits that tell the ends
@@ -48,34 +50,40 @@ impl Cells {
 }
 
 /// The plain-words lines under a measured row, as the terminal prints them:
-/// program phases, instructions, notes, the baseline comparison.
-pub fn row_notes(r: &BenchResult) -> Vec<String> {
+/// program phases, instructions, notes, the baseline comparison. Outside
+/// text as a whole (notes and the baseline quote names): each output
+/// escapes them for its format.
+pub fn row_notes(r: &BenchResult) -> Vec<Foreign> {
     let mut notes = Vec::new();
     let Some(f) = &r.figures else {
         return notes;
     };
     if let Some(p) = &f.phases {
-        notes.push(phases_line(p));
+        notes.push(Foreign::new(phases_line(p)));
     }
     if let Some(fuel) = f.fuel_per_op {
-        notes.push(format!("instructions: {fuel:.2} per op"));
+        notes.push(Foreign::new(format!("instructions: {fuel:.2} per op")));
     }
     if let Some(c) = &f.callgrind {
-        notes.push(callgrind_line(c));
+        notes.push(Foreign::new(callgrind_line(c)));
     }
     if let Some(h) = &f.hardware_counters {
-        notes.push(counters_line(h));
+        notes.push(Foreign::new(counters_line(h)));
     }
-    notes.extend(f.notes.iter().map(Note::to_string));
-    notes.extend(f.info.iter().map(Note::to_string));
+    notes.extend(f.notes.iter().map(Note::words));
+    notes.extend(f.info.iter().map(Note::words));
     if let Some(b) = &r.baseline {
-        let flag = if b.regression { " (regression)" } else { "" };
-        notes.push(format!(
-            "vs baseline `{}` ({}): {}{flag}",
-            b.name, b.metric, b.text
-        ));
+        notes.push(baseline_line(b));
     }
     notes
+}
+
+/// A row against its baseline, in words: "vs baseline `main` (time): ...".
+pub fn baseline_line(b: &BaselineComparison) -> Foreign {
+    let flag = if b.regression { " (regression)" } else { "" };
+    Foreign::compose([&b.name, &b.metric, &b.text], |[name, metric, text]| {
+        format!("vs baseline `{name}` ({metric}): {text}{flag}")
+    })
 }
 
 /// A ratio for display, e.g. `1.234×`.
@@ -134,10 +142,36 @@ pub fn callgrind_line(c: &CallgrindCounts) -> String {
     )
 }
 
-/// A note in plain words, as the terminal, the exports and the JSON show it.
-impl fmt::Display for Note {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Note {
+    /// The note in plain words, as the terminal, the exports and the JSON
+    /// show it: outside text as a whole, since a note may quote a reason
+    /// a file or a library gave (and a note read back is all words).
+    pub fn words(&self) -> Foreign {
         match self {
+            Note::CacheRefused { reason } => {
+                return reason.map(|r| format!("cache entry refused ({r}): compiled again"));
+            }
+            Note::HardwareCountersUnavailable { why } => {
+                return why.after("hardware counters: ");
+            }
+            Note::Text(words) => return words.clone(),
+            _ => {}
+        }
+        Foreign::new(self.own_words())
+    }
+
+    /// The words of a note that quotes nothing from outside.
+    fn own_words(&self) -> String {
+        OwnWords(self).to_string()
+    }
+}
+
+/// A note that quotes nothing from outside, written as words.
+struct OwnWords<'a>(&'a Note);
+
+impl fmt::Display for OwnWords<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
             Note::EmptyGuestIndistinguishable => {
                 f.write_str("cannot be told apart from the empty guest")
             }
@@ -151,9 +185,6 @@ impl fmt::Display for Note {
             Note::WarmupNotSettled { cap_ms } => {
                 write!(f, "warm-up did not settle within {cap_ms:.0} ms")
             }
-            Note::CacheRefused { reason } => {
-                write!(f, "cache entry refused ({reason}): compiled again")
-            }
             Note::DepartsFromEarlierRuns { departure, runs } => write!(
                 f,
                 "{:+.2}% from the median of {runs} earlier run(s) of this benchmark, beyond this run's interval (the machine ran at another speed): the interval reaches back to them",
@@ -166,7 +197,6 @@ impl fmt::Display for Note {
                 f,
                 "{severe} of {epochs} epochs are severe outliers: the machine was busy"
             ),
-            Note::HardwareCountersUnavailable { why } => write!(f, "hardware counters: {why}"),
             Note::TimedOverWholeStart => f.write_str(
                 "calls neither bench.start nor bench.end: timed over the whole of _start",
             ),
@@ -194,7 +224,9 @@ impl fmt::Display for Note {
                 f,
                 "{per_sample} pause(s) per sample; {pair_ns:.1} ns subtracted per pause/resume pair"
             ),
-            Note::Text(words) => f.write_str(words),
+            Note::CacheRefused { .. } | Note::HardwareCountersUnavailable { .. } | Note::Text(_) => {
+                Ok(())
+            }
         }
     }
 }

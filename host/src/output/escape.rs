@@ -1,26 +1,90 @@
-//! Text from guests (export names, file names, function names, and the
-//! errors and notes that quote them) made safe for each place it is shown:
-//! one function per format. A name is data: on a terminal it must not move
-//! the cursor or start a line of its own, in Markdown it must not end its
-//! cell, in HTML it must not open a tag.
+//! Text from outside the host ([`Foreign`]: export names, file names,
+//! function names, library paths and flags, every string read back from a
+//! saved report, and the errors and notes that quote them) made safe for
+//! each place it is shown: one function per format. This module is the one
+//! way from a [`Foreign`] to characters that are printed. A name is data:
+//! on a terminal it must not move the cursor, set a title or start a line
+//! of its own; in Markdown it must not end its cell, open a link, an image
+//! or raw HTML, or turn into emphasis; in CSV it must not end its field or
+//! start a formula; in HTML and SVG it must not open a tag or end a
+//! comment.
 //!
-//! JSON needs nothing of this (serde escapes what JSON must); CSV keeps a
-//! name exactly, quoted per RFC 4180, for the programs that read it.
+//! Every function takes any [`Text`]: a [`Foreign`], or the host's own
+//! words (`str`, `String`), so a line composed of both is escaped once.
+//! JSON needs nothing of this (serde escapes what JSON must).
 
 use std::borrow::Cow;
 use std::fmt::Write;
 
-/// `s` with every control character (C0 with tab, LF and CR; DEL; C1)
-/// written as a visible `\u{..}` escape
+pub use crate::util::foreign::Foreign;
+
+/// What the escaping functions take: text from outside or the host's own.
+/// Sealed: its one method can be called from this module only, so a
+/// [`Foreign`] reaches a printer through these functions alone.
+pub trait Text {
+    #[doc(hidden)]
+    fn raw(&self, _: sealed::Token) -> &str;
+}
+
+mod sealed {
+    /// Made only in this module: the key to [`super::Text::raw`].
+    pub struct Token;
+}
+
+impl Text for str {
+    fn raw(&self, _: sealed::Token) -> &str {
+        self
+    }
+}
+
+impl Text for String {
+    fn raw(&self, _: sealed::Token) -> &str {
+        self
+    }
+}
+
+impl Text for Cow<'_, str> {
+    fn raw(&self, _: sealed::Token) -> &str {
+        self
+    }
+}
+
+impl Text for Foreign {
+    #[allow(clippy::disallowed_methods)] // the one way out: escaped below
+    fn raw(&self, _: sealed::Token) -> &str {
+        self.unescaped()
+    }
+}
+
+impl<T: Text + ?Sized> Text for &T {
+    fn raw(&self, token: sealed::Token) -> &str {
+        (**self).raw(token)
+    }
+}
+
+fn raw<T: Text + ?Sized>(s: &T) -> &str {
+    s.raw(sealed::Token)
+}
+
+/// Characters that change how the text around them is shown: the control
+/// characters (C0, DEL, C1) and the bidirectional overrides and isolates
+/// (which reorder what a reader sees, U+202A..U+202E, U+2066..U+2069).
+fn hidden(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `s` with every control character (C0 with tab, LF and CR; DEL; C1) and
+/// bidirectional override written as a visible `\u{..}` escape
 /// (ESC becomes `\u{1b}`, a newline `\u{a}`), the rest as is: one line that
-/// moves no cursor and sets no colour.
-pub fn terminal(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
+/// moves no cursor, sets no colour or title.
+pub fn terminal<T: Text + ?Sized>(s: &T) -> Cow<'_, str> {
+    let s = raw(s);
+    if !s.chars().any(hidden) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        match c.is_control() {
+        match hidden(c) {
             true => {
                 let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
             }
@@ -31,32 +95,68 @@ pub fn terminal(s: &str) -> Cow<'_, str> {
 }
 
 /// Text in a Markdown paragraph: line breaks folded into spaces, other
-/// control characters escaped as on the terminal, no raw HTML, backticks
-/// shown as themselves (no code span can start in a name).
-pub fn markdown_text(s: &str) -> String {
-    let folded = s.replace("\r\n", " ").replace(['\n', '\r'], " ");
-    terminal(&folded).replace('<', "&lt;").replace('`', "\\`")
+/// control characters escaped as on the terminal; no raw HTML or autolink
+/// (`<` and `&` as entities), and every character that could open a link,
+/// an image, a code span, emphasis or a heading (backslash, backtick,
+/// `* _ ~ [ ] #`) shown as itself with a backslash before it, so `[text](url)` and `![](url)` stay text.
+pub fn markdown_text<T: Text + ?Sized>(s: &T) -> String {
+    let folded = raw(s).replace("\r\n", " ").replace(['\n', '\r'], " ");
+    let visible = terminal(&folded);
+    let mut out = String::with_capacity(visible.len() + 8);
+    for c in visible.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\\' | '`' | '*' | '_' | '~' | '[' | ']' | '#' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Text in a Markdown table cell: as [`markdown_text`], and pipes escaped
 /// so that the cell ends where the table says.
-pub fn markdown_cell(s: &str) -> String {
+pub fn markdown_cell<T: Text + ?Sized>(s: &T) -> String {
     markdown_text(s).replace('|', "\\|")
 }
 
-/// A CSV field (RFC 4180): quoted, its quotes doubled, when it holds a
-/// comma, a double quote, CR or LF; as is otherwise.
-pub fn csv(s: &str) -> String {
-    if s.contains([',', '"', '\r', '\n']) {
+/// A CSV field of text (RFC 4180) that a spreadsheet reads as text: control
+/// characters escaped as on the terminal (a record is one line), a field
+/// starting with `= + - @`, tab or CR given a leading `'` (OWASP's rule
+/// against formula injection), and the field quoted, its quotes doubled,
+/// when it holds a comma, a double quote or that `'`.
+pub fn csv<T: Text + ?Sized>(s: &T) -> String {
+    let s = raw(s);
+    let formula = s.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    let visible = terminal(s);
+    let field = match formula {
+        true => format!("'{visible}"),
+        false => visible.into_owned(),
+    };
+    csv_quoted(&field, formula)
+}
+
+/// A CSV field of the host's own (a number, a verdict): quoted per RFC 4180
+/// when it holds a comma, a double quote, CR or LF; as is otherwise.
+pub fn csv_own(s: &str) -> String {
+    csv_quoted(s, false)
+}
+
+fn csv_quoted(s: &str, always: bool) -> String {
+    if always || s.contains([',', '"', '\r', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
     }
 }
 
-/// Text for HTML content or a quoted attribute: `&<>"'` as entities,
-/// control characters escaped as on the terminal.
-pub fn html(s: &str) -> String {
+/// Text for HTML or SVG content or a quoted attribute: `&<>"'` as
+/// entities, control characters escaped as on the terminal.
+pub fn html<T: Text + ?Sized>(s: &T) -> String {
     let visible = terminal(s);
     let mut out = String::with_capacity(visible.len());
     for c in visible.chars() {
@@ -70,6 +170,14 @@ pub fn html(s: &str) -> String {
         }
     }
     out
+}
+
+/// Text inside an HTML comment (`<!-- .. -->`): as [`html`] (so no `>`
+/// can close it), and no `--` either (which a comment may not hold): the
+/// second `-` of each pair as `&#45;` (entities are not read in a comment:
+/// the text stays as it is written).
+pub fn html_comment<T: Text + ?Sized>(s: &T) -> String {
+    html(s).replace("--", "-&#45;")
 }
 
 #[cfg(test)]
@@ -88,18 +196,55 @@ mod tests {
     }
 
     #[test]
+    fn terminal_shows_bidirectional_overrides_as_escapes() {
+        assert_eq!(terminal("a\u{202e}b\u{2066}"), "a\\u{202e}b\\u{2066}");
+        assert_eq!(
+            terminal(&Foreign::new("\x1b]0;title\x07")),
+            "\\u{1b}]0;title\\u{7}"
+        );
+    }
+
+    #[test]
     fn markdown_keeps_cells_and_code_spans_closed() {
-        assert_eq!(markdown_cell("a|b\nc`d<e\x1b"), "a\\|b c\\`d&lt;e\\u{1b}");
+        assert_eq!(markdown_cell("a|b\nc`d<e\x1b"), "a\\|b c\\`d&lt;e\\\\u{1b}");
         assert_eq!(markdown_text("a|b"), "a|b");
+    }
+
+    #[test]
+    fn markdown_links_images_and_emphasis_stay_text() {
+        assert_eq!(
+            markdown_text("[fix the build](https://x)"),
+            "\\[fix the build\\](https://x)"
+        );
+        assert_eq!(markdown_text("![](https://x)"), "!\\[\\](https://x)");
+        assert_eq!(markdown_text("<https://x>"), "&lt;https://x&gt;");
+        assert_eq!(
+            markdown_text("*a* _b_ ~c~ #d \\e"),
+            "\\*a\\* \\_b\\_ \\~c\\~ \\#d \\\\e"
+        );
+        assert_eq!(markdown_text("&lt;"), "&amp;lt;");
     }
 
     #[test]
     fn csv_quotes_what_rfc_4180_says() {
         assert_eq!(csv("plain"), "plain");
         assert_eq!(csv("a,b"), "\"a,b\"");
-        assert_eq!(csv("say \"hi\"\r\n"), "\"say \"\"hi\"\"\r\n\"");
-        assert_eq!(csv("cr\r"), "\"cr\r\"");
+        assert_eq!(csv("say \"hi\""), "\"say \"\"hi\"\"\"");
         assert_eq!(csv(""), "");
+        assert_eq!(csv_own("1.5"), "1.5");
+        assert_eq!(csv_own("a,\"b\"\r\n"), "\"a,\"\"b\"\"\r\n\"");
+    }
+
+    #[test]
+    fn csv_fields_start_no_formula_and_hold_one_line() {
+        assert_eq!(csv("=cmd|' /C calc'!A0"), "\"'=cmd|' /C calc'!A0\"");
+        assert_eq!(csv("+HYPERLINK(\"x\")"), "\"'+HYPERLINK(\"\"x\"\")\"");
+        assert_eq!(csv("@SUM(A1)"), "\"'@SUM(A1)\"");
+        assert_eq!(csv("-1+2"), "\"'-1+2\"");
+        assert_eq!(csv("\tx"), "\"'\\u{9}x\"");
+        assert_eq!(csv("\rx"), "\"'\\u{d}x\"");
+        assert_eq!(csv("a\nb\r"), "a\\u{a}b\\u{d}");
+        assert_eq!(csv("a-1"), "a-1");
     }
 
     #[test]
@@ -108,5 +253,15 @@ mod tests {
             html("<b a=\"x\" b='y'>&\x1b</b>"),
             "&lt;b a=&quot;x&quot; b=&#39;y&#39;&gt;&amp;\\u{1b}&lt;/b&gt;"
         );
+    }
+
+    #[test]
+    fn html_comments_cannot_be_ended() {
+        assert_eq!(html_comment("1 --><script>"), "1 -&#45;&gt;&lt;script&gt;");
+        assert_eq!(html_comment("wasm-bench"), "wasm-bench");
+        for text in ["--!>", "---", "----", "a--b--"] {
+            let shown = html_comment(text);
+            assert!(!shown.contains("--") && !shown.contains('>'), "{shown}");
+        }
     }
 }

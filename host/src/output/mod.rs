@@ -13,6 +13,8 @@
 pub mod cells;
 pub mod escape;
 pub mod export;
+#[cfg(test)]
+mod foreign_text;
 pub mod progress;
 pub mod suite_table;
 pub mod table;

@@ -4,14 +4,17 @@
 //! failed or were not judged and the names that could not be paired, then
 //! the summary: "2
 //! faster, 1 slower, 7 the same; geometric mean 0.973× [0.968×, 0.978×]
-//! (95%)". This module formats; it computes no statistics.
+//! (95%)". This module formats; it computes no statistics. Every name (a
+//! benchmark, a side, a path, an error) is outside text, escaped for the
+//! terminal.
 
 use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
 
 use crate::output::cells::format_ratios;
-use crate::results::{Comparison, SuiteComparison, SuiteVerdicts, Verdict};
+use crate::output::escape::terminal;
+use crate::results::{Comparison, Foreign, SuiteComparison, SuiteVerdicts, Verdict};
 
 const ERROR: Style = AnsiColor::Red.on_default().bold();
 const DIM: Style = Style::new().dimmed();
@@ -28,10 +31,10 @@ fn verdict_style(verdict: Verdict) -> Style {
 
 /// One benchmark's comparison of one side, to sort and print.
 pub struct Line<'a> {
-    pub benchmark: &'a str,
+    pub benchmark: &'a Foreign,
     pub comparison: &'a Comparison,
     /// The side compared with the reference.
-    pub side: &'a str,
+    pub side: Option<&'a Foreign>,
 }
 
 /// Every verdict of `report`, the largest slowdown first (ratios that are
@@ -40,12 +43,12 @@ pub fn sorted_lines(report: &SuiteComparison) -> Vec<Line<'_>> {
     let mut lines: Vec<Line<'_>> = report
         .benchmarks
         .iter()
-        .filter_map(|b| Some((b.name.as_str(), b.judged()?)))
+        .filter_map(|b| Some((&b.name, b.judged()?)))
         .flat_map(|(benchmark, r)| {
             r.comparisons.iter().enumerate().map(move |(k, c)| Line {
                 benchmark,
                 comparison: c,
-                side: report.sides.get(k + 1).map_or("", String::as_str),
+                side: report.sides.get(k + 1),
             })
         })
         .collect();
@@ -67,9 +70,9 @@ pub fn suite_table(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<
     let width = report
         .benchmarks
         .iter()
-        .map(|b| b.name.as_str())
-        .chain(report.unpaired.iter().map(|u| u.name.as_str()))
-        .map(|n| n.chars().count())
+        .map(|b| &b.name)
+        .chain(report.unpaired.iter().map(|u| &u.name))
+        .map(|n| terminal(n).chars().count())
         .max()
         .unwrap_or(0)
         .clamp(9, 60);
@@ -79,38 +82,48 @@ pub fn suite_table(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<
         let [ratio, low, high] = format_ratios(c.ratio.value, c.ratio.low, c.ratio.high);
         let style = verdict_style(c.verdict);
         let side = match several {
-            true => format!("  {}", line.side),
+            true => format!("  {}", line.side.map_or("".into(), terminal)),
             false => String::new(),
         };
         writeln!(
             out,
             "{:<width$}  {style}{:<7}{style:#} {ratio:>10} [{low}, {high}]{side}",
-            line.benchmark,
+            terminal(line.benchmark),
             c.verdict.to_string(),
         )?;
     }
     for b in &report.benchmarks {
         if let Some(error) = &b.error {
-            writeln!(out, "{:<width$}  {ERROR}error:{ERROR:#} {error}", b.name)?;
+            writeln!(
+                out,
+                "{:<width$}  {ERROR}error:{ERROR:#} {}",
+                terminal(&b.name),
+                terminal(error)
+            )?;
         }
     }
     for b in &report.benchmarks {
         if let Some(why) = &b.not_judged {
-            writeln!(out, "{:<width$}  {DIM}not judged: {why}{DIM:#}", b.name)?;
+            writeln!(
+                out,
+                "{:<width$}  {DIM}not judged: {}{DIM:#}",
+                terminal(&b.name),
+                terminal(why)
+            )?;
         }
     }
     for u in &report.unpaired {
         writeln!(
             out,
             "{:<width$}  {DIM}only in {}: not compared{DIM:#}",
-            u.name,
-            u.found_in.join(", ")
+            terminal(&u.name),
+            terminal(&Foreign::join(&u.found_in, ", "))
         )?;
     }
     writeln!(out)?;
     writeln!(out, "{}", summary_line(&report.summary, several))?;
     if let Some(reason) = &report.stopped {
-        writeln!(out, "stopped early: {reason}")?;
+        writeln!(out, "stopped early: {}", terminal(reason))?;
     }
     out.flush()
 }
@@ -125,19 +138,21 @@ fn heading(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<()> {
         writeln!(
             out,
             "{} {} · {} · {} cores · {core} · {}",
-            report.tool.name,
-            report.tool.version,
-            env.cpu_model.as_deref().unwrap_or("unknown CPU"),
+            terminal(&report.tool.name),
+            terminal(&report.tool.version),
+            env.cpu_model
+                .as_ref()
+                .map_or("unknown CPU".into(), terminal),
             env.cores,
-            env.priority
+            terminal(&env.priority)
         )?;
     }
     writeln!(
         out,
         "{} benchmarks across {}, each against `{}`; {}",
         report.benchmarks.len(),
-        report.sides.join(", "),
-        report.reference,
+        terminal(&Foreign::join(&report.sides, ", ")),
+        terminal(&report.reference),
         report.noise_band()
     )?;
     writeln!(
@@ -169,7 +184,7 @@ pub fn summary_line(summary: &SuiteVerdicts, several: bool) -> String {
     for g in &summary.geometric_means {
         let [ratio, low, high] = format_ratios(g.ratio.value, g.ratio.low, g.ratio.high);
         let whose = match several {
-            true => format!(" of `{}`", g.side),
+            true => format!(" of `{}`", terminal(&g.side)),
             false => String::new(),
         };
         line.push_str(&format!(

@@ -10,10 +10,12 @@ use anstyle::{AnsiColor, Style};
 
 use crate::options::SeedRule;
 use crate::output::cells::{Cells, callgrind_line, counters_line, phases_line};
-use crate::output::escape::terminal;
+use crate::output::escape::{Text, terminal};
 use crate::output::units::format_ns;
 use crate::results::Verdict;
-use crate::results::{BenchResult, Environment, ProfileReport, RunReport, SuiteSummary, Tool};
+use crate::results::{
+    BenchResult, Environment, Foreign, ProfileReport, RunReport, SuiteSummary, Tool,
+};
 use crate::results::{CompareReport, Comparison};
 
 const BOLD: Style = Style::new().bold();
@@ -73,7 +75,7 @@ impl<W: Write> Table<W> {
 
     /// The environment lines and the column headings; `rows` are the names of
     /// every row to come, to size the first column.
-    pub fn header(&mut self, env: &Environment, rows: &[String]) -> io::Result<()> {
+    pub fn header(&mut self, env: &Environment, rows: &[impl Text]) -> io::Result<()> {
         self.name_width = rows
             .iter()
             .map(|n| terminal(n).chars().count())
@@ -81,15 +83,20 @@ impl<W: Write> Table<W> {
             .unwrap_or(0)
             .clamp(9, 60);
         let tool = Tool::this();
-        let cpu = env.cpu_model.as_deref().unwrap_or("unknown CPU");
+        let cpu = env
+            .cpu_model
+            .as_ref()
+            .map_or("unknown CPU".into(), terminal);
         writeln!(
             self.out,
             "{} {} · {cpu} · {} cores",
-            tool.name, tool.version, env.cores
+            terminal(&tool.name),
+            terminal(&tool.version),
+            env.cores
         )?;
         let mut core = match env.pinned_core {
             Some(c) => match &env.core_choice {
-                Some(why) => format!("pinned to core {c} ({why})"),
+                Some(why) => format!("pinned to core {c} ({})", terminal(why)),
                 None => format!("pinned to core {c}"),
             },
             None => "not pinned".to_string(),
@@ -103,7 +110,7 @@ impl<W: Write> Table<W> {
         writeln!(
             self.out,
             "{core} · {} · clock resolution {}, read {}",
-            env.priority,
+            terminal(&env.priority),
             format_ns(env.clock_resolution_ns),
             format_ns(env.clock_overhead_ns)
         )?;
@@ -135,7 +142,12 @@ impl<W: Write> Table<W> {
             humantime::format_duration(std::time::Duration::from_millis(env.timeout_ms as u64))
         )?;
         for engine in env.engines.iter().filter(|e| e.library.is_some()) {
-            writeln!(self.out, "engine {}: {engine}", engine.short_name())?;
+            writeln!(
+                self.out,
+                "engine {}: {}",
+                terminal(&engine.short_name()),
+                terminal(&engine.describe())
+            )?;
         }
         if let Some(busy) = busy_line(env) {
             writeln!(self.out, "{busy}")?;
@@ -164,12 +176,12 @@ impl<W: Write> Table<W> {
     pub fn row(&mut self, result: &BenchResult) -> io::Result<()> {
         let w = self.name_width;
         let Some(f) = &result.figures else {
-            let error = result.error.as_deref().unwrap_or("not measured");
+            let error = result.error.clone().unwrap_or("not measured".into());
             return writeln!(
                 self.out,
                 "{:<w$}  {ERROR}error:{ERROR:#} {}",
                 terminal(&result.name),
-                terminal(error)
+                terminal(&error)
             )
             .and_then(|()| self.out.flush());
         };
@@ -214,7 +226,7 @@ impl<W: Write> Table<W> {
                 self.out,
                 "{:<w$}  {DIM}note: {}{DIM:#}",
                 "",
-                terminal(&note.to_string())
+                terminal(&note.words())
             )?;
         }
         if let Some(b) = &result.baseline {
@@ -228,7 +240,7 @@ impl<W: Write> Table<W> {
                 "{:<w$}  vs baseline `{}` ({}): {}{flag}",
                 "",
                 terminal(&b.name),
-                b.metric,
+                terminal(&b.metric),
                 terminal(&b.text)
             )?;
         }
@@ -238,7 +250,7 @@ impl<W: Write> Table<W> {
     /// The report of `host compare`: environment, one row per variant, and
     /// the verdicts.
     pub fn comparison(&mut self, report: &CompareReport) -> io::Result<()> {
-        let names: Vec<String> = report.variants.iter().map(|v| v.name.clone()).collect();
+        let names: Vec<&Foreign> = report.variants.iter().map(|v| &v.name).collect();
         self.header(&report.environment, &names)?;
         for variant in &report.variants {
             self.row(variant)?;
@@ -401,11 +413,7 @@ impl<W: Write> Table<W> {
             )?;
         }
         if let Some(suite) = &report.suite {
-            writeln!(
-                self.out,
-                "{}",
-                suite_line(suite, report.baseline.as_deref())
-            )?;
+            writeln!(self.out, "{}", suite_line(suite, report.baseline.as_ref()))?;
         }
         if failures == 0 {
             writeln!(self.out, "{measured} measured")?;
@@ -433,7 +441,7 @@ impl<W: Write> Table<W> {
 }
 
 /// The suite summary on one line.
-pub fn suite_line(suite: &SuiteSummary, baseline: Option<&str>) -> String {
+pub fn suite_line(suite: &SuiteSummary, baseline: Option<&Foreign>) -> String {
     let mut line = format!(
         "suite: {} of {} ran · geometric mean of the medians {} per op",
         suite.measured,
@@ -447,7 +455,7 @@ pub fn suite_line(suite: &SuiteSummary, baseline: Option<&str>) -> String {
     if let Some(r) = &suite.baseline_ratio {
         line.push_str(&format!(
             " · against baseline {}: geometric mean of {} ratios {:.4}× [{:.4}, {:.4}]",
-            baseline.unwrap_or("?"),
+            baseline.map_or("?".into(), terminal),
             suite.baseline_rows,
             r.value,
             r.low,
@@ -458,22 +466,25 @@ pub fn suite_line(suite: &SuiteSummary, baseline: Option<&str>) -> String {
 }
 
 /// Every variant against the reference on one line: "relative to `a`: `b`
-/// 2.50× faster, `c` 1.010× slower, `d` same".
+/// 2.50× faster, `c` 1.010× slower, `d` same", its names escaped for the
+/// terminal.
 pub fn relative_summary(report: &CompareReport) -> String {
     let parts: Vec<String> = report
         .comparisons
         .iter()
-        .map(|c| match c.verdict {
-            Verdict::Faster => format!("`{}` {:.3}× faster", c.variant, 1.0 / c.ratio.value),
-            Verdict::Slower => format!("`{}` {:.3}× slower", c.variant, c.ratio.value),
-            Verdict::Same => format!("`{}` the same", c.variant),
-            Verdict::Unsure => format!("`{}` unsure ({:.3}×)", c.variant, c.ratio.value),
+        .map(|c| {
+            let variant = terminal(&c.variant);
+            match c.verdict {
+                Verdict::Faster => format!("`{variant}` {:.3}× faster", 1.0 / c.ratio.value),
+                Verdict::Slower => format!("`{variant}` {:.3}× slower", c.ratio.value),
+                Verdict::Same => format!("`{variant}` the same"),
+                Verdict::Unsure => format!("`{variant}` unsure ({:.3}×)", c.ratio.value),
+            }
         })
         .collect();
-    terminal(&format!(
+    format!(
         "relative to `{}`: {}",
-        report.reference,
+        terminal(&report.reference),
         parts.join(", ")
-    ))
-    .into_owned()
+    )
 }

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
-use crate::results::{Environment, RunReport};
+use crate::results::{Environment, Foreign, RunReport};
 use crate::util::fs::{Cap, Links, is_not_found, read_bounded, replace_atomically};
 
 /// Folder of saved baselines, relative to the working directory.
@@ -159,39 +159,41 @@ impl Saved {
             .find(|r| r.name == name && r.error.is_none() && !r.epochs_ns_per_op.is_empty())
     }
 
-    /// How the environment now differs from the saved one, in plain words.
-    pub fn environment_differences(&self, now: &Environment) -> Vec<String> {
+    /// How the environment now differs from the saved one, in plain words
+    /// (outside text: they quote the saved file and the machine).
+    pub fn environment_differences(&self, now: &Environment) -> Vec<Foreign> {
         let mut differences = Vec::new();
         let version = env!("CARGO_PKG_VERSION");
         if self.tool.version != version {
-            differences.push(format!(
+            differences.push(Foreign::new(format!(
                 "baseline made with host {}, this is {version}",
                 self.tool.version
-            ));
+            )));
         }
         if self.environment.pinned_core != now.pinned_core {
             let pin = |c: Option<usize>| {
                 c.map_or("not pinned".to_string(), |c| format!("pinned to core {c}"))
             };
-            differences.push(format!(
+            differences.push(Foreign::new(format!(
                 "baseline {}, now {}",
                 pin(self.environment.pinned_core),
                 pin(now.pinned_core)
-            ));
+            )));
         }
-        if self.environment.priority != now.priority {
-            differences.push(format!(
-                "baseline ran at priority `{}`, now `{}`",
-                self.environment.priority, now.priority
-            ));
+        if now.priority != self.environment.priority.as_str() {
+            differences.push(now.priority.map(|now| {
+                format!(
+                    "baseline ran at priority `{}`, now `{now}`",
+                    self.environment.priority
+                )
+            }));
         }
-        if self.environment.cpu_model != now.cpu_model {
-            let cpu =
-                |c: &Option<String>| c.clone().unwrap_or_else(|| "an unknown CPU".to_string());
-            differences.push(format!(
-                "baseline ran on {}, now on {}",
-                cpu(&self.environment.cpu_model),
-                cpu(&now.cpu_model)
+        let then_cpu = self.environment.cpu_model.clone().map(Foreign::from);
+        if then_cpu != now.cpu_model {
+            let cpu = |c: &Option<Foreign>| c.clone().unwrap_or("an unknown CPU".into());
+            differences.push(Foreign::compose(
+                [&cpu(&then_cpu), &cpu(&now.cpu_model)],
+                |[then, now]| format!("baseline ran on {then}, now on {now}"),
             ));
         }
         differences

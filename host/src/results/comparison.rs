@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::results::json::nan_if_null;
+use crate::util::foreign::Foreign;
 
 /// A ratio of per-op times (variant / reference, or now / then) with its
 /// interval: the one shape of every comparison's result. Unknown values
@@ -41,10 +42,10 @@ impl Ratio {
 /// One variant against the reference.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Comparison {
-    pub variant: String,
-    pub reference: String,
+    pub variant: Foreign,
+    pub reference: Foreign,
     /// What the ratio is of: "time" or "instructions".
-    pub metric: String,
+    pub metric: Foreign,
     /// Per-op time (or instructions) of the variant over the reference's,
     /// with its interval.
     #[serde(flatten)]
@@ -60,7 +61,7 @@ pub struct Comparison {
     pub mde_pct: f64,
     pub verdict: Verdict,
     /// The verdict in plain words.
-    pub text: String,
+    pub text: Foreign,
     /// Programs: the ratio of each phase (execute, the one the verdict above
     /// is; instantiate; compile when both variants time it per iteration),
     /// at the same confidence. Absent for `run(count, seed)` workloads.
@@ -101,7 +102,7 @@ pub struct PhaseComparison {
     pub mde_pct: f64,
     pub verdict: Verdict,
     /// The verdict in plain words.
-    pub text: String,
+    pub text: Foreign,
 }
 
 fn default_confidence() -> f64 {
@@ -112,15 +113,15 @@ fn default_confidence() -> f64 {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct BaselineComparison {
     /// Name of the baseline.
-    pub name: String,
+    pub name: Foreign,
     /// What the ratio is of: "time" or "instructions".
-    pub metric: String,
+    pub metric: Foreign,
     /// Now / then (above 1: slower now), with its 95% interval.
     #[serde(flatten)]
     pub ratio: Ratio,
     pub verdict: Verdict,
     /// The verdict in plain words.
-    pub text: String,
+    pub text: Foreign,
     /// Slower by more than `--fail-on-regression` with certainty.
     pub regression: bool,
 }
@@ -159,7 +160,7 @@ impl fmt::Display for Verdict {
 #[schemars(rename = "FunctionShare")]
 pub struct FunctionWeight {
     /// From the module's name section, else `wasm-function[N]`.
-    pub name: String,
+    pub name: Foreign,
     /// Samples with it at the top of the stack, in percent.
     pub self_pct: f64,
     /// Samples with it anywhere on the stack, in percent.
@@ -169,7 +170,7 @@ pub struct FunctionWeight {
 /// A function's self weight in two profiles.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FunctionChange {
-    pub name: String,
+    pub name: Foreign,
     pub reference_self_pct: f64,
     pub variant_self_pct: f64,
     /// variant − reference, in percentage points.
@@ -179,13 +180,13 @@ pub struct FunctionChange {
 /// The profile of one row.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct RowProfile {
-    pub name: String,
+    pub name: Foreign,
     /// The profile file (the Firefox Profiler opens it); absent when the
     /// row failed.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
+    pub path: Option<Foreign>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub error: Option<Foreign>,
     /// Stack samples taken.
     pub samples: usize,
     /// Functions by self weight, largest first.
@@ -205,7 +206,7 @@ pub struct ProfileReport {
 /// A variant's functions against the reference's.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ProfileChanges {
-    pub variant: String,
-    pub reference: String,
+    pub variant: Foreign,
+    pub reference: Foreign,
     pub functions: Vec<FunctionChange>,
 }

@@ -20,6 +20,7 @@ pub mod notes;
 pub mod report;
 pub mod suite_comparison;
 
+pub use crate::util::foreign::Foreign;
 pub use comparison::{
     BaselineComparison, Comparison, FunctionChange, FunctionWeight, PhaseComparison,
     ProfileChanges, ProfileReport, ProgramPhase, Ratio, RowProfile, Verdict,

@@ -1,14 +1,17 @@
 //! A row's notes as data: what a reader may have to act on ([`Note`]s in
 //! `notes`), and facts that need no action (in `info`). Analysis and the
 //! benchmark stage say which note applies and with what numbers; the words
-//! are written once, by the output stage (`Display` in
-//! [`crate::output::cells`]). In the JSON a note is its words, so a report
-//! read back holds each note as [`Note::Text`].
+//! are written once, by the output stage (`Note::words` in
+//! [`crate::output::cells`]), as outside text ([`Foreign`]: a note may quote
+//! a reason given by a file or a library). In the JSON a note is its words,
+//! so a report read back holds each note as [`Note::Text`].
 
 use std::borrow::Cow;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+use crate::util::foreign::Foreign;
 
 /// One note about a row.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,7 +26,7 @@ pub enum Note {
     /// The warm-up did not settle within its cap.
     WarmupNotSettled { cap_ms: f64 },
     /// A cache entry was refused, and the code compiled again.
-    CacheRefused { reason: String },
+    CacheRefused { reason: Foreign },
     /// This run's median lies beyond its interval from the median of the
     /// earlier runs of the benchmark; the interval was widened to hold it.
     DepartsFromEarlierRuns {
@@ -38,7 +41,7 @@ pub enum Note {
     /// Too many epochs beyond the far Tukey fences.
     SevereOutliers { severe: usize, epochs: usize },
     /// The hardware counters were asked for and not available.
-    HardwareCountersUnavailable { why: String },
+    HardwareCountersUnavailable { why: Foreign },
     /// A program imports neither `bench.start` nor `bench.end`.
     TimedOverWholeStart,
     /// A program imports `bench.start` but not `bench.end`.
@@ -59,7 +62,7 @@ pub enum Note {
     /// The workload paused (info).
     Pauses { per_sample: u64, pair_ns: f64 },
     /// A note as a saved report holds it: its words.
-    Text(String),
+    Text(Foreign),
 }
 
 /// What a row that stands on its undisturbed epochs says of them.
@@ -81,27 +84,27 @@ pub struct Undisturbed {
 
 impl From<String> for Note {
     fn from(words: String) -> Self {
-        Note::Text(words)
+        Note::Text(Foreign::new(words))
     }
 }
 
 impl From<&str> for Note {
     fn from(words: &str) -> Self {
-        Note::Text(words.to_string())
+        Note::Text(Foreign::new(words))
     }
 }
 
 /// Written as its words, as every export shows them.
 impl Serialize for Note {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
+        self.words().serialize(serializer)
     }
 }
 
 /// Read back as its words ([`Note::Text`]).
 impl<'de> Deserialize<'de> for Note {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        String::deserialize(deserializer).map(Note::Text)
+        Foreign::deserialize(deserializer).map(Note::Text)
     }
 }
 

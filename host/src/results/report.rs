@@ -13,6 +13,7 @@ use crate::options::{EngineConfig, NoiseBand, SeedRule};
 use crate::results::comparison::{BaselineComparison, Comparison, ProfileReport, Ratio};
 use crate::results::figures::Figures;
 use crate::results::json::nan_if_null;
+use crate::util::foreign::Foreign;
 
 /// Everything one `host run` produced.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -24,11 +25,11 @@ pub struct RunReport {
     /// against size.
     pub complexity: Vec<ComplexityResult>,
     /// The saved baseline compared with (`--baseline`), if any.
-    pub baseline: Option<String>,
+    pub baseline: Option<Foreign>,
     /// Where the results were saved (`--save-baseline`), if they were.
-    pub saved_baseline: Option<String>,
+    pub saved_baseline: Option<Foreign>,
     /// Why the run stopped before measuring every row (Ctrl-C).
-    pub stopped: Option<String>,
+    pub stopped: Option<Foreign>,
     /// Over the rows, when there were at least two.
     #[serde(default)]
     pub suite: Option<SuiteSummary>,
@@ -61,8 +62,8 @@ pub struct SuiteSummary {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ComplexityResult {
     /// `file` or `file:benchmark`.
-    pub benchmark: String,
-    pub path: String,
+    pub benchmark: Foreign,
+    pub path: Foreign,
     /// Best fit, e.g. `O(n log n)`.
     pub best: Complexity,
     /// ns per op = coefficient · g(size).
@@ -95,8 +96,8 @@ impl RunReport {
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Tool {
-    pub name: String,
-    pub version: String,
+    pub name: Foreign,
+    pub version: Foreign,
 }
 
 impl Tool {
@@ -105,8 +106,8 @@ impl Tool {
 
     pub fn this() -> Self {
         Tool {
-            name: Self::NAME.to_string(),
-            version: env!("CARGO_PKG_VERSION").to_string(),
+            name: Foreign::new(Self::NAME),
+            version: Foreign::new(env!("CARGO_PKG_VERSION")),
         }
     }
 }
@@ -118,7 +119,7 @@ pub struct Environment {
     pub pinned_core: Option<usize>,
     /// Why that core, when the host chose it (the quietest by load).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub core_choice: Option<String>,
+    pub core_choice: Option<Foreign>,
     /// What interrupted the measuring core while `host run` watched it
     /// before measuring (gaps between back-to-back clock reads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -136,7 +137,7 @@ pub struct Environment {
     /// Cores available to the process.
     pub cores: usize,
     /// Scheduler and priority of the measuring thread, e.g. `nice -20 (SCHED_OTHER)`.
-    pub priority: String,
+    pub priority: Foreign,
     pub clock_resolution_ns: f64,
     pub clock_overhead_ns: f64,
     /// One call of the empty core module through the timed path, in ns.
@@ -156,39 +157,39 @@ pub struct Environment {
     pub drift_pct: f64,
     /// Target duration of one sample, in ms.
     pub sample_time_ms: f64,
-    pub cpu_model: Option<String>,
+    pub cpu_model: Option<Foreign>,
     /// How code was compiled, per `--engine`.
     pub engines: Vec<EngineConfig>,
     /// Whether compiled code went through the on-disk cache.
-    pub compile_cache: Option<String>,
+    pub compile_cache: Option<Foreign>,
     /// Cap on each instance's memories and tables, in bytes.
     pub max_memory_bytes: u64,
     /// Deadline of one guest call, in ms.
     pub timeout_ms: f64,
     /// Things asked for and refused (pinning, priority).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Foreign>,
     /// Hardware performance counters: "available", or why not.
     #[serde(default)]
-    pub pmu: String,
+    pub pmu: Foreign,
 }
 
 /// One row: a benchmark that was measured, or one that failed.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct BenchResult {
     /// `file` or `file:benchmark`, followed by `/size` when sizes were given.
-    pub name: String,
+    pub name: Foreign,
     /// `file` or `file:benchmark`.
-    pub benchmark: String,
+    pub benchmark: Foreign,
     /// The size passed to `setup`, when sizes were given.
     pub size: Option<u64>,
     /// The engine, when several are measured (`--engine`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub engine: Option<String>,
-    pub path: String,
+    pub engine: Option<Foreign>,
+    pub path: Foreign,
     pub kind: Option<Kind>,
     /// Why it failed, on one line; absent when it was measured.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub error: Option<Foreign>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub figures: Option<Figures>,
     /// Against the saved baseline, with `--baseline`.
@@ -197,15 +198,15 @@ pub struct BenchResult {
 }
 
 impl BenchResult {
-    pub fn failed(row: &Row, kind: Option<Kind>, error: String) -> Self {
+    pub fn failed(row: &Row, kind: Option<Kind>, error: impl Into<Foreign>) -> Self {
         BenchResult {
-            name: row.name.clone(),
-            benchmark: row.benchmark.clone(),
+            name: Foreign::new(&*row.name),
+            benchmark: Foreign::new(&*row.benchmark),
             size: row.size,
-            engine: row.engine.clone(),
-            path: row.path.display().to_string(),
+            engine: row.engine.as_deref().map(Foreign::from),
+            path: Foreign::new(row.path.display().to_string()),
             kind,
-            error: Some(error),
+            error: Some(error.into()),
             figures: None,
             baseline: None,
         }
@@ -213,11 +214,11 @@ impl BenchResult {
 
     pub fn measured(row: &Row, kind: Kind, figures: Figures) -> Self {
         BenchResult {
-            name: row.name.clone(),
-            benchmark: row.benchmark.clone(),
+            name: Foreign::new(&*row.name),
+            benchmark: Foreign::new(&*row.benchmark),
             size: row.size,
-            engine: row.engine.clone(),
-            path: row.path.display().to_string(),
+            engine: row.engine.as_deref().map(Foreign::from),
+            path: Foreign::new(row.path.display().to_string()),
             kind: Some(kind),
             error: None,
             figures: Some(figures),
@@ -338,7 +339,7 @@ pub struct Candidate {
 pub struct CompareReport {
     pub tool: Tool,
     pub environment: Environment,
-    pub reference: String,
+    pub reference: Foreign,
     /// Width of the noise band in percent (`--noise`): ratios within ±half
     /// of it are "same".
     pub noise_pct: f64,

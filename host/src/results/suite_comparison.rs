@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::options::NoiseBand;
 use crate::results::comparison::Ratio;
 use crate::results::report::{CompareReport, Environment, Tool};
+use crate::util::foreign::Foreign;
 
 /// Everything one `host compare` of a suite produced.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -19,9 +20,9 @@ pub struct SuiteComparison {
     pub environment: Option<Environment>,
     /// What each benchmark is compared across, in order: the engines
     /// (`--engine`), the paths given, or both (`path[engine]`).
-    pub sides: Vec<String>,
+    pub sides: Vec<Foreign>,
     /// The side the others are compared with: the first.
-    pub reference: String,
+    pub reference: Foreign,
     /// Width of the noise band in percent (`--noise`).
     pub noise_pct: f64,
     /// One entry per benchmark, in the order they were compared.
@@ -30,24 +31,24 @@ pub struct SuiteComparison {
     pub unpaired: Vec<Unpaired>,
     pub summary: SuiteVerdicts,
     /// Why the suite stopped before comparing every benchmark (Ctrl-C).
-    pub stopped: Option<String>,
+    pub stopped: Option<Foreign>,
 }
 
 /// One benchmark of the suite: its comparison, or why it failed.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SuiteBenchmark {
-    pub name: String,
+    pub name: Foreign,
     /// Its file under each path given, in order (one file when the sides
     /// are engines).
-    pub paths: Vec<String>,
+    pub paths: Vec<Foreign>,
     /// Why it could not be compared, on one line; absent when it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub error: Option<Foreign>,
     /// Why its comparison, though made, is left out of the verdicts and
     /// the geometric means (a side whose per-op time cannot be told apart
     /// from the empty guest's, so that its ratio means nothing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_judged: Option<String>,
+    pub not_judged: Option<Foreign>,
     /// The comparison of its sides, as `host compare` reports one: its
     /// `comparisons` are the sides after the first, in order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -64,9 +65,9 @@ impl SuiteBenchmark {
 /// A benchmark name that not every path holds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Unpaired {
-    pub name: String,
+    pub name: Foreign,
     /// The paths given that hold it.
-    pub found_in: Vec<String>,
+    pub found_in: Vec<Foreign>,
 }
 
 /// The suite taken together. The counts are of comparisons: one per
@@ -91,8 +92,8 @@ pub struct SuiteVerdicts {
 /// The geometric mean of one side's ratios over the suite.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SuiteRatio {
-    pub side: String,
-    pub reference: String,
+    pub side: Foreign,
+    pub reference: Foreign,
     /// Benchmarks with a ratio in the mean.
     pub benchmarks: usize,
     /// Geometric mean of side / reference, with its interval at

@@ -8,7 +8,7 @@ use crate::options::{PinRequest, Settings};
 use crate::platform::gaps::Interruptions;
 use crate::platform::load::{self, CoreLoad};
 use crate::platform::thread::available_cores;
-use crate::results::Environment;
+use crate::results::{Environment, Foreign};
 
 /// The run's plan for its workers, and what the parent settled to make it.
 pub struct RunPlan {
@@ -92,12 +92,12 @@ impl RunPlan {
     ) -> Environment {
         Environment {
             pinned_core: found.pinned_core,
-            core_choice: self.core_choice.clone(),
+            core_choice: self.core_choice.clone().map(Foreign::from),
             core_loads: self.loads.clone().unwrap_or_default(),
             busy_machine: self.busy(interruptions.as_ref()),
             interruptions,
             cores: found.cores,
-            priority: found.priority,
+            priority: found.priority.into(),
             clock_resolution_ns: found.clock_resolution_ns,
             clock_overhead_ns: found.clock_overhead_ns,
             empty_call_ns: found.empty_call_ns,
@@ -108,13 +108,16 @@ impl RunPlan {
             seed_rule: self.worker.seeds.rule,
             drift_pct: settings.drift_pct,
             sample_time_ms: found.sample_time_ms,
-            cpu_model: found.cpu_model,
+            cpu_model: found.cpu_model.map(Foreign::from),
             engines: settings.engines.clone(),
-            compile_cache: settings.cache.as_ref().map(|p| p.display().to_string()),
+            compile_cache: settings
+                .cache
+                .as_ref()
+                .map(|p| Foreign::new(p.display().to_string())),
             max_memory_bytes: settings.max_memory_bytes,
             timeout_ms: settings.timeout.as_secs_f64() * 1e3,
-            warnings: found.warnings,
-            pmu: found.pmu,
+            warnings: found.warnings.into_iter().map(Foreign::from).collect(),
+            pmu: found.pmu.into(),
         }
     }
 }

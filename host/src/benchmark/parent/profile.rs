@@ -15,7 +15,7 @@ use crate::benchmark::progress::Progress;
 use crate::benchmark::protocol::{Job, RowJob, Task};
 use crate::guest::sandbox;
 use crate::options::{Profiling, Settings};
-use crate::results::{ProfileChanges, ProfileReport, Row, RowProfile};
+use crate::results::{Foreign, ProfileChanges, ProfileReport, Row, RowProfile};
 use crate::util::error::one_line;
 
 /// Profile the workloads in `files` (`host profile`): every row that loads,
@@ -33,13 +33,13 @@ pub fn profile_files(
         match planned.workload {
             Ok(_) => rows.push(planned.row),
             Err(e) => failed.push(RowProfile {
-                name: planned.row.name.clone(),
+                name: planned.row.name.clone().into(),
                 path: None,
-                error: Some(format!(
+                error: Some(Foreign::new(format!(
                     "{}: {}",
                     planned.row.path.display(),
                     one_line(&e.error)
-                )),
+                ))),
                 samples: 0,
                 functions: Vec::new(),
             }),
@@ -92,9 +92,9 @@ pub fn profile_rows(
             }
             Outcome::Failed { row, error } => {
                 profiles[row] = Some(RowProfile {
-                    name: rows[row].name.clone(),
+                    name: rows[row].name.clone().into(),
                     path: None,
-                    error: Some(one_line(&error.context(describe(&rows[row])))),
+                    error: Some(one_line(&error.context(describe(&rows[row]))).into()),
                     samples: 0,
                     functions: Vec::new(),
                 });

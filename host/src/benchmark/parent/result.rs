@@ -77,9 +77,9 @@ pub fn result_of(
         .find_map(|s| s.hardware_counters.as_ref())
     {
         Some(Ok(counts)) => figures.hardware_counters = Some(*counts),
-        Some(Err(why)) => figures
-            .notes
-            .add(Note::HardwareCountersUnavailable { why: why.clone() }),
+        Some(Err(why)) => figures.notes.add(Note::HardwareCountersUnavailable {
+            why: why.clone().into(),
+        }),
         None => {}
     }
     if compiled.program {

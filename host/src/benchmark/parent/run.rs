@@ -35,7 +35,7 @@ use crate::guest::sandbox;
 use crate::options::{Metric, PinRequest, Settings};
 use crate::platform::gaps::{self, Interruptions};
 use crate::results::baseline::Saved;
-use crate::results::{BenchResult, Environment, RunReport, Tool};
+use crate::results::{BenchResult, Environment, Foreign, RunReport, Tool};
 
 /// Told about progress as it happens (the terminal table listens).
 pub trait Observer: Send {
@@ -375,7 +375,9 @@ impl Run<'_> {
         let mut environment =
             environment.context("interrupted before a worker process was ready")?;
         if stopped.is_none() {
-            environment.warnings.extend(history.save());
+            environment
+                .warnings
+                .extend(history.save().into_iter().map(Foreign::from));
         }
         let results: Vec<BenchResult> = results.into_iter().map(|(_, r)| r).collect();
         Ok(RunReport {
@@ -383,9 +385,9 @@ impl Run<'_> {
             environment,
             complexity: fit_results(&results),
             suite: crate::analysis::suite::summarize(&results),
-            baseline: self.settings.baselines.compare.clone(),
+            baseline: self.settings.baselines.compare.clone().map(Foreign::from),
             saved_baseline: None,
-            stopped,
+            stopped: stopped.map(Foreign::from),
             results,
             shards: self.settings.shard.into_iter().collect(),
         })

@@ -17,7 +17,7 @@ use crate::benchmark::progress::{Call, Progress, Step};
 use crate::guest::load::SUITE_EXTENSION;
 use crate::guest::{discover, sandbox, workload_name};
 use crate::options::CompareSettings;
-use crate::results::{CompareReport, SuiteBenchmark, SuiteComparison, Tool, Unpaired};
+use crate::results::{CompareReport, Foreign, SuiteBenchmark, SuiteComparison, Tool, Unpaired};
 use crate::util::error::one_line;
 
 /// What a suite's comparison takes: the sides every benchmark is compared
@@ -112,12 +112,12 @@ fn pair_paths(paths: &[PathBuf], engines: &[String]) -> Result<SuitePlan> {
                 files: files.into_iter().cloned().collect(),
             }),
             None => plan.unpaired.push(Unpaired {
-                name: name.clone(),
+                name: name.clone().into(),
                 found_in: labels
                     .iter()
                     .zip(&found)
                     .filter(|(_, f)| f.is_some())
-                    .map(|(l, _)| l.clone())
+                    .map(|(l, _)| Foreign::new(l.clone()))
                     .collect(),
             }),
         }
@@ -215,13 +215,13 @@ pub fn compare_suite(
             .iter()
             .find_map(|b| b.report.as_ref())
             .map(|r| r.environment.clone()),
-        sides: plan.sides.clone(),
-        reference: plan.sides.first().cloned().unwrap_or_default(),
+        sides: plan.sides.iter().cloned().map(Foreign::from).collect(),
+        reference: plan.sides.first().cloned().unwrap_or_default().into(),
         noise_pct: settings.settings.noise.width_pct(),
         summary: suite_verdicts(&benchmarks, &plan.sides, plan.unpaired.len()),
         benchmarks,
         unpaired: plan.unpaired.clone(),
-        stopped,
+        stopped: stopped.map(Foreign::from),
     }
 }
 
@@ -232,11 +232,11 @@ pub fn compare_suite(
 /// of noise: not judged.
 fn judged(benchmark: &Benchmark, compared: Result<CompareReport>, sides: usize) -> SuiteBenchmark {
     let mut entry = SuiteBenchmark {
-        name: benchmark.name.clone(),
+        name: benchmark.name.clone().into(),
         paths: benchmark
             .files
             .iter()
-            .map(|f| f.display().to_string())
+            .map(|f| Foreign::new(f.display().to_string()))
             .collect(),
         error: None,
         not_judged: None,
@@ -244,10 +244,10 @@ fn judged(benchmark: &Benchmark, compared: Result<CompareReport>, sides: usize) 
     };
     match compared {
         Ok(report) if report.variants.len() != sides => {
-            entry.error = Some(format!(
+            entry.error = Some(Foreign::new(format!(
                 "{} variants for {sides} sides: a suite compares files of one benchmark each (this one has `run_<name>` benchmarks)",
                 report.variants.len()
-            ));
+            )));
         }
         Ok(report) => {
             let empty = report
@@ -256,11 +256,11 @@ fn judged(benchmark: &Benchmark, compared: Result<CompareReport>, sides: usize) 
                 .filter_map(|v| v.figures.as_ref())
                 .any(|f| f.indistinguishable_from_empty);
             entry.not_judged = empty.then(|| {
-                "a side cannot be told apart from the empty guest: its ratio is noise".to_string()
+                Foreign::new("a side cannot be told apart from the empty guest: its ratio is noise")
             });
             entry.report = Some(report);
         }
-        Err(e) => entry.error = Some(one_line(&e)),
+        Err(e) => entry.error = Some(one_line(&e).into()),
     }
     entry
 }
@@ -360,17 +360,17 @@ mod tests {
                 new.join("bz2").join("benchmark.wasm")
             ]
         );
-        let unpaired: Vec<(&str, &[String])> = plan
+        let unpaired: Vec<(&str, Vec<String>)> = plan
             .unpaired
             .iter()
-            .map(|u| (u.name.as_str(), u.found_in.as_slice()))
+            .map(|u| {
+                let found_in = u.found_in.iter().map(|f| f.unescaped().to_string());
+                (u.name.unescaped(), found_in.collect())
+            })
             .collect();
         assert_eq!(
             unpaired,
-            [
-                ("gone", std::slice::from_ref(&label(&old))),
-                ("added", std::slice::from_ref(&label(&new)))
-            ]
+            [("gone", vec![label(&old)]), ("added", vec![label(&new)])]
         );
         // Two engines on paired folders: a side per folder and engine.
         let both = plan_suite(&[old.clone(), new], &["cranelift", "winch"])?.expect("a suite");

@@ -18,7 +18,7 @@ use crate::benchmark::protocol::Event;
 use crate::guest::Kind;
 use crate::guest::cache::CacheOutcome;
 use crate::options::Settings;
-use crate::results::{BenchResult, Environment, Row, RunReport};
+use crate::results::{BenchResult, Environment, Foreign, Row, RunReport};
 
 /// The settings of `host run` with `args`, unpinned, without a cache (and
 /// so without a run history), seed 1.
@@ -170,7 +170,8 @@ fn a_crash_fails_its_row_and_a_new_worker_takes_the_rest() -> Result<()> {
     let crashed = &first[0];
     let error = result(&report, crashed)
         .error
-        .as_deref()
+        .as_ref()
+        .map(Foreign::unescaped)
         .unwrap_or_default();
     assert_eq!(
         error,
@@ -203,7 +204,8 @@ fn a_hung_call_fails_its_row_naming_the_call_and_the_timeout() -> Result<()> {
     let (report, _) = schedule(&settings, &["hangs", "fine"], &fake)?;
     let error = result(&report, "hangs")
         .error
-        .as_deref()
+        .as_ref()
+        .map(Foreign::unescaped)
         .unwrap_or_default();
     assert_eq!(
         error,
@@ -287,7 +289,7 @@ fn ctrl_c_stops_the_run_with_the_rows_measured_so_far() -> Result<()> {
     let (report, seen) = schedule(&settings, &["a", "b"], &fake)?;
     assert_eq!(fake.started(), 3, "no worker after Ctrl-C");
     assert_eq!(
-        report.stopped.as_deref(),
+        report.stopped.as_ref().map(Foreign::unescaped),
         Some(crate::guest::sandbox::STOPPED)
     );
     assert_eq!(seen.results.len(), 2);

@@ -192,8 +192,8 @@ fn profile_row(
     let path = profile::write(folder, &row.name, &profiled)?;
     let (samples, functions) = crate::analysis::profile::weights(&profiled.json)?;
     Ok(RowProfile {
-        name: row.name.clone(),
-        path: Some(path.display().to_string()),
+        name: row.name.clone().into(),
+        path: Some(path.display().to_string().into()),
         error: None,
         samples,
         functions,

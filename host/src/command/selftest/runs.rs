@@ -52,7 +52,7 @@ pub(super) fn run_host<T: DeserializeOwned>(
 pub(super) fn result_row(report: &RunReport) -> Result<Figures> {
     let row = report.results.first().context("a run reported no result")?;
     if let Some(error) = &row.error {
-        bail!("{error}");
+        bail!("{}", crate::output::escape::terminal(error));
     }
     row.figures
         .clone()

@@ -2,11 +2,14 @@
 //! per variant against the reference).
 //!
 //! Records end in CRLF; a field holding a comma, a double quote, CR or LF is
-//! quoted, its quotes doubled. Numbers are in ns (or plain ratios) with every
+//! quoted, its quotes doubled. Names, paths and errors are outside text
+//! ([`escape::csv`]): their control characters are escaped, and one that
+//! starts with `= + - @`, tab or CR is given a leading `'` so that a
+//! spreadsheet reads it as text, not as a formula. Numbers are in ns (or plain ratios) with every
 //! digit Rust prints for an `f64` (the shortest text that reads back the same
 //! value); an absent or non-finite value is an empty field.
 
-use crate::output::escape;
+use crate::output::escape::{self, csv as text, csv_own as own};
 use crate::results::RunReport;
 use crate::results::{CompareReport, Ratio, Verdict};
 
@@ -46,16 +49,16 @@ const COMPARE_HEADER: [&str; 7] = [
 /// The rows of `host run` as CSV, header first; a failed row has its
 /// `error` and empty figures.
 pub fn csv_run(report: &RunReport) -> String {
-    let mut out = record(RUN_HEADER.iter().map(|s| s.to_string()));
+    let mut out = record(RUN_HEADER.map(own));
     for r in &report.results {
         let mut fields = vec![
-            r.name.clone(),
-            r.benchmark.clone(),
-            r.size.map(|s| s.to_string()).unwrap_or_default(),
-            r.engine.clone().unwrap_or_default(),
-            r.path.clone(),
-            r.kind.map(|k| k.to_string()).unwrap_or_default(),
-            r.error.clone().unwrap_or_default(),
+            text(&r.name),
+            text(&r.benchmark),
+            own(&r.size.map(|s| s.to_string()).unwrap_or_default()),
+            r.engine.as_ref().map(text).unwrap_or_default(),
+            text(&r.path),
+            own(&r.kind.map(|k| k.to_string()).unwrap_or_default()),
+            r.error.as_ref().map(text).unwrap_or_default(),
         ];
         match &r.figures {
             Some(f) => {
@@ -88,28 +91,28 @@ pub fn csv_run(report: &RunReport) -> String {
 /// Programs: one record per variant and phase, the phase in a last column.
 pub fn csv_compare(report: &CompareReport) -> String {
     let programs = report.comparisons.iter().any(|c| !c.phases.is_empty());
-    let header = COMPARE_HEADER.iter().map(|s| s.to_string());
+    let header = COMPARE_HEADER.map(own).into_iter();
     let mut out = match programs {
-        true => record(header.chain(["phase".to_string()])),
+        true => record(header.chain([own("phase")])),
         false => record(header),
     };
     for c in &report.comparisons {
         let fields = |ratio: &Ratio, verdict: Verdict| {
             [
-                c.variant.clone(),
-                c.reference.clone(),
-                c.metric.clone(),
+                text(&c.variant),
+                text(&c.reference),
+                text(&c.metric),
                 number(ratio.value),
                 number(ratio.low),
                 number(ratio.high),
-                verdict.to_string(),
+                own(&verdict.to_string()),
             ]
         };
         if !programs {
             out.push_str(&record(fields(&c.ratio, c.verdict)));
         }
         for p in &c.phases {
-            let phase = [p.phase.to_string()];
+            let phase = [own(&p.phase.to_string())];
             out.push_str(&record(
                 fields(&p.ratio, p.verdict).into_iter().chain(phase),
             ));
@@ -118,21 +121,19 @@ pub fn csv_compare(report: &CompareReport) -> String {
     out
 }
 
-/// One record: fields quoted where needed, joined by commas, ended by CRLF.
+/// One record of fields already escaped ([`escape::csv`] for outside text,
+/// [`escape::csv_own`] for the host's own), joined by commas, ended by CRLF.
 pub(super) fn record(fields: impl IntoIterator<Item = String>) -> String {
-    let mut line = fields
-        .into_iter()
-        .map(|f| escape::csv(&f))
-        .collect::<Vec<_>>()
-        .join(",");
+    let mut line = fields.into_iter().collect::<Vec<_>>().join(",");
     line.push_str("\r\n");
     line
 }
 
-/// A number as Rust prints it (round-trips); empty when not finite.
+/// A number as Rust prints it (round-trips); empty when not finite. A
+/// field of its own: a minus sign here is a number's, not a formula's.
 pub(super) fn number(x: f64) -> String {
     if x.is_finite() {
-        x.to_string()
+        escape::csv_own(&x.to_string())
     } else {
         String::new()
     }
@@ -164,10 +165,10 @@ trap.wasm,trap.wasm,,,workloads/trap.wasm,module,\"wasm trap: unreachable, in `r
     #[test]
     fn awkward_names_survive_a_round_trip() {
         let mut report = fixtures::run_report();
-        let name = "odd, \"quoted\"\nname.wasm";
-        report.results[0].name = name.to_string();
+        let name = "odd, \"quoted\" name.wasm";
+        report.results[0].name = name.into();
         report.results[0].size = Some(64);
-        report.results[0].engine = Some("winch".to_string());
+        report.results[0].engine = Some("winch".into());
         report.results[0]
             .figures
             .as_mut()

@@ -3,12 +3,13 @@
 
 use serde::Serialize;
 
-use crate::results::RunReport;
+use crate::results::{Foreign, RunReport};
 
 /// One entry of github-action-benchmark's custom format.
 #[derive(Debug, Serialize)]
 struct Entry {
-    name: String,
+    /// JSON: serde escapes what JSON must.
+    name: Foreign,
     unit: &'static str,
     value: f64,
     range: String,

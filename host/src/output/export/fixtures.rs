@@ -16,7 +16,7 @@ pub fn environment() -> Environment {
     Environment {
         pinned_core: Some(3),
         cores: 8,
-        priority: "nice -20 (SCHED_OTHER)".to_string(),
+        priority: "nice -20 (SCHED_OTHER)".into(),
         clock_resolution_ns: 20.0,
         clock_overhead_ns: 18.5,
         empty_call_ns: 4.2,
@@ -27,7 +27,7 @@ pub fn environment() -> Environment {
         seed_rule: crate::options::SeedRule::PerCall,
         drift_pct: 0.5,
         sample_time_ms: 10.0,
-        cpu_model: Some("Test CPU @ 3.00GHz".to_string()),
+        cpu_model: Some("Test CPU @ 3.00GHz".into()),
         engines: vec![EngineConfig::default()],
         compile_cache: None,
         max_memory_bytes: 1 << 30,
@@ -179,12 +179,13 @@ pub fn figures_from(samples: Vec<Vec<f64>>, count: u64, seed: u64) -> Figures {
 pub fn measured(name: &str, size: Option<u64>, figures: Figures) -> BenchResult {
     let benchmark = name.split('/').next().unwrap_or(name).to_string();
     BenchResult {
-        name: name.to_string(),
+        name: name.into(),
         path: format!(
             "workloads/{}",
             benchmark.split(':').next().unwrap_or(&benchmark)
-        ),
-        benchmark,
+        )
+        .into(),
+        benchmark: benchmark.into(),
         size,
         engine: None,
         kind: Some(Kind::Module),
@@ -196,13 +197,13 @@ pub fn measured(name: &str, size: Option<u64>, figures: Figures) -> BenchResult 
 
 pub fn failed(name: &str, error: &str) -> BenchResult {
     BenchResult {
-        name: name.to_string(),
-        benchmark: name.to_string(),
+        name: name.into(),
+        benchmark: name.into(),
         size: None,
         engine: None,
-        path: format!("workloads/{name}"),
+        path: format!("workloads/{name}").into(),
         kind: Some(Kind::Module),
-        error: Some(error.to_string()),
+        error: Some(error.into()),
         figures: None,
         baseline: None,
     }
@@ -232,9 +233,9 @@ pub fn run_report() -> RunReport {
 
 fn comparison(variant: &str, ratio: f64, low: f64, high: f64, verdict: Verdict) -> Comparison {
     Comparison {
-        variant: variant.to_string(),
-        reference: "mod13.wasm".to_string(),
-        metric: "time".to_string(),
+        variant: variant.into(),
+        reference: "mod13.wasm".into(),
+        metric: "time".into(),
         ratio: Ratio {
             value: ratio,
             low,
@@ -243,7 +244,7 @@ fn comparison(variant: &str, ratio: f64, low: f64, high: f64, verdict: Verdict) 
         confidence: 0.95,
         mde_pct: (high - low) / 2.0 / ratio * 100.0,
         verdict,
-        text: format!("`{variant}` vs `mod13.wasm`: {verdict}"),
+        text: format!("`{variant}` vs `mod13.wasm`: {verdict}").into(),
         phases: Vec::new(),
     }
 }
@@ -264,14 +265,16 @@ pub fn compare_programs_report() -> CompareReport {
                 ratio: instantiate,
                 mde_pct: 1.0,
                 verdict: Verdict::Same,
-                text: format!("instantiate: `{}` vs `mod13.wasm`: same", c.variant),
+                text: c
+                    .variant
+                    .map(|v| format!("instantiate: `{v}` vs `mod13.wasm`: same")),
             },
             PhaseComparison {
                 phase: ProgramPhase::Execute,
                 ratio: c.ratio,
                 mde_pct: c.mde_pct,
                 verdict: c.verdict,
-                text: format!("execute: {}", c.text),
+                text: c.text.after("execute: "),
             },
         ];
     }
@@ -291,7 +294,7 @@ pub fn compare_report() -> CompareReport {
     CompareReport {
         tool: Tool::this(),
         environment: environment(),
-        reference: "mod13.wasm".to_string(),
+        reference: "mod13.wasm".into(),
         noise_pct: 1.0,
         count: 500,
         rounds: 30,
@@ -326,7 +329,7 @@ pub fn realistic_run_report() -> RunReport {
     }
     let mut xor = figures_from(samples(3.2, 0.05, 100, 200, 9), 1_000_000, 9);
     xor.notes = Notes(vec![Note::Text(
-        "2 of 20000 samples are severe outliers: the machine was busy".to_string(),
+        "2 of 20000 samples are severe outliers: the machine was busy".into(),
     )]);
     results.push(measured("xor.wasm", None, xor));
     results.push(failed(
@@ -341,8 +344,8 @@ pub fn realistic_run_report() -> RunReport {
         results,
         suite: None,
         complexity: vec![ComplexityResult {
-            benchmark: "sort.wasm:quick".to_string(),
-            path: "workloads/sort.wasm".to_string(),
+            benchmark: "sort.wasm:quick".into(),
+            path: "workloads/sort.wasm".into(),
             best: fit.best,
             coefficient: fit.coefficient,
             rms: fit.rms,
@@ -359,8 +362,8 @@ pub fn realistic_run_report() -> RunReport {
 /// A complexity fit of `class` over `points` (for tests of the plot).
 pub fn fit_of(benchmark: &str, class: Complexity, points: Vec<(u64, f64)>) -> ComplexityResult {
     ComplexityResult {
-        benchmark: benchmark.to_string(),
-        path: format!("workloads/{benchmark}"),
+        benchmark: benchmark.into(),
+        path: format!("workloads/{benchmark}").into(),
         best: class,
         coefficient: 2.0,
         rms: 0.03,
@@ -396,7 +399,12 @@ mod tests {
         }
         let read: RunReport = serde_json::from_value(value)?;
         for (old, new) in read.results.iter().zip(&report.results) {
-            assert_eq!(old.figures.is_some(), new.figures.is_some(), "{}", old.name);
+            assert_eq!(
+                old.figures.is_some(),
+                new.figures.is_some(),
+                "{:?}",
+                old.name
+            );
             if let (Some(old), Some(new)) = (&old.figures, &new.figures) {
                 assert_eq!(old.series.epochs_ns_per_op, new.series.epochs_ns_per_op);
                 assert_eq!(old.time.fixed_cost_ns, new.time.fixed_cost_ns);

@@ -45,7 +45,7 @@ pub fn markdown_compare(report: &CompareReport) -> String {
     let metric = report
         .comparisons
         .first()
-        .map_or("time", |c| c.metric.as_str());
+        .map_or("time".to_string(), |c| text(&c.metric));
     let rounds = match report.comparisons.iter().any(|c| !c.phases.is_empty()) {
         true => "interleaved iterations (one of each program per round)".to_string(),
         false => format!("interleaved samples, count {} shared", report.count),
@@ -106,8 +106,8 @@ fn results_table(results: &[BenchResult]) -> String {
     for r in results {
         let name = cell(&r.name);
         let Some(f) = &r.figures else {
-            let error = r.error.as_deref().unwrap_or("not measured");
-            let _ = writeln!(out, "| {name} | error: {} | | | | | | |", cell(error));
+            let error = r.error.clone().unwrap_or("not measured".into());
+            let _ = writeln!(out, "| {name} | error: {} | | | | | | |", cell(&error));
             continue;
         };
         let c = Cells::of(f);
@@ -153,10 +153,12 @@ Notes:
     #[test]
     fn cells_escape_pipes_newlines_and_html() {
         let mut report = fixtures::run_report();
-        report.results[1].name = "a|b<script>".to_string();
-        report.results[1].error = Some("line one\nline | two".to_string());
+        report.results[1].name = "a|b<script>".into();
+        report.results[1].error = Some("line one\nline | two".into());
         let md = markdown_run(&report);
-        assert!(md.contains("| a\\|b&lt;script> | error: line one line \\| two | | | | | | |\n"));
+        assert!(
+            md.contains("| a\\|b&lt;script&gt; | error: line one line \\| two | | | | | | |\n")
+        );
         // Every table line keeps its 8 columns (9 unescaped pipes).
         for line in md.lines().filter(|l| l.starts_with('|')) {
             let pipes = line.replace("\\|", "").matches('|').count();
@@ -172,7 +174,7 @@ Notes:
             crate::results::Complexity::Linear,
             vec![(10, 20.0), (100, 200.0)],
         )];
-        report.stopped = Some("interrupted (Ctrl-C)".to_string());
+        report.stopped = Some("interrupted (Ctrl-C)".into());
         let md = markdown_run(&report);
         assert!(md.contains(
             "| benchmark | best fit | coefficient | rms |\n|:---|:---|---:|---:|\n| sort.wasm | O(n) | 2.000 ns | 3.0% |\n"

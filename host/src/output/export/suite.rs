@@ -8,12 +8,12 @@ use anyhow::{Result, bail};
 
 use crate::options::{ExportFormat, Exports};
 use crate::output::cells::format_ratios;
-use crate::output::escape::{markdown_cell as cell, markdown_text as text};
+use crate::output::escape::{self, markdown_cell as cell, markdown_text as text};
 use crate::output::export::csv::{number, record};
 use crate::output::export::html::html_suite;
 use crate::output::export::{write_json, write_text};
 use crate::output::suite_table::summary_line;
-use crate::results::SuiteComparison;
+use crate::results::{Foreign, SuiteComparison};
 
 /// Every export of a suite's comparison in `exports`.
 pub fn write_suite_exports(exports: &Exports, report: &SuiteComparison) -> Result<()> {
@@ -49,26 +49,26 @@ const HEADER: [&str; 10] = [
 /// One record per judged benchmark and side after the first; one with
 /// why in its `error` field per benchmark that failed or was not judged.
 pub fn csv_suite(report: &SuiteComparison) -> String {
-    let mut out = record(HEADER.iter().map(|s| s.to_string()));
+    let mut out = record(HEADER.map(escape::csv_own));
     for b in &report.benchmarks {
         if let Some(why) = b.error.as_ref().or(b.not_judged.as_ref()) {
             let mut fields = vec![String::new(); HEADER.len()];
-            fields[0] = b.name.clone();
-            fields[HEADER.len() - 1] = why.clone();
+            fields[0] = escape::csv(&b.name);
+            fields[HEADER.len() - 1] = escape::csv(why);
             out.push_str(&record(fields));
         }
         let comparisons = b.judged().into_iter().flat_map(|r| &r.comparisons);
         for (k, c) in comparisons.enumerate() {
             out.push_str(&record([
-                b.name.clone(),
-                report.sides.get(k + 1).cloned().unwrap_or_default(),
-                report.reference.clone(),
-                c.metric.clone(),
+                escape::csv(&b.name),
+                report.sides.get(k + 1).map(escape::csv).unwrap_or_default(),
+                escape::csv(&report.reference),
+                escape::csv(&c.metric),
                 number(c.ratio.value),
                 number(c.ratio.low),
                 number(c.ratio.high),
                 number(c.confidence),
-                c.verdict.to_string(),
+                escape::csv_own(&c.verdict.to_string()),
                 String::new(),
             ]));
         }
@@ -82,7 +82,7 @@ pub fn markdown_suite(report: &SuiteComparison) -> String {
     let mut out = format!(
         "{} benchmarks across {}, each against {}; {}.\n\n",
         report.benchmarks.len(),
-        text(&report.sides.join(", ")),
+        text(&Foreign::join(&report.sides, ", ")),
         text(&report.reference),
         report.noise_band()
     );
@@ -106,7 +106,7 @@ pub fn markdown_suite(report: &SuiteComparison) -> String {
                 out,
                 "| {} | {} | {ratio} | [{low}, {high}] ({:.1}%) | {} |",
                 cell(&b.name),
-                cell(report.sides.get(k + 1).map_or("", String::as_str)),
+                report.sides.get(k + 1).map(cell).unwrap_or_default(),
                 c.confidence * 100.0,
                 c.verdict
             );
@@ -117,7 +117,7 @@ pub fn markdown_suite(report: &SuiteComparison) -> String {
             out,
             "\n{}: only in {}, not compared.",
             text(&u.name),
-            text(&u.found_in.join(", "))
+            text(&Foreign::join(&u.found_in, ", "))
         );
     }
     let several = report.sides.len() > 2;

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::output::cells::format_ratio;
-use crate::output::escape::terminal;
+use crate::output::escape::{Text as Escapable, terminal};
 use crate::output::export::html::palette::{
     BAR, FASTER, FIT, FONT, Plot, SAME, SEVERE, UNSURE, WIDTH,
 };
@@ -143,15 +143,14 @@ pub(super) fn ratio_svg(report: &CompareReport) -> Plot<String> {
     let n = comparisons.len();
     let noise = report.noise_band().half();
     let (band_lo, band_hi) = (on_axis(1.0 / (1.0 + noise)).0, on_axis(1.0 + noise).0);
-    let (mut lo, mut hi) = comparisons
+    let (lo, hi) = comparisons
         .iter()
         .flat_map(|c| [c.ratio.low, c.ratio.value, c.ratio.high])
         .filter(|x| x.is_finite())
         .map(|x| on_axis(x).0)
         .fold((band_lo, band_hi), |(a, b), x| (a.min(x), b.max(x)));
-    let pad = ((hi - lo) * 0.08).max(0.005);
-    lo -= pad;
-    hi += pad;
+    let axis = RatioAxis::over(lo, hi);
+    let (lo, hi) = (axis.low, axis.high);
     let names: Vec<String> = comparisons
         .iter()
         .map(|c| shorten(&c.variant, 34))
@@ -168,7 +167,7 @@ pub(super) fn ratio_svg(report: &CompareReport) -> Plot<String> {
     let rows = n as f64;
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (RATIO_WIDTH, height)).into_drawing_area();
         root.fill(&WHITE)?;
         let mut chart = ChartBuilder::on(&root)
             .margin(10)
@@ -179,18 +178,19 @@ pub(super) fn ratio_svg(report: &CompareReport) -> Plot<String> {
         chart
             .configure_mesh()
             .disable_y_mesh()
+            .disable_x_mesh()
             .y_labels(0)
-            .x_labels(8)
+            .x_labels(0)
             .x_desc(format!(
                 "ratio to {} (below 1: faster)",
                 shorten(&report.reference, 40)
             ))
-            .x_label_formatter(&|r| format!("{r:.2}×"))
             .light_line_style(WHITE.mix(0.0))
             .bold_line_style(BLACK.mix(0.1))
             .label_style((FONT, 14))
             .axis_desc_style((FONT, 14))
             .draw()?;
+        ratio_ticks(&root, &chart, &axis, rows)?;
         chart.draw_series(std::iter::once(Rectangle::new(
             [(band_lo, 0.0), (band_hi, rows)],
             SAME.mix(0.18).filled(),
@@ -251,9 +251,88 @@ pub(super) fn ratio_svg(report: &CompareReport) -> Plot<String> {
     Ok(svg)
 }
 
+/// The ratio axis' ticks: a light line across the plot and a label under
+/// it at every tick of `axis`, from end to end.
+fn ratio_ticks<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    chart: &ChartContext<
+        '_,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    axis: &RatioAxis,
+    rows: f64,
+) -> Plot<()>
+where
+    DB::ErrorType: 'static,
+{
+    let style = TextStyle::from((FONT, 14).into_font())
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    for &tick in &axis.ticks {
+        let (x, bottom) = chart.backend_coord(&(tick, 0.0));
+        let (_, top) = chart.backend_coord(&(tick, rows));
+        root.draw(&PathElement::new(
+            vec![(x, top), (x, bottom + 5)],
+            BLACK.mix(0.12).stroke_width(1),
+        ))?;
+        let label = format!("{tick:.decimals$}×", decimals = axis.decimals);
+        root.draw(&Text::new(label, (x, bottom + 8), style.clone()))?;
+    }
+    Ok(())
+}
+
+/// Width of the ratio plot, in px: the page's width (its text column).
+pub(super) const RATIO_WIDTH: u32 = 980;
+
+/// The x axis of the ratio plot: its ends, a step apart from the ratios
+/// and the band (padded, so that no axis ends on a point), and evenly
+/// spaced round ticks over the whole of it, from end to end.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct RatioAxis {
+    pub low: f64,
+    pub high: f64,
+    pub ticks: Vec<f64>,
+    /// Decimals that tell the ticks apart.
+    pub decimals: usize,
+}
+
+impl RatioAxis {
+    /// Ticks aimed for: from 5 to 10 over the axis.
+    const TICKS: f64 = 8.0;
+
+    /// The axis over the values from `lo` to `hi` (finite): padded by 8%
+    /// of the span (at least 0.005) on each side, then widened to the
+    /// round step (1, 2, 2.5 or 5 times a power of ten) that gives about
+    /// eight ticks; not below 0.
+    pub fn over(lo: f64, hi: f64) -> Self {
+        let pad = ((hi - lo) * 0.08).max(0.005);
+        let (lo, hi) = (lo - pad, hi + pad);
+        let rough = (hi - lo) / Self::TICKS;
+        let exponent = rough.log10().floor();
+        let power = 10f64.powf(exponent);
+        let multiple = [1.0, 2.0, 2.5, 5.0, 10.0]
+            .into_iter()
+            .find(|m| m * power >= rough)
+            .unwrap_or(10.0);
+        let step = multiple * power;
+        let first = ((lo / step).floor() * step).max(0.0);
+        let count = ((hi - first) / step).ceil().max(1.0) as usize;
+        let ticks: Vec<f64> = (0..=count).map(|k| first + k as f64 * step).collect();
+        // A step of 0.025 needs 3 decimals, one of 0.05 needs 2; at least 2.
+        let decimals = -exponent + f64::from(u8::from(multiple == 2.5));
+        RatioAxis {
+            low: first,
+            high: first + count as f64 * step,
+            ticks,
+            decimals: decimals.clamp(2.0, 6.0) as usize,
+        }
+    }
+}
+
 /// A name for a chart: control characters escaped (plotters escapes the
 /// markup), at most `max` characters, an ellipsis in the middle when cut.
-pub(super) fn shorten(s: &str, max: usize) -> String {
+pub(super) fn shorten<T: Escapable + ?Sized>(s: &T, max: usize) -> String {
     let s = terminal(s);
     let n = s.chars().count();
     if n <= max {

@@ -15,10 +15,10 @@
 use std::fmt::Write;
 
 use crate::output::cells::{Cells, format_ratios, row_notes};
-use crate::output::escape::html as escape;
+use crate::output::escape::{html as escape, html_comment};
 use crate::output::units::format_ns;
 use crate::results::{
-    BenchResult, CompareReport, ComplexityResult, Environment, RunReport, Tool, Verdict,
+    BenchResult, CompareReport, ComplexityResult, Environment, Foreign, RunReport, Tool, Verdict,
 };
 
 /// The page's style sheet.
@@ -95,7 +95,7 @@ pub fn html_compare(report: &CompareReport) -> String {
     let metric = report
         .comparisons
         .first()
-        .map_or("time", |c| c.metric.as_str());
+        .map_or(Foreign::new("time"), |c| c.metric.clone());
     let rounds = match report.comparisons.iter().any(|c| !c.phases.is_empty()) {
         true => "interleaved iterations (one of each program per round)".to_string(),
         false => format!("interleaved samples, count {} shared", report.count),
@@ -103,7 +103,7 @@ pub fn html_compare(report: &CompareReport) -> String {
     let _ = writeln!(
         page,
         "<h2>Verdicts</h2>\n<p>Ratios of {} per op against <b>{}</b>: {} rounds of {rounds}, {:.2} s; {}.</p>",
-        escape(metric),
+        escape(&metric),
         escape(&report.reference),
         report.rounds,
         report.sampling_ms / 1e3,
@@ -175,12 +175,8 @@ fn start(title: &str, tool: &Tool, env: &Environment) -> String {
         Some(c) => format!("pinned to core {c}"),
         None => "not pinned".to_string(),
     };
-    let engines = env
-        .engines
-        .iter()
-        .map(|e| e.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
+    let engines: Vec<Foreign> = env.engines.iter().map(|e| e.describe()).collect();
+    let engines = Foreign::join(&engines, ", ");
     let mut calls = format!(
         "empty-guest call {} · pause/resume pair {}",
         format_ns(env.empty_call_ns),
@@ -194,47 +190,39 @@ fn start(title: &str, tool: &Tool, env: &Environment) -> String {
             format_ns(pair)
         );
     }
+    let cpu = env.cpu_model.clone().unwrap_or("unknown CPU".into());
     let rows = [
-        (
-            "cpu",
-            format!(
-                "{} · {} cores",
-                env.cpu_model.as_deref().unwrap_or("unknown CPU"),
-                env.cores
-            ),
-        ),
-        ("core", core),
+        ("cpu", cpu.then(&format!(" · {} cores", env.cores))),
+        ("core", Foreign::new(core)),
         ("priority", env.priority.clone()),
         (
             "clock",
-            format!(
+            Foreign::new(format!(
                 "resolution {}, read {}",
                 format_ns(env.clock_resolution_ns),
                 format_ns(env.clock_overhead_ns)
-            ),
+            )),
         ),
         ("engines", engines),
-        ("calls", calls),
+        ("calls", Foreign::new(calls)),
         (
             "sampling",
-            format!(
+            Foreign::new(format!(
                 "target {:.1} ms per sample · drift ±{}% · seed {}",
                 env.sample_time_ms, env.drift_pct, env.seed
-            ),
+            )),
         ),
         (
             "limits",
-            format!(
+            Foreign::new(format!(
                 "memory {} per instance · {:.0} ms per call",
                 crate::util::bytes::format_bytes(env.max_memory_bytes),
                 env.timeout_ms
-            ),
+            )),
         ),
         (
             "compile cache",
-            env.compile_cache
-                .clone()
-                .unwrap_or_else(|| "off".to_string()),
+            env.compile_cache.clone().unwrap_or("off".into()),
         ),
     ];
     page.push_str("<dl class=\"env\">\n");
@@ -245,13 +233,18 @@ fn start(title: &str, tool: &Tool, env: &Environment) -> String {
     for warning in &env.warnings {
         let _ = writeln!(page, "<p class=\"warn\">warning: {}</p>", escape(warning));
     }
-    let _ = writeln!(page, "</header>\n<!-- {} {} -->", tool.name, tool.version);
+    let _ = writeln!(
+        page,
+        "</header>\n<!-- {} {} -->",
+        html_comment(&tool.name),
+        html_comment(&tool.version)
+    );
     page
 }
 
 /// The page's footer and its end.
 fn finish(mut page: String, tool: &Tool) -> String {
-    let made_by = format!("{} {}", tool.name, tool.version);
+    let made_by = format!("{} {}", escape(&tool.name), escape(&tool.version));
     page.push_str(&FOOT.replace("{tool}", &made_by));
     page
 }
@@ -263,11 +256,11 @@ fn results_table(page: &mut String, results: &[BenchResult]) {
     for (i, r) in results.iter().enumerate() {
         let name = escape(&r.name);
         let Some(f) = &r.figures else {
-            let error = r.error.as_deref().unwrap_or("not measured");
+            let error = r.error.clone().unwrap_or("not measured".into());
             let _ = writeln!(
                 page,
                 "<tr><td class=\"name\">{name}</td><td class=\"error\" colspan=\"7\">error: {}</td></tr>",
-                escape(error)
+                escape(&error)
             );
             continue;
         };

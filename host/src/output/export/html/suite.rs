@@ -17,7 +17,7 @@ use super::palette::{FASTER, SAME, SEVERE, UNSURE, hex};
 use super::{HEAD, STYLE, escape, finish, start, verdict_class};
 use crate::output::cells::format_ratios;
 use crate::output::suite_table::{Line, sorted_lines, summary_line};
-use crate::results::{Ratio, SuiteComparison, Verdict};
+use crate::results::{Foreign, Ratio, SuiteComparison, Verdict};
 
 /// The widest ratio the axis shows, either way of 1.
 pub(super) const MAX_SPAN: f64 = 100.0;
@@ -43,7 +43,7 @@ pub fn html_suite(report: &SuiteComparison) -> String {
         page,
         "<h2>Verdicts</h2>\n<p>{} benchmarks across {}, each against <b>{}</b>; {}. Ratio: median of the paired rounds' per-op minima, side / reference, with its interval (95%, or Bonferroni's with more sides); the suite's geometric mean assumes the benchmarks independent.</p>\n<p class=\"summary\">{}</p>",
         report.benchmarks.len(),
-        escape(&report.sides.join(", ")),
+        escape(&Foreign::join(&report.sides, ", ")),
         escape(&report.reference),
         report.noise_band(),
         escape(&summary_line(&report.summary, report.sides.len() > 2))
@@ -80,7 +80,7 @@ fn verdicts_table(page: &mut String, report: &SuiteComparison, lines: &[Line<'_>
             page,
             "<tr><td class=\"name\">{}</td><td class=\"left\">{}</td><td>{ratio}</td><td>[{low}, {high}] ({:.1}%)</td><td class=\"left {}\">{}</td></tr>",
             escape(line.benchmark),
-            escape(line.side),
+            line.side.map(escape).unwrap_or_default(),
             c.confidence * 100.0,
             verdict_class(c.verdict),
             c.verdict
@@ -111,7 +111,7 @@ fn verdicts_table(page: &mut String, report: &SuiteComparison, lines: &[Line<'_>
             page,
             "<tr><td class=\"name\">{}</td><td class=\"left\" colspan=\"4\">only in {}: not compared</td></tr>",
             escape(&u.name),
-            escape(&u.found_in.join(", "))
+            escape(&Foreign::join(&u.found_in, ", "))
         );
     }
     page.push_str("</table></div>\n");
@@ -224,9 +224,9 @@ fn forest_svg(report: &SuiteComparison, lines: &[Line<'_>]) -> String {
     );
     axis_lines(&mut svg, &axis, bottom, &report.reference);
     for (i, line) in lines.iter().enumerate() {
-        let label = match report.sides.len() > 2 {
-            true => format!("{} · {}", line.benchmark, line.side),
-            false => line.benchmark.to_string(),
+        let label = match (report.sides.len() > 2, line.side) {
+            (true, Some(side)) => Foreign::join([line.benchmark, side], " · "),
+            _ => line.benchmark.clone(),
         };
         let c = line.comparison;
         let y = TOP + ROW * (i as f64 + 0.5);
@@ -242,7 +242,7 @@ fn forest_svg(report: &SuiteComparison, lines: &[Line<'_>]) -> String {
     }
     for (k, g) in means.iter().enumerate() {
         let y = TOP + ROW * ((lines.len() + k) as f64 + 0.5);
-        let label = format!("geometric mean · {}", g.side);
+        let label = g.side.after("geometric mean · ");
         forest_row(&mut svg, &axis, y, &label, &g.ratio, "#000000", "geomean");
     }
     svg.push_str("</svg>\n");
@@ -250,7 +250,7 @@ fn forest_svg(report: &SuiteComparison, lines: &[Line<'_>]) -> String {
 }
 
 /// The line at 1, the ticks and the axis' caption.
-fn axis_lines(svg: &mut String, axis: &Axis, bottom: f64, reference: &str) {
+fn axis_lines(svg: &mut String, axis: &Axis, bottom: f64, reference: &Foreign) {
     for tick in axis.ticks() {
         let Some(x) = axis.x(tick) else { continue };
         let (stroke, width) = match tick == 1.0 {
@@ -278,7 +278,7 @@ fn forest_row(
     svg: &mut String,
     axis: &Axis,
     y: f64,
-    label: &str,
+    label: &Foreign,
     ratio: &Ratio,
     colour: &str,
     class: &str,
@@ -290,7 +290,7 @@ fn forest_row(
         escape(label),
         LABELS - 8.0,
         y + 4.0,
-        escape(&shorten(label, 34))
+        escape(&label.map(|l| shorten(l, 34)))
     );
     interval_bar(svg, axis, y, ratio, colour);
     marker(svg, axis, y, ratio.value, colour, class == "geomean");

@@ -81,9 +81,9 @@ fn two_row_page_has_one_histogram_and_no_complexity() {
 #[test]
 fn names_and_errors_are_escaped() {
     let mut report = fixtures::run_report();
-    report.results[0].name = "<script>alert(1)</script>".to_string();
-    report.results[1].error = Some("bad <b>\"quote\"</b> & more".to_string());
-    report.environment.warnings = vec!["<img src=x>".to_string()];
+    report.results[0].name = "<script>alert(1)</script>".into();
+    report.results[1].error = Some("bad <b>\"quote\"</b> & more".into());
+    report.environment.warnings = vec!["<img src=x>".into()];
     let html = html_run(&report);
     assert!(!html.contains("<script>"));
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
@@ -199,7 +199,7 @@ fn complexity_plots_log_or_linear_and_survive_odd_points() -> Plot<()> {
     );
     for fit in [wide, narrow, from_one] {
         let svg = complexity_svg(&fit)?;
-        assert!(svg.starts_with("<svg"), "{}", fit.benchmark);
+        assert!(svg.starts_with("<svg"), "{:?}", fit.benchmark);
         assert!(svg.contains("median per size"));
         assert!(svg.contains("<polyline"));
     }
@@ -327,5 +327,49 @@ fn pages_render_in_headless_chromium() -> Result<(), Box<dyn Error>> {
     if keep.is_none() {
         std::fs::remove_dir_all(&dir)?;
     }
+    Ok(())
+}
+
+#[test]
+fn the_ratio_axis_is_padded_and_ticked_from_end_to_end() {
+    for (lo, hi) in [
+        (0.69, 1.23),
+        (0.995, 1.005),
+        (0.001, 1000.0),
+        (1.0, 1.0),
+        (0.4999, 2.5001),
+        (0.97, 1.6),
+    ] {
+        let axis = super::charts::RatioAxis::over(lo, hi);
+        let ticks = &axis.ticks;
+        assert!(axis.low < lo || axis.low == 0.0, "{lo}..{hi}: {axis:?}");
+        assert!(axis.high > hi, "{lo}..{hi}: {axis:?}");
+        assert_eq!(ticks.first(), Some(&axis.low), "{axis:?}");
+        assert_eq!(ticks.last(), Some(&axis.high), "{axis:?}");
+        assert!((5..=12).contains(&ticks.len()), "{lo}..{hi}: {axis:?}");
+        let step = ticks[1] - ticks[0];
+        for pair in ticks.windows(2) {
+            assert!(((pair[1] - pair[0]) - step).abs() < step * 1e-9, "{axis:?}");
+        }
+        // Neighbouring labels differ.
+        let labels: Vec<String> = ticks
+            .iter()
+            .map(|t| format!("{t:.d$}", d = axis.decimals))
+            .collect();
+        assert!(labels.windows(2).all(|l| l[0] != l[1]), "{labels:?}");
+    }
+}
+
+#[test]
+fn the_ratio_plot_uses_the_page_width() -> Result<(), Box<dyn Error>> {
+    let svg = super::charts::ratio_svg(&fixtures::compare_report())?;
+    let width = format!("width=\"{}\"", super::charts::RATIO_WIDTH);
+    assert!(
+        svg.starts_with("<svg") && svg[..200].contains(&width),
+        "{}",
+        &svg[..200]
+    );
+    const { assert!(super::charts::RATIO_WIDTH >= 960) };
+    assert!(STYLE.contains("figure.ratios { max-width: none; }"));
     Ok(())
 }
