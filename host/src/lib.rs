@@ -13,7 +13,7 @@
 //!
 //! The benchmark stage sits above analysis because it asks it when to stop
 //! (the precision rule, compare's verdicts); results sit below analysis
-//! because analysis makes them. README.md's "Code map" says the same.
+//! because analysis makes them. docs/code.md's "Code map" says the same.
 
 pub mod analysis;
 pub mod benchmark;

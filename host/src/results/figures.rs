@@ -62,6 +62,19 @@ impl Figures {
     pub fn exact(&self, metric: crate::options::Metric) -> Option<f64> {
         exact_per_op(metric, self.fuel_per_op, self.callgrind.as_ref())
     }
+
+    /// Whether the row measured work: a finite, positive median whose
+    /// interval is told apart from the empty guest's. The one rule for
+    /// what a geometric mean may take (a run's, a merge's, a suite
+    /// comparison's): a row of no measurable work has a median that is
+    /// noise around 0, whose sign and logarithm mean nothing.
+    pub fn measurable_work(&self) -> bool {
+        let median = self.ns_per_op.median;
+        median.is_finite()
+            && median > 0.0
+            && !self.indistinguishable_from_empty
+            && !self.no_measurable_work
+    }
 }
 
 /// Per-op statistics in ns.

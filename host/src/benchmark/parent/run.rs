@@ -388,6 +388,7 @@ impl Run<'_> {
             stopped,
             results,
             shards: self.settings.shard.into_iter().collect(),
+            merged_from: Vec::new(),
         })
     }
 }

@@ -227,6 +227,7 @@ pub fn run_report() -> RunReport {
         saved_baseline: None,
         stopped: None,
         shards: Vec::new(),
+        merged_from: Vec::new(),
     }
 }
 
@@ -352,6 +353,7 @@ pub fn realistic_run_report() -> RunReport {
         saved_baseline: None,
         stopped: None,
         shards: Vec::new(),
+        merged_from: Vec::new(),
     }
 }
 

@@ -33,7 +33,7 @@ pub mod markdown;
 pub mod suite;
 
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 
 pub use bencher::bencher_run;
 pub use csv::{csv_compare, csv_run};
