@@ -34,13 +34,16 @@ pub fn merge_runs(runs: Vec<(PathBuf, RunReport)>) -> Result<RunReport> {
         merged_from: Vec::new(),
         ..first.clone()
     };
-    let mut origin: HashMap<String, PathBuf> = HashMap::new();
-    for (path, run) in std::iter::once((first_path, first)).chain(runs) {
+    // Each row name, with the export (its index and path) it came from.
+    let mut origin: HashMap<String, (usize, PathBuf)> = HashMap::new();
+    for (k, (path, run)) in std::iter::once((first_path, first)).chain(runs).enumerate() {
         for result in &run.results {
-            if let Some(other) = origin.insert(result.name.clone(), path.clone()) {
-                let place = match other == path {
+            if let Some((other, other_path)) =
+                origin.insert(result.name.clone(), (k, path.clone()))
+            {
+                let place = match other == k {
                     true => format!("twice in {}", path.display()),
-                    false => format!("in both {} and {}", other.display(), path.display()),
+                    false => format!("in both {} and {}", other_path.display(), path.display()),
                 };
                 bail!(
                     "row `{}` is {place}: merge the exports of one run's shards, each once",

@@ -115,14 +115,17 @@ pub fn read(bytes: &[u8]) -> Toolchain {
     }
 }
 
+/// The values of the `producers` field `field`.
+fn values<'a>(sections: &'a Sections, field: &'a str) -> impl Iterator<Item = &'a String> + 'a {
+    sections
+        .producers
+        .iter()
+        .filter(move |(f, _)| f == field)
+        .flat_map(|(_, v)| v.iter())
+}
+
 fn language_of(sections: &Sections) -> Language {
-    let values = |field: &str| {
-        sections
-            .producers
-            .iter()
-            .filter(move |(f, _)| f == field)
-            .flat_map(|(_, v)| v.iter())
-    };
+    let values = |field: &'static str| values(sections, field);
     let told = |value: &str| {
         let v = value.to_ascii_lowercase();
         if v.starts_with("rust") {
