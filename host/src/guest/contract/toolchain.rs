@@ -33,7 +33,7 @@ impl fmt::Display for Language {
             Language::Go => "Go",
             Language::Zig => "Zig",
             Language::AssemblyScript => "AssemblyScript",
-            Language::Unknown => "an unknown language",
+            Language::Unknown => "a toolchain its sections do not name",
         })
     }
 }
