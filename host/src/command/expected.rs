@@ -35,7 +35,8 @@ pub fn save_expected(settings: &Settings, files: &[PathBuf]) -> Result<()> {
         }
         let saved = save_one(path, &workload.code, settings, limits)
             .with_context(|| format!("--save-expected: {}", path.display()))?;
-        println!("saved {}", terminal(&saved.display().to_string()));
+        // On stderr: stdout may carry `--export-json -`.
+        eprintln!("saved {}", terminal(&saved.display().to_string()));
     }
     Ok(())
 }
