@@ -124,23 +124,38 @@ fn a_c_constructor_runs_once_and_a_command_wrapper_is_refused() -> TestResult {
     let built = Command::new("bash").arg(dir.join("build.sh")).output()?;
     assert!(built.status.success(), "{built:?}");
     let old = Command::new("clang")
-        .args(["--target=wasm32-wasi", &format!("--sysroot={sysroot}"), "-O2"])
-        .args(["-nostartfiles", "-Wl,--no-entry", "-o", "old.wasm", "ctor.c"])
+        .args([
+            "--target=wasm32-wasi",
+            &format!("--sysroot={sysroot}"),
+            "-O2",
+        ])
+        .args([
+            "-nostartfiles",
+            "-Wl,--no-entry",
+            "-o",
+            "old.wasm",
+            "ctor.c",
+        ])
         .current_dir(&dir)
         .output()?;
     assert!(old.status.success(), "{old:?}");
     let measure = |file: &str| -> Result<Value, Box<dyn Error>> {
-        let out = prepare(Command::new(host_binary()).arg("run").arg(dir.join(file)).args([
-            "--samples",
-            "5",
-            "--warmup",
-            "10ms",
-            "--processes",
-            "1",
-            "--export-json",
-            "-",
-            "--quiet",
-        ]))
+        let out = prepare(
+            Command::new(host_binary())
+                .arg("run")
+                .arg(dir.join(file))
+                .args([
+                    "--samples",
+                    "5",
+                    "--warmup",
+                    "10ms",
+                    "--processes",
+                    "1",
+                    "--export-json",
+                    "-",
+                    "--quiet",
+                ]),
+        )
         .output()?;
         let report: Value = serde_json::from_slice(&out.stdout)?;
         Ok(report["results"][0].clone())

@@ -679,7 +679,10 @@ fn save_expected_writes_the_output_and_a_link_out_of_the_folder_is_refused() -> 
     let (finished, report) = run(&[&wc], &[], dir.path())?;
     assert_eq!(finished.status.code(), Some(1), "{}", finished.stderr);
     let error = error_of(&report, "wc")?;
-    assert!(error.contains("leading out of the program's folder"), "{error}");
+    assert!(
+        error.contains("leading out of the program's folder"),
+        "{error}"
+    );
     assert!(!report.to_string().contains("the secret words"), "{report}");
     Ok(())
 }

@@ -110,7 +110,10 @@ fn absorb(merged: &mut RunReport, run: RunReport, path: &Path) {
 /// When some exports but not all were measured on a busy machine: one
 /// warning per busy export, naming how many of the rows are its.
 fn busy_warnings(exports: &[MergedExport]) -> Vec<String> {
-    let busy = exports.iter().filter(|e| e.environment.busy_machine).count();
+    let busy = exports
+        .iter()
+        .filter(|e| e.environment.busy_machine)
+        .count();
     if busy == 0 || busy == exports.len() {
         return Vec::new();
     }
@@ -166,7 +169,11 @@ mod tests {
             .expect("disjoint shards");
         let (whole, merged) = (whole.suite.expect("3 rows"), merged.suite.expect("3 rows"));
         assert_eq!((whole.timed_rows, merged.timed_rows), (2, 2));
-        assert!((whole.geomean_ns - 20.0).abs() < 1e-9, "{}", whole.geomean_ns);
+        assert!(
+            (whole.geomean_ns - 20.0).abs() < 1e-9,
+            "{}",
+            whole.geomean_ns
+        );
         assert_eq!(whole.geomean_ns, merged.geomean_ns);
         assert_eq!((whole.rows, merged.rows), (3, 3));
     }
@@ -177,8 +184,11 @@ mod tests {
         quiet.environment.seed = 7;
         let mut busy = run_of(&[("a", 1.0), ("b", 2.0)], true);
         busy.environment.seed = 9;
-        let merged = merge_runs(vec![("busy.json".into(), busy), ("quiet.json".into(), quiet)])
-            .expect("disjoint shards");
+        let merged = merge_runs(vec![
+            ("busy.json".into(), busy),
+            ("quiet.json".into(), quiet),
+        ])
+        .expect("disjoint shards");
         assert!(!merged.environment.busy_machine);
         let seeds: Vec<u64> = merged
             .merged_from
@@ -201,7 +211,10 @@ mod tests {
         let other = run_of(&[("b", 1.0)], false);
         let error = merge_runs(vec![("1.json".into(), twice), ("2.json".into(), other)])
             .expect_err("a row twice");
-        assert!(error.to_string().contains("`a` is twice in 1.json"), "{error}");
+        assert!(
+            error.to_string().contains("`a` is twice in 1.json"),
+            "{error}"
+        );
     }
 
     /// The CPU time this thread has used.

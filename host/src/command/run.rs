@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 
 use crate::benchmark::parent::run::{Observer, run_rows};
-use crate::command::expected::save_expected;
 use crate::benchmark::progress::Progress;
+use crate::command::expected::save_expected;
 use crate::guest::discover;
 use crate::options::{Exports, Settings};
 use crate::output::export::{check_writable_folders, write_run_exports};

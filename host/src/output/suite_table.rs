@@ -138,7 +138,11 @@ fn heading(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<()> {
     let busy = report
         .benchmarks
         .iter()
-        .filter(|b| b.report.as_ref().is_some_and(|r| r.environment.busy_machine))
+        .filter(|b| {
+            b.report
+                .as_ref()
+                .is_some_and(|r| r.environment.busy_machine)
+        })
         .count();
     if busy > 0 {
         writeln!(

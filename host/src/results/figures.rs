@@ -332,7 +332,7 @@ pub struct Measurement {
     /// workload never paused.
     pub pauses: Vec<Vec<u64>>,
     /// Calls at twice the count taken among the samples of a short call
-    /// (see [`crate::benchmark::sequence::Blocks`]), block by block: the
+    /// (see [`crate::benchmark::worker::sequence::Blocks`]), block by block: the
     /// index of the sample each came before, and its time less its pauses,
     /// in ns. Empty for longer calls, whose fixed cost is measured in pairs
     /// before each block.

@@ -56,7 +56,10 @@ const ASSEMBLYSCRIPT: &[Template] = &[
 ];
 
 const GO: &[Template] = &[
-    file("{{name}}.go", include_str!("templates/go-workload/workload.go")),
+    file(
+        "{{name}}.go",
+        include_str!("templates/go-workload/workload.go"),
+    ),
     file("go.mod", include_str!("templates/go-workload/go.mod")),
     file("build.sh", include_str!("templates/go-workload/build.sh")),
     file("README.md", include_str!("templates/go-workload/README.md")),

@@ -115,11 +115,17 @@ fn a_reactor_and_a_module_with_start_and_run_are_workloads() -> Result<()> {
             (func (export "_start")) {RUN})"#
     );
     let error = contract_error(&wasi);
-    assert!(error.contains("imports WASI (`wasi_snapshot_preview1.proc_exit`)"), "{error}");
+    assert!(
+        error.contains("imports WASI (`wasi_snapshot_preview1.proc_exit`)"),
+        "{error}"
+    );
     assert!(!error.contains("unknown"), "{error}");
     assert!(error.contains("exports `_start`") && error.contains("-mexec-model=reactor"));
     // The fix is the producer's language's: Go's build mode for Go.
-    let go = wasi.replace("(module", r#"(module (@producers (language "Go" "go1.27"))"#);
+    let go = wasi.replace(
+        "(module",
+        r#"(module (@producers (language "Go" "go1.27"))"#,
+    );
     let error = contract_error(&go);
     assert!(error.contains("-buildmode=c-shared"), "{error}");
     assert!(!error.contains("-mexec-model"), "{error}");

@@ -142,7 +142,10 @@ fn language_of(sections: &Sections) -> Language {
             None
         }
     };
-    if let Some(language) = values("processed-by").chain(values("language")).find_map(|v| told(v)) {
+    if let Some(language) = values("processed-by")
+        .chain(values("language"))
+        .find_map(|v| told(v))
+    {
         return language;
     }
     // A C-family `language` (C99, C11, C_plus_plus) with no `processed-by`:
@@ -363,6 +366,9 @@ mod tests {
         );
         assert_eq!(language("(module)"), Language::Unknown);
         // Bytes that are not a module at all read as nothing.
-        assert_eq!(read(b"\0asm\x01\0\0\0\x00\xff\xff").language, Language::Unknown);
+        assert_eq!(
+            read(b"\0asm\x01\0\0\0\x00\xff\xff").language,
+            Language::Unknown
+        );
     }
 }

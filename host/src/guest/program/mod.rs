@@ -715,11 +715,7 @@ impl Program {
             ),
             false => (unchecked, unchecked),
         };
-        check_output(
-            "stdout",
-            &stdout.contents(),
-            expected_stdout,
-        )?;
+        check_output("stdout", &stdout.contents(), expected_stdout)?;
         check_output("stderr", &stderr.contents(), expected_stderr)?;
         Ok(Iteration {
             instantiate_ns: ran.instantiate.as_nanos() as f64,

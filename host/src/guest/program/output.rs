@@ -160,7 +160,10 @@ mod tests {
         std::fs::remove_file(&file).expect("removes");
         std::os::unix::fs::symlink("/dev/zero", &file).expect("links");
         let text = said(dir.path());
-        assert!(text.contains("leading out of the program's folder"), "{text}");
+        assert!(
+            text.contains("leading out of the program's folder"),
+            "{text}"
+        );
         std::fs::remove_file(&file).expect("removes");
         let big = std::fs::File::create(&file).expect("creates");
         big.set_len(super::super::CAPTURE_LIMIT as u64 + 1)
@@ -180,7 +183,11 @@ mod tests {
         let secret = outer.path().join("secret.txt");
         std::fs::write(&secret, b"the secret").expect("writes");
         let file = folder.join("w.stdout.expected");
-        for target in [Path::new("../secret.txt"), Path::new("/etc/passwd"), &secret] {
+        for target in [
+            Path::new("../secret.txt"),
+            Path::new("/etc/passwd"),
+            &secret,
+        ] {
             std::os::unix::fs::symlink(target, &file).expect("links");
             let text = said(&folder);
             assert!(
