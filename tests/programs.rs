@@ -648,3 +648,41 @@ fn the_selftest_reference_times_the_same_code() -> TestResult {
     );
     Ok(())
 }
+
+/// `--save-expected` writes a program's stdout beside it before measuring;
+/// the row then says its output was checked. An expected file that links
+/// out of the program's folder is refused, and what it points to is not
+/// quoted.
+#[test]
+fn save_expected_writes_the_output_and_a_link_out_of_the_folder_is_refused() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let folder = dir.path().join("prog");
+    std::fs::create_dir(&folder)?;
+    for file in ["wc.wasm", "wc.input.txt"] {
+        std::fs::copy(workloads().join(file), folder.join(file))?;
+    }
+    let wc = folder.join("wc.wasm");
+    let (finished, report) = run(&[&wc], &["--save-expected"], dir.path())?;
+    assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+    let saved = std::fs::read_to_string(folder.join("wc.stdout.expected"))?;
+    let bundled = std::fs::read_to_string(workloads().join("wc.stdout.expected"))?;
+    assert_eq!(saved.trim_end(), bundled.trim_end());
+    let notes = row(&report, "wc")?["notes"].to_string();
+    assert!(
+        notes.contains("output checked in every iteration against wc.stdout.expected"),
+        "{notes}"
+    );
+
+    std::fs::write(dir.path().join("secret.txt"), "the secret words\n")?;
+    std::fs::remove_file(folder.join("wc.stdout.expected"))?;
+    std::os::unix::fs::symlink("../secret.txt", folder.join("wc.stdout.expected"))?;
+    let (finished, report) = run(&[&wc], &[], dir.path())?;
+    assert_eq!(finished.status.code(), Some(1), "{}", finished.stderr);
+    let error = error_of(&report, "wc")?;
+    assert!(
+        error.contains("leading out of the program's folder"),
+        "{error}"
+    );
+    assert!(!report.to_string().contains("the secret words"), "{report}");
+    Ok(())
+}

@@ -40,9 +40,8 @@ fn names(report: &Value) -> Result<Vec<String>, Box<dyn Error>> {
 #[test]
 fn three_shards_cover_every_row_once_and_merge_into_one_run() -> TestResult {
     let dir = tempfile::tempdir()?;
-    let whole: BTreeSet<String> = names(&run(dir.path(), &[], "whole.json")?)?
-        .into_iter()
-        .collect();
+    let whole_report = run(dir.path(), &[], "whole.json")?;
+    let whole: BTreeSet<String> = names(&whole_report)?.into_iter().collect();
     let mut sharded = Vec::new();
     for k in 1..=3 {
         let out = format!("shard{k}.json");
@@ -76,6 +75,14 @@ fn three_shards_cover_every_row_once_and_merge_into_one_run() -> TestResult {
     assert_eq!(merged_names.into_iter().collect::<BTreeSet<_>>(), whole);
     assert_eq!(merged["shards"].as_array().map(Vec::len), Some(3));
     assert_eq!(merged["suite"]["rows"], whole.len());
+    // One rule for the rows in the geometric mean (no row of no measurable
+    // work, whatever the sign of its noise): the same count either way.
+    assert_eq!(
+        merged["suite"]["timed_rows"], whole_report["suite"]["timed_rows"],
+        "{}\n{}",
+        merged["suite"], whole_report["suite"]
+    );
+    assert_eq!(merged["merged_from"].as_array().map(Vec::len), Some(3));
 
     // The same shard twice is refused: its rows would count twice.
     let twice = ["report", "shard1.json", "shard1.json"];

@@ -148,7 +148,7 @@ fn a_module_with_start_and_run_is_a_workload_and_start_is_never_called() -> Test
         .ok_or("no error")?
         .to_string();
     for words in [
-        "unknown import `wasi_snapshot_preview1.proc_exit`",
+        "imports WASI (`wasi_snapshot_preview1.proc_exit`)",
         "exports `_start`",
         "-mexec-model=reactor",
     ] {

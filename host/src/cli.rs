@@ -105,7 +105,9 @@ pub enum PriorityArg {
 /// Options shared by every command that measures.
 #[derive(Debug, Args)]
 pub struct MeasureArgs {
-    /// Core to pin the measuring thread to (default: the last core).
+    /// Core to pin the measuring thread to (default: the quietest core, by
+    /// its load watched briefly before measuring; the last core when loads
+    /// cannot be read).
     #[arg(long, value_name = "N")]
     pub core: Option<usize>,
 
@@ -382,6 +384,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
 
+    /// Before measuring, run each WASI program once and save what it wrote
+    /// to stdout as `NAME.stdout.expected` beside it (replacing that file):
+    /// every iteration measured is then checked against it.
+    #[arg(long)]
+    pub save_expected: bool,
+
     #[command(flatten)]
     pub measure: MeasureArgs,
 }
@@ -473,8 +481,12 @@ pub enum LangArg {
     Zig,
     /// An AssemblyScript file built with `asc` (a core module).
     Assemblyscript,
-    /// A Go program built with GOOS=wasip1 (timed by the Sightglass protocol).
+    /// A Go workload (`//go:wasmexport run`) built with GOOS=wasip1 as a
+    /// WASI reactor (`-buildmode=c-shared`, a core module).
     Go,
+    /// A Go program (`main`) built with GOOS=wasip1, timed by the Sightglass
+    /// protocol (`bench.start`/`bench.end`).
+    GoProgram,
 }
 
 #[derive(Debug, Args)]

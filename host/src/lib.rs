@@ -13,7 +13,7 @@
 //!
 //! The benchmark stage sits above analysis because it asks it when to stop
 //! (the precision rule, compare's verdicts); results sit below analysis
-//! because analysis makes them. README.md's "Code map" says the same.
+//! because analysis makes them. docs/code.md's "Code map" says the same.
 
 // The unit tests read back, with the raw readers clippy.toml forbids, files
 // they wrote themselves; the code they test is linted without this (the

@@ -20,7 +20,7 @@
 //! and now and then a whole run lands on another speed of the CPU, a few
 //! percent away. An sd measured over runs that agreed cannot foresee that
 //! run, so the interval of a run also holds the earlier runs' median
-//! ([`Earlier::reach`]): a run that departs from them says so and reaches
+//! ([`Earlier::widen_to_hold`]): a run that departs from them says so and reaches
 //! back, instead of stating a narrow interval a few percent away.
 
 use std::collections::HashMap;

@@ -29,7 +29,7 @@ pub fn process_medians(per_process: &[Vec<Vec<f64>>]) -> Vec<f64> {
 pub const FIXED_FRACTION: f64 = 0.1;
 
 /// The same bound when every epoch measures the fixed cost of its own calls
-/// (a short call, with doubles: see [`corrected`]). The state of the core
+/// (a short call, with doubles: see [`crate::analysis::epochs::corrected`]). The state of the core
 /// is then the same for the fixed cost as for the work; what is left is
 /// noise: an epoch's per-op time is a difference of two means, whose noise
 /// grows as the work shrinks against the call. The fastest of noisy epochs

@@ -116,10 +116,10 @@ pub fn err_pct(samples: &[f64], median: f64) -> f64 {
     }
 }
 
-/// Quantile with linear interpolation between order statistics (Hyndman & Fan type 7, the default of R and numpy). `sorted` must be sorted ascending and non-empty; q in [0,1].
+/// Quantile with linear interpolation between order statistics (Hyndman & Fan type 7, the default of R and numpy). `sorted` must be sorted ascending and non-empty; q in \[0,1\].
 ///
 /// Out-of-contract inputs do not panic: an empty slice or a NaN `q` gives
-/// NaN, and `q` outside [0,1] is clamped.
+/// NaN, and `q` outside \[0,1\] is clamped.
 pub fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
     let n = sorted.len();
     if n == 0 || q.is_nan() {
@@ -169,7 +169,7 @@ pub fn tukey(samples: &[f64]) -> (Outliers, Vec<OutlierClass>) {
 ///
 /// `resamples == 0` means no bootstrap at all: the interval collapses to the
 /// median of the pooled samples. A NaN `confidence` gives (NaN, NaN);
-/// one outside [0,1] is clamped.
+/// one outside \[0,1\] is clamped.
 pub fn median_ci(blocks: &[Vec<f64>], confidence: f64, resamples: usize, seed: u64) -> (f64, f64) {
     let non_empty: Vec<&[f64]> = blocks
         .iter()

@@ -1,5 +1,7 @@
 //! The summary of a suite: of a run's rows, how many ran, the geometric
-//! mean of their medians and, against a saved baseline, the geometric mean
+//! mean of the medians of those with measurable work
+//! ([`crate::results::Figures::measurable_work`], the same rule for a run
+//! and a merge of its shards) and, against a saved baseline, the geometric mean
 //! of the ratios with its 95% interval; of a suite compared across engines
 //! or paths ([`suite_verdicts`]), the counts of each verdict and, per side,
 //! the geometric mean of its ratios to the reference with its 95% interval.
@@ -28,8 +30,8 @@ pub fn summarize(results: &[BenchResult]) -> Option<SuiteSummary> {
     let medians: Vec<f64> = results
         .iter()
         .filter_map(|r| r.figures.as_ref())
+        .filter(|f| f.measurable_work())
         .map(|f| f.ns_per_op.median)
-        .filter(|m| m.is_finite() && *m > 0.0)
         .collect();
     let measured = results.iter().filter(|r| r.figures.is_some()).count();
     let ratios: Vec<Ratio> = results

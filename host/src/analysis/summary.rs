@@ -145,7 +145,7 @@ fn spanning(low: f64, high: f64, medians: &[f64]) -> (f64, f64) {
 }
 
 /// Summarise the measurements of a row's processes, `estimate` from them
-/// ([`locate`]), into its figures: statistics of the epochs it stands on,
+/// ([`crate::analysis::estimate::locate`]), into its figures: statistics of the epochs it stands on,
 /// the interval (from the processes, widened by the drift between runs),
 /// and its notes.
 pub fn figures(

@@ -2,7 +2,7 @@
 //! drives the stages below, and returns how the process should end.
 //!
 //! - [`run`]: measure workloads, print, save or compare with a baseline,
-//!   export;
+//!   export (with [`expected`], save programs' expected output first);
 //! - [`compare`]: variants interleaved, with verdicts;
 //! - [`profile`]: where the time goes, per workload;
 //! - [`watch`]: measure again whenever a file changes;
@@ -17,6 +17,7 @@
 pub mod compare;
 pub mod completions;
 pub mod doctor;
+pub mod expected;
 pub mod merge;
 pub mod new;
 pub mod profile;

@@ -8,6 +8,7 @@ use anyhow::{Result, bail};
 
 use crate::benchmark::parent::run::{Observer, run_rows};
 use crate::benchmark::progress::Progress;
+use crate::command::expected::save_expected;
 use crate::guest::discover;
 use crate::options::{Exports, Settings};
 use crate::output::export::{check_writable_folders, write_run_exports};
@@ -31,6 +32,9 @@ pub fn run(settings: &Settings) -> Result<ExitStatus> {
         None => files,
     };
     check_writable_folders(&settings.exports)?;
+    if settings.save_expected {
+        save_expected(settings, &files)?;
+    }
     let mut printer = Printer(Table::new(table_stream(&settings.exports)));
     let progress = progress_display(settings);
     let report = measure(settings, &files, &mut printer, progress.as_ref())?;

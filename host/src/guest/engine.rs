@@ -3,7 +3,7 @@
 //! For one [`EngineConfig`] there is one engine, whose code carries no checks
 //! of the harness's own: no epoch checks, no fuel. A call that never returns
 //! is ended by the parent process killing the worker it runs in
-//! ([`crate::benchmark::supervisor`]), so the code that is timed is the code
+//! ([`crate::benchmark::parent::supervisor`]), so the code that is timed is the code
 //! the engine makes. A second engine, with fuel counting, is made on demand
 //! for the instruction pass. Compiled code goes through the compile cache
 //! ([`crate::guest::cache`]) when one is given. This module compiles; it

@@ -296,7 +296,8 @@ pub fn load_bytes(engines: &Engines, path: &Path, bytes: Arc<[u8]>) -> Result<Wo
         .compile(&engines.fast, format, &bytes)
         .map_err(failed)?;
     let compile_ms = start.elapsed().as_secs_f64() * 1e3;
-    let contract = check_contract(&engines.fast, &code, &workload_name(path)).map_err(failed)?;
+    let contract =
+        check_contract(&engines.fast, &code, &bytes, &workload_name(path)).map_err(failed)?;
     Ok(Workload {
         path: path.to_path_buf(),
         bytes,

@@ -1,6 +1,6 @@
 //! The guest stage: everything that touches WebAssembly.
 //!
-//! - [`format`]: the binary format told from the header, and compiled code;
+//! - [`format`](mod@format): the binary format told from the header, and compiled code;
 //! - [`contract`]: every name and check of the workload contract;
 //! - [`engine`]: wasmtime engines (for timing, with fuel, for profiling)
 //!   and compiling;
@@ -8,7 +8,7 @@
 //! - [`load`]: finding, reading, compiling and checking workload files;
 //! - [`limits`]: each store's memory and table limits;
 //! - [`sandbox`]: Ctrl-C (the call deadline and crash containment are the
-//!   supervisor's, in [`crate::benchmark::supervisor`]);
+//!   supervisor's, in [`crate::benchmark::parent::supervisor`]);
 //! - [`seeds`]: the seed of each `run(count, seed)` call;
 //! - [`instance`]: `run(count, seed)` workloads instantiated and called, the
 //!   one timed region;

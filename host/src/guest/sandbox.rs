@@ -5,7 +5,7 @@
 //! The rest of the sandbox lives elsewhere: each store's memory and table
 //! limits in [`crate::guest::limits`]; the deadline of a guest call and the
 //! containment of a guest that crashes its process in the supervisor
-//! ([`crate::benchmark::supervisor`]), which measures in worker processes and
+//! ([`crate::benchmark::parent::supervisor`]), which measures in worker processes and
 //! kills one that outlives `--timeout`, so that no check is compiled into the
 //! code that is timed.
 

@@ -116,6 +116,9 @@ pub struct Settings {
     pub processes: Option<NonZeroUsize>,
     /// `host run --shard K/N`: the share of the files this run measures.
     pub shard: Option<Shard>,
+    /// `host run --save-expected`: save each program's output from one run
+    /// as its expected output before measuring.
+    pub save_expected: bool,
 }
 
 /// What comparisons judge by.
@@ -272,6 +275,7 @@ impl Settings {
             Self::from_measure_args(args.paths, args.measure, stop, args.drift, baselines)?;
         settings.exports.check()?;
         settings.shard = args.shard.as_deref().map(Shard::parse).transpose()?;
+        settings.save_expected = args.save_expected;
         Ok(settings)
     }
 
@@ -348,6 +352,7 @@ impl Settings {
                 Some(n) => Some(NonZeroUsize::new(n).context("--processes must be at least 1")?),
             },
             shard: None,
+            save_expected: false,
         })
     }
 }

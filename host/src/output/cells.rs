@@ -203,6 +203,9 @@ impl fmt::Display for OwnWords<'_> {
             Note::TimedOverWholeStartNoEnd => f.write_str(
                 "imports bench.start but not bench.end: timed over the whole of _start",
             ),
+            Note::OutputChecked { files } => {
+                write!(f, "output checked in every iteration against {}: it matched", files.join(", "))
+            }
             Note::CacheHit { load_ms } => {
                 write!(f, "compiled code loaded from the cache in {load_ms:.2} ms")
             }

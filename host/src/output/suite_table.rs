@@ -146,6 +146,25 @@ fn heading(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<()> {
             env.cores,
             terminal(&env.priority)
         )?;
+        if let Some(busy) = crate::output::table::busy_line(env) {
+            writeln!(out, "{busy}")?;
+        }
+    }
+    let busy = report
+        .benchmarks
+        .iter()
+        .filter(|b| {
+            b.report
+                .as_ref()
+                .is_some_and(|r| r.environment.busy_machine)
+        })
+        .count();
+    if busy > 0 {
+        writeln!(
+            out,
+            "busy machine: {busy} of {} benchmarks were compared on a busy machine: their verdicts may not repeat",
+            report.benchmarks.len()
+        )?;
     }
     writeln!(
         out,

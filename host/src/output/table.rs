@@ -43,7 +43,7 @@ pub struct Table<W: Write> {
 
 /// On a busy machine, the header's line that says so: what was busy, and
 /// what follows for the rows.
-fn busy_line(env: &Environment) -> Option<String> {
+pub(crate) fn busy_line(env: &Environment) -> Option<String> {
     if !env.busy_machine {
         return None;
     }

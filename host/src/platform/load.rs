@@ -72,7 +72,7 @@ fn loads(
 }
 
 /// The quietest of the cores watched: the last of those within
-/// [`QUIET_MARGIN`] of the least busy.
+/// `QUIET_MARGIN` (0.10) of the least busy.
 pub fn quietest(loads: &[CoreLoad]) -> Option<usize> {
     let least = loads
         .iter()

@@ -62,6 +62,19 @@ impl Figures {
     pub fn exact(&self, metric: crate::options::Metric) -> Option<f64> {
         exact_per_op(metric, self.fuel_per_op, self.callgrind.as_ref())
     }
+
+    /// Whether the row measured work: a finite, positive median whose
+    /// interval is told apart from the empty guest's. The one rule for
+    /// what a geometric mean may take (a run's, a merge's, a suite
+    /// comparison's): a row of no measurable work has a median that is
+    /// noise around 0, whose sign and logarithm mean nothing.
+    pub fn measurable_work(&self) -> bool {
+        let median = self.ns_per_op.median;
+        median.is_finite()
+            && median > 0.0
+            && !self.indistinguishable_from_empty
+            && !self.no_measurable_work
+    }
 }
 
 /// Per-op statistics in ns.
@@ -319,7 +332,7 @@ pub struct Measurement {
     /// workload never paused.
     pub pauses: Vec<Vec<u64>>,
     /// Calls at twice the count taken among the samples of a short call
-    /// (see [`crate::benchmark::sequence::Blocks`]), block by block: the
+    /// (see [`crate::benchmark::worker::sequence::Blocks`]), block by block: the
     /// index of the sample each came before, and its time less its pauses,
     /// in ns. Empty for longer calls, whose fixed cost is measured in pairs
     /// before each block.

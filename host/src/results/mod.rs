@@ -32,7 +32,7 @@ pub use figures::{
 };
 pub use notes::{Note, Notes};
 pub use report::{
-    BenchResult, Candidate, CompareReport, Complexity, ComplexityResult, Environment, Row,
-    RunReport, SuiteSummary, Tool,
+    BenchResult, Candidate, CompareReport, Complexity, ComplexityResult, Environment, MergedExport,
+    Row, RunReport, SuiteSummary, Tool,
 };
 pub use suite_comparison::{SuiteBenchmark, SuiteComparison, SuiteRatio, SuiteVerdicts, Unpaired};

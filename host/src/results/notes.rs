@@ -46,6 +46,9 @@ pub enum Note {
     TimedOverWholeStart,
     /// A program imports `bench.start` but not `bench.end`.
     TimedOverWholeStartNoEnd,
+    /// A program's output was checked, in every iteration, against these
+    /// expected-output files beside it, and matched.
+    OutputChecked { files: Vec<String> },
     /// The compiled code came from the cache (info).
     CacheHit { load_ms: f64 },
     /// The interval was widened by the drift measured over earlier runs

@@ -37,6 +37,23 @@ pub struct RunReport {
     /// sharded run, several for a merge of shards, none for a whole run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shards: Vec<crate::options::Shard>,
+    /// The exports this report was merged from (`host report A.json
+    /// B.json ...`), each with its own environment (seed, busy machine,
+    /// CPU); empty for one run's report, whose environment is
+    /// `environment`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<MergedExport>,
+}
+
+/// One export of a merged report: where it was read, its rows and the
+/// environment they were measured in.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct MergedExport {
+    /// The file it was read from.
+    pub path: Foreign,
+    /// The names of its rows.
+    pub rows: Vec<Foreign>,
+    pub environment: Environment,
 }
 
 /// A suite's rows taken together.
@@ -45,8 +62,10 @@ pub struct SuiteSummary {
     pub rows: usize,
     pub measured: usize,
     pub failed: usize,
-    /// Geometric mean of the measured rows' medians per op, in ns (a
-    /// program's op is its execute time); null when none was measured.
+    /// Geometric mean of the medians per op, in ns, of the rows with
+    /// measurable work (a program's op is its execute time); a row of no
+    /// measurable work (its interval reaches the empty guest's) is never
+    /// in it. Null when no row is.
     #[serde(deserialize_with = "nan_if_null")]
     #[schemars(with = "Option<f64>")]
     pub geomean_ns: f64,

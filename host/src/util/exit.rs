@@ -10,7 +10,10 @@ pub enum ExitStatus {
     Success,
     /// Some workload failed (the others were measured and reported).
     Failed,
-    /// A usage error, or nothing could be measured.
+    /// The command stopped with an error (`error: ...` on stderr): a usage
+    /// error, a file it cannot read or refuses, an export it cannot write,
+    /// nothing that could be measured. What was measured before it stopped
+    /// may be reported; a failed row alone is [`ExitStatus::Failed`].
     Usage,
     /// A workload is certainly slower than the baseline beyond
     /// `--fail-on-regression`.

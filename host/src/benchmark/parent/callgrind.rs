@@ -36,7 +36,7 @@ pub struct Pass<'a> {
 
 impl<'a> Pass<'a> {
     /// The pass of a run planned as `plan`, its guest calls held to
-    /// `timeout` times [`CALLGRIND_SLOWDOWN`]; rows named in `names`.
+    /// `timeout` times `CALLGRIND_SLOWDOWN` (100); rows named in `names`.
     pub fn new(
         plan: &RunPlan,
         timeout: Duration,

@@ -11,7 +11,9 @@ use crate::analysis::summary::{self, Drift, Preparation, phase_stats};
 use crate::benchmark::parent::row::{Compiled, Counts, RowState};
 use crate::benchmark::parent::stop::precision_reached;
 use crate::benchmark::protocol::ProcessSample;
+use crate::guest::load::workload_name;
 use crate::guest::program::TimedRegion;
+use crate::guest::program::output::expected_files;
 use crate::options::Settings;
 use crate::results::{BenchResult, Figures, Measurement, Note, Phases};
 use crate::util::error::one_line;
@@ -84,8 +86,22 @@ pub fn result_of(
     }
     if compiled.program {
         program_figures(&mut figures, &state.samples, state.counts, compiled);
+        output_checked(&mut figures, &state.row.path);
     }
     BenchResult::measured(&state.row, compiled.kind, figures)
+}
+
+/// A measured program's note of the expected-output files beside it: each
+/// iteration's output was checked against them (a mismatch fails the row).
+fn output_checked(figures: &mut Figures, path: &std::path::Path) {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    let files = expected_files(folder, &workload_name(path));
+    if !files.is_empty() {
+        figures.notes.add(Note::OutputChecked { files });
+    }
 }
 
 /// The phases of a program, over every process's iterations (`samples`),
@@ -113,6 +129,7 @@ pub fn program_figures(
         TimedRegion::WholeStartNoEnd => figures.notes.add(Note::TimedOverWholeStartNoEnd),
         TimedRegion::StartToEnd => {}
     }
+
     // An engine library compiles every iteration: its median, else the
     // parent's one compile.
     let compile_ns: Vec<f64> = programs

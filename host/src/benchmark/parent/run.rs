@@ -390,6 +390,7 @@ impl Run<'_> {
             stopped: stopped.map(Foreign::from),
             results,
             shards: self.settings.shard.into_iter().collect(),
+            merged_from: Vec::new(),
         })
     }
 }

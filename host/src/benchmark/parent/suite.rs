@@ -254,7 +254,7 @@ fn judged(benchmark: &Benchmark, compared: Result<CompareReport>, sides: usize) 
                 .variants
                 .iter()
                 .filter_map(|v| v.figures.as_ref())
-                .any(|f| f.indistinguishable_from_empty);
+                .any(|f| !f.measurable_work());
             entry.not_judged = empty.then(|| {
                 Foreign::new("a side cannot be told apart from the empty guest: its ratio is noise")
             });

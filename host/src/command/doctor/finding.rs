@@ -20,7 +20,7 @@ pub enum Status {
 }
 
 impl Status {
-    /// The word shown in the first column of [`render`].
+    /// The word shown in the first column of [`crate::command::doctor::render`].
     pub fn label(self) -> &'static str {
         match self {
             Status::Ok => "ok",

@@ -1,6 +1,7 @@
-//! `host new NAME --lang rust|wat|c|zig|assemblyscript|go`: scaffold a
-//! workload that already follows the contract (`run(count, seed) -> i64`,
-//! `setup(size)`), or for Go a program timed by the Sightglass protocol,
+//! `host new NAME --lang rust|wat|c|zig|assemblyscript|go|go-program`:
+//! scaffold a workload that already follows the contract (`run(count,
+//! seed) -> i64`, `setup(size)`), or with `go-program` a Go program timed
+//! by the Sightglass protocol,
 //! with a small working example for the user to replace and the build
 //! command of that language's usual toolchain.
 //!
@@ -30,8 +31,11 @@ pub enum Lang {
     Zig,
     /// AssemblyScript built with `asc` into a core module.
     AssemblyScript,
-    /// A Go program (GOOS=wasip1), timed by the Sightglass protocol.
+    /// Go built for GOOS=wasip1 as a WASI reactor (`//go:wasmexport`,
+    /// `-buildmode=c-shared`) into a core module.
     Go,
+    /// A Go program (GOOS=wasip1), timed by the Sightglass protocol.
+    GoProgram,
 }
 
 /// What [`create`] wrote and how to build and run it.
@@ -58,7 +62,7 @@ pub fn create(name: &str, lang: Lang, parent: &Path) -> Result<Scaffold> {
     match lang {
         Lang::Rust => rust::create_rust(name, parent),
         Lang::Wat => wat::create_wat(name, parent),
-        Lang::C | Lang::Zig | Lang::AssemblyScript | Lang::Go => {
+        Lang::C | Lang::Zig | Lang::AssemblyScript | Lang::Go | Lang::GoProgram => {
             recipes::create_from_templates(name, lang, parent)
         }
     }
@@ -167,6 +171,7 @@ pub fn new(args: &NewArgs) -> Result<ExitStatus> {
         LangArg::Zig => Lang::Zig,
         LangArg::Assemblyscript => Lang::AssemblyScript,
         LangArg::Go => Lang::Go,
+        LangArg::GoProgram => Lang::GoProgram,
     };
     let made = create(&args.name, lang, &args.dir)?;
     for file in &made.files {

@@ -1,5 +1,5 @@
 //! The scaffolds written from templates (`templates/<lang>/`): C, Zig,
-//! AssemblyScript (workloads) and Go (a program). Each is a folder named
+//! AssemblyScript and Go (workloads) and a Go program. Each is a folder named
 //! after the workload holding its source, a `build.sh` that builds
 //! `<name>.wasm` beside it with that language's usual toolchain, and a
 //! README; `{{name}}` in a template becomes the workload's name.
@@ -56,6 +56,16 @@ const ASSEMBLYSCRIPT: &[Template] = &[
 ];
 
 const GO: &[Template] = &[
+    file(
+        "{{name}}.go",
+        include_str!("templates/go-workload/workload.go"),
+    ),
+    file("go.mod", include_str!("templates/go-workload/go.mod")),
+    file("build.sh", include_str!("templates/go-workload/build.sh")),
+    file("README.md", include_str!("templates/go-workload/README.md")),
+];
+
+const GO_PROGRAM: &[Template] = &[
     file("main.go", include_str!("templates/go/main.go")),
     file("go.mod", include_str!("templates/go/go.mod")),
     file("{{name}}.input.txt", include_str!("templates/go/input.txt")),
@@ -70,6 +80,7 @@ fn templates(lang: Lang) -> Option<&'static [Template]> {
         Lang::Zig => Some(ZIG),
         Lang::AssemblyScript => Some(ASSEMBLYSCRIPT),
         Lang::Go => Some(GO),
+        Lang::GoProgram => Some(GO_PROGRAM),
         Lang::Rust | Lang::Wat => None,
     }
 }

@@ -48,9 +48,9 @@ fn reference(size: i64, count: i64, seed: i64) -> i64 {
 }
 
 /// Check the contract and call setup/run on a compiled example.
-fn check_example(engine: &Engine, module: Module, file_name: &str) {
+fn check_example(engine: &Engine, module: Module, bytes: &[u8], file_name: &str) {
     let code = Code::Module(module.clone());
-    let contract = check_contract(engine, &code, file_name).expect("follows the contract");
+    let contract = check_contract(engine, &code, bytes, file_name).expect("follows the contract");
     let Contract::Workload {
         benchmarks,
         has_setup,
@@ -138,7 +138,7 @@ fn wat_scaffold_compiles_and_follows_the_contract() {
     let bytes = ::wat::parse_str(&text).expect("valid WAT");
     let engine = Engine::default();
     let module = Module::new(&engine, &bytes).expect("compiles");
-    check_example(&engine, module, "my-bench.wat");
+    check_example(&engine, module, &bytes, "my-bench.wat");
 }
 
 #[test]
@@ -274,7 +274,7 @@ fn build_and_check(dir: &Path, lib_name: &str) {
     let bytes = fs::read(&wasm).expect("the module was built");
     let engine = Engine::default();
     let module = Module::new(&engine, &bytes).expect("compiles");
-    check_example(&engine, module, &format!("{lib_name}.wasm"));
+    check_example(&engine, module, &bytes, &format!("{lib_name}.wasm"));
 }
 
 #[test]
@@ -285,7 +285,8 @@ fn templated_scaffolds_name_their_files_and_leave_no_placeholder() {
         (Lang::C, "my-bench.c"),
         (Lang::Zig, "my-bench.zig"),
         (Lang::AssemblyScript, "my-bench.ts"),
-        (Lang::Go, "main.go"),
+        (Lang::Go, "my-bench.go"),
+        (Lang::GoProgram, "main.go"),
     ] {
         let parent = tmp.0.join(format!("{lang:?}"));
         fs::create_dir(&parent).expect("creates");

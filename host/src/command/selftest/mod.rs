@@ -21,7 +21,7 @@
 //! - programs: the execute time `host run` reports for a call-heavy and a
 //!   loop-heavy program against an uninstrumented timing of the same
 //!   `_start` in fresh reference processes of this binary, each timing in
-//!   itself on an engine of wasmtime's defaults ([`reference`]).
+//!   itself on an engine of wasmtime's defaults ([`reference()`]).
 //!
 //! Apart from the reference timing and the watch of the cores, this module
 //! only drives runs and prints what they reported, read back into the

@@ -35,6 +35,9 @@ use wasmtime::component::{Component, Type};
 use wasmtime::{Engine, ExternType, FuncType, Module, ValType};
 
 use crate::guest::format::{Code, Format};
+use toolchain::{Toolchain, reactor_fix};
+
+pub mod toolchain;
 
 /// Core-module name of the timing-control imports.
 pub const BENCH_MODULE: &str = "bench";
@@ -143,42 +146,54 @@ impl Contract {
     }
 }
 
-/// Check compiled code's imports and exports against the contract.
-pub fn check_contract(engine: &Engine, code: &Code, file_name: &str) -> Result<Contract> {
+/// Check compiled code's imports and exports against the contract;
+/// `bytes` is the binary it was compiled from, whose custom sections tell
+/// the toolchain a refusal gives its fix for ([`toolchain`]).
+pub fn check_contract(
+    engine: &Engine,
+    code: &Code,
+    bytes: &[u8],
+    file_name: &str,
+) -> Result<Contract> {
     match code {
-        Code::Module(module) => check_module(module, file_name),
+        Code::Module(module) => check_module(module, &toolchain::read(bytes), file_name),
         Code::Component(component) => check_component(engine, component, file_name),
     }
 }
 
-fn check_module(module: &Module, file_name: &str) -> Result<Contract> {
+fn check_module(module: &Module, toolchain: &Toolchain, file_name: &str) -> Result<Contract> {
     let exports_run = module
         .exports()
         .any(|e| e.name() == RUN_EXPORT || e.name().starts_with(RUN_PREFIX));
     if !exports_run && module.get_export(START_EXPORT).is_some() {
         return check_program(module, file_name);
     }
+    refuse_command_wrappers(toolchain)?;
     let unit = || FuncType::new(module.engine(), [], []);
     let mut uses_pause = false;
-    let also_start = match module.get_export(START_EXPORT) {
-        Some(_) => format!(
-            " (it also exports `{START_EXPORT}`, but a module that exports `run` is measured as a \
-             `run(count, seed)` workload and `{START_EXPORT}` is never called: build it as a WASI \
-             reactor, `-mexec-model=reactor`, or without `run` to measure it as a program)"
-        ),
-        None => String::new(),
-    };
+    let fix = reactor_fix(toolchain.language);
+    let is_command = module.get_export(START_EXPORT).is_some();
     for import in module.imports() {
         let qualified = format!("{}.{}", import.module(), import.name());
-        if import.module() == WASI_P1_MODULE && also_start.is_empty() {
-            continue;
+        if import.module() == WASI_P1_MODULE {
+            if !is_command {
+                continue;
+            }
+            bail!(
+                "imports WASI (`{qualified}`) and exports `{START_EXPORT}` as well as `run`: a WASI \
+                 command (made by {}), whose runtime or C library `{START_EXPORT}` would start; a \
+                 module that exports `run` is measured as a `run(count, seed)` workload and \
+                 `{START_EXPORT}` is never called, so it would run uninitialised: {fix} (or drop \
+                 `run` to measure it as a program)",
+                toolchain.language
+            );
         }
         let is_timing =
             import.module() == BENCH_MODULE && matches!(import.name(), "pause" | "resume");
         if !is_timing {
             bail!(
                 "unknown import `{qualified}`: a workload may import only bench.pause, bench.resume \
-                 and WASI preview 1{}{also_start}",
+                 and WASI preview 1{}",
                 import_hint(import.module(), import.name())
             );
         }
@@ -246,6 +261,24 @@ fn check_module(module: &Module, file_name: &str) -> Result<Contract> {
         has_setup,
         uses_pause,
     })
+}
+
+/// Refuse a module whose benchmark or set-up export is a command-style
+/// export wrapper (wasm-ld's `NAME.command_export`): it runs the C/C++
+/// constructors and destructors on every call, inside the timed region.
+fn refuse_command_wrappers(toolchain: &Toolchain) -> Result<()> {
+    let wrapped = toolchain.command_wrappers.iter().find(|(export, _)| {
+        export == RUN_EXPORT || export.starts_with(RUN_PREFIX) || export == SETUP_EXPORT
+    });
+    if let Some((export, wrapper)) = wrapped {
+        bail!(
+            "export `{export}` is the linker's command wrapper `{wrapper}`, which runs the \
+             constructors (`__wasm_call_ctors`) and destructors on every call, inside the timed \
+             region: {}",
+            reactor_fix(toolchain.language)
+        );
+    }
+    Ok(())
 }
 
 /// A WASI preview1 command: exports `_start: () -> ()`, imports only WASI
@@ -448,8 +481,9 @@ const RUN_TYPES_HINT: &str = " (64-bit integers: in C `int64_t run(int64_t count
      `export function run(count: i64, seed: i64): i64`)";
 
 /// How a C or Zig module exports `run` at all.
-const RUN_EXPORT_HINT: &str = " (in C, mark it `__attribute__((export_name(\"run\")))` and link \
-     with `-nostartfiles -Wl,--no-entry`; in Zig, `export fn` and `-fno-entry -rdynamic`; \
+const RUN_EXPORT_HINT: &str = " (in C, mark it `__attribute__((export_name(\"run\")))` and build \
+     a WASI reactor, `-mexec-model=reactor`; in Go, `//go:wasmexport run` and \
+     `-buildmode=c-shared`; in Zig, `export fn` and `-fno-entry -rdynamic`; \
      `host new NAME --lang c|zig|assemblyscript` writes a working example)";
 
 /// What to do about an import the contract refuses, when a toolchain is

@@ -12,7 +12,7 @@ fn contract(wat: &str) -> Result<Contract> {
     let engine = Engines::new(EngineConfig::default(), None)?.fast;
     let bytes = wat::parse_str(wat)?;
     let code = compile(&engine, detect(&bytes)?, &bytes)?;
-    check_contract(&engine, &code, "w")
+    check_contract(&engine, &code, &bytes, "w")
 }
 
 /// The benchmarks, set-up and pause flags of a workload contract.
@@ -115,9 +115,39 @@ fn a_reactor_and_a_module_with_start_and_run_are_workloads() -> Result<()> {
             (func (export "_start")) {RUN})"#
     );
     let error = contract_error(&wasi);
-    assert!(error.contains("unknown import `wasi_snapshot_preview1.proc_exit`"));
+    assert!(
+        error.contains("imports WASI (`wasi_snapshot_preview1.proc_exit`)"),
+        "{error}"
+    );
+    assert!(!error.contains("unknown"), "{error}");
     assert!(error.contains("exports `_start`") && error.contains("-mexec-model=reactor"));
+    // The fix is the producer's language's: Go's build mode for Go.
+    let go = wasi.replace(
+        "(module",
+        r#"(module (@producers (language "Go" "go1.27"))"#,
+    );
+    let error = contract_error(&go);
+    assert!(error.contains("-buildmode=c-shared"), "{error}");
+    assert!(!error.contains("-mexec-model"), "{error}");
     Ok(())
+}
+
+#[test]
+fn a_command_export_wrapper_is_refused_with_the_reactor_fix() {
+    let wrapped = r#"(module
+        (@producers (language "C99" "") (processed-by "clang" "14"))
+        (func $run (param i64 i64) (result i64) local.get 0)
+        (func $__wasm_call_ctors)
+        (func $run.command_export (param i64 i64) (result i64)
+            call $__wasm_call_ctors local.get 0 local.get 1 call $run)
+        (export "run" (func $run.command_export)))"#;
+    let error = contract_error(wrapped);
+    for words in [
+        "export `run` is the linker's command wrapper `run.command_export`",
+        "-mexec-model=reactor",
+    ] {
+        assert!(error.contains(words), "{words:?} not in: {error}");
+    }
 }
 
 #[test]

@@ -122,7 +122,7 @@ impl Program {
             }
             _ => bail!("a counting iteration needs a program made to count, and its own context"),
         };
-        self.finish(ran, &stdout, &stderr)
+        self.finish(ran, &stdout, &stderr, true)
     }
 
     /// One instantiation of a program made by [`Program::counting`], in

@@ -1,4 +1,6 @@
 //! What a program wrote, checked against the `.expected` files beside it.
+//! An expected file that is a symbolic link leading out of the program's
+//! folder is refused, neither followed nor quoted.
 
 use std::path::Path;
 
@@ -7,26 +9,72 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 
 use crate::util::fs::{Cap, Links, is_not_found, read_bounded};
 
+/// The two files that may hold a stream's expected output, the first
+/// found wins: `<name>.<stream>.expected`, `default.<stream>.expected`.
+fn candidates(name: &str, stream: &str) -> [String; 2] {
+    [
+        format!("{name}.{stream}.expected"),
+        format!("default.{stream}.expected"),
+    ]
+}
+
+/// The expected-output files a program's output is checked against: per
+/// stream, the first of [`candidates`] beside it (it may still be refused
+/// when read).
+pub fn expected_files(folder: &Path, name: &str) -> Vec<String> {
+    ["stdout", "stderr"]
+        .iter()
+        .filter_map(|stream| {
+            candidates(name, stream)
+                .into_iter()
+                .find(|file| std::fs::symlink_metadata(folder.join(file)).is_ok())
+        })
+        .collect()
+}
+
 /// `<name>.<stream>.expected`, else `default.<stream>.expected`, if either
-/// sits beside the workload. One that is not a regular file, or is larger
-/// than the output a program may write, is an error
-/// ([`crate::util::fs::read_bounded`]).
+/// sits beside the workload. One that is not a regular file, is larger
+/// than the output a program may write ([`crate::util::fs::read_bounded`]),
+/// or is a symbolic link leading out of `folder` is an error.
 pub(crate) fn expected(folder: &Path, name: &str, stream: &str) -> Result<Option<Vec<u8>>> {
     let cap = Cap {
         bytes: super::CAPTURE_LIMIT as u64,
         name: "the output a program may write,",
     };
-    for file in [
-        format!("{name}.{stream}.expected"),
-        format!("default.{stream}.expected"),
-    ] {
-        match read_bounded(&folder.join(file), cap, Links::Follow) {
+    for file in candidates(name, stream) {
+        let path = folder.join(file);
+        stays_inside(folder, &path)?;
+        match read_bounded(&path, cap, Links::Follow) {
             Ok(bytes) => return Ok(Some(bytes)),
             Err(e) if is_not_found(&e) => continue,
             Err(e) => return Err(e),
         }
     }
     Ok(None)
+}
+
+/// Refuse `path` when it is a symbolic link whose target (every link
+/// resolved) is not inside `folder`: a planted link to `/etc/passwd` or
+/// `../secret.txt` would otherwise be read and quoted in a mismatch. A
+/// missing `path` passes (the read says it is missing).
+fn stays_inside(folder: &Path, path: &Path) -> Result<()> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    if !meta.file_type().is_symlink() {
+        return Ok(());
+    }
+    let inside = match (std::fs::canonicalize(folder), std::fs::canonicalize(path)) {
+        (Ok(home), Ok(target)) => target.starts_with(home),
+        _ => false,
+    };
+    if !inside {
+        bail!(
+            "reading {}: a symbolic link leading out of the program's folder (or nowhere): refused without following it",
+            path.display()
+        );
+    }
+    Ok(())
 }
 
 /// Whether `got` matches `expected` as text, line by line: CRLF and LF
@@ -112,7 +160,10 @@ mod tests {
         std::fs::remove_file(&file).expect("removes");
         std::os::unix::fs::symlink("/dev/zero", &file).expect("links");
         let text = said(dir.path());
-        assert!(text.contains("not a regular file"), "{text}");
+        assert!(
+            text.contains("leading out of the program's folder"),
+            "{text}"
+        );
         std::fs::remove_file(&file).expect("removes");
         let big = std::fs::File::create(&file).expect("creates");
         big.set_len(super::super::CAPTURE_LIMIT as u64 + 1)
@@ -122,5 +173,34 @@ mod tests {
             text.contains("larger than the output a program may write, 64 MiB"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn an_expected_file_linking_out_of_the_folder_is_refused_unread() {
+        let outer = tempfile::tempdir().expect("temp dir");
+        let folder = outer.path().join("program");
+        std::fs::create_dir(&folder).expect("creates");
+        let secret = outer.path().join("secret.txt");
+        std::fs::write(&secret, b"the secret").expect("writes");
+        let file = folder.join("w.stdout.expected");
+        for target in [
+            Path::new("../secret.txt"),
+            Path::new("/etc/passwd"),
+            &secret,
+        ] {
+            std::os::unix::fs::symlink(target, &file).expect("links");
+            let text = said(&folder);
+            assert!(
+                text.contains("leading out of the program's folder"),
+                "{target:?}: {text}"
+            );
+            assert!(!text.contains("the secret"), "{text}");
+            std::fs::remove_file(&file).expect("removes");
+        }
+        // A link within the folder is followed.
+        std::fs::write(folder.join("real.txt"), b"ok").expect("writes");
+        std::os::unix::fs::symlink("real.txt", &file).expect("links");
+        assert_eq!(said(&folder), "Some([111, 107])");
+        assert_eq!(expected_files(&folder, "w"), ["w.stdout.expected"]);
     }
 }

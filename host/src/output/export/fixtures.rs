@@ -228,6 +228,7 @@ pub fn run_report() -> RunReport {
         saved_baseline: None,
         stopped: None,
         shards: Vec::new(),
+        merged_from: Vec::new(),
     }
 }
 
@@ -356,6 +357,7 @@ pub fn realistic_run_report() -> RunReport {
         saved_baseline: None,
         stopped: None,
         shards: Vec::new(),
+        merged_from: Vec::new(),
     }
 }
 

@@ -7,8 +7,9 @@
  *   Both parameters and the result are 64-bit: `int64_t`, not `int`.
  * - `setup(size)` (optional) is called once per instance, untimed, with the
  *   `--size` of the row (0 without `--size`).
- * - Exported by name (`export_name`), with no `main` and no entry point
- *   (build.sh links with `-nostartfiles -Wl,--no-entry`).
+ * - Exported by name (`export_name`), with no `main`, built as a WASI
+ *   reactor (build.sh: `-mexec-model=reactor`): static constructors run
+ *   once per instance, through `_initialize`, never inside `run`.
  * - More benchmarks in one module: export more `run_<name>` functions of
  *   the same type; each becomes a row named `file:name`.
  * - Imports: `bench.pause` and `bench.resume` (below), and WASI preview 1

@@ -1,0 +1,61 @@
+//! `host run --save-expected`: before measuring, each WASI program among
+//! the files is run once, in this process, with the grants and limits the
+//! run gives it, and what it wrote to stdout is saved as
+//! `NAME.stdout.expected` beside it (written atomically, replacing what
+//! was there). The run then checks every iteration against it. Files that
+//! are `run(count, seed)` workloads are left alone.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::guest::contract::Contract;
+use crate::guest::engine::Engines;
+use crate::guest::limits::Limits;
+use crate::guest::load::{load, workload_name};
+use crate::guest::program::Program;
+use crate::options::Settings;
+use crate::output::escape::terminal;
+use crate::util::fs::replace_atomically;
+
+/// Save the expected stdout of every program among `files`.
+pub fn save_expected(settings: &Settings, files: &[PathBuf]) -> Result<()> {
+    let mut config = settings.engines.first().cloned().unwrap_or_default();
+    // The output is the program's, whatever engine runs it: the built-in
+    // one writes it.
+    config.library = None;
+    let engines = Engines::new(config, None)?;
+    let limits = Limits {
+        max_memory_bytes: settings.max_memory_bytes,
+    };
+    for path in files {
+        let workload = load(&engines, path, settings.max_file_bytes).map_err(|e| e.error)?;
+        if !matches!(workload.contract, Contract::Program { .. }) {
+            continue;
+        }
+        let saved = save_one(path, &workload.code, settings, limits)
+            .with_context(|| format!("--save-expected: {}", path.display()))?;
+        // On stderr: stdout may carry `--export-json -`.
+        eprintln!("saved {}", terminal(&saved.display().to_string()));
+    }
+    Ok(())
+}
+
+/// Run the program at `path` once and write its stdout beside it: the
+/// file written.
+fn save_one(
+    path: &Path,
+    code: &crate::guest::format::Code,
+    settings: &Settings,
+    limits: Limits,
+) -> Result<PathBuf> {
+    let program = Program::new(path, code, &settings.grants, limits)?;
+    let stdout = program.stdout_of_one_run()?;
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let file = folder.join(format!("{}.stdout.expected", workload_name(path)));
+    replace_atomically(&file, &stdout)?;
+    Ok(file)
+}
