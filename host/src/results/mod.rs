@@ -25,11 +25,12 @@ pub use comparison::{
 pub use figures::{
     CallgrindCounts, Checksum, Counts, DriftFigures, Durations, Figures, HardwareCounts,
     Measurement, NsPerOp, OutlierClass, Outliers, Pauses, PhaseStats, Phases, ProcessFigures,
-    Series, Time, Warmup, WarmupFigures, exact_per_op,
+    Series, StopReason, Time, Warmup, WarmupFigures, exact_per_op,
 };
 pub use notes::{Note, Notes};
 pub use report::{
-    BenchResult, Candidate, CompareReport, Complexity, ComplexityResult, Environment, Row,
+    BenchResult, Candidate, CompareReport, Complexity, ComplexityResult, Environment, HugePages,
+    Row,
     RunReport, SuiteSummary, Tool,
 };
 pub use suite_comparison::{SuiteBenchmark, SuiteComparison, SuiteRatio, SuiteVerdicts, Unpaired};

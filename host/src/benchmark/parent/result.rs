@@ -9,7 +9,7 @@ use crate::analysis::estimate::Estimate;
 use crate::analysis::stats;
 use crate::analysis::summary::{self, Drift, Preparation, phase_stats};
 use crate::benchmark::parent::row::{Compiled, Counts, RowState};
-use crate::benchmark::parent::stop::precision_reached;
+use crate::benchmark::parent::stop::{library_note, precision_reached, under_library};
 use crate::benchmark::protocol::ProcessSample;
 use crate::guest::program::TimedRegion;
 use crate::options::Settings;
@@ -70,6 +70,7 @@ pub fn result_of(
         drift,
     );
     figures.precision_reached = precision_reached(settings, &figures);
+    figures.stopped_by = state.stopped;
     figures.callgrind = state.counts.map(|c| c.per_op);
     match state
         .samples
@@ -84,6 +85,9 @@ pub fn result_of(
     }
     if compiled.program {
         program_figures(&mut figures, &state.samples, state.counts, compiled);
+        if under_library(settings, &state.row) {
+            library_note(settings, &mut figures, &state.samples);
+        }
     }
     BenchResult::measured(&state.row, compiled.kind, figures)
 }
