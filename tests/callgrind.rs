@@ -294,6 +294,8 @@ fn the_callgrind_deadline_is_stated() -> TestResult {
         error.contains("did not return within 100 × --timeout = 10s, the deadline under Callgrind"),
         "{error}"
     );
-    assert!(finished.elapsed < Duration::from_secs(60), "{finished:?}");
+    // Far less than the bound, which a call that was never stopped would
+    // reach; wide enough for Valgrind's start on a loaded machine.
+    assert!(finished.elapsed < Duration::from_secs(150), "{finished:?}");
     Ok(())
 }

@@ -1,8 +1,10 @@
 //! End-to-end tests of `host compare` on WASI programs: the bundled
 //! `steps100` and `steps101` (10^6 and 1.01·10^6 dependent steps, output
 //! checked), a preview 2 command component, a program whose output check
-//! fails, and Callgrind's exact counts. No test asserts a time; the ratios
-//! of timed runs asserted have wide margins.
+//! fails, and Callgrind's exact counts. No test asserts a time; a ratio of
+//! timed runs is only checked to be of the right programs (within 2× of
+//! 1), a margin a loaded machine does not cross in interleaved rounds: the
+//! 1% is Callgrind's test, and `host selftest`'s.
 
 use std::error::Error;
 use std::path::{Path, PathBuf};
@@ -80,7 +82,7 @@ fn phases(c: &Value) -> Result<Vec<&str>, Box<dyn Error>> {
 
 /// Two programs: a verdict by the execute ratio, with the ratio of each
 /// phase in the JSON and under the verdict in the table; the rows carry
-/// the programs' phases. 1% apart, within wide margins.
+/// the programs' phases. 1% apart; timed, so only within 2× here.
 #[test]
 fn two_programs_compare_with_a_ratio_per_phase() -> TestResult {
     let (a, b) = (steps(100), steps(101));
@@ -92,7 +94,7 @@ fn two_programs_compare_with_a_ratio_per_phase() -> TestResult {
     assert_eq!(c["reference"], "steps100");
     assert_eq!(phases(c)?, ["instantiate", "execute"], "{c}");
     let ratio = number(c, "ratio")?;
-    assert!((0.95..1.1).contains(&ratio), "{c}");
+    assert!((0.5..2.0).contains(&ratio), "{c}");
     assert_eq!(report["count"], 1);
     for v in report["variants"].as_array().ok_or("no variants")? {
         assert_eq!(v["kind"], "program", "{v}");
@@ -108,7 +110,8 @@ fn two_programs_compare_with_a_ratio_per_phase() -> TestResult {
     Ok(())
 }
 
-/// A program against itself: neither faster nor slower, about 1.
+/// A program against itself: neither faster nor slower (the rounds are
+/// paired, so load falls on both alike), within 2× of 1.
 #[test]
 fn a_program_against_itself_is_not_faster_or_slower() -> TestResult {
     let a = steps(100);
@@ -119,7 +122,7 @@ fn a_program_against_itself_is_not_faster_or_slower() -> TestResult {
     assert_eq!(c["variant"], "steps100#2");
     assert!(c["verdict"] == "same" || c["verdict"] == "unsure", "{c}");
     let ratio = number(c, "ratio")?;
-    assert!((0.9..=1.1).contains(&ratio), "{c}");
+    assert!((0.5..=2.0).contains(&ratio), "{c}");
     Ok(())
 }
 

@@ -308,3 +308,42 @@ fn a_crashed_workers_scratch_files_are_removed() -> TestResult {
     assert!(left.is_empty(), "left in TMPDIR: {left:?}");
     Ok(())
 }
+
+/// Under the default stop rule a library row takes processes of about a
+/// second of iterations each (each iteration compiles anew) until it is
+/// precise, and says so: `stopped_by` in the JSON, and a fact with its
+/// iterations. A wide `--precision` keeps the test short; what stopped it
+/// is the precision, not the built-in engines' 2 s budget.
+#[test]
+fn a_library_row_iterates_until_precise_and_says_what_stopped_it() -> TestResult {
+    let library = engine_library().display().to_string();
+    let dir = tempfile::tempdir()?;
+    let fib = workloads().join("fib.wasm").display().to_string();
+    let args = [
+        "run",
+        &fib,
+        "--engine",
+        &library,
+        "--precision",
+        "50",
+        "--timeout",
+        "20s",
+        "--export-json",
+        "-",
+    ];
+    let done = run_host_within(&args, dir.path(), BOUND)?;
+    assert!(done.status.success(), "{}", done.stderr);
+    let json: Value = serde_json::from_str(&done.stdout)?;
+    validate_export(&json)?;
+    let fib = row(&json, "fib");
+    assert!(fib["error"].is_null(), "{fib}");
+    assert_eq!(fib["stopped_by"], "precision_reached", "{fib}");
+    // At least 5 processes of at least one timed iteration each.
+    assert!(fib["samples"].as_u64().is_some_and(|n| n >= 5), "{fib}");
+    let info = fib["info"].to_string();
+    assert!(
+        info.contains("engine library: precision reached") && info.contains(" iterations in "),
+        "{info}"
+    );
+    Ok(())
+}

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 type TestResult = Result<(), Box<dyn Error>>;
 
-const BOUND: Duration = Duration::from_secs(60);
+const BOUND: Duration = Duration::from_secs(180);
 
 fn program(name: &str) -> PathBuf {
     fixture(&format!("programs/{name}"))

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 type TestResult = Result<(), Box<dyn Error>>;
 
-const BOUND: Duration = Duration::from_secs(60);
+const BOUND: Duration = Duration::from_secs(180);
 
 fn proposal(name: &str) -> String {
     fixture(&format!("proposals/{name}")).display().to_string()

@@ -32,7 +32,7 @@ const FAST: [&str; 10] = [
 ];
 
 /// Upper bound on one run of a single hostile workload.
-const BOUND: Duration = Duration::from_secs(20);
+const BOUND: Duration = Duration::from_secs(120);
 
 fn hostile(name: &str) -> PathBuf {
     fixture(&format!("hostile/{name}"))
@@ -263,7 +263,7 @@ fn a_folder_of_hostile_workloads_beside_a_good_one() -> TestResult {
             "-",
         ],
         dir.path(),
-        Duration::from_secs(60),
+        BOUND,
     )?;
     assert_eq!(finished.status.code(), Some(1), "{}", finished.stderr);
     let report: Value = serde_json::from_str(&finished.stdout)?;
@@ -372,6 +372,67 @@ fn worker_of(parent: u32) -> Result<u32, Box<dyn Error>> {
     Err("no worker process started".into())
 }
 
+/// Wait until process `pid` has had `cpu` of processor time.
+#[cfg(target_os = "linux")]
+fn ran_for(pid: u32, cpu: Duration) -> TestResult {
+    // /proc counts in USER_HZ ticks, 100 a second on Linux.
+    const TICKS: u64 = 100;
+    let start = std::time::Instant::now();
+    while start.elapsed() < BOUND {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
+        // utime and stime, fields 14 and 15 of the line (11 and 12 here).
+        let used: u64 = [11, 12]
+            .iter()
+            .filter_map(|&i| fields.get(i)?.parse::<u64>().ok())
+            .sum();
+        if Duration::from_millis(used * 1000 / TICKS) >= cpu {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Err(format!("process {pid} did not run for {cpu:?} within {BOUND:?}").into())
+}
+
+/// The children of process `pid`, from every one of its threads.
+#[cfg(target_os = "linux")]
+fn children(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .filter_map(|task| task.ok())
+        .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+        .flat_map(|list| {
+            list.split_whitespace()
+                .filter_map(|id| id.parse().ok())
+                .collect::<Vec<u32>>()
+        })
+        .collect()
+}
+
+/// Wait until process `pid` has started `n` children (worker processes),
+/// one after another.
+#[cfg(target_os = "linux")]
+fn started_workers(pid: u32, n: usize) -> TestResult {
+    let start = std::time::Instant::now();
+    let mut seen: Vec<u32> = Vec::new();
+    while start.elapsed() < BOUND {
+        for child in children(pid) {
+            if !seen.contains(&child) {
+                seen.push(child);
+            }
+        }
+        if seen.len() >= n {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    Err(format!("{pid} started {} of {n} workers within {BOUND:?}", seen.len()).into())
+}
+
 /// A worker killed with SIGKILL while it measures: the row it was measuring
 /// fails with the signal, a new worker takes the rest, and every other row
 /// is measured in full (issue #11).
@@ -392,13 +453,14 @@ fn a_worker_killed_mid_run_fails_only_its_row() -> TestResult {
         dir.path(),
     )?;
     let worker = worker_of(child.id())?;
-    // Let it load, calibrate and get into its rows, then kill it.
-    std::thread::sleep(Duration::from_millis(1000));
+    // Let it load, calibrate and get into its rows (by the processor time
+    // it has had, which a loaded machine gives out slowly), then kill it.
+    ran_for(worker, Duration::from_millis(800))?;
     let kill = std::process::Command::new("kill")
         .args(["-KILL", &worker.to_string()])
         .status()?;
     assert!(kill.success());
-    let finished = e2e::finish_within(child, Duration::from_secs(60))?;
+    let finished = e2e::finish_within(child, BOUND)?;
     assert_eq!(finished.status.code(), Some(1), "{finished:?}");
     let report: Value = serde_json::from_slice(&std::fs::read(dir.path().join("out.json"))?)?;
     e2e::validate_export(&report)?;
@@ -458,8 +520,9 @@ fn ctrl_c_keeps_the_finished_results() -> TestResult {
     let folder = workloads().display().to_string();
     let child = spawn_host(&["run", &folder, "--export-json", "out.json"], dir.path())?;
     let pid = child.id().to_string();
-    // Let at least one row finish (a row takes well under 2 s).
-    std::thread::sleep(Duration::from_millis(3000));
+    // Let at least one row finish: a second worker process starts once the
+    // first has measured every row once.
+    started_workers(child.id(), 2)?;
     let kill = std::process::Command::new("kill")
         .args(["-INT", &pid])
         .status()?;

@@ -65,7 +65,7 @@ fn three_shards_cover_every_row_once_and_merge_into_one_run() -> TestResult {
         "--export-json",
         "merged.json",
     ];
-    let finished = run_host_within(&args, dir.path(), Duration::from_secs(60))?;
+    let finished = run_host_within(&args, dir.path(), Duration::from_secs(180))?;
     assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
     let merged: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("merged.json"))?)?;
@@ -86,7 +86,7 @@ fn three_shards_cover_every_row_once_and_merge_into_one_run() -> TestResult {
 
     // The same shard twice is refused: its rows would count twice.
     let twice = ["report", "shard1.json", "shard1.json"];
-    let finished = run_host_within(&twice, dir.path(), Duration::from_secs(60))?;
+    let finished = run_host_within(&twice, dir.path(), Duration::from_secs(180))?;
     assert_eq!(finished.status.code(), Some(2), "{}", finished.stderr);
     assert!(
         finished.stderr.contains("is in both"),

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 type TestResult = Result<(), Box<dyn Error>>;
 
-const BOUND: Duration = Duration::from_secs(60);
+const BOUND: Duration = Duration::from_secs(180);
 const FAST: [&str; 4] = ["--samples", "20", "--warmup", "20ms"];
 
 /// Run the host under a pseudo-terminal (util-linux `script`), so that it

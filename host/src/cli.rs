@@ -221,6 +221,13 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "SIZE", default_value = "1GiB")]
     pub max_memory: String,
 
+    /// Ask the kernel for transparent huge pages to back the linear
+    /// memories of `run(count, seed)` workloads (`madvise`), so that where
+    /// their pages land varies less between worker processes: `on` or
+    /// `off`. Recorded in the JSON's `environment.huge_pages`.
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = ["on", "off"])]
+    pub huge_pages: String,
+
     /// Refuse a workload file larger than this, e.g. `128MiB`, `1GiB`
     /// (a path that is not a regular file, such as a FIFO or a device, is
     /// refused whatever its size).
@@ -353,7 +360,8 @@ pub struct RunArgs {
 
     /// Stop measuring once the 95% interval of the median (over the worker
     /// processes) is within this many percent of it (or when the workload
-    /// has used 2 s, compile included).
+    /// has used 2 s, compile included; 30 s for a program under an engine
+    /// library, which compiles on every iteration).
     #[arg(long, value_name = "PCT", default_value_t = 1.0)]
     pub precision: f64,
 

@@ -177,16 +177,78 @@ pub const MIN_ROUNDS: usize = 30;
 /// Fewest worker processes before the verdicts may stop a comparison.
 pub const MIN_COMPARE_PROCESSES: usize = 3;
 
+/// The error each early look ([`settled_early`]) may spend on a false
+/// verdict, shared over the comparisons (against the 5% of every verdict).
+pub const EARLY_ALPHA: f64 = 0.001;
+
 /// The sequential stop rule of a comparison, looked at after every worker
-/// process: stop once every verdict is certain (faster, slower or same),
-/// after at least [`MIN_COMPARE_PROCESSES`] processes and [`MIN_ROUNDS`]
-/// rounds (the caller also stops at its time cap). Looking again and again
-/// inflates false verdicts; the test `sequential_stopping_error_rates`
-/// measures by how much on data with known answers.
-pub fn may_stop(processes: usize, rounds: usize, comparisons: &[Comparison]) -> bool {
+/// process: stop once every verdict is settled, after at least
+/// [`MIN_COMPARE_PROCESSES`] processes and [`MIN_ROUNDS`] rounds (the
+/// caller also stops at its time cap, and may stop at the early look,
+/// [`settled_early`]). A verdict is settled when it is certain (faster,
+/// slower or same) or when its smallest detectable effect lies well inside
+/// the noise band: an interval that straddles one of the band's edges and
+/// is narrower than half the band ([`SETTLED_FRACTION`]), so that more
+/// rounds would only tell on which side of the edge, within a quarter of
+/// the band, the ratio lies; it stays "unsure". Looking again and again
+/// inflates false verdicts; stopping on an unsure verdict makes none. The
+/// test `sequential_stopping_error_rates` measures the rule, early look
+/// included, on data with known answers.
+pub fn may_stop(
+    processes: usize,
+    rounds: usize,
+    comparisons: &[Comparison],
+    band: NoiseBand,
+) -> bool {
     processes >= MIN_COMPARE_PROCESSES
         && rounds >= MIN_ROUNDS
-        && comparisons.iter().all(|c| c.verdict.is_certain())
+        && comparisons
+            .iter()
+            .all(|c| c.verdict.is_certain() || c.mde_pct < band.half() * 100.0 * SETTLED_FRACTION)
+}
+
+/// How narrow, against the band's half-width, the interval of an unsure
+/// verdict must be for the verdict to be settled: a half-width of half the
+/// band's leaves a real difference a little beyond the edge (a 1% one
+/// against ±0.5%) the rounds to become certain first.
+pub const SETTLED_FRACTION: f64 = 0.5;
+
+/// The early look, after at least [`MIN_COMPARE_PROCESSES`] processes
+/// but fewer than [`MIN_ROUNDS`] rounds (a comparison of programs, whose
+/// workers take few rounds each): whether every verdict is already certain
+/// at 1 − [`EARLY_ALPHA`]/k (k comparisons), its interval made as the
+/// verdict's is (the sign test over the rounds, widened by the design effect
+/// of the processes). A ratio far from the band (winch against cranelift,
+/// 2×) passes; one near it waits for the rule of [`may_stop`]. Each early
+/// look adds at most [`EARLY_ALPHA`] to the chance of a false verdict.
+pub fn settled_early(
+    processes: usize,
+    rounds: usize,
+    variants: &[Rounds<'_>],
+    reference: usize,
+    band: NoiseBand,
+    metric: Metric,
+) -> bool {
+    if processes < MIN_COMPARE_PROCESSES || rounds >= MIN_ROUNDS {
+        return false;
+    }
+    let base = &variants[reference];
+    let base_rounds = base.least();
+    let k = variants.len().saturating_sub(1).max(1);
+    let confidence = 1.0 - EARLY_ALPHA / k as f64;
+    variants
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != reference)
+        .all(|(_, v)| {
+            let ratio = match (metric, v.exact_per_op, base.exact_per_op) {
+                (Metric::Instructions | Metric::CyclesEst, Some(now), Some(then)) if then > 0.0 => {
+                    Some(Ratio::exact(now / then))
+                }
+                _ => made_of(&v.least(), &base_rounds, confidence),
+            };
+            ratio.is_some_and(|r| verdict::verdict(&r, band).is_certain())
+        })
 }
 
 /// The confidence of each of `k` intervals that hold together at 95%.
@@ -294,19 +356,24 @@ mod tests {
     use crate::results::Verdict;
 
     /// Rounds per worker process in the simulations, as the worker takes
-    /// them (`benchmark::schedule::ROUNDS_PER_PROCESS`).
+    /// them (`benchmark::parent::compare::ROUNDS_PER_PROCESS`).
     const ROUNDS: usize = 10;
+    /// Rounds per worker process of programs
+    /// (`benchmark::parent::compare::PROGRAM_ROUNDS_PER_PROCESS`).
+    const PROGRAM_ROUNDS: usize = 6;
 
     /// One synthetic comparison with a known true ratio: processes of
-    /// [`ROUNDS`] rounds, each round's per-op times log-normal around 100 ns with
+    /// `per_process` rounds, each round's per-op times log-normal around 100 ns with
     /// `noise` (relative sd) per sample and a process effect of
-    /// `process_noise`, stopped by [`may_stop`] or after 30 processes.
+    /// `process_noise`, stopped by the early look ([`settled_early`]), by
+    /// [`may_stop`] or after 30 processes: its verdict and processes.
     fn simulate(
         true_ratio: f64,
         noise: f64,
         process_noise: f64,
+        per_process: usize,
         rng: &mut fastrand::Rng,
-    ) -> Verdict {
+    ) -> (Verdict, usize) {
         let normal = |rng: &mut fastrand::Rng| {
             // Box-Muller.
             let (u, v) = (rng.f64().max(1e-300), rng.f64());
@@ -320,7 +387,7 @@ mod tests {
             let effect = process_noise * normal(rng);
             let mut pa = Vec::new();
             let mut pb = Vec::new();
-            for _ in 0..ROUNDS {
+            for _ in 0..per_process {
                 pa.push(vec![100.0 * (noise * normal(rng)).exp()]);
                 pb.push(vec![
                     100.0 * true_ratio * (effect + noise * normal(rng)).exp(),
@@ -328,7 +395,7 @@ mod tests {
             }
             a.push(pa);
             b.push(pb);
-            rounds += ROUNDS;
+            rounds += per_process;
             let variants = [
                 Rounds {
                     name: "a",
@@ -342,21 +409,29 @@ mod tests {
                 },
             ];
             let c = judge(&variants, 0, band, Metric::Time);
-            if may_stop(process, rounds, &c) || process == 30 {
-                return c[0].verdict;
+            let early = settled_early(process, rounds, &variants, 0, band, Metric::Time);
+            if early || may_stop(process, rounds, &c, band) || process == 30 {
+                return (c[0].verdict, process);
             }
         }
-        Verdict::Unsure
+        (Verdict::Unsure, 30)
     }
 
     /// The stop rule on data with known answers: no difference, and a
     /// real 1% one, at a per-sample noise of 1% and process effects of
-    /// 0.1%. Looking after every process must not make false verdicts
-    /// common: A against A may come out "faster" or "slower" in at most 5%
-    /// of comparisons, and a real 1% difference must not come out "faster"
-    /// or "same".
+    /// 0.1%, in workers of 10 rounds (calls) and of 6 (programs, looked at
+    /// early as well). Looking after every process must not make false
+    /// verdicts common: A against A may come out "faster" or "slower" in at
+    /// most 5% of comparisons, and a real 1% difference must not come out
+    /// "faster" or "same".
     #[test]
     fn sequential_stopping_error_rates() {
+        for per_process in [ROUNDS, PROGRAM_ROUNDS] {
+            error_rates(per_process);
+        }
+    }
+
+    fn error_rates(per_process: usize) {
         let mut rng = fastrand::Rng::with_seed(42);
         let trials = 300;
         let mut false_difference = 0;
@@ -364,12 +439,12 @@ mod tests {
         let mut found_real = 0;
         for _ in 0..trials {
             if matches!(
-                simulate(1.0, 0.01, 0.001, &mut rng),
+                simulate(1.0, 0.01, 0.001, per_process, &mut rng).0,
                 Verdict::Faster | Verdict::Slower
             ) {
                 false_difference += 1;
             }
-            match simulate(1.01, 0.01, 0.001, &mut rng) {
+            match simulate(1.01, 0.01, 0.001, per_process, &mut rng).0 {
                 Verdict::Slower => found_real += 1,
                 Verdict::Faster | Verdict::Same => wrong_on_real += 1,
                 Verdict::Unsure => {}
@@ -377,7 +452,7 @@ mod tests {
         }
         let rate = |n: usize| n as f64 / trials as f64;
         eprintln!(
-            "A vs A: {false_difference} of {trials} false; 1%: {found_real} slower, {wrong_on_real} wrong"
+            "{per_process} rounds a process: A vs A: {false_difference} of {trials} false; 1%: {found_real} slower, {wrong_on_real} wrong"
         );
         assert!(
             rate(false_difference) <= 0.05,
@@ -390,6 +465,39 @@ mod tests {
         assert!(
             rate(found_real) >= 0.9,
             "1%: found in {found_real} of {trials}"
+        );
+    }
+
+    /// The early look: a large difference (2×) between programs stops at
+    /// the fewest processes, with process effects of 1%; A against A and a
+    /// difference at the band's edge, with the same process effects (which
+    /// three processes estimate roughly), come out certain at an early look
+    /// in at most 1% of comparisons (3 of 600 with this seed).
+    #[test]
+    fn the_early_look_stops_large_differences_only() {
+        let mut rng = fastrand::Rng::with_seed(11);
+        let trials = 300;
+        let mut early_large = 0;
+        let mut false_early = 0;
+        let early = |processes: usize| processes * PROGRAM_ROUNDS < MIN_ROUNDS;
+        for _ in 0..trials {
+            let (verdict, processes) = simulate(2.0, 0.01, 0.01, PROGRAM_ROUNDS, &mut rng);
+            if verdict == Verdict::Slower && processes == MIN_COMPARE_PROCESSES {
+                early_large += 1;
+            }
+            for ratio in [1.0, 1.005] {
+                let (verdict, processes) = simulate(ratio, 0.01, 0.01, PROGRAM_ROUNDS, &mut rng);
+                if early(processes) && verdict.is_certain() && verdict != Verdict::Same {
+                    false_early += 1;
+                }
+            }
+        }
+        eprintln!("2x: {early_large} of {trials} at the early look; {false_early} false there");
+        assert!(early_large >= trials * 95 / 100, "{early_large} of {trials}");
+        assert!(
+            false_early <= 2 * trials / 100,
+            "{false_early} of {} false at the early look",
+            2 * trials
         );
     }
 

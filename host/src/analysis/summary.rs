@@ -214,6 +214,7 @@ pub fn figures(
         no_measurable_work: indistinguishable && m.count_capped,
         // Decided by the parent's stop rule, which knows the goal.
         precision_reached: false,
+        stopped_by: None,
         notes: notes(&found, warmup_cap_ms),
         info: info(&found),
         processes: process_figures(processes.len(), estimate, summary.median),

@@ -52,6 +52,9 @@ pub struct WorkerPlan {
     pub cache: Option<PathBuf>,
     /// Cap on each instance's linear memories and tables, in bytes.
     pub max_memory_bytes: u64,
+    /// Ask for transparent huge pages for workloads' linear memories.
+    #[serde(default)]
+    pub huge_pages: bool,
     /// Largest workload file read, in bytes.
     pub max_file_bytes: u64,
     /// Target duration of one sample.

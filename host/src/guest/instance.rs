@@ -236,7 +236,9 @@ impl Instance {
         let mut store = Store::new(code.engine(), HostState::new(limits));
         store.limiter(|state| &mut state.limiter);
         let entry = match code {
-            Code::Module(module) => Self::module(&mut store, linkers, module, export)?,
+            Code::Module(module) => {
+                Self::module(&mut store, linkers, module, export, limits.huge_pages)?
+            }
             Code::Component(component) => Self::component(&mut store, linkers, component, export)?,
         };
         Ok(Instance {
@@ -251,12 +253,16 @@ impl Instance {
         linkers: &Linkers,
         module: &Module,
         export: &str,
+        huge_pages: bool,
     ) -> Result<Entry> {
         let instance = linkers
             .module
             .instantiate(&mut *store, module)
             .map_err(|e| explain(e, store.data()))
             .context("instantiation failed")?;
+        if huge_pages {
+            advise_huge_pages(store, &instance);
+        }
         initialize(store, &instance)?;
         let run = instance
             .get_typed_func::<(i64, i64), i64>(&mut *store, export)
@@ -427,6 +433,33 @@ fn initialize(store: &mut Store<HostState>, instance: &wasmtime::Instance) -> Re
 /// With fuel counting on (the instruction pass), fill the tank before an
 /// untimed call (`_initialize`, `setup`); on other engines this is refused
 /// and changes nothing.
+/// What wasmtime reserves for a 32-bit linear memory on a 64-bit host by
+/// default (`Config::memory_reservation`): the memory grows in place
+/// within it.
+const MEMORY_RESERVATION: u64 = 4 << 30;
+
+/// Ask for transparent huge pages to back each exported 32-bit linear
+/// memory of `instance`, over its reservation (or its maximum, when less),
+/// before the guest touches it: what the memory grows into is covered too.
+/// A refusal changes nothing measured, so it is not an error.
+fn advise_huge_pages(store: &mut Store<HostState>, instance: &wasmtime::Instance) {
+    let memories: Vec<wasmtime::Memory> = instance
+        .exports(&mut *store)
+        .filter_map(wasmtime::Export::into_memory)
+        .collect();
+    for memory in memories {
+        let ty = memory.ty(&*store);
+        if ty.is_64() || ty.is_shared() {
+            continue;
+        }
+        let reach = ty.maximum().map_or(MEMORY_RESERVATION, |pages| {
+            pages.saturating_mul(ty.page_size()).min(MEMORY_RESERVATION)
+        });
+        let reach = usize::try_from(reach).unwrap_or(usize::MAX);
+        let _ = crate::platform::pages::advise_huge(memory.data_ptr(&*store), reach);
+    }
+}
+
 fn fill_tank(store: &mut Store<HostState>) {
     let _ = store.set_fuel(FUEL_TANK);
 }

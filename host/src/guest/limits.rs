@@ -12,6 +12,9 @@ use crate::util::bytes::format_bytes;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     pub max_memory_bytes: u64,
+    /// Ask for transparent huge pages to back the linear memories of a
+    /// `run(count, seed)` workload ([`crate::platform::pages`]).
+    pub huge_pages: bool,
 }
 
 impl Limits {

@@ -108,6 +108,8 @@ pub struct Settings {
     pub cache: Option<PathBuf>,
     /// Cap on each instance's linear memories and tables, in bytes.
     pub max_memory_bytes: u64,
+    /// Ask for transparent huge pages for workloads' linear memories.
+    pub huge_pages: bool,
     /// Largest workload file read, in bytes (`--max-file-size`).
     pub max_file_bytes: u64,
     /// Deadline of one guest call.
@@ -345,6 +347,7 @@ impl Settings {
                 default_cache_folder()
             },
             max_memory_bytes: parse_bytes("--max-memory", &args.max_memory)?,
+            huge_pages: args.huge_pages == "on",
             max_file_bytes: parse_bytes("--max-file-size", &args.max_file_size)?,
             timeout: positive_duration("--timeout", &args.timeout)?,
             processes: match args.processes {

@@ -6,7 +6,8 @@
 //! - [`gaps`]: what interrupts a core, as a thread spinning on it sees it;
 //! - [`load`]: how busy each core is, and whether the machine is busy;
 //! - [`valgrind`]: Valgrind's client requests (Callgrind's counts);
-//! - [`pmu`]: whether hardware performance counters are there.
+//! - [`pmu`]: whether hardware performance counters are there;
+//! - [`pages`]: transparent huge pages (the kernel's mode, asking for them).
 //!
 //! Nothing here knows of WebAssembly.
 
@@ -14,6 +15,7 @@ pub mod clock;
 pub mod cpu;
 pub mod gaps;
 pub mod load;
+pub mod pages;
 pub mod pmu;
 pub mod thread;
 pub mod valgrind;

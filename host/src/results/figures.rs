@@ -13,6 +13,21 @@ use crate::guest::program::TimedRegion;
 use crate::results::json::nan_if_null;
 use crate::results::notes::Notes;
 
+/// What stopped a row's sampling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The samples, time or processes asked for (`--samples`, `--time`,
+    /// `--processes`).
+    Asked,
+    /// The interval came within `--precision`.
+    PrecisionReached,
+    /// The row used its time budget first.
+    TimeCap,
+    /// The row reached the most processes a row takes first.
+    IterationCap,
+}
+
 /// Callgrind's counts, from its simulation of this machine's caches and
 /// branch predictor: deterministic. `cycles_est` is instructions + 10 × L1
 /// misses + 300 × last-level misses + 15 × mispredictions (Sightglass's
@@ -143,6 +158,10 @@ pub struct Figures {
     pub no_measurable_work: bool,
     /// Whether sampling stopped because the precision goal was met.
     pub precision_reached: bool,
+    /// What stopped sampling (`host run`): the amount asked for, the
+    /// precision reached, the time cap or the iteration cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<StopReason>,
     /// Plain-words warnings about this row: what a reader may have to act
     /// on.
     pub notes: Notes,

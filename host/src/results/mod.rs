@@ -28,11 +28,11 @@ pub use comparison::{
 pub use figures::{
     CallgrindCounts, Checksum, Counts, DriftFigures, Durations, Figures, HardwareCounts,
     Measurement, NsPerOp, OutlierClass, Outliers, Pauses, PhaseStats, Phases, ProcessFigures,
-    Series, Time, Warmup, WarmupFigures, exact_per_op,
+    Series, StopReason, Time, Warmup, WarmupFigures, exact_per_op,
 };
 pub use notes::{Note, Notes};
 pub use report::{
-    BenchResult, Candidate, CompareReport, Complexity, ComplexityResult, Environment, MergedExport,
-    Row, RunReport, SuiteSummary, Tool,
+    BenchResult, Candidate, CompareReport, Complexity, ComplexityResult, Environment, HugePages,
+    MergedExport, Row, RunReport, SuiteSummary, Tool,
 };
 pub use suite_comparison::{SuiteBenchmark, SuiteComparison, SuiteRatio, SuiteVerdicts, Unpaired};

@@ -15,6 +15,19 @@ use crate::results::figures::Figures;
 use crate::results::json::nan_if_null;
 use crate::util::foreign::Foreign;
 
+/// Transparent huge pages for the linear memories of `run(count, seed)`
+/// workloads (`--huge-pages`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct HugePages {
+    /// Whether each workload's linear memories asked for them
+    /// (`madvise(MADV_HUGEPAGE)`).
+    pub asked: bool,
+    /// The kernel's mode (`/sys/kernel/mm/transparent_hugepage/enabled`):
+    /// `always` (backed whether asked or not), `madvise` (only when asked)
+    /// or `never`; absent where it cannot be read.
+    pub kernel_mode: Option<String>,
+}
+
 /// Everything one `host run` produced.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct RunReport {
@@ -183,6 +196,10 @@ pub struct Environment {
     pub compile_cache: Option<Foreign>,
     /// Cap on each instance's memories and tables, in bytes.
     pub max_memory_bytes: u64,
+    /// Whether the linear memories of `run(count, seed)` workloads asked
+    /// for transparent huge pages, and what the kernel does with them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub huge_pages: Option<HugePages>,
     /// Deadline of one guest call, in ms.
     pub timeout_ms: f64,
     /// Things asked for and refused (pinning, priority).

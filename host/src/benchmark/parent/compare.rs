@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use crate::analysis::compare::{ProgramRounds, Rounds, judge, judge_programs, may_stop};
+use crate::analysis::compare::{
+    ProgramRounds, Rounds, judge, judge_programs, may_stop, settled_early,
+};
 use crate::analysis::epochs::corrected_per_op;
 use crate::analysis::estimate;
 use crate::analysis::summary::Drift;
@@ -36,8 +38,9 @@ pub use crate::analysis::compare::{MIN_COMPARE_PROCESSES, MIN_ROUNDS};
 /// Rounds one worker takes in a comparison.
 pub const ROUNDS_PER_PROCESS: usize = 10;
 /// Rounds one worker takes in a comparison of programs (a round: one
-/// iteration of each variant).
-pub const PROGRAM_ROUNDS_PER_PROCESS: usize = 10;
+/// iteration of each variant): few, so that a clear verdict is looked at
+/// early, after the fewest processes ([`settled_early`]).
+pub const PROGRAM_ROUNDS_PER_PROCESS: usize = 6;
 /// Most worker processes of one comparison: a bound, not the budget (the
 /// time cap, `--time`, stops a comparison first, as a rule).
 pub const MAX_COMPARE_PROCESSES: usize = 200;
@@ -304,7 +307,21 @@ fn take_rounds(
         }
         judged.processes += 1;
         judged.comparisons = verdicts(judged, variants, counted, reference, common);
-        judged.done = may_stop(judged.processes, judged.rounds, &judged.comparisons)
+        let early = settled_early(
+            judged.processes,
+            judged.rounds,
+            &execute_rounds(judged, variants, counted, common.metric),
+            reference,
+            common.noise,
+            common.metric,
+        );
+        judged.done = early
+            || may_stop(
+                judged.processes,
+                judged.rounds,
+                &judged.comparisons,
+                common.noise,
+            )
             || started.elapsed() >= settings.time_cap;
         Ok(())
     })?;
@@ -328,7 +345,26 @@ fn verdicts(
     common: &crate::options::Settings,
 ) -> Vec<Comparison> {
     let metric = common.metric;
-    let execute: Vec<Rounds<'_>> = variants
+    let execute = execute_rounds(judged, variants, counted, metric);
+    match variants.programs {
+        true => {
+            let rounds = program_rounds(judged, variants, execute);
+            judge_programs(&rounds, reference, common.noise, metric)
+        }
+        false => judge(&execute, reference, common.noise, metric),
+    }
+}
+
+/// The rounds of every variant the comparison's verdict reads (a
+/// program's: its execute phase), with the exact cost per op of `metric`
+/// when counted.
+fn execute_rounds<'a>(
+    judged: &'a Judged,
+    variants: &'a Variants,
+    counted: &[Option<Counts>],
+    metric: Metric,
+) -> Vec<Rounds<'a>> {
+    variants
         .rows
         .iter()
         .zip(&judged.per_variant)
@@ -345,14 +381,7 @@ fn verdicts(
                 Metric::CyclesEst => counted[i].map(|c| c.per_op.cycles_est),
             },
         })
-        .collect();
-    match variants.programs {
-        true => {
-            let rounds = program_rounds(judged, variants, execute);
-            judge_programs(&rounds, reference, common.noise, metric)
-        }
-        false => judge(&execute, reference, common.noise, metric),
-    }
+        .collect()
 }
 
 /// The rounds of program variants, per phase: `execute` as given; one round

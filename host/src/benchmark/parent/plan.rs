@@ -8,7 +8,7 @@ use crate::options::{PinRequest, Settings};
 use crate::platform::gaps::Interruptions;
 use crate::platform::load::{self, CoreLoad};
 use crate::platform::thread::available_cores;
-use crate::results::{Environment, Foreign};
+use crate::results::{Environment, Foreign, HugePages};
 
 /// The run's plan for its workers, and what the parent settled to make it.
 pub struct RunPlan {
@@ -34,6 +34,7 @@ impl RunPlan {
                 engines: settings.engines.clone(),
                 cache: settings.cache.clone(),
                 max_memory_bytes: settings.max_memory_bytes,
+                huge_pages: settings.huge_pages,
                 max_file_bytes: settings.max_file_bytes,
                 sample_time: settings.sample_time,
                 warmup_cap: settings.warmup_cap,
@@ -115,6 +116,10 @@ impl RunPlan {
                 .as_ref()
                 .map(|p| Foreign::new(p.display().to_string())),
             max_memory_bytes: settings.max_memory_bytes,
+            huge_pages: Some(HugePages {
+                asked: settings.huge_pages,
+                kernel_mode: crate::platform::pages::mode(),
+            }),
             timeout_ms: settings.timeout.as_secs_f64() * 1e3,
             warnings: found.warnings.into_iter().map(Foreign::from).collect(),
             pmu: found.pmu.into(),

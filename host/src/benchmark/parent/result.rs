@@ -9,7 +9,7 @@ use crate::analysis::estimate::Estimate;
 use crate::analysis::stats;
 use crate::analysis::summary::{self, Drift, Preparation, phase_stats};
 use crate::benchmark::parent::row::{Compiled, Counts, RowState};
-use crate::benchmark::parent::stop::precision_reached;
+use crate::benchmark::parent::stop::{library_note, precision_reached, under_library};
 use crate::benchmark::protocol::ProcessSample;
 use crate::guest::load::workload_name;
 use crate::guest::program::TimedRegion;
@@ -72,6 +72,7 @@ pub fn result_of(
         drift,
     );
     figures.precision_reached = precision_reached(settings, &figures);
+    figures.stopped_by = state.stopped;
     figures.callgrind = state.counts.map(|c| c.per_op);
     match state
         .samples
@@ -87,6 +88,9 @@ pub fn result_of(
     if compiled.program {
         program_figures(&mut figures, &state.samples, state.counts, compiled);
         output_checked(&mut figures, &state.row.path);
+        if under_library(settings, &state.row) {
+            library_note(settings, &mut figures, &state.samples);
+        }
     }
     BenchResult::measured(&state.row, compiled.kind, figures)
 }

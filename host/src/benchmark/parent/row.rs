@@ -10,7 +10,7 @@ use crate::benchmark::protocol::ProcessSample;
 use crate::guest::Kind;
 use crate::guest::cache::CacheOutcome;
 use crate::guest::contract::Contract;
-use crate::results::{CallgrindCounts, Measurement, Row};
+use crate::results::{CallgrindCounts, Measurement, Row, StopReason};
 
 /// What a row's workload is, as its figures report it.
 #[derive(Debug, Clone)]
@@ -60,6 +60,8 @@ pub struct RowState {
     pub subject: Option<String>,
     /// With `--metric cycles-est`.
     pub counts: Option<Counts>,
+    /// What stopped its sampling, once something did.
+    pub stopped: Option<StopReason>,
 }
 
 impl RowState {
@@ -95,6 +97,7 @@ impl RowState {
             status: Status::Measuring,
             subject,
             counts: None,
+            stopped: None,
         }
     }
 

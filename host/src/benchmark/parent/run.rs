@@ -27,7 +27,7 @@ use crate::benchmark::parent::history::{RunHistory, subject};
 use crate::benchmark::parent::plan::RunPlan;
 use crate::benchmark::parent::result::result_of;
 use crate::benchmark::parent::row::{RowState, Status, describe};
-use crate::benchmark::parent::stop::{enough, share};
+use crate::benchmark::parent::stop::{enough, share, under_library};
 use crate::benchmark::parent::supervisor::Subprocesses;
 use crate::benchmark::progress::Progress;
 use crate::benchmark::protocol::{Job, RowJob, Task};
@@ -274,7 +274,12 @@ impl Run<'_> {
             index: i,
             row: state.row.clone(),
             count: state.count,
-            share: share(self.settings, state.program(), process),
+            share: share(
+                self.settings,
+                state.program(),
+                under_library(self.settings, &state.row),
+                process,
+            ),
             fuel: self.settings.metric == Metric::Instructions && first,
             counters: self.settings.metric == Metric::Counters && first,
         }
@@ -293,9 +298,12 @@ impl Run<'_> {
             let state = &mut self.states[i];
             state.spent += overhead;
             let seed = self.plan.seed();
-            if state.error.is_none()
-                && enough(self.settings, state, processes, self.watched.as_ref(), seed)
-            {
+            if state.error.is_some() {
+                continue;
+            }
+            let stopped = enough(self.settings, state, processes, self.watched.as_ref(), seed);
+            if stopped.is_some() {
+                state.stopped = stopped;
                 state.status = Status::Finished;
             }
         }

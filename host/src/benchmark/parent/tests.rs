@@ -12,13 +12,14 @@ use crate::benchmark::parent::fake::{self, Fake};
 use crate::benchmark::parent::plan::RunPlan;
 use crate::benchmark::parent::row::{Compiled, RowState, Status};
 use crate::benchmark::parent::run::{Observer, Run};
-use crate::benchmark::parent::stop::{MAX_PROCESSES, MIN_PROCESSES};
+use crate::benchmark::parent::stop::{LIBRARY_SHARE, MAX_PROCESSES, MIN_PROCESSES};
 use crate::benchmark::progress::{Call, Silent};
 use crate::benchmark::protocol::Event;
+use crate::benchmark::worker::sequence::Share;
 use crate::guest::Kind;
 use crate::guest::cache::CacheOutcome;
 use crate::options::Settings;
-use crate::results::{BenchResult, Environment, Foreign, Row, RunReport};
+use crate::results::{BenchResult, Environment, Foreign, Row, RunReport, StopReason};
 
 /// The settings of `host run` with `args`, unpinned, without a cache (and
 /// so without a run history), seed 1.
@@ -63,6 +64,7 @@ fn row(name: &str) -> RowState {
         status: Status::Measuring,
         subject: None,
         counts: None,
+        stopped: None,
     }
 }
 
@@ -113,6 +115,7 @@ fn a_precise_row_takes_the_fewest_processes_and_stops() -> Result<()> {
     assert_eq!(fake.started(), MIN_PROCESSES);
     let figures = result(&report, "a").figures.as_ref().expect("measured");
     assert!(figures.precision_reached);
+    assert_eq!(figures.stopped_by, Some(StopReason::PrecisionReached));
     assert!(seen.started && seen.results.len() == 1);
     Ok(())
 }
@@ -126,6 +129,53 @@ fn a_row_that_never_settles_stops_at_the_most_processes() -> Result<()> {
     assert_eq!(fake.started(), MAX_PROCESSES);
     let figures = result(&report, "a").figures.as_ref().expect("measured");
     assert!(!figures.precision_reached);
+    assert_eq!(figures.stopped_by, Some(StopReason::IterationCap));
+    Ok(())
+}
+
+/// A program under an engine library: every process takes the library's
+/// share (an iteration compiles anew, so a process takes several), and the
+/// row goes on past the built-in engines' budget until it is precise.
+#[test]
+fn a_library_program_row_takes_its_share_and_stops_when_precise() -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let library = dir.path().join("libengine.so");
+    std::fs::write(&library, b"not loaded by the fake workers")?;
+    let library = library.display().to_string();
+    let settings = settings(&["--engine", &library])?;
+    let fake = Fake::new(|n, job| {
+        // A process takes longer than the built-in engines' budget shared
+        // over the fewest processes; processes differ by ±1%, so that the
+        // interval comes within 1% after a few more.
+        std::thread::sleep(std::time::Duration::from_millis(450));
+        let ns = 1e6 * (1.0 + 0.01 * [-1.0, 1.0][n % 2]);
+        fake::measuring(job, move |_| ns)
+    });
+    let mut state = row("p");
+    if let Ok(compiled) = &mut state.compiled {
+        compiled.program = true;
+    }
+    let run = Run {
+        settings: &settings,
+        plan: RunPlan::settle(&settings),
+        watched: None,
+        saved: None,
+        names: vec![state.row.name.clone()],
+        states: vec![state],
+    };
+    let report = run.schedule(&fake, &mut Seen::default(), &Silent)?;
+    for job in fake.jobs.borrow().iter() {
+        assert!(
+            fake::rows(job)
+                .iter()
+                .all(|r| r.share == Share::Time(LIBRARY_SHARE)),
+            "{job:?}"
+        );
+    }
+    // Past the built-in budget of 2 s (5 × 0.45 s), on to precision.
+    assert!(fake.started() > MIN_PROCESSES, "{}", fake.started());
+    let figures = result(&report, "p").figures.as_ref().expect("measured");
+    assert_eq!(figures.stopped_by, Some(StopReason::PrecisionReached));
     Ok(())
 }
 

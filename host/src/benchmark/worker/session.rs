@@ -161,6 +161,7 @@ impl Session {
         };
         let limits = Limits {
             max_memory_bytes: plan.max_memory_bytes,
+            huge_pages: plan.huge_pages,
         };
         let engines = all_engines(&plan.engines, plan.cache.as_ref())?;
         let loaded: Vec<Loaded> = files

@@ -7,7 +7,9 @@
 //!   and the wall time to a result;
 //! - count independence: per-op time at counts 10^3 to 10^7, for xor (in
 //!   rounds of every count, so that drift falls on all alike, all on one
-//!   core) and for the empty guest (whose per-op time should be 0);
+//!   core) and for the empty guest (whose per-op time should be 0); a
+//!   data-dependent search at counts 10^3 to 10^6, with a fresh and with a
+//!   replayed input;
 //! - components: the empty component (0 per op) and xor as a component
 //!   against xor as a core module;
 //! - verdicts: A against A, mod13 against mod16, chain100 against chain101
@@ -41,6 +43,7 @@ use crate::output::export::write_json;
 
 mod components;
 mod counts;
+mod inputs;
 mod intervals;
 mod machine;
 mod programs;
@@ -50,6 +53,7 @@ mod verdicts;
 
 use components::{Components, components};
 use counts::{CountFigures, count_independence};
+use inputs::{InputFigures, fresh_inputs};
 use intervals::{IntervalFit, intervals};
 use machine::{Machine, machine};
 pub use programs::reference;
@@ -61,6 +65,7 @@ use verdicts::{FamilyTally, Spinner, VerdictTally, family, verdicts, verdicts_wi
 struct SelftestReport {
     repeatability: Option<Repeatability>,
     counts: Vec<CountFigures>,
+    inputs: Vec<InputFigures>,
     components: Option<Components>,
     verdicts: Vec<VerdictTally>,
     intervals: Vec<IntervalFit>,
@@ -91,6 +96,7 @@ pub fn selftest(args: &SelftestArgs) -> Result<()> {
     }
     if wanted(SelftestSection::Counts) {
         report.counts = count_independence(&file("xor.wasm")?, &file("empty.wasm")?)?;
+        report.inputs = fresh_inputs(&file("search-branchy.wasm")?)?;
     }
     if wanted(SelftestSection::Components) {
         report.components = Some(components(

@@ -159,6 +159,7 @@ pub fn reference(args: &ReferenceArgs) -> Result<()> {
         &Grants::default(),
         Limits {
             max_memory_bytes: 1 << 30,
+            huge_pages: false,
         },
     )?;
     crate::platform::thread::prepare_measuring_thread(PinRequest::Quietest, PriorityRequest::Nice);
