@@ -27,6 +27,7 @@ pub fn save_expected(settings: &Settings, files: &[PathBuf]) -> Result<()> {
     let engines = Engines::new(config, None)?;
     let limits = Limits {
         max_memory_bytes: settings.max_memory_bytes,
+        huge_pages: false,
     };
     for path in files {
         let workload = load(&engines, path, settings.max_file_bytes).map_err(|e| e.error)?;

@@ -155,14 +155,14 @@ pub fn library_note(settings: &Settings, f: &mut Figures, samples: &[ProcessSamp
     match f.stopped_by {
         Some(StopReason::PrecisionReached) => f.info.add(Note::Text(format!(
             "engine library: precision reached (±{within:.1}%, asked ±{goal}%) {taken}"
-        ))),
+        ).into())),
         Some(StopReason::TimeCap) => f.notes.add(Note::Text(format!(
             "engine library: stopped by the time cap ({} s) at ±{within:.1}% (asked ±{goal}%) {taken}",
             budget.as_secs()
-        ))),
+        ).into())),
         Some(StopReason::IterationCap) => f.notes.add(Note::Text(format!(
             "engine library: stopped by the iteration cap ({MAX_PROCESSES} processes) at ±{within:.1}% (asked ±{goal}%) {taken}"
-        ))),
+        ).into())),
         Some(StopReason::Asked) | None => {}
     }
 }
