@@ -228,13 +228,25 @@ fn run_hostile(
     timeout: &str,
     env: &[(&str, &str)],
 ) -> Result<(Finished, Value, Vec<PathBuf>), Box<dyn Error>> {
+    run_hostile_on(&workloads().join("fib.wasm"), flags, timeout, env, &[])
+}
+
+/// [`run_hostile`] on `program`, with `extra` arguments.
+fn run_hostile_on(
+    program: &Path,
+    flags: &str,
+    timeout: &str,
+    env: &[(&str, &str)],
+    extra: &[&str],
+) -> Result<(Finished, Value, Vec<PathBuf>), Box<dyn Error>> {
     let library = engine_library().display().to_string();
     let dir = tempfile::tempdir()?;
     let tmp = tempfile::tempdir()?;
-    let fib = workloads().join("fib.wasm").display().to_string();
+    let program = program.display().to_string();
     let mut command = std::process::Command::new(e2e::host_binary());
     command
-        .args(["run", &fib, "--samples", "3", "--warmup", "20ms"])
+        .args(["run", &program, "--samples", "3", "--warmup", "20ms"])
+        .args(extra)
         .args(["--timeout", timeout, "--export-json", "-"])
         .args(["--engine", &library, "--engine-flags", flags])
         .current_dir(dir.path())
@@ -345,5 +357,20 @@ fn a_library_row_iterates_until_precise_and_says_what_stopped_it() -> TestResult
         info.contains("engine library: precision reached") && info.contains(" iterations in "),
         "{info}"
     );
+    Ok(())
+}
+
+/// A worker killed for memory (its program, run by the library, grows past
+/// --max-memory plus the host's share) after the program wrote on its
+/// captured stderr: the row says so, and the scratch files are gone.
+#[test]
+fn a_worker_killed_for_memory_leaves_nothing_in_tmpdir() -> TestResult {
+    let grow = e2e::fixture("programs/grow.wat");
+    let extra = ["--max-memory", "64MiB"];
+    let (done, json, left) = run_hostile_on(&grow, "--stderr-bytes=1048576", "20s", &[], &extra)?;
+    assert_eq!(done.status.code(), Some(1), "{}", done.stderr);
+    let error = row(&json, "grow")["error"].as_str().ok_or("no error")?;
+    assert!(error.contains("the worker's memory grew to"), "{error}");
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
     Ok(())
 }

@@ -20,7 +20,8 @@ pub type Wrapper = (PathBuf, Vec<OsString>);
 /// What waiting for a worker gave.
 pub enum Next {
     Event(Box<Event>),
-    /// The worker ended: its exit status and the last lines of its stderr.
+    /// The worker ended: its exit status and the last lines of its stdout
+    /// and stderr.
     Ended {
         status: Option<ExitStatus>,
         stderr: String,

@@ -260,8 +260,8 @@ fn die_with_parent(command: &mut Command) {
 }
 
 /// Why a worker ended, in plain words: the signal or the exit code, and the
-/// last words on its stderr.
-pub fn describe_end(status: Option<ExitStatus>, stderr: &str) -> String {
+/// last words on its stdout and stderr (`output`).
+pub fn describe_end(status: Option<ExitStatus>, output: &str) -> String {
     let how = match status {
         None => "ended".to_string(),
         Some(status) => match (status.code(), signal_of(&status)) {
@@ -272,9 +272,9 @@ pub fn describe_end(status: Option<ExitStatus>, stderr: &str) -> String {
             (None, None) => "ended".to_string(),
         },
     };
-    match stderr.is_empty() {
+    match output.is_empty() {
         true => format!("the worker process {how}"),
-        false => format!("the worker process {how} (stderr: {stderr})"),
+        false => format!("the worker process {how} (its last output: {output})"),
     }
 }
 
