@@ -1,6 +1,7 @@
 //! The plots of a complexity fit (medians against size with the fitted
 //! curve) and of a comparison (each ratio with its interval against the
-//! noise band).
+//! noise band, the page's width, on an axis padded beyond every point and
+//! ticked at round ratios from end to end: [`RatioAxis`]).
 
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
