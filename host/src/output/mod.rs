@@ -3,7 +3,8 @@
 //! - [`table`]: the terminal report (header, rows, verdicts, footer);
 //! - [`suite_table`]: the terminal report of a suite's comparison;
 //! - [`cells`]: a row's cells and notes as every readable output shows them;
-//! - [`escape`]: names from guests made safe for each format;
+//! - [`escape`]: text from outside (`Foreign`) made safe for each format,
+//!   the one way it is printed;
 //! - [`progress`]: the progress line on stderr;
 //! - [`units`]: times, rates and counts in units that fit;
 //! - [`export`]: JSON, Markdown, CSV, HTML and dashboard files.

@@ -7,7 +7,8 @@
 //! comparisons and their summary; [`json`]: unknown numbers read back; [`notes`]: a
 //! row's notes as data. Nothing here measures, computes statistics or
 //! words a note; [`baseline`] stores and reads saved reports, [`history`]
-//! the medians of earlier runs.
+//! the medians of earlier runs. Every text that came from outside (names,
+//! paths, errors, every string read back) is a [`Foreign`].
 
 pub mod baseline;
 pub mod comparison;

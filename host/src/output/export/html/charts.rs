@@ -1,6 +1,7 @@
 //! The plots of a complexity fit (medians against size with the fitted
 //! curve) and of a comparison (each ratio with its interval against the
-//! noise band).
+//! noise band, the page's width, on an axis padded beyond every point and
+//! ticked at round ratios from end to end: [`RatioAxis`]).
 
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
@@ -201,42 +202,7 @@ pub(super) fn ratio_svg(report: &CompareReport) -> Plot<String> {
         )))?;
         for (i, c) in comparisons.iter().enumerate() {
             let y = rows - i as f64 - 0.5;
-            let color = verdict_color(c.verdict);
-            let [(low, cut_low), (value, cut_value), (high, cut_high)] =
-                [c.ratio.low, c.ratio.value, c.ratio.high].map(on_axis);
-            let beyond = match cut_low || cut_value || cut_high {
-                true => " (beyond the axis)",
-                false => "",
-            };
-            if c.ratio.low.is_finite() && c.ratio.high.is_finite() {
-                chart.draw_series(std::iter::once(ErrorBar::new_horizontal(
-                    y,
-                    low,
-                    value,
-                    high,
-                    color.stroke_width(2),
-                    12,
-                )))?;
-            }
-            if c.ratio.value.is_finite() {
-                let style = TextStyle::from((FONT, 14).into_font())
-                    .color(&color)
-                    .pos(Pos::new(HPos::Center, VPos::Bottom));
-                chart.draw_series(std::iter::once(
-                    EmptyElement::at((value, y))
-                        + Circle::new((0, 0), 5, color.filled())
-                        + Text::new(
-                            format!("{} {}{beyond}", format_ratio(c.ratio.value), c.verdict),
-                            (0, -9),
-                            style,
-                        ),
-                ))?;
-            }
-            let (px, py) = chart.backend_coord(&(lo, y));
-            let style = TextStyle::from((FONT, 14).into_font())
-                .color(&BLACK)
-                .pos(Pos::new(HPos::Right, VPos::Center));
-            root.draw(&Text::new(names[i].clone(), (px - 8, py), style))?;
+            ratio_row(&root, &mut chart, c, y, &names[i])?;
         }
         let (px, py) = chart.backend_coord(&(band_hi, rows));
         root.draw(&Text::new(
@@ -251,21 +217,70 @@ pub(super) fn ratio_svg(report: &CompareReport) -> Plot<String> {
     Ok(svg)
 }
 
+/// The drawing area of the ratio plot, and its chart.
+type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+type RatioChart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// One comparison's row at height `y`: its interval (bar), its ratio (dot)
+/// and verdict, and its name at the left.
+fn ratio_row(
+    root: &Area<'_>,
+    chart: &mut RatioChart<'_, '_>,
+    c: &crate::results::Comparison,
+    y: f64,
+    name: &str,
+) -> Plot<()> {
+    let color = verdict_color(c.verdict);
+    let [(low, cut_low), (value, cut_value), (high, cut_high)] =
+        [c.ratio.low, c.ratio.value, c.ratio.high].map(on_axis);
+    let beyond = match cut_low || cut_value || cut_high {
+        true => " (beyond the axis)",
+        false => "",
+    };
+    if c.ratio.low.is_finite() && c.ratio.high.is_finite() {
+        chart.draw_series(std::iter::once(ErrorBar::new_horizontal(
+            y,
+            low,
+            value,
+            high,
+            color.stroke_width(2),
+            12,
+        )))?;
+    }
+    if c.ratio.value.is_finite() {
+        let style = TextStyle::from((FONT, 14).into_font())
+            .color(&color)
+            .pos(Pos::new(HPos::Center, VPos::Bottom));
+        chart.draw_series(std::iter::once(
+            EmptyElement::at((value, y))
+                + Circle::new((0, 0), 5, color.filled())
+                + Text::new(
+                    format!("{} {}{beyond}", format_ratio(c.ratio.value), c.verdict),
+                    (0, -9),
+                    style,
+                ),
+        ))?;
+    }
+    let (px, py) = chart.backend_coord(&(chart.x_range().start, y));
+    let style = TextStyle::from((FONT, 14).into_font())
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Right, VPos::Center));
+    root.draw(&Text::new(name.to_string(), (px - 8, py), style))?;
+    Ok(())
+}
+
 /// The ratio axis' ticks: a light line across the plot and a label under
 /// it at every tick of `axis`, from end to end.
-fn ratio_ticks<DB: DrawingBackend>(
-    root: &DrawingArea<DB, plotters::coord::Shift>,
-    chart: &ChartContext<
-        '_,
-        DB,
-        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
-    >,
+fn ratio_ticks(
+    root: &Area<'_>,
+    chart: &RatioChart<'_, '_>,
     axis: &RatioAxis,
     rows: f64,
-) -> Plot<()>
-where
-    DB::ErrorType: 'static,
-{
+) -> Plot<()> {
     let style = TextStyle::from((FONT, 14).into_font())
         .color(&BLACK)
         .pos(Pos::new(HPos::Center, VPos::Top));
