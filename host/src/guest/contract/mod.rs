@@ -35,7 +35,7 @@ use wasmtime::component::{Component, Type};
 use wasmtime::{Engine, ExternType, FuncType, Module, ValType};
 
 use crate::guest::format::{Code, Format};
-use toolchain::{Toolchain, reactor_fix};
+use toolchain::{Language, Toolchain, reactor_fix};
 
 pub mod toolchain;
 
@@ -241,7 +241,11 @@ fn check_module(module: &Module, toolchain: &Toolchain, file_name: &str) -> Resu
                 "export `{name}` has type {}, expected {}{}",
                 describe_func(func),
                 describe_func(expected),
-                if is_run { RUN_TYPES_HINT } else { "" }
+                if is_run {
+                    run_types_hint(toolchain.language)
+                } else {
+                    ""
+                }
             );
         }
         if is_run {
@@ -252,8 +256,9 @@ fn check_module(module: &Module, toolchain: &Toolchain, file_name: &str) -> Resu
     }
     if benchmarks.is_empty() {
         bail!(
-            "exports no `run(i64, i64) -> i64` function; it exports {}{RUN_EXPORT_HINT}",
-            list_exports(module)
+            "exports no `run(i64, i64) -> i64` function; it exports {}{}",
+            list_exports(module),
+            run_export_hint(toolchain.language)
         );
     }
     Ok(Contract::Workload {
@@ -475,16 +480,57 @@ fn describe_type(ty: &Type) -> String {
     text.split('(').next().unwrap_or(&text).to_lowercase()
 }
 
-/// How C, Zig and AssemblyScript spell `run`'s types.
-const RUN_TYPES_HINT: &str = " (64-bit integers: in C `int64_t run(int64_t count, int64_t seed)`, \
-     in Zig `export fn run(count: i64, seed: i64) i64`, in AssemblyScript \
-     `export function run(count: i64, seed: i64): i64`)";
+/// How the language a module came from spells `run`'s types (every
+/// language's when the module does not say).
+fn run_types_hint(language: Language) -> &'static str {
+    match language {
+        Language::C => " (64-bit integers: `int64_t run(int64_t count, int64_t seed)`, not `int`)",
+        Language::Rust => " (64-bit integers: `extern \"C\" fn run(count: i64, seed: i64) -> i64`)",
+        Language::Go => " (64-bit integers: `func run(count int64, seed int64) int64`)",
+        Language::Zig => " (64-bit integers: `export fn run(count: i64, seed: i64) i64`)",
+        Language::AssemblyScript => {
+            " (64-bit integers: `export function run(count: i64, seed: i64): i64`)"
+        }
+        Language::Unknown => {
+            " (64-bit integers: in C `int64_t run(int64_t count, int64_t seed)`, in Go `func \
+             run(count int64, seed int64) int64`, in Zig `export fn run(count: i64, seed: i64) \
+             i64`, in AssemblyScript `export function run(count: i64, seed: i64): i64`)"
+        }
+    }
+}
 
-/// How a C or Zig module exports `run` at all.
-const RUN_EXPORT_HINT: &str = " (in C, mark it `__attribute__((export_name(\"run\")))` and build \
-     a WASI reactor, `-mexec-model=reactor`; in Go, `//go:wasmexport run` and \
-     `-buildmode=c-shared`; in Zig, `export fn` and `-fno-entry -rdynamic`; \
-     `host new NAME --lang c|zig|assemblyscript` writes a working example)";
+/// How the language a module came from exports `run` at all (every
+/// language's when the module does not say).
+fn run_export_hint(language: Language) -> &'static str {
+    match language {
+        Language::C => {
+            " (mark it `__attribute__((export_name(\"run\")))` and build a WASI reactor, \
+             `-mexec-model=reactor`; `host new NAME --lang c` writes a working example)"
+        }
+        Language::Rust => {
+            " (`#[unsafe(no_mangle)] pub extern \"C\" fn run` in a `cdylib` crate; `host new \
+             NAME --lang rust` writes a working example)"
+        }
+        Language::Go => {
+            " (`//go:wasmexport run` and `-buildmode=c-shared`; `host new NAME --lang go` writes \
+             a working example)"
+        }
+        Language::Zig => {
+            " (`export fn run` and `-fno-entry -rdynamic`; `host new NAME --lang zig` writes a \
+             working example)"
+        }
+        Language::AssemblyScript => {
+            " (`export function run` in the entry file; `host new NAME --lang assemblyscript` \
+             writes a working example)"
+        }
+        Language::Unknown => {
+            " (in C, mark it `__attribute__((export_name(\"run\")))` and build a WASI reactor, \
+             `-mexec-model=reactor`; in Go, `//go:wasmexport run` and `-buildmode=c-shared`; in \
+             Zig, `export fn` and `-fno-entry -rdynamic`; `host new NAME --lang \
+             c|go|zig|assemblyscript` writes a working example)"
+        }
+    }
+}
 
 /// What to do about an import the contract refuses, when a toolchain is
 /// known to add it.
