@@ -169,42 +169,8 @@ fn check_module(module: &Module, toolchain: &Toolchain, file_name: &str) -> Resu
         return check_program(module, file_name);
     }
     refuse_command_wrappers(toolchain)?;
+    let uses_pause = check_module_imports(module, toolchain)?;
     let unit = || FuncType::new(module.engine(), [], []);
-    let mut uses_pause = false;
-    let fix = reactor_fix(toolchain.language);
-    let is_command = module.get_export(START_EXPORT).is_some();
-    for import in module.imports() {
-        let qualified = format!("{}.{}", import.module(), import.name());
-        if import.module() == WASI_P1_MODULE {
-            if !is_command {
-                continue;
-            }
-            bail!(
-                "imports WASI (`{qualified}`) and exports `{START_EXPORT}` as well as `run`: a WASI \
-                 command (made by {}), whose runtime or C library `{START_EXPORT}` would start; a \
-                 module that exports `run` is measured as a `run(count, seed)` workload and \
-                 `{START_EXPORT}` is never called, so it would run uninitialised: {fix} (or drop \
-                 `run` to measure it as a program)",
-                toolchain.language
-            );
-        }
-        let is_timing =
-            import.module() == BENCH_MODULE && matches!(import.name(), "pause" | "resume");
-        if !is_timing {
-            bail!(
-                "unknown import `{qualified}`: a workload may import only bench.pause, bench.resume \
-                 and WASI preview 1{}",
-                import_hint(import.module(), import.name())
-            );
-        }
-        match import.ty() {
-            ExternType::Func(ty) if FuncType::eq(&ty, &unit()) => uses_pause = true,
-            other => bail!(
-                "import `{qualified}` has type {}, expected () -> ()",
-                describe_extern(&other)
-            ),
-        }
-    }
 
     let run_type = FuncType::new(
         module.engine(),
@@ -266,6 +232,49 @@ fn check_module(module: &Module, toolchain: &Toolchain, file_name: &str) -> Resu
         has_setup,
         uses_pause,
     })
+}
+
+/// A workload module's imports: `bench.pause`/`bench.resume` (`() -> ()`)
+/// and WASI preview 1, which a command (`_start` beside `run`) may not
+/// import. Whether it imports the timing controls.
+fn check_module_imports(module: &Module, toolchain: &Toolchain) -> Result<bool> {
+    let unit = || FuncType::new(module.engine(), [], []);
+    let mut uses_pause = false;
+    let fix = reactor_fix(toolchain.language);
+    let is_command = module.get_export(START_EXPORT).is_some();
+    for import in module.imports() {
+        let qualified = format!("{}.{}", import.module(), import.name());
+        if import.module() == WASI_P1_MODULE {
+            if !is_command {
+                continue;
+            }
+            bail!(
+                "imports WASI (`{qualified}`) and exports `{START_EXPORT}` as well as `run`: a WASI \
+                 command (made by {}), whose runtime or C library `{START_EXPORT}` would start; a \
+                 module that exports `run` is measured as a `run(count, seed)` workload and \
+                 `{START_EXPORT}` is never called, so it would run uninitialised: {fix} (or drop \
+                 `run` to measure it as a program)",
+                toolchain.language
+            );
+        }
+        let is_timing =
+            import.module() == BENCH_MODULE && matches!(import.name(), "pause" | "resume");
+        if !is_timing {
+            bail!(
+                "unknown import `{qualified}`: a workload may import only bench.pause, bench.resume \
+                 and WASI preview 1{}",
+                import_hint(import.module(), import.name())
+            );
+        }
+        match import.ty() {
+            ExternType::Func(ty) if FuncType::eq(&ty, &unit()) => uses_pause = true,
+            other => bail!(
+                "import `{qualified}` has type {}, expected () -> ()",
+                describe_extern(&other)
+            ),
+        }
+    }
+    Ok(uses_pause)
 }
 
 /// Refuse a module whose benchmark or set-up export is a command-style
