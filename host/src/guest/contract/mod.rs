@@ -35,7 +35,7 @@ use wasmtime::component::{Component, Type};
 use wasmtime::{Engine, ExternType, FuncType, Module, ValType};
 
 use crate::guest::format::{Code, Format};
-use toolchain::{Toolchain, reactor_fix};
+use toolchain::{Language, Toolchain, reactor_fix};
 
 pub mod toolchain;
 
@@ -169,42 +169,8 @@ fn check_module(module: &Module, toolchain: &Toolchain, file_name: &str) -> Resu
         return check_program(module, file_name);
     }
     refuse_command_wrappers(toolchain)?;
+    let uses_pause = check_module_imports(module, toolchain)?;
     let unit = || FuncType::new(module.engine(), [], []);
-    let mut uses_pause = false;
-    let fix = reactor_fix(toolchain.language);
-    let is_command = module.get_export(START_EXPORT).is_some();
-    for import in module.imports() {
-        let qualified = format!("{}.{}", import.module(), import.name());
-        if import.module() == WASI_P1_MODULE {
-            if !is_command {
-                continue;
-            }
-            bail!(
-                "imports WASI (`{qualified}`) and exports `{START_EXPORT}` as well as `run`: a WASI \
-                 command (made by {}), whose runtime or C library `{START_EXPORT}` would start; a \
-                 module that exports `run` is measured as a `run(count, seed)` workload and \
-                 `{START_EXPORT}` is never called, so it would run uninitialised: {fix} (or drop \
-                 `run` to measure it as a program)",
-                toolchain.language
-            );
-        }
-        let is_timing =
-            import.module() == BENCH_MODULE && matches!(import.name(), "pause" | "resume");
-        if !is_timing {
-            bail!(
-                "unknown import `{qualified}`: a workload may import only bench.pause, bench.resume \
-                 and WASI preview 1{}",
-                import_hint(import.module(), import.name())
-            );
-        }
-        match import.ty() {
-            ExternType::Func(ty) if FuncType::eq(&ty, &unit()) => uses_pause = true,
-            other => bail!(
-                "import `{qualified}` has type {}, expected () -> ()",
-                describe_extern(&other)
-            ),
-        }
-    }
 
     let run_type = FuncType::new(
         module.engine(),
@@ -241,7 +207,11 @@ fn check_module(module: &Module, toolchain: &Toolchain, file_name: &str) -> Resu
                 "export `{name}` has type {}, expected {}{}",
                 describe_func(func),
                 describe_func(expected),
-                if is_run { RUN_TYPES_HINT } else { "" }
+                if is_run {
+                    run_types_hint(toolchain.language)
+                } else {
+                    ""
+                }
             );
         }
         if is_run {
@@ -252,8 +222,9 @@ fn check_module(module: &Module, toolchain: &Toolchain, file_name: &str) -> Resu
     }
     if benchmarks.is_empty() {
         bail!(
-            "exports no `run(i64, i64) -> i64` function; it exports {}{RUN_EXPORT_HINT}",
-            list_exports(module)
+            "exports no `run(i64, i64) -> i64` function; it exports {}{}",
+            list_exports(module),
+            run_export_hint(toolchain.language)
         );
     }
     Ok(Contract::Workload {
@@ -261,6 +232,49 @@ fn check_module(module: &Module, toolchain: &Toolchain, file_name: &str) -> Resu
         has_setup,
         uses_pause,
     })
+}
+
+/// A workload module's imports: `bench.pause`/`bench.resume` (`() -> ()`)
+/// and WASI preview 1, which a command (`_start` beside `run`) may not
+/// import. Whether it imports the timing controls.
+fn check_module_imports(module: &Module, toolchain: &Toolchain) -> Result<bool> {
+    let unit = || FuncType::new(module.engine(), [], []);
+    let mut uses_pause = false;
+    let fix = reactor_fix(toolchain.language);
+    let is_command = module.get_export(START_EXPORT).is_some();
+    for import in module.imports() {
+        let qualified = format!("{}.{}", import.module(), import.name());
+        if import.module() == WASI_P1_MODULE {
+            if !is_command {
+                continue;
+            }
+            bail!(
+                "imports WASI (`{qualified}`) and exports `{START_EXPORT}` as well as `run`: a WASI \
+                 command (made by {}), whose runtime or C library `{START_EXPORT}` would start; a \
+                 module that exports `run` is measured as a `run(count, seed)` workload and \
+                 `{START_EXPORT}` is never called, so it would run uninitialised: {fix} (or drop \
+                 `run` to measure it as a program)",
+                toolchain.language
+            );
+        }
+        let is_timing =
+            import.module() == BENCH_MODULE && matches!(import.name(), "pause" | "resume");
+        if !is_timing {
+            bail!(
+                "unknown import `{qualified}`: a workload may import only bench.pause, bench.resume \
+                 and WASI preview 1{}",
+                import_hint(import.module(), import.name())
+            );
+        }
+        match import.ty() {
+            ExternType::Func(ty) if FuncType::eq(&ty, &unit()) => uses_pause = true,
+            other => bail!(
+                "import `{qualified}` has type {}, expected () -> ()",
+                describe_extern(&other)
+            ),
+        }
+    }
+    Ok(uses_pause)
 }
 
 /// Refuse a module whose benchmark or set-up export is a command-style
@@ -475,16 +489,57 @@ fn describe_type(ty: &Type) -> String {
     text.split('(').next().unwrap_or(&text).to_lowercase()
 }
 
-/// How C, Zig and AssemblyScript spell `run`'s types.
-const RUN_TYPES_HINT: &str = " (64-bit integers: in C `int64_t run(int64_t count, int64_t seed)`, \
-     in Zig `export fn run(count: i64, seed: i64) i64`, in AssemblyScript \
-     `export function run(count: i64, seed: i64): i64`)";
+/// How the language a module came from spells `run`'s types (every
+/// language's when the module does not say).
+fn run_types_hint(language: Language) -> &'static str {
+    match language {
+        Language::C => " (64-bit integers: `int64_t run(int64_t count, int64_t seed)`, not `int`)",
+        Language::Rust => " (64-bit integers: `extern \"C\" fn run(count: i64, seed: i64) -> i64`)",
+        Language::Go => " (64-bit integers: `func run(count int64, seed int64) int64`)",
+        Language::Zig => " (64-bit integers: `export fn run(count: i64, seed: i64) i64`)",
+        Language::AssemblyScript => {
+            " (64-bit integers: `export function run(count: i64, seed: i64): i64`)"
+        }
+        Language::Unknown => {
+            " (64-bit integers: in C `int64_t run(int64_t count, int64_t seed)`, in Go `func \
+             run(count int64, seed int64) int64`, in Zig `export fn run(count: i64, seed: i64) \
+             i64`, in AssemblyScript `export function run(count: i64, seed: i64): i64`)"
+        }
+    }
+}
 
-/// How a C or Zig module exports `run` at all.
-const RUN_EXPORT_HINT: &str = " (in C, mark it `__attribute__((export_name(\"run\")))` and build \
-     a WASI reactor, `-mexec-model=reactor`; in Go, `//go:wasmexport run` and \
-     `-buildmode=c-shared`; in Zig, `export fn` and `-fno-entry -rdynamic`; \
-     `host new NAME --lang c|zig|assemblyscript` writes a working example)";
+/// How the language a module came from exports `run` at all (every
+/// language's when the module does not say).
+fn run_export_hint(language: Language) -> &'static str {
+    match language {
+        Language::C => {
+            " (mark it `__attribute__((export_name(\"run\")))` and build a WASI reactor, \
+             `-mexec-model=reactor`; `host new NAME --lang c` writes a working example)"
+        }
+        Language::Rust => {
+            " (`#[unsafe(no_mangle)] pub extern \"C\" fn run` in a `cdylib` crate; `host new \
+             NAME --lang rust` writes a working example)"
+        }
+        Language::Go => {
+            " (`//go:wasmexport run` and `-buildmode=c-shared`; `host new NAME --lang go` writes \
+             a working example)"
+        }
+        Language::Zig => {
+            " (`export fn run` and `-fno-entry -rdynamic`; `host new NAME --lang zig` writes a \
+             working example)"
+        }
+        Language::AssemblyScript => {
+            " (`export function run` in the entry file; `host new NAME --lang assemblyscript` \
+             writes a working example)"
+        }
+        Language::Unknown => {
+            " (in C, mark it `__attribute__((export_name(\"run\")))` and build a WASI reactor, \
+             `-mexec-model=reactor`; in Go, `//go:wasmexport run` and `-buildmode=c-shared`; in \
+             Zig, `export fn` and `-fno-entry -rdynamic`; `host new NAME --lang \
+             c|go|zig|assemblyscript` writes a working example)"
+        }
+    }
+}
 
 /// What to do about an import the contract refuses, when a toolchain is
 /// known to add it.

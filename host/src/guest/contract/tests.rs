@@ -334,3 +334,19 @@ fn the_wit_world_matches_what_the_host_checks() -> Result<()> {
     );
     Ok(())
 }
+
+#[test]
+fn a_refusal_gives_the_fix_in_the_producers_language() {
+    let narrow_go = r#"(module (@producers (language "Go" "go1.27"))
+        (func (export "run") (param i32 i32) (result i32) local.get 0))"#;
+    let error = contract_error(narrow_go);
+    assert!(
+        error.contains("func run(count int64, seed int64) int64"),
+        "{error}"
+    );
+    assert!(!error.contains("int64_t"), "{error}");
+    let hidden_c = r#"(module (@producers (processed-by "clang" "14")) (func (export "go")))"#;
+    let error = contract_error(hidden_c);
+    assert!(error.contains("-mexec-model=reactor"), "{error}");
+    assert!(!error.contains("wasmexport"), "{error}");
+}
