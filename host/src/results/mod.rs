@@ -30,7 +30,6 @@ pub use figures::{
 pub use notes::{Note, Notes};
 pub use report::{
     BenchResult, Candidate, CompareReport, Complexity, ComplexityResult, Environment, HugePages,
-    Row,
-    RunReport, SuiteSummary, Tool,
+    Row, RunReport, SuiteSummary, Tool,
 };
 pub use suite_comparison::{SuiteBenchmark, SuiteComparison, SuiteRatio, SuiteVerdicts, Unpaired};
