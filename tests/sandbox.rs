@@ -430,7 +430,11 @@ fn started_workers(pid: u32, n: usize) -> TestResult {
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    Err(format!("{pid} started {} of {n} workers within {BOUND:?}", seen.len()).into())
+    Err(format!(
+        "{pid} started {} of {n} workers within {BOUND:?}",
+        seen.len()
+    )
+    .into())
 }
 
 /// A worker killed with SIGKILL while it measures: the row it was measuring

@@ -96,9 +96,9 @@ fn a_data_dependent_workload_gets_fresh_input_at_every_count() -> TestResult {
             .ok_or_else(|| format!("no fuel_per_op: {row}"))?;
         per_op.push((count, fuel));
     }
-    let (least, most) = per_op
-        .iter()
-        .fold((f64::INFINITY, 0.0f64), |(lo, hi), m| (lo.min(m.1), hi.max(m.1)));
+    let (least, most) = per_op.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), m| {
+        (lo.min(m.1), hi.max(m.1))
+    });
     // A lookup's instructions depend a little on its key (the search may
     // end early): the mean over 1000 keys is within 2% of the mean over
     // 10^5, and a replayed count or a leak of setup would be far off.

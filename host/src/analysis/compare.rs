@@ -493,7 +493,10 @@ mod tests {
             }
         }
         eprintln!("2x: {early_large} of {trials} at the early look; {false_early} false there");
-        assert!(early_large >= trials * 95 / 100, "{early_large} of {trials}");
+        assert!(
+            early_large >= trials * 95 / 100,
+            "{early_large} of {trials}"
+        );
         assert!(
             false_early <= 2 * trials / 100,
             "{false_early} of {} false at the early look",

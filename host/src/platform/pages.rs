@@ -35,7 +35,8 @@ pub fn advise_huge(start: *mut u8, len: usize) -> std::io::Result<()> {
         // SAFETY: MADV_HUGEPAGE changes how the kernel backs the range, not
         // its contents or its protection; the range lies in a mapping the
         // caller owns (unmapped parts are reported and skipped).
-        let done = unsafe { libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_HUGEPAGE) };
+        let done =
+            unsafe { libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_HUGEPAGE) };
         match done {
             0 => Ok(()),
             _ => Err(std::io::Error::last_os_error()),
@@ -78,7 +79,10 @@ mod tests {
     #[test]
     fn the_mode_is_one_of_three_or_unknown() {
         if let Some(mode) = mode() {
-            assert!(["always", "madvise", "never"].contains(&mode.as_str()), "{mode}");
+            assert!(
+                ["always", "madvise", "never"].contains(&mode.as_str()),
+                "{mode}"
+            );
         }
     }
 

@@ -17,10 +17,10 @@ use crate::analysis::estimate;
 use crate::analysis::stats;
 use crate::analysis::summary::finest_ns;
 use crate::benchmark::parent::row::RowState;
+use crate::benchmark::protocol::ProcessSample;
 use crate::benchmark::worker::sequence::Share;
 use crate::options::{Settings, StopRule};
 use crate::platform::gaps::Interruptions;
-use crate::benchmark::protocol::ProcessSample;
 use crate::results::{Figures, Note, Row, StopReason};
 
 /// Fewest processes a row is measured in (by default), and the number
