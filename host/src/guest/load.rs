@@ -291,6 +291,7 @@ pub fn load_bytes(engines: &Engines, path: &Path, bytes: Arc<[u8]>) -> Result<Wo
         kind: Some(format.into()),
         error,
     };
+    crate::guest::runtime::check_available(engines.config.runtime, format).map_err(failed)?;
     let start = Instant::now();
     let (code, cache) = engines
         .compile(&engines.fast, format, &bytes)

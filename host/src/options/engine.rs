@@ -23,6 +23,46 @@ pub enum Compiler {
     Pulley,
 }
 
+/// Which runtime runs the workloads: wasmtime (with the compiler of
+/// [`Compiler`]), or another runtime. A runtime's name is what `--engine`
+/// takes; where its code lives is [`crate::guest::runtime`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Runtime {
+    /// wasmtime, built in (its compiler is [`EngineConfig::compiler`]).
+    #[default]
+    Wasmtime,
+}
+
+impl Runtime {
+    /// Every runtime other than wasmtime, as `--engine` names them.
+    pub const OTHERS: [Runtime; 0] = [];
+
+    /// The name `--engine` gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Runtime::Wasmtime => "wasmtime",
+        }
+    }
+
+    /// The runtime `--engine NAME` names.
+    pub fn named(name: &str) -> Result<Self> {
+        if let Some(runtime) = Runtime::OTHERS.into_iter().find(|r| r.name() == name) {
+            return Ok(runtime);
+        }
+        let mut known = vec!["cranelift", "winch", "pulley"];
+        known.extend(Runtime::OTHERS.iter().map(|r| r.name()));
+        bail!(
+            "--engine {name}: unknown engine (known: {}, or the path of an engine library)",
+            known.join(", ")
+        )
+    }
+
+    fn is_wasmtime(&self) -> bool {
+        *self == Runtime::Wasmtime
+    }
+}
+
 /// Cranelift's optimisation level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -313,6 +353,11 @@ pub struct EngineConfig {
     /// configuration (wasmtime's defaults).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub library: Option<EngineLibrary>,
+    /// The runtime that runs the workloads (wasmtime unless `--engine`
+    /// named another). Under another runtime the host still checks the
+    /// files against the contract with wasmtime's defaults.
+    #[serde(default, skip_serializing_if = "Runtime::is_wasmtime")]
+    pub runtime: Runtime,
 }
 
 impl Default for EngineConfig {
@@ -322,6 +367,7 @@ impl Default for EngineConfig {
             opt_level: OptimizeFor::Speed,
             wasm: WasmFlags::default(),
             library: None,
+            runtime: Runtime::Wasmtime,
         }
     }
 }
@@ -330,6 +376,9 @@ impl fmt::Display for EngineConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(library) = &self.library {
             return library.fmt(f);
+        }
+        if self.runtime != Runtime::Wasmtime {
+            return f.write_str(self.runtime.name());
         }
         match self.compiler {
             Compiler::Cranelift => {
@@ -356,6 +405,9 @@ impl EngineConfig {
     pub fn short_name(&self) -> String {
         if let Some(library) = &self.library {
             return library.name();
+        }
+        if self.runtime != Runtime::Wasmtime {
+            return self.runtime.name().to_string();
         }
         match self.compiler {
             Compiler::Cranelift => "cranelift",
@@ -421,6 +473,10 @@ pub(crate) fn engine_configs(
                     ..EngineConfig::default()
                 }
             }
+            EngineArg::Runtime(name) => EngineConfig {
+                runtime: Runtime::named(name)?,
+                ..EngineConfig::default()
+            },
             builtin => EngineConfig {
                 compiler: match builtin {
                     EngineArg::Winch => Compiler::Winch,
@@ -430,6 +486,7 @@ pub(crate) fn engine_configs(
                 opt_level,
                 wasm,
                 library: None,
+                runtime: Runtime::Wasmtime,
             },
         };
         if !configs.contains(&config) {

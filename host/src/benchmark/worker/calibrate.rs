@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::analysis::stats;
-use crate::guest::instance::Instance;
+use crate::guest::runtime::Sampler;
 use crate::platform::clock::ClockCalibration;
 
 /// Figures measured once per worker process and format, before any
@@ -28,8 +28,8 @@ pub struct Calibration {
 /// pause/resume pair cost.
 pub fn calibrate(
     clock: ClockCalibration,
-    empty: &mut Instance,
-    pause_pair: &mut Instance,
+    empty: &mut dyn Sampler,
+    pause_pair: &mut dyn Sampler,
 ) -> Result<Calibration> {
     const PAIRS: u64 = 1_000;
     const CALLS: usize = 500;

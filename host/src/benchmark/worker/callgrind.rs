@@ -246,6 +246,7 @@ pub fn count_row(
     dumps: &mut Dumps,
     progress: &dyn Progress,
 ) -> Result<Counted> {
+    session.wasmtime_only(row, "Callgrind's counts")?;
     if let Contract::Program { .. } = workload.contract {
         return count_program(plan, session, workload, row, dumps, progress);
     }

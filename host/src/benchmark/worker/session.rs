@@ -23,7 +23,6 @@ use crate::benchmark::worker::calibrate::{self, Calibration};
 use crate::benchmark::worker::program::ProgramRunner;
 use crate::benchmark::worker::sequence;
 use crate::guest::builtin::Builtins;
-use crate::guest::contract::RUN_EXPORT;
 use crate::guest::engine::{Engines, compile};
 use crate::guest::format::{Code, Format};
 use crate::guest::instance::{Instance, Linkers};
@@ -31,8 +30,9 @@ use crate::guest::library::LibraryProgram;
 use crate::guest::limits::Limits;
 use crate::guest::load::{self, LoadError, Workload};
 use crate::guest::program::Program;
+use crate::guest::runtime::{self, Guest, Runner, Sampler};
 use crate::guest::seeds::Seeds;
-use crate::options::{EngineConfig, EngineLibrary, Grants};
+use crate::options::{EngineConfig, EngineLibrary, Grants, Runtime};
 use crate::platform::clock::{self, ClockCalibration};
 use crate::platform::cpu::cpu_model;
 use crate::platform::thread::{Prepared, prepare_measuring_thread};
@@ -67,7 +67,7 @@ pub struct FormatSetup {
 impl FormatSetup {
     fn new(
         engines: &Engines,
-        linkers: &Linkers,
+        runner: &dyn Runner,
         limits: Limits,
         format: Format,
         clock: ClockCalibration,
@@ -75,14 +75,8 @@ impl FormatSetup {
         let builtins = Builtins::new(engines, format)?;
         let calibration = calibrate::calibrate(
             clock,
-            &mut builtins.empty_instance(linkers, limits)?,
-            &mut Instance::new(
-                linkers,
-                &builtins.pause_pair,
-                RUN_EXPORT,
-                limits,
-                Seeds::same(0),
-            )?,
+            builtins.empty_instance(runner, limits)?.as_mut(),
+            builtins.pause_pair_instance(runner, limits)?.as_mut(),
         )?;
         Ok(FormatSetup {
             builtins: Some(builtins),
@@ -107,10 +101,15 @@ impl FormatSetup {
     }
 }
 
-/// One engine configuration with its linkers and its built-in guests.
+/// One engine configuration with its linkers, its runner and its built-in
+/// guests.
 pub struct EngineSet {
     pub engines: Engines,
+    /// wasmtime's linkers (the passes that run wasmtime itself: fuel,
+    /// Callgrind, profiles).
     pub linkers: Linkers,
+    /// What instantiates the timed workloads: the configuration's runtime.
+    pub runner: Box<dyn Runner>,
     pub modules: FormatSetup,
     pub components: Option<FormatSetup>,
 }
@@ -174,24 +173,26 @@ impl Session {
         let mut sets = Vec::new();
         for (index, engines) in engines.iter().enumerate() {
             let linkers = Linkers::new(&engines.fast)?;
+            let runner = runtime::runner(engines)?;
             if !calibrating {
                 sets.push(EngineSet {
                     engines: engines.clone(),
                     linkers,
+                    runner,
                     modules: FormatSetup::uncalibrated(),
                     components: None,
                 });
                 continue;
             }
-            let modules = FormatSetup::new(engines, &linkers, limits, Format::Module, clock)?;
+            let modules = FormatSetup::new(engines, &*runner, limits, Format::Module, clock)?;
             let any_component = loaded.iter().any(|l| {
                 l.engine_set == index
                     && matches!(&l.workload, Ok(w) if w.format == Format::Component)
             });
-            let components = match any_component {
+            let components = match any_component && runner.runs(Format::Component) {
                 true => Some(FormatSetup::new(
                     engines,
-                    &linkers,
+                    &*runner,
                     limits,
                     Format::Component,
                     clock,
@@ -201,6 +202,7 @@ impl Session {
             sets.push(EngineSet {
                 engines: engines.clone(),
                 linkers,
+                runner,
                 modules,
                 components,
             });
@@ -263,24 +265,43 @@ impl Session {
         }
     }
 
-    /// Instantiate and set up the workload of `row`. Returns it and the
-    /// instantiation time, in ms.
+    /// Instantiate the workload of `row` under its engine's runtime and
+    /// call its `setup` (telling `progress` each). Returns it and the
+    /// instantiation time, in ms (setup not included).
     pub fn instance(
         &self,
         workload: &Workload,
         row: &Row,
         progress: &dyn Progress,
-    ) -> Result<(Instance, f64)> {
-        let set = &self.sets[row.engine_set];
-        let (instance, instantiate) = set_up(
-            &set.linkers,
-            &workload.code,
-            row,
-            self.limits,
-            self.seeds,
-            progress,
-        )?;
+    ) -> Result<(Box<dyn Sampler>, f64)> {
+        let runner = &self.sets[row.engine_set].runner;
+        let guest = Guest {
+            path: &workload.path,
+            bytes: &workload.bytes,
+            code: &workload.code,
+        };
+        progress.calling(Call::Instantiate);
+        let start = Instant::now();
+        let mut instance = runner.instantiate(guest, &row.export, self.limits, self.seeds)?;
+        let instantiate = start.elapsed();
+        let size = row.size.unwrap_or(0);
+        progress.calling(Call::Setup { size });
+        instance.setup(size)?;
         Ok((instance, instantiate.as_secs_f64() * 1e3))
+    }
+
+    /// An error unless `row`'s engine runs on wasmtime: `what` (programs,
+    /// the instruction count, Callgrind's counts, profiles) is wasmtime's
+    /// alone.
+    pub fn wasmtime_only(&self, row: &Row, what: &str) -> Result<()> {
+        let runtime = self.sets[row.engine_set].engines.config.runtime;
+        if runtime != Runtime::Wasmtime {
+            anyhow::bail!(
+                "{what}: under wasmtime only, not under {} (it measures `run(count, seed)` workloads)",
+                runtime.name()
+            );
+        }
+        Ok(())
     }
 
     /// The engine library of `row`'s engine set, if it has one.
@@ -298,6 +319,7 @@ impl Session {
         row: &Row,
         grants: &Grants,
     ) -> Result<ProgramRunner> {
+        self.wasmtime_only(row, "programs")?;
         Ok(match self.library(row) {
             Some(library) => ProgramRunner::Library(LibraryProgram::new(
                 library,
@@ -324,6 +346,7 @@ impl Session {
         count: u64,
         progress: &dyn Progress,
     ) -> Result<f64> {
+        self.wasmtime_only(row, "the instruction count (--metric instructions)")?;
         let engine = self.sets[row.engine_set].engines.fuel()?;
         let linkers = Linkers::counting_fuel(&engine)?;
         let code = compile(&engine, workload.format, &workload.bytes)?;
