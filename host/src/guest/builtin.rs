@@ -89,6 +89,7 @@ impl Builtins {
         let (empty, pause_pair) = match format {
             Format::Module => (EMPTY_MODULE_WAT, PAUSE_PAIR_MODULE_WAT),
             Format::Component => (EMPTY_COMPONENT_WAT, PAUSE_PAIR_COMPONENT_WAT),
+            Format::Native => return Err(crate::guest::format::not_wasm()),
         };
         Ok(Builtins {
             empty: builtin(engines, empty)?,
@@ -103,7 +104,7 @@ impl Builtins {
         let guest = Guest {
             path: Path::new("empty"),
             bytes: &self.empty_bytes,
-            code: &self.empty,
+            code: Some(&self.empty),
         };
         runner.instantiate(guest, RUN_EXPORT, limits, Seeds::same(0))
     }
@@ -117,7 +118,7 @@ impl Builtins {
         let guest = Guest {
             path: Path::new("pause-pair"),
             bytes: &self.pause_pair_bytes,
-            code: &self.pause_pair,
+            code: Some(&self.pause_pair),
         };
         runner.instantiate(guest, RUN_EXPORT, limits, Seeds::same(0))
     }

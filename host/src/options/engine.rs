@@ -32,16 +32,22 @@ pub enum Runtime {
     /// wasmtime, built in (its compiler is [`EngineConfig::compiler`]).
     #[default]
     Wasmtime,
+    /// wasmi, an interpreter (the `wasmi` crate; cargo feature `wasmi`).
+    Wasmi,
+    /// V8, through Node.js (`node`).
+    V8,
 }
 
 impl Runtime {
     /// Every runtime other than wasmtime, as `--engine` names them.
-    pub const OTHERS: [Runtime; 0] = [];
+    pub const OTHERS: [Runtime; 2] = [Runtime::Wasmi, Runtime::V8];
 
     /// The name `--engine` gives it.
     pub fn name(self) -> &'static str {
         match self {
             Runtime::Wasmtime => "wasmtime",
+            Runtime::Wasmi => "wasmi",
+            Runtime::V8 => "v8",
         }
     }
 

@@ -292,7 +292,7 @@ impl Checksum {
     pub fn new(kind: Kind, bits: u64) -> Self {
         match kind {
             Kind::Component => Checksum::Unsigned(bits),
-            Kind::Module | Kind::Program => Checksum::Signed(bits as i64),
+            Kind::Module | Kind::Native | Kind::Program => Checksum::Signed(bits as i64),
         }
     }
 }

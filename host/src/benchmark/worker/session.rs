@@ -24,13 +24,13 @@ use crate::benchmark::worker::program::ProgramRunner;
 use crate::benchmark::worker::sequence;
 use crate::guest::builtin::Builtins;
 use crate::guest::engine::{Engines, compile};
-use crate::guest::format::{Code, Format};
+use crate::guest::format::{Code, Format, not_wasm};
 use crate::guest::instance::{Instance, Linkers};
 use crate::guest::library::LibraryProgram;
 use crate::guest::limits::Limits;
 use crate::guest::load::{self, LoadError, Workload};
 use crate::guest::program::Program;
-use crate::guest::runtime::{self, Guest, Runner, Sampler};
+use crate::guest::runtime::{self, Guest, Runner, Sampler, native};
 use crate::guest::seeds::Seeds;
 use crate::options::{EngineConfig, EngineLibrary, Grants, Runtime};
 use crate::platform::clock::{self, ClockCalibration};
@@ -76,11 +76,20 @@ impl FormatSetup {
         let calibration = calibrate::calibrate(
             clock,
             builtins.empty_instance(runner, limits)?.as_mut(),
-            builtins.pause_pair_instance(runner, limits)?.as_mut(),
+            Some(builtins.pause_pair_instance(runner, limits)?.as_mut()),
         )?;
         Ok(FormatSetup {
             builtins: Some(builtins),
             calibration,
+        })
+    }
+
+    /// Of native code: its empty guest is the host's own function
+    /// ([`native::empty`]), and it has no pauses.
+    fn native(clock: ClockCalibration) -> Result<Self> {
+        Ok(FormatSetup {
+            builtins: None,
+            calibration: calibrate::calibrate(clock, native::empty().as_mut(), None)?,
         })
     }
 
@@ -108,10 +117,65 @@ pub struct EngineSet {
     /// wasmtime's linkers (the passes that run wasmtime itself: fuel,
     /// Callgrind, profiles).
     pub linkers: Linkers,
-    /// What instantiates the timed workloads: the configuration's runtime.
-    pub runner: Box<dyn Runner>,
+    /// What instantiates the timed workloads (the configuration's
+    /// runtime), or why it could not start.
+    pub runner: Result<Box<dyn Runner>, String>,
     pub modules: FormatSetup,
     pub components: Option<FormatSetup>,
+}
+
+impl EngineSet {
+    /// Set up `engines` (set `index`): its runner and, with a calibrated
+    /// `clock`, its built-in guests and their calibration (for components
+    /// only when `loaded` has any under it). A runtime that cannot start
+    /// here (not built, `node` missing) leaves the set's rows its error.
+    fn new(
+        engines: &Engines,
+        loaded: &[Loaded],
+        index: usize,
+        limits: Limits,
+        clock: Option<ClockCalibration>,
+    ) -> Result<Self> {
+        let linkers = Linkers::new(&engines.fast)?;
+        let runner = runtime::runner(engines).map_err(|e| format!("{e:#}"));
+        let (Some(clock), Ok(ready)) = (clock, &runner) else {
+            return Ok(EngineSet {
+                engines: engines.clone(),
+                linkers,
+                runner,
+                modules: FormatSetup::uncalibrated(),
+                components: None,
+            });
+        };
+        let modules = FormatSetup::new(engines, &**ready, limits, Format::Module, clock)?;
+        let any_component = any_of(loaded, Format::Component, Some(index));
+        let components = match any_component && ready.runs(Format::Component) {
+            true => Some(FormatSetup::new(
+                engines,
+                &**ready,
+                limits,
+                Format::Component,
+                clock,
+            )?),
+            false => None,
+        };
+        Ok(EngineSet {
+            engines: engines.clone(),
+            linkers,
+            runner,
+            modules,
+            components,
+        })
+    }
+}
+
+/// Whether any file of `loaded` is of `format` (in engine set `set`, if
+/// given).
+fn any_of(loaded: &[Loaded], format: Format, set: Option<usize>) -> bool {
+    loaded.iter().any(|l| {
+        set.is_none_or(|set| l.engine_set == set)
+            && matches!(&l.workload, Ok(w) if w.format == format)
+    })
 }
 
 /// A file under one engine: the path, the engine set, the workload.
@@ -126,6 +190,8 @@ pub struct Session {
     pub prepared: Prepared,
     /// One per `--engine`, in order.
     pub sets: Vec<EngineSet>,
+    /// The calibration of native code, when any was given.
+    pub native: Option<FormatSetup>,
     pub limits: Limits,
     pub loaded: Vec<Loaded>,
     /// The seeds of every timed instance's calls, from the run's seed.
@@ -172,44 +238,26 @@ impl Session {
             .collect();
         let mut sets = Vec::new();
         for (index, engines) in engines.iter().enumerate() {
-            let linkers = Linkers::new(&engines.fast)?;
-            let runner = runtime::runner(engines)?;
-            if !calibrating {
-                sets.push(EngineSet {
-                    engines: engines.clone(),
-                    linkers,
-                    runner,
-                    modules: FormatSetup::uncalibrated(),
-                    components: None,
-                });
-                continue;
-            }
-            let modules = FormatSetup::new(engines, &*runner, limits, Format::Module, clock)?;
-            let any_component = loaded.iter().any(|l| {
-                l.engine_set == index
-                    && matches!(&l.workload, Ok(w) if w.format == Format::Component)
-            });
-            let components = match any_component && runner.runs(Format::Component) {
-                true => Some(FormatSetup::new(
-                    engines,
-                    &*runner,
-                    limits,
-                    Format::Component,
-                    clock,
-                )?),
+            // The first set is always calibrated: the report's environment
+            // gives its figures.
+            let used = index == 0
+                || loaded
+                    .iter()
+                    .any(|l| l.engine_set == index && l.workload.is_ok());
+            let calibrated = match calibrating && used {
+                true => Some(clock),
                 false => None,
             };
-            sets.push(EngineSet {
-                engines: engines.clone(),
-                linkers,
-                runner,
-                modules,
-                components,
-            });
+            sets.push(EngineSet::new(engines, &loaded, index, limits, calibrated)?);
         }
+        let native = match calibrating && any_of(&loaded, Format::Native, None) {
+            true => Some(FormatSetup::native(clock)?),
+            false => None,
+        };
         Ok(Session {
             prepared,
             sets,
+            native,
             limits,
             loaded,
             seeds: Seeds::new(plan.seeds.timed, plan.seeds.rule),
@@ -221,8 +269,9 @@ impl Session {
     /// engine set `set`.
     pub fn format_setup(&self, set: usize, format: Format) -> &FormatSetup {
         let set = &self.sets[set];
-        match (format, &set.components) {
-            (Format::Component, Some(components)) => components,
+        match (format, &set.components, &self.native) {
+            (Format::Component, Some(components), _) => components,
+            (Format::Native, _, Some(native)) => native,
             _ => &set.modules,
         }
     }
@@ -274,15 +323,21 @@ impl Session {
         row: &Row,
         progress: &dyn Progress,
     ) -> Result<(Box<dyn Sampler>, f64)> {
-        let runner = &self.sets[row.engine_set].runner;
         let guest = Guest {
             path: &workload.path,
             bytes: &workload.bytes,
-            code: &workload.code,
+            code: workload.code.as_ref(),
         };
         progress.calling(Call::Instantiate);
         let start = Instant::now();
-        let mut instance = runner.instantiate(guest, &row.export, self.limits, self.seeds)?;
+        let mut instance = match workload.format {
+            Format::Native => native::instantiate(&workload.path, &row.export, self.seeds)?,
+            _ => self.sets[row.engine_set]
+                .runner
+                .as_ref()
+                .map_err(|why| anyhow!("{why}"))?
+                .instantiate(guest, &row.export, self.limits, self.seeds)?,
+        };
         let instantiate = start.elapsed();
         let size = row.size.unwrap_or(0);
         progress.calling(Call::Setup { size });
@@ -329,7 +384,7 @@ impl Session {
             )?),
             None => ProgramRunner::Builtin(Box::new(Program::new(
                 &row.path,
-                &workload.code,
+                workload.code.as_ref().ok_or_else(not_wasm)?,
                 grants,
                 self.limits,
             )?)),

@@ -12,6 +12,10 @@
 //! arm in [`runner`]. This module does not decide how often to call; that
 //! is [`crate::benchmark`]'s job.
 
+pub mod native;
+pub mod v8;
+#[cfg(feature = "wasmi")]
+pub mod wasmi;
 pub mod wasmtime;
 
 use std::path::Path;
@@ -69,7 +73,7 @@ pub trait Sampler: Send {
 pub struct Guest<'a> {
     pub path: &'a Path,
     pub bytes: &'a [u8],
-    pub code: &'a Code,
+    pub code: Option<&'a Code>,
 }
 
 /// One runtime, configured as one `--engine` asks: it instantiates guests.
@@ -93,6 +97,11 @@ pub trait Runner: Send + Sync {
 pub fn runner(engines: &Engines) -> Result<Box<dyn Runner>> {
     Ok(match engines.config.runtime {
         Runtime::Wasmtime => Box::new(wasmtime::Wasmtime::new(engines)?),
+        #[cfg(feature = "wasmi")]
+        Runtime::Wasmi => Box::new(wasmi::Wasmi::new()?),
+        #[cfg(not(feature = "wasmi"))]
+        Runtime::Wasmi => bail!("{}", not_built("wasmi")),
+        Runtime::V8 => Box::new(v8::V8::new()?),
     })
 }
 
@@ -100,11 +109,42 @@ pub fn runner(engines: &Engines) -> Result<Box<dyn Runner>> {
 /// machine, if it cannot: checked by the parent when it loads a file, so
 /// that the row says so.
 pub fn unavailable(runtime: Runtime, format: Format) -> Option<String> {
-    let _ = format;
+    let modules_only = (format != Format::Module)
+        .then(|| format!("{} runs core modules only, not a {format}", runtime.name()));
     match runtime {
         Runtime::Wasmtime => None,
+        #[cfg(feature = "wasmi")]
+        Runtime::Wasmi => modules_only,
+        #[cfg(not(feature = "wasmi"))]
+        Runtime::Wasmi => Some(not_built("wasmi")),
+        Runtime::V8 => modules_only.or_else(v8::missing),
     }
 }
+
+/// Why a runtime behind a cargo feature is missing, and how to get it.
+#[allow(dead_code)]
+fn not_built(name: &str) -> String {
+    format!(
+        "this host is built without {name}: build it with `cargo build --release -p host --features all-engines` (or `--features {name}`)"
+    )
+}
+
+/// The version of `runtime` that runs here: the crate's, or `node
+/// --version` with V8's own.
+pub fn version(runtime: Runtime) -> Option<String> {
+    match runtime {
+        Runtime::Wasmtime => Some(WASMTIME_VERSION.to_string()),
+        #[cfg(feature = "wasmi")]
+        Runtime::Wasmi => Some(wasmi::VERSION.to_string()),
+        #[cfg(not(feature = "wasmi"))]
+        Runtime::Wasmi => None,
+        Runtime::V8 => v8::version(),
+    }
+}
+
+/// The wasmtime crate's version the host is built with (the workspace's
+/// `Cargo.toml` pins it).
+pub const WASMTIME_VERSION: &str = "48.0.8";
 
 /// [`unavailable`] as an error.
 pub fn check_available(runtime: Runtime, format: Format) -> Result<()> {

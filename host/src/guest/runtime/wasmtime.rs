@@ -6,7 +6,7 @@
 use anyhow::Result;
 
 use crate::guest::engine::Engines;
-use crate::guest::format::Format;
+use crate::guest::format::{Format, not_wasm};
 use crate::guest::instance::{Instance, Linkers};
 use crate::guest::limits::Limits;
 use crate::guest::runtime::{Guest, RawSample, Runner, Sampler};
@@ -35,15 +35,15 @@ impl Runner for Wasmtime {
     ) -> Result<Box<dyn Sampler>> {
         Ok(Box::new(Instance::new(
             &self.linkers,
-            guest.code,
+            guest.code.ok_or_else(not_wasm)?,
             export,
             limits,
             seeds,
         )?))
     }
 
-    fn runs(&self, _format: Format) -> bool {
-        true
+    fn runs(&self, format: Format) -> bool {
+        format != Format::Native
     }
 }
 
