@@ -364,6 +364,10 @@ pub struct EngineConfig {
     /// files against the contract with wasmtime's defaults.
     #[serde(default, skip_serializing_if = "Runtime::is_wasmtime")]
     pub runtime: Runtime,
+    /// The runtime's version, as the run found it: wasmtime's and wasmi's
+    /// crate versions, `node --version` with V8's own for v8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 impl Default for EngineConfig {
@@ -374,6 +378,7 @@ impl Default for EngineConfig {
             wasm: WasmFlags::default(),
             library: None,
             runtime: Runtime::Wasmtime,
+            version: None,
         }
     }
 }
@@ -384,7 +389,11 @@ impl fmt::Display for EngineConfig {
             return library.fmt(f);
         }
         if self.runtime != Runtime::Wasmtime {
-            return f.write_str(self.runtime.name());
+            f.write_str(self.runtime.name())?;
+            if let Some(version) = &self.version {
+                write!(f, " {version}")?;
+            }
+            return Ok(());
         }
         match self.compiler {
             Compiler::Cranelift => {
@@ -493,6 +502,7 @@ pub(crate) fn engine_configs(
                 wasm,
                 library: None,
                 runtime: Runtime::Wasmtime,
+                version: None,
             },
         };
         if !configs.contains(&config) {

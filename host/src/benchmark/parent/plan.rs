@@ -4,7 +4,7 @@
 //! what the first worker found and what the run was asked.
 
 use crate::benchmark::protocol::{Found, Seeding, WorkerPlan};
-use crate::options::{PinRequest, Settings};
+use crate::options::{EngineConfig, PinRequest, Settings};
 use crate::platform::gaps::Interruptions;
 use crate::platform::load::{self, CoreLoad};
 use crate::platform::thread::available_cores;
@@ -109,7 +109,14 @@ impl RunPlan {
             drift_pct: settings.drift_pct,
             sample_time_ms: found.sample_time_ms,
             cpu_model: found.cpu_model,
-            engines: settings.engines.clone(),
+            engines: settings
+                .engines
+                .iter()
+                .map(|engine| EngineConfig {
+                    version: crate::guest::runtime::version(engine.runtime),
+                    ..engine.clone()
+                })
+                .collect(),
             compile_cache: settings.cache.as_ref().map(|p| p.display().to_string()),
             max_memory_bytes: settings.max_memory_bytes,
             timeout_ms: settings.timeout.as_secs_f64() * 1e3,

@@ -296,9 +296,31 @@ impl Session {
                 .as_secs_f64()
                 * 1e3,
             cpu_model: cpu_model(),
-            warnings: self.prepared.warnings.clone(),
+            warnings: self.warnings(),
             pmu: crate::platform::pmu::availability(),
         }
+    }
+
+    /// What the header warns of: what was asked for and refused, and
+    /// native code, which is not sandboxed.
+    fn warnings(&self) -> Vec<String> {
+        let mut warnings = self.prepared.warnings.clone();
+        let mut native: Vec<String> = Vec::new();
+        for loaded in &self.loaded {
+            let path = loaded.path.display().to_string();
+            if matches!(&loaded.workload, Ok(w) if w.format == Format::Native)
+                && !native.contains(&path)
+            {
+                native.push(path);
+            }
+        }
+        if !native.is_empty() {
+            warnings.push(format!(
+                "native code is not sandboxed: {} runs with this user's rights",
+                native.join(", ")
+            ));
+        }
+        warnings
     }
 
     /// The loaded workload of `row`.

@@ -65,9 +65,15 @@ function load(exportName, cap, hex) {
   }
   const instance = new WebAssembly.Instance(module, imports);
   exports_ = instance.exports;
-  if (typeof exports_._initialize === 'function') {
-    if (wasi && exports_.memory instanceof WebAssembly.Memory) wasi.initialize(instance);
-    else exports_._initialize();
+  if (wasi) {
+    // node:wasi reaches the guest's memory once initialized (which also
+    // runs a reactor's `_initialize`).
+    if (!(exports_.memory instanceof WebAssembly.Memory)) {
+      throw new Error('imports WASI but exports no memory, which node:wasi needs');
+    }
+    wasi.initialize(instance);
+  } else if (typeof exports_._initialize === 'function') {
+    exports_._initialize();
   }
   run = exports_[exportName];
   if (typeof run !== 'function') throw new Error(`export \`${exportName}\` is not a function`);

@@ -47,9 +47,12 @@ pub fn missing() -> Option<String> {
     }
 }
 
-/// `node --version`, e.g. `v20.20.2`.
+/// Node's and V8's versions: `node v20.20.2, V8 11.3.244.8-node.33`.
 pub fn version() -> Option<String> {
-    let output = Command::new(node()?).arg("--version").output().ok()?;
+    let output = Command::new(node()?)
+        .args(["-p", "`node ${process.version}, V8 ${process.versions.v8}`"])
+        .output()
+        .ok()?;
     let text = String::from_utf8(output.stdout).ok()?;
     Some(text.trim().to_string()).filter(|v| !v.is_empty())
 }
