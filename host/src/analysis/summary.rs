@@ -216,6 +216,7 @@ pub fn figures(
         precision_reached: false,
         notes: notes(&found, warmup_cap_ms),
         info: info(&found),
+        costs: crate::results::Costs::default(),
         processes: process_figures(processes.len(), estimate, summary.median),
         drift: drift_figures(drift, summary.median),
         callgrind: None,

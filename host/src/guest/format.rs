@@ -59,6 +59,16 @@ impl Code {
         }
     }
 
+    /// The size of the compiled image (machine code and its metadata), in
+    /// bytes.
+    pub fn image_bytes(&self) -> u64 {
+        let range = match self {
+            Code::Module(module) => module.image_range(),
+            Code::Component(component) => component.image_range(),
+        };
+        (range.end as usize).saturating_sub(range.start as usize) as u64
+    }
+
     /// The engine the code was compiled for.
     pub fn engine(&self) -> &Engine {
         match self {

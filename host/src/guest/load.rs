@@ -265,6 +265,16 @@ pub struct Workload {
 }
 
 impl Workload {
+    /// The compiled code's size under wasmtime (the image of the compiled
+    /// module or component), in bytes; none under other runtimes, whose
+    /// code the host does not see.
+    pub fn code_bytes(&self) -> Option<u64> {
+        match (&self.code, self.engine.runtime) {
+            (Some(code), crate::options::Runtime::Wasmtime) => Some(code.image_bytes()),
+            _ => None,
+        }
+    }
+
     /// Module, component or program, as reports name it.
     pub fn kind(&self) -> Kind {
         Kind::of(self.format, &self.contract)

@@ -99,7 +99,7 @@ pub fn compare(
         take_round(&mut variants, round + task.offset, count, progress)?;
     }
     let mut samples = Vec::new();
-    for (i, variant) in variants.into_iter().enumerate() {
+    for (i, mut variant) in variants.into_iter().enumerate() {
         let fuel_per_op = match task.fuel {
             true => {
                 progress.set_row(i);
@@ -117,6 +117,7 @@ pub fn compare(
             fuel_per_op,
             hardware_counters: None,
             program: None,
+            peak_memory_bytes: variant.instance.peak_memory_bytes(),
         });
     }
     Ok(Event::Compared {

@@ -74,6 +74,7 @@ pub fn measure_row(
         fuel_per_op,
         hardware_counters,
         program: None,
+        peak_memory_bytes: instance.peak_memory_bytes(),
     })
 }
 
