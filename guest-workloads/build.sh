@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Rebuild every bundled guest workload into ../workloads/<name>.wasm: the core
-# modules (wasm32-unknown-unknown), the components (wasm32-wasip2, against
+# modules (wasm32-unknown-unknown; C ones with clang, and their native .so
+# into target/native/), the components (wasm32-wasip2, against
 # ../wit/workload.wit) and the programs (WASI preview1 commands following the
 # Sightglass protocol, wasm32-wasip1; crate `<name>-program` becomes
 # <name>.wasm), plus the programs' generated inputs (wc.input.txt).
@@ -23,6 +24,11 @@ program_commands=(steps100-program steps101-program)
 # Core modules written in WAT (wat/<name>.wat), where the instructions
 # themselves are the point (a branch against a select).
 wat_workloads=(search-branchy search-branchless)
+# Workloads written in C (c/<name>.c), built with clang as core modules
+# with no C library; the same source builds a native shared library
+# (target/native/<name>.so, by the same clang, not committed) that `host compare x.wasm x.so`
+# measures against the module.
+c_workloads=(search)
 out_dir="../workloads"
 
 installed="$(rustup target list --installed)"
@@ -133,6 +139,13 @@ cargo build --release --locked -p wat2wasm
 for name in "${wat_workloads[@]}"; do
     target/release/wat2wasm "wat/$name.wat" "$out_dir/$name.wasm"
     printf 'wrote workloads/%s.wasm (%s bytes)\n' "$name" "$(wc -c < "$out_dir/$name.wasm" | tr -d ' ')"
+done
+for name in "${c_workloads[@]}"; do
+    "${CLANG:-clang}" --target=wasm32 -nostdlib -O2 -Wl,--no-entry -o "$out_dir/$name.wasm" "c/$name.c"
+    printf 'wrote workloads/%s.wasm (%s bytes)\n' "$name" "$(wc -c < "$out_dir/$name.wasm" | tr -d ' ')"
+    mkdir -p target/native
+    "${CLANG:-clang}" -O2 -shared -fPIC -o "target/native/$name.so" "c/$name.c"
+    printf 'wrote guest-workloads/target/native/%s.so\n' "$name"
 done
 # The programs' inputs. (Their <name>.stdout.expected / .stderr.expected are
 # committed, not generated: producing them needs a WASI runtime.)

@@ -60,6 +60,12 @@ fn build_host() -> Result<PathBuf, Box<dyn Error>> {
     let output = Command::new(&cargo)
         .current_dir(workspace_root())
         .args(["build", "--release", "-p", "host", "--bin", "host"])
+        .args(
+            cfg!(feature = "all-engines")
+                .then_some(["--features", "host/all-engines"])
+                .into_iter()
+                .flatten(),
+        )
         .arg("--message-format=json-render-diagnostics")
         .output()?;
     if !output.status.success() {

@@ -300,11 +300,13 @@ pub enum EngineArg {
     Pulley,
     /// The path of an engine library.
     Library(PathBuf),
+    /// Another runtime, by name (`wasmi`, `v8`): the options check the name.
+    Runtime(String),
 }
 
 impl EngineArg {
-    /// `cranelift`, `winch`, `pulley`, or a path: a value with a `/`, or
-    /// ending in `.so` or `.dylib`.
+    /// `cranelift`, `winch`, `pulley`, a path (a value with a `/`, or
+    /// ending in `.so` or `.dylib`), or another runtime's name.
     fn parse(value: &str) -> Result<Self, String> {
         match value {
             "cranelift" => Ok(EngineArg::Cranelift),
@@ -313,8 +315,15 @@ impl EngineArg {
             path if path.contains('/') || path.ends_with(".so") || path.ends_with(".dylib") => {
                 Ok(EngineArg::Library(PathBuf::from(path)))
             }
+            name if !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') =>
+            {
+                Ok(EngineArg::Runtime(name.to_string()))
+            }
             other => Err(format!(
-                "`{other}` is neither cranelift, winch, pulley nor the path of an engine library (./main.so)"
+                "`{other}` is neither cranelift, winch, pulley, a runtime's name nor the path of an engine library (./main.so)"
             )),
         }
     }

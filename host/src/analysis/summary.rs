@@ -217,6 +217,7 @@ pub fn figures(
         stopped_by: None,
         notes: notes(&found, warmup_cap_ms),
         info: info(&found),
+        costs: crate::results::Costs::default(),
         processes: process_figures(processes.len(), estimate, summary.median),
         drift: drift_figures(drift, summary.median),
         callgrind: None,

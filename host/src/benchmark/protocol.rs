@@ -226,6 +226,9 @@ pub struct ProcessSample {
     pub hardware_counters: Option<Result<HardwareCounts, String>>,
     /// Programs: instantiation of every iteration, and the timed region.
     pub program: Option<ProgramSample>,
+    /// The most linear memory the instance held, where its runtime tells.
+    #[serde(default)]
+    pub peak_memory_bytes: Option<u64>,
 }
 
 /// What a program adds to a [`ProcessSample`].

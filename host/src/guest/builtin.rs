@@ -7,10 +7,14 @@
 use anyhow::Result;
 
 use crate::guest::contract::RUN_EXPORT;
+use std::path::Path;
+
+use anyhow::Context;
+
 use crate::guest::engine::{Engines, builtin};
 use crate::guest::format::{Code, Format};
-use crate::guest::instance::{Instance, Linkers};
 use crate::guest::limits::Limits;
+use crate::guest::runtime::{Guest, Runner, Sampler};
 use crate::guest::seeds::Seeds;
 
 /// The empty core guest: the same exports as a workload, and no work. Its
@@ -71,10 +75,13 @@ pub const PAUSE_PAIR_COMPONENT_WAT: &str = r#"(component
     (canon lift (core func $i "run"))))"#;
 
 /// The built-in guests of one kind: the empty guest and the pause/resume
-/// calibrator.
+/// calibrator, as binaries and as wasmtime's code, so that every runtime
+/// instantiates them as it does a workload.
 pub struct Builtins {
     pub empty: Code,
     pub pause_pair: Code,
+    empty_bytes: Vec<u8>,
+    pause_pair_bytes: Vec<u8>,
 }
 
 impl Builtins {
@@ -82,15 +89,37 @@ impl Builtins {
         let (empty, pause_pair) = match format {
             Format::Module => (EMPTY_MODULE_WAT, PAUSE_PAIR_MODULE_WAT),
             Format::Component => (EMPTY_COMPONENT_WAT, PAUSE_PAIR_COMPONENT_WAT),
+            Format::Native => return Err(crate::guest::format::not_wasm()),
         };
         Ok(Builtins {
             empty: builtin(engines, empty)?,
             pause_pair: builtin(engines, pause_pair)?,
+            empty_bytes: wat::parse_str(empty).context("a built-in guest")?,
+            pause_pair_bytes: wat::parse_str(pause_pair).context("a built-in guest")?,
         })
     }
 
-    /// A fresh instance of the empty guest.
-    pub fn empty_instance(&self, linkers: &Linkers, limits: Limits) -> Result<Instance> {
-        Instance::new(linkers, &self.empty, RUN_EXPORT, limits, Seeds::same(0))
+    /// A fresh instance of the empty guest under `runner`.
+    pub fn empty_instance(&self, runner: &dyn Runner, limits: Limits) -> Result<Box<dyn Sampler>> {
+        let guest = Guest {
+            path: Path::new("empty"),
+            bytes: &self.empty_bytes,
+            code: Some(&self.empty),
+        };
+        runner.instantiate(guest, RUN_EXPORT, limits, Seeds::same(0))
+    }
+
+    /// A fresh instance of the pause/resume calibrator under `runner`.
+    pub fn pause_pair_instance(
+        &self,
+        runner: &dyn Runner,
+        limits: Limits,
+    ) -> Result<Box<dyn Sampler>> {
+        let guest = Guest {
+            path: Path::new("pause-pair"),
+            bytes: &self.pause_pair_bytes,
+            code: Some(&self.pause_pair),
+        };
+        runner.instantiate(guest, RUN_EXPORT, limits, Seeds::same(0))
     }
 }

@@ -136,6 +136,7 @@ pub fn compile(engine: &Engine, format: Format, bytes: &[u8]) -> Result<Code> {
     let code = match format {
         Format::Module => Module::new(engine, bytes).map(Code::Module),
         Format::Component => Component::new(engine, bytes).map(Code::Component),
+        Format::Native => return Err(crate::guest::format::not_wasm()),
     };
     code.map_err(anyhow::Error::from)
         .context("does not compile")

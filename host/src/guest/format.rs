@@ -12,6 +12,9 @@ use wasmtime::{Engine, Module};
 pub enum Format {
     Module,
     Component,
+    /// Not wasm: a shared library of native code (a `.so`), run by
+    /// [`crate::guest::runtime::native`].
+    Native,
 }
 
 impl fmt::Display for Format {
@@ -19,6 +22,7 @@ impl fmt::Display for Format {
         f.write_str(match self {
             Format::Module => "module",
             Format::Component => "component",
+            Format::Native => "native library",
         })
     }
 }
@@ -55,6 +59,16 @@ impl Code {
         }
     }
 
+    /// The size of the compiled image (machine code and its metadata), in
+    /// bytes.
+    pub fn image_bytes(&self) -> u64 {
+        let range = match self {
+            Code::Module(module) => module.image_range(),
+            Code::Component(component) => component.image_range(),
+        };
+        (range.end as usize).saturating_sub(range.start as usize) as u64
+    }
+
     /// The engine the code was compiled for.
     pub fn engine(&self) -> &Engine {
         match self {
@@ -85,8 +99,14 @@ impl Code {
             match format {
                 Format::Module => Module::deserialize(engine, bytes).map(Code::Module),
                 Format::Component => Component::deserialize(engine, bytes).map(Code::Component),
+                Format::Native => return Err(not_wasm()),
             }
         }
         .map_err(anyhow::Error::from)
     }
+}
+
+/// The error of asking for wasm code of a native library.
+pub fn not_wasm() -> anyhow::Error {
+    anyhow::anyhow!("native code is not wasm: no wasm engine compiles or runs it")
 }

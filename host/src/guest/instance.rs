@@ -22,6 +22,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT, TIMING_INTERFACE};
 use crate::guest::format::{Code, Format};
 use crate::guest::limits::{Limiter, Limits};
+pub use crate::guest::runtime::RawSample;
 use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
 
@@ -183,25 +184,6 @@ impl Linkers {
 /// Fuel given before a call of the instruction pass: more than any call
 /// spends before its deadline.
 const FUEL_TANK: u64 = u64::MAX / 4;
-
-/// One timed guest call.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RawSample {
-    /// Time between the two clock reads, less the time spent paused, in ns.
-    pub elapsed_ns: f64,
-    /// Pauses during the sample.
-    pub pauses: u64,
-    /// What `run` returned.
-    pub checksum: u64,
-}
-
-impl RawSample {
-    /// The time of the call less the calibrated cost, `pair_ns`, of each of
-    /// its pause/resume pairs, in ns.
-    pub fn net_ns(&self, pair_ns: f64) -> f64 {
-        self.elapsed_ns - self.pauses as f64 * pair_ns
-    }
-}
 
 enum Entry {
     Module {
@@ -403,6 +385,12 @@ impl Instance {
         Ok(TANK
             .saturating_sub(left)
             .saturating_sub(self.store.data().fuel_while_paused))
+    }
+
+    /// The bytes of linear memory the store holds: the most it has held,
+    /// since linear memory never shrinks.
+    pub fn peak_memory_bytes(&self) -> u64 {
+        self.store.data().limiter.memory_bytes()
     }
 
     fn check_not_paused(&self, function: &str) -> Result<()> {

@@ -42,6 +42,11 @@ impl Limiter {
         }
     }
 
+    /// The bytes of linear memory granted so far, all memories together.
+    pub fn memory_bytes(&self) -> u64 {
+        self.memory_bytes
+    }
+
     /// The last refusal, in plain words.
     pub fn refused(&self) -> Option<&str> {
         self.refused.as_deref()

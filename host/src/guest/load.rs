@@ -15,9 +15,10 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use crate::guest::cache::CacheOutcome;
-use crate::guest::contract::{Contract, Kind, check_contract};
+use crate::guest::contract::{Benchmark, Contract, Kind, RUN_EXPORT, check_contract};
 use crate::guest::engine::Engines;
 use crate::guest::format::{Code, Format, detect};
+use crate::guest::runtime::native;
 use crate::options::EngineConfig;
 use crate::util::fs::{Cap, Links, read_bounded};
 
@@ -235,7 +236,7 @@ fn is_hidden(path: &Path) -> bool {
 fn is_workload_file(path: &Path) -> bool {
     matches!(
         path.extension().and_then(|e| e.to_str()),
-        Some("wasm") | Some("wat")
+        Some("wasm") | Some("wat") | Some(native::EXTENSION)
     )
 }
 
@@ -252,8 +253,8 @@ pub struct Workload {
     /// The binary that was compiled (`.wat` already converted).
     pub bytes: Arc<[u8]>,
     pub format: Format,
-    /// The compiled code.
-    pub code: Code,
+    /// The compiled code (none for native code).
+    pub code: Option<Code>,
     pub contract: Contract,
     /// Wall time of compiling (or loading from the cache), in ms.
     pub compile_ms: f64,
@@ -264,6 +265,16 @@ pub struct Workload {
 }
 
 impl Workload {
+    /// The compiled code's size under wasmtime (the image of the compiled
+    /// module or component), in bytes; none under other runtimes, whose
+    /// code the host does not see.
+    pub fn code_bytes(&self) -> Option<u64> {
+        match (&self.code, self.engine.runtime) {
+            (Some(code), crate::options::Runtime::Wasmtime) => Some(code.image_bytes()),
+            _ => None,
+        }
+    }
+
     /// Module, component or program, as reports name it.
     pub fn kind(&self) -> Kind {
         Kind::of(self.format, &self.contract)
@@ -281,7 +292,36 @@ pub struct LoadError {
 /// Read (at most `max_bytes`), compile and check one workload file.
 pub fn load(engines: &Engines, path: &Path, max_bytes: u64) -> Result<Workload, LoadError> {
     let bytes = read_binary(path, max_bytes).map_err(|error| LoadError { kind: None, error })?;
+    if native::is_native(path) {
+        return load_native(engines, path, bytes.into());
+    }
     load_bytes(engines, path, bytes.into())
+}
+
+/// A native workload (`x.so`): its header checked, nothing run. Only a
+/// worker loads the library (and finds `run` and `setup` in it).
+fn load_native(engines: &Engines, path: &Path, bytes: Arc<[u8]>) -> Result<Workload, LoadError> {
+    native::check_header(&bytes).map_err(|error| LoadError {
+        kind: Some(Kind::Native),
+        error,
+    })?;
+    Ok(Workload {
+        path: path.to_path_buf(),
+        bytes,
+        format: Format::Native,
+        code: None,
+        contract: Contract::Workload {
+            benchmarks: vec![Benchmark {
+                name: workload_name(path),
+                export: RUN_EXPORT.to_string(),
+            }],
+            has_setup: false,
+            uses_pause: false,
+        },
+        compile_ms: 0.0,
+        cache: CacheOutcome::Off,
+        engine: engines.config.clone(),
+    })
 }
 
 /// [`load`] for bytes already read (`.wat` already converted).
@@ -291,6 +331,7 @@ pub fn load_bytes(engines: &Engines, path: &Path, bytes: Arc<[u8]>) -> Result<Wo
         kind: Some(format.into()),
         error,
     };
+    crate::guest::runtime::check_available(engines.config.runtime, format).map_err(failed)?;
     let start = Instant::now();
     let (code, cache) = engines
         .compile(&engines.fast, format, &bytes)
@@ -302,7 +343,7 @@ pub fn load_bytes(engines: &Engines, path: &Path, bytes: Arc<[u8]>) -> Result<Wo
         path: path.to_path_buf(),
         bytes,
         format,
-        code,
+        code: Some(code),
         contract,
         compile_ms,
         cache,

@@ -12,6 +12,8 @@
 //! - [`seeds`]: the seed of each `run(count, seed)` call;
 //! - [`instance`]: `run(count, seed)` workloads instantiated and called, the
 //!   one timed region;
+//! - [`runtime`]: the seam every runtime plugs into (a runner instantiates,
+//!   a sampler times one call), wasmtime its first;
 //! - [`builtin`]: the empty guests and the pause/resume calibrator;
 //! - [`program`]: one iteration of a WASI program (the Sightglass protocol);
 //! - [`library`]: one iteration of a WASI program under an engine library
@@ -31,6 +33,7 @@ pub mod limits;
 pub mod load;
 pub mod profile;
 pub mod program;
+pub mod runtime;
 pub mod sandbox;
 pub mod seeds;
 

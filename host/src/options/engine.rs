@@ -26,6 +26,52 @@ pub enum Compiler {
     Pulley,
 }
 
+/// Which runtime runs the workloads: wasmtime (with the compiler of
+/// [`Compiler`]), or another runtime. A runtime's name is what `--engine`
+/// takes; where its code lives is [`crate::guest::runtime`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Runtime {
+    /// wasmtime, built in (its compiler is [`EngineConfig::compiler`]).
+    #[default]
+    Wasmtime,
+    /// wasmi, an interpreter (the `wasmi` crate; cargo feature `wasmi`).
+    Wasmi,
+    /// V8, through Node.js (`node`).
+    V8,
+}
+
+impl Runtime {
+    /// Every runtime other than wasmtime, as `--engine` names them.
+    pub const OTHERS: [Runtime; 2] = [Runtime::Wasmi, Runtime::V8];
+
+    /// The name `--engine` gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Runtime::Wasmtime => "wasmtime",
+            Runtime::Wasmi => "wasmi",
+            Runtime::V8 => "v8",
+        }
+    }
+
+    /// The runtime `--engine NAME` names.
+    pub fn named(name: &str) -> Result<Self> {
+        if let Some(runtime) = Runtime::OTHERS.into_iter().find(|r| r.name() == name) {
+            return Ok(runtime);
+        }
+        let mut known = vec!["cranelift", "winch", "pulley"];
+        known.extend(Runtime::OTHERS.iter().map(|r| r.name()));
+        bail!(
+            "--engine {name}: unknown engine (known: {}, or the path of an engine library)",
+            known.join(", ")
+        )
+    }
+
+    fn is_wasmtime(&self) -> bool {
+        *self == Runtime::Wasmtime
+    }
+}
+
 /// Cranelift's optimisation level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -343,6 +389,15 @@ pub struct EngineConfig {
     /// configuration (wasmtime's defaults).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub library: Option<EngineLibrary>,
+    /// The runtime that runs the workloads (wasmtime unless `--engine`
+    /// named another). Under another runtime the host still checks the
+    /// files against the contract with wasmtime's defaults.
+    #[serde(default, skip_serializing_if = "Runtime::is_wasmtime")]
+    pub runtime: Runtime,
+    /// The runtime's version, as the run found it: wasmtime's and wasmi's
+    /// crate versions, `node --version` with V8's own for v8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 impl Default for EngineConfig {
@@ -352,6 +407,8 @@ impl Default for EngineConfig {
             opt_level: OptimizeFor::Speed,
             wasm: WasmFlags::default(),
             library: None,
+            runtime: Runtime::Wasmtime,
+            version: None,
         }
     }
 }
@@ -363,6 +420,13 @@ impl EngineConfig {
     pub fn describe(&self) -> Foreign {
         if let Some(library) = &self.library {
             return library.describe();
+        }
+        if self.runtime != Runtime::Wasmtime {
+            let name = self.runtime.name();
+            return match &self.version {
+                Some(version) => Foreign::new(format!("{name} {version}")),
+                None => Foreign::new(name),
+            };
         }
         let mut words = match self.compiler {
             Compiler::Cranelift => {
@@ -389,6 +453,9 @@ impl EngineConfig {
     pub fn short_name(&self) -> String {
         if let Some(library) = &self.library {
             return library.name();
+        }
+        if self.runtime != Runtime::Wasmtime {
+            return self.runtime.name().to_string();
         }
         match self.compiler {
             Compiler::Cranelift => "cranelift",
@@ -455,6 +522,10 @@ pub(crate) fn engine_configs(
                     ..EngineConfig::default()
                 }
             }
+            EngineArg::Runtime(name) => EngineConfig {
+                runtime: Runtime::named(name)?,
+                ..EngineConfig::default()
+            },
             builtin => EngineConfig {
                 compiler: match builtin {
                     EngineArg::Winch => Compiler::Winch,
@@ -464,6 +535,8 @@ pub(crate) fn engine_configs(
                 opt_level,
                 wasm,
                 library: None,
+                runtime: Runtime::Wasmtime,
+                version: None,
             },
         };
         if !configs.contains(&config) {

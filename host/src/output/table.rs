@@ -141,7 +141,10 @@ impl<W: Write> Table<W> {
             crate::util::bytes::format_bytes(env.max_memory_bytes),
             humantime::format_duration(std::time::Duration::from_millis(env.timeout_ms as u64))
         )?;
-        for engine in env.engines.iter().filter(|e| e.library.is_some()) {
+        let other = |e: &&crate::options::EngineConfig| {
+            e.library.is_some() || e.runtime != crate::options::Runtime::Wasmtime
+        };
+        for engine in env.engines.iter().filter(other) {
             writeln!(
                 self.out,
                 "engine {}: {}",

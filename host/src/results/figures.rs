@@ -169,6 +169,10 @@ pub struct Figures {
     /// compiled code came from): in the JSON and the HTML report, not in the
     /// terminal.
     pub info: Notes,
+    /// What the runtime costs besides time: the file's size, the compiled
+    /// code's size and the most linear memory, where they are known.
+    #[serde(flatten, default)]
+    pub costs: Costs,
     /// The worker processes a row's samples come from.
     #[serde(flatten)]
     pub processes: ProcessFigures,
@@ -233,6 +237,26 @@ pub struct Time {
     /// Epochs outside Tukey's fences (kept, not dropped).
     pub outliers: usize,
     pub outlier_counts: Outliers,
+}
+
+/// What a runtime costs besides time, per row.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Costs {
+    /// The workload file's size (the wasm binary, or the native library),
+    /// in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module_bytes: Option<u64>,
+    /// The compiled machine code's size, in bytes, where the engine exposes
+    /// it (wasmtime: the image of the compiled module); absent under wasmi,
+    /// V8 and for native code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code_bytes: Option<u64>,
+    /// The most linear memory one instance held (the largest over the
+    /// processes), in bytes, where the runtime tells (wasmtime: every
+    /// memory; wasmi and V8: the exported ones); absent for programs and
+    /// native code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_memory_bytes: Option<u64>,
 }
 
 /// How the warm-up went, over every process.
@@ -324,7 +348,7 @@ impl Checksum {
     pub fn new(kind: Kind, bits: u64) -> Self {
         match kind {
             Kind::Component => Checksum::Unsigned(bits),
-            Kind::Module | Kind::Program => Checksum::Signed(bits as i64),
+            Kind::Module | Kind::Native | Kind::Program => Checksum::Signed(bits as i64),
         }
     }
 }

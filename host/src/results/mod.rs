@@ -27,7 +27,7 @@ pub use comparison::{
     ProfileChanges, ProfileReport, ProgramPhase, Ratio, RowProfile, Verdict,
 };
 pub use figures::{
-    CallgrindCounts, Checksum, Counts, DriftFigures, Durations, Figures, HardwareCounts,
+    CallgrindCounts, Checksum, Costs, Counts, DriftFigures, Durations, Figures, HardwareCounts,
     Measurement, NsPerOp, OutlierClass, Outliers, Pauses, PhaseStats, Phases, ProcessFigures,
     Series, StopReason, Time, Warmup, WarmupFigures, exact_per_op,
 };

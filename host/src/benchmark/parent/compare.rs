@@ -170,6 +170,7 @@ fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
             program,
             compile_ms: workload.compile_ms,
             cache: workload.cache.clone(),
+            costs: crate::benchmark::parent::row::costs(workload),
         });
         rows.push(planned.row);
     }

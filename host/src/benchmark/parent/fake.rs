@@ -153,6 +153,7 @@ pub fn measured(row: usize, ns: f64) -> Next {
             instantiate_ms: 0.1,
             fuel_per_op: None,
             hardware_counters: None,
+            peak_memory_bytes: None,
             program: None,
         },
     })

@@ -4,7 +4,7 @@
 //! what the first worker found and what the run was asked.
 
 use crate::benchmark::protocol::{Found, Seeding, WorkerPlan};
-use crate::options::{PinRequest, Settings};
+use crate::options::{EngineConfig, PinRequest, Settings};
 use crate::platform::gaps::Interruptions;
 use crate::platform::load::{self, CoreLoad};
 use crate::platform::thread::available_cores;
@@ -110,7 +110,14 @@ impl RunPlan {
             drift_pct: settings.drift_pct,
             sample_time_ms: found.sample_time_ms,
             cpu_model: found.cpu_model.map(Foreign::from),
-            engines: settings.engines.clone(),
+            engines: settings
+                .engines
+                .iter()
+                .map(|engine| EngineConfig {
+                    version: crate::guest::runtime::version(engine.runtime),
+                    ..engine.clone()
+                })
+                .collect(),
             compile_cache: settings
                 .cache
                 .as_ref()

@@ -45,6 +45,10 @@ pub fn figures(
         drift,
     );
     figures.fuel_per_op = samples.iter().find_map(|s| s.fuel_per_op);
+    figures.costs = crate::results::Costs {
+        peak_memory_bytes: samples.iter().filter_map(|s| s.peak_memory_bytes).max(),
+        ..compiled.costs
+    };
     figures
 }
 

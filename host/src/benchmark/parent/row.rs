@@ -21,6 +21,18 @@ pub struct Compiled {
     /// Compile time, counted on a file's first row only.
     pub compile_ms: f64,
     pub cache: CacheOutcome,
+    /// The file's size and the compiled code's, where known.
+    pub costs: crate::results::Costs,
+}
+
+/// What `workload` costs besides time, as far as the parent knows: the
+/// file's size and the compiled code's (the peak memory is measured).
+pub fn costs(workload: &crate::guest::Workload) -> crate::results::Costs {
+    crate::results::Costs {
+        module_bytes: Some(workload.bytes.len() as u64),
+        code_bytes: workload.code_bytes(),
+        peak_memory_bytes: None,
+    }
 }
 
 /// Where a row stands.
@@ -75,6 +87,7 @@ impl RowState {
                     program: matches!(w.contract, Contract::Program { .. }),
                     compile_ms: w.compile_ms,
                     cache: w.cache.clone(),
+                    costs: costs(w),
                 }),
                 None,
             ),

@@ -56,6 +56,7 @@ fn row(name: &str) -> RowState {
             program: false,
             compile_ms: 0.0,
             cache: CacheOutcome::Off,
+            costs: crate::results::Costs::default(),
         }),
         samples: Vec::new(),
         error: None,

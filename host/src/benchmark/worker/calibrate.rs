@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::analysis::stats;
-use crate::guest::instance::Instance;
+use crate::guest::runtime::Sampler;
 use crate::platform::clock::ClockCalibration;
 
 /// Figures measured once per worker process and format, before any
@@ -25,11 +25,12 @@ pub struct Calibration {
 }
 
 /// Measure the calibration figures: the empty guest's call cost and the
-/// pause/resume pair cost.
+/// pause/resume pair cost (none without a `pause_pair` guest: native code
+/// has no pauses).
 pub fn calibrate(
     clock: ClockCalibration,
-    empty: &mut Instance,
-    pause_pair: &mut Instance,
+    empty: &mut dyn Sampler,
+    pause_pair: Option<&mut dyn Sampler>,
 ) -> Result<Calibration> {
     const PAIRS: u64 = 1_000;
     const CALLS: usize = 500;
@@ -39,6 +40,13 @@ pub fn calibrate(
     for _ in 0..CALLS {
         one.push(empty.sample(1)?.elapsed_ns);
     }
+    let Some(pause_pair) = pause_pair else {
+        return Ok(Calibration {
+            clock,
+            empty_call_ns: stats::median(&one),
+            pause_pair_ns: 0.0,
+        });
+    };
     for _ in 0..CALLS / 10 {
         empty_at_pairs.push(empty.sample(PAIRS)?.elapsed_ns);
         pairs.push(

@@ -63,6 +63,7 @@ use crate::benchmark::protocol::WorkerPlan;
 use crate::benchmark::worker::session::{Session, on_measuring_thread, set_up};
 use crate::guest::Contract;
 use crate::guest::engine::{self, Engines};
+use crate::guest::format::not_wasm;
 use crate::guest::load::Workload;
 use crate::guest::program::{Bracket, Phase, Program, Unbracketed};
 use crate::platform::valgrind;
@@ -256,13 +257,14 @@ pub fn count_row(
     dumps: &mut Dumps,
     progress: &dyn Progress,
 ) -> Result<Counted> {
+    session.wasmtime_only(row, "Callgrind's counts")?;
     if let Contract::Program { .. } = workload.contract {
         return count_program(plan, session, workload, row, dumps, progress);
     }
     let linkers = &session.sets[row.engine_set].linkers;
     let (mut instance, _) = set_up(
         linkers,
-        &workload.code,
+        workload.code.as_ref().ok_or_else(not_wasm)?,
         row,
         session.limits,
         session.counted_seeds,
@@ -354,7 +356,7 @@ fn count_program(
         // left (compiled on threads of its own, or loaded from the cache)
         // sits at addresses that differ from run to run and with the path.
         let engines = Engines::new(config, None)?;
-        let code = engine::reload(&workload.code, &engines.fast)?;
+        let code = engine::reload(workload.code.as_ref().ok_or_else(not_wasm)?, &engines.fast)?;
         let program = Program::counting(
             &row.path,
             &code,

@@ -12,7 +12,7 @@ use crate::benchmark::worker::emitter::Emitter;
 use crate::benchmark::worker::rows::row_plan;
 use crate::benchmark::worker::sequence::{self, Blocks, Plan, Share, Tuned};
 use crate::benchmark::worker::session::Session;
-use crate::guest::instance::Instance;
+use crate::guest::runtime::Sampler;
 use crate::results::Row;
 
 /// Target wall time of one variant's block in a round of a comparison.
@@ -45,7 +45,7 @@ pub struct Comparison<'a> {
 /// A variant ready for its rounds: its instance, its instantiation time in
 /// ms, and its samples.
 struct Variant {
-    instance: Instance,
+    instance: Box<dyn Sampler>,
     instantiate_ms: f64,
     blocks: Blocks,
     per_block: usize,
@@ -77,7 +77,14 @@ pub fn compare(
         progress.set_row(i);
         let row = &task.variants[i];
         let settled = calibration(session, row).and_then(|calibration| {
-            sequence::settle(&plan, calibration, tuned, count, &mut instance, progress)
+            sequence::settle(
+                &plan,
+                calibration,
+                tuned,
+                count,
+                instance.as_mut(),
+                progress,
+            )
         });
         let blocks = settled.map_err(|e| (i, e))?;
         let per_block = blocks.samples_per(ROUND_BLOCK_TIME).min(ROUND_BLOCK_MAX);
@@ -92,7 +99,7 @@ pub fn compare(
         take_round(&mut variants, round + task.offset, count, progress)?;
     }
     let mut samples = Vec::new();
-    for (i, variant) in variants.into_iter().enumerate() {
+    for (i, mut variant) in variants.into_iter().enumerate() {
         let fuel_per_op = match task.fuel {
             true => {
                 progress.set_row(i);
@@ -110,6 +117,7 @@ pub fn compare(
             fuel_per_op,
             hardware_counters: None,
             program: None,
+            peak_memory_bytes: variant.instance.peak_memory_bytes(),
         });
     }
     Ok(Event::Compared {
@@ -136,12 +144,12 @@ fn tune(
     session: &Session,
     row: &Row,
     progress: &Emitter,
-) -> Result<(Instance, f64, Tuned)> {
+) -> Result<(Box<dyn Sampler>, f64, Tuned)> {
     let workload = session.workload(row)?;
     progress.step(&row.name, Step::Warmup);
     let (mut instance, instantiate_ms) = session.instance(workload, row, progress)?;
     let calibration = calibration(session, row)?;
-    let tuned = sequence::tune(plan, calibration, &mut instance, progress)?;
+    let tuned = sequence::tune(plan, calibration, instance.as_mut(), progress)?;
     Ok((instance, instantiate_ms, tuned))
 }
 
@@ -158,7 +166,7 @@ fn take_round(
         progress.calling(Call::Run { count });
         let v = &mut variants[index];
         v.blocks
-            .open(&mut v.instance, v.per_block)
+            .open(v.instance.as_mut(), v.per_block)
             .map_err(|e| (index, e))?;
     }
     // A round's blocks are taken in chunks that alternate between the
@@ -174,7 +182,7 @@ fn take_round(
             progress.set_row(index);
             let v = &mut variants[index];
             v.blocks
-                .extend(&mut v.instance, chunk_len(v.per_block, chunk))
+                .extend(v.instance.as_mut(), chunk_len(v.per_block, chunk))
                 .map_err(|e| (index, e))?;
         }
         order.reverse();

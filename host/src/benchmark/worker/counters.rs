@@ -15,7 +15,7 @@ use anyhow::Result;
 
 use crate::analysis::stats;
 use crate::benchmark::progress::{Call, Progress};
-use crate::guest::instance::Instance;
+use crate::guest::runtime::Sampler;
 use crate::platform::pmu::{Counted, Counters, describe};
 use crate::results::HardwareCounts;
 
@@ -39,7 +39,7 @@ pub type Counting = std::result::Result<HardwareCounts, Uncounted>;
 
 /// Count `instance` per op at `count`: `Ok(Err(why))` when the counters are
 /// not there or were shared with other work; `Err` when a call failed.
-pub fn per_op(instance: &mut Instance, count: u64, progress: &dyn Progress) -> Result<Counting> {
+pub fn per_op(instance: &mut dyn Sampler, count: u64, progress: &dyn Progress) -> Result<Counting> {
     let count = count.max(1);
     let mut counters = match Counters::instructions_and_cycles() {
         Ok(counters) => counters,

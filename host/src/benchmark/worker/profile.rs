@@ -42,6 +42,7 @@ pub fn profile_row(
     interval: Duration,
     progress: &dyn Progress,
 ) -> Result<Profiled> {
+    session.wasmtime_only(row, "profiles")?;
     let engines = &session.sets[row.engine_set].engines;
     let engine = engines.profiling()?;
     let code = compile(&engine, workload.format, &workload.bytes)?;

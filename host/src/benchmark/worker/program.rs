@@ -106,6 +106,7 @@ impl Iterations {
             instantiate_ms: crate::analysis::stats::median(&self.instantiate_ns) / 1e6,
             fuel_per_op: None,
             hardware_counters,
+            peak_memory_bytes: None,
             program: Some(ProgramSample {
                 instantiate_ns: self.instantiate_ns,
                 compile_ns: self.compile_ns,

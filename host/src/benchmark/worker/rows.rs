@@ -52,7 +52,7 @@ pub fn measure_row(
     let measurement = sequence::measure(
         &row_plan,
         calibration,
-        &mut instance,
+        instance.as_mut(),
         progress,
         &job.row.name,
     )?;
@@ -63,7 +63,7 @@ pub fn measure_row(
     let hardware_counters = match job.counters {
         // Why they did not count crosses to the parent as the row's note.
         true => Some(
-            counters::per_op(&mut instance, measurement.count, progress)?
+            counters::per_op(instance.as_mut(), measurement.count, progress)?
                 .map_err(|why| why.to_string()),
         ),
         false => None,
@@ -74,6 +74,7 @@ pub fn measure_row(
         fuel_per_op,
         hardware_counters,
         program: None,
+        peak_memory_bytes: instance.peak_memory_bytes(),
     })
 }
 

@@ -31,7 +31,8 @@
 //! [`Progress`] what it calls, so that the supervising parent can hold the
 //! call to `--timeout`. This module decides when and how often to call the
 //! guest; the timed region itself is
-//! [`crate::guest::instance::Instance::sample`], and what the numbers mean is
+//! [`crate::guest::runtime::Sampler::sample`] (wasmtime's:
+//! [`crate::guest::instance::Instance::sample`]), and what the numbers mean is
 //! [`crate::analysis`]'s job.
 
 use std::num::NonZeroU64;
@@ -44,7 +45,7 @@ use crate::analysis::epochs;
 use crate::analysis::stats;
 use crate::benchmark::progress::{Call, Progress, Step};
 use crate::benchmark::worker::calibrate::Calibration;
-use crate::guest::instance::{Instance, RawSample};
+use crate::guest::runtime::{RawSample, Sampler};
 use crate::results::{Measurement, Warmup};
 
 /// The pilot never asks for more operations per sample than this. A workload
@@ -106,7 +107,7 @@ pub struct Tuned {
 pub fn measure(
     plan: &Plan,
     calibration: &Calibration,
-    workload: &mut Instance,
+    workload: &mut dyn Sampler,
     progress: &dyn Progress,
     name: &str,
 ) -> Result<Measurement> {
@@ -145,7 +146,7 @@ pub fn measure(
 pub fn tune(
     plan: &Plan,
     calibration: &Calibration,
-    workload: &mut Instance,
+    workload: &mut dyn Sampler,
     progress: &dyn Progress,
 ) -> Result<Tuned> {
     let target = target_sample_time(plan.sample_time, calibration);
@@ -165,7 +166,7 @@ pub fn settle(
     calibration: &Calibration,
     tuned: Tuned,
     count: u64,
-    workload: &mut Instance,
+    workload: &mut dyn Sampler,
     progress: &dyn Progress,
 ) -> Result<Blocks> {
     let warmup = if plan.count.map(NonZeroU64::get) == Some(count) {
@@ -221,7 +222,7 @@ pub fn pair_count(count: u64, sample_ns: f64) -> u64 {
 fn warm_up(
     plan: &Plan,
     target: Duration,
-    workload: &mut Instance,
+    workload: &mut dyn Sampler,
     progress: &dyn Progress,
 ) -> Result<(Warmup, u64)> {
     let start = Instant::now();
@@ -288,7 +289,7 @@ fn settled_at(history: &[f64]) -> bool {
 
 /// Call the workload at `count` until at least `target_ns` of calls are
 /// spent (at least once); returns the total time and the number of calls.
-fn round(workload: &mut Instance, count: u64, target_ns: f64) -> Result<(f64, u64)> {
+fn round(workload: &mut dyn Sampler, count: u64, target_ns: f64) -> Result<(f64, u64)> {
     let mut total = 0.0;
     let mut calls = 0;
     while total < target_ns || calls == 0 {
@@ -302,7 +303,7 @@ fn round(workload: &mut Instance, count: u64, target_ns: f64) -> Result<(f64, u6
 /// the same count (so that the branch predictor knows where its loop ends,
 /// as it does for every sample of a block), less its pauses at `pair_ns`
 /// each.
-fn timed_after_one(workload: &mut Instance, count: u64, pair_ns: f64) -> Result<f64> {
+fn timed_after_one(workload: &mut dyn Sampler, count: u64, pair_ns: f64) -> Result<f64> {
     workload.sample(count)?;
     Ok(workload.sample(count)?.net_ns(pair_ns))
 }
@@ -360,7 +361,7 @@ impl Blocks {
         calibration: &Calibration,
         count: u64,
         warmup: Warmup,
-        workload: &mut Instance,
+        workload: &mut dyn Sampler,
     ) -> Result<Self> {
         let started = Instant::now();
         workload.restart_seeds();
@@ -411,7 +412,7 @@ impl Blocks {
     /// which the difference counted as fixed cost: per-op times at a count
     /// of 1000 came out 0.4–3.4% below those at 10^5 (four runs each, side by
     /// side), and within ±0.6% with the untimed calls.
-    fn fixed_cost(&self, workload: &mut Instance) -> Result<f64> {
+    fn fixed_cost(&self, workload: &mut dyn Sampler) -> Result<f64> {
         let pair = self.pause_pair_ns;
         let single = timed_after_one(workload, self.pair_count, pair)?;
         let double = timed_after_one(workload, 2 * self.pair_count, pair)?;
@@ -419,7 +420,7 @@ impl Blocks {
     }
 
     /// Take one block of `len` samples, after its fixed-cost pairs.
-    pub fn take(&mut self, workload: &mut Instance, len: usize) -> Result<()> {
+    pub fn take(&mut self, workload: &mut dyn Sampler, len: usize) -> Result<()> {
         self.open(workload, len)?;
         self.extend(workload, len)
     }
@@ -427,7 +428,7 @@ impl Blocks {
     /// Begin a block of about `len` samples: its fixed-cost pairs (none for
     /// short samples), and room for the samples (and doubles) that
     /// [`Blocks::extend`] adds (so that adding them allocates nothing).
-    pub fn open(&mut self, workload: &mut Instance, len: usize) -> Result<()> {
+    pub fn open(&mut self, workload: &mut dyn Sampler, len: usize) -> Result<()> {
         if !self.short {
             for _ in 0..FIXED_COST_PAIRS_PER_BLOCK {
                 let cost = self.fixed_cost(workload)?;
@@ -447,7 +448,7 @@ impl Blocks {
     /// Short samples come [`SAMPLES_PER_DOUBLE`] at a time after a double
     /// and an untimed call at the count, starting afresh in every chunk
     /// (the call before it may be another variant's).
-    pub fn extend(&mut self, workload: &mut Instance, len: usize) -> Result<()> {
+    pub fn extend(&mut self, workload: &mut dyn Sampler, len: usize) -> Result<()> {
         let (Some(block), Some(block_pauses), Some(doubles)) = (
             self.blocks.last_mut(),
             self.pauses.last_mut(),

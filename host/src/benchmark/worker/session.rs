@@ -23,16 +23,16 @@ use crate::benchmark::worker::calibrate::{self, Calibration};
 use crate::benchmark::worker::program::ProgramRunner;
 use crate::benchmark::worker::sequence;
 use crate::guest::builtin::Builtins;
-use crate::guest::contract::RUN_EXPORT;
 use crate::guest::engine::{Engines, compile};
-use crate::guest::format::{Code, Format};
+use crate::guest::format::{Code, Format, not_wasm};
 use crate::guest::instance::{Instance, Linkers};
 use crate::guest::library::LibraryProgram;
 use crate::guest::limits::Limits;
 use crate::guest::load::{self, LoadError, Workload};
 use crate::guest::program::Program;
+use crate::guest::runtime::{self, Guest, Runner, Sampler, native};
 use crate::guest::seeds::Seeds;
-use crate::options::{EngineConfig, EngineLibrary, Grants};
+use crate::options::{EngineConfig, EngineLibrary, Grants, Runtime};
 use crate::platform::clock::{self, ClockCalibration};
 use crate::platform::cpu::cpu_model;
 use crate::platform::thread::{Prepared, prepare_measuring_thread};
@@ -67,7 +67,7 @@ pub struct FormatSetup {
 impl FormatSetup {
     fn new(
         engines: &Engines,
-        linkers: &Linkers,
+        runner: &dyn Runner,
         limits: Limits,
         format: Format,
         clock: ClockCalibration,
@@ -75,18 +75,21 @@ impl FormatSetup {
         let builtins = Builtins::new(engines, format)?;
         let calibration = calibrate::calibrate(
             clock,
-            &mut builtins.empty_instance(linkers, limits)?,
-            &mut Instance::new(
-                linkers,
-                &builtins.pause_pair,
-                RUN_EXPORT,
-                limits,
-                Seeds::same(0),
-            )?,
+            builtins.empty_instance(runner, limits)?.as_mut(),
+            Some(builtins.pause_pair_instance(runner, limits)?.as_mut()),
         )?;
         Ok(FormatSetup {
             builtins: Some(builtins),
             calibration,
+        })
+    }
+
+    /// Of native code: its empty guest is the host's own function
+    /// ([`native::empty`]), and it has no pauses.
+    fn native(clock: ClockCalibration) -> Result<Self> {
+        Ok(FormatSetup {
+            builtins: None,
+            calibration: calibrate::calibrate(clock, native::empty().as_mut(), None)?,
         })
     }
 
@@ -107,12 +110,72 @@ impl FormatSetup {
     }
 }
 
-/// One engine configuration with its linkers and its built-in guests.
+/// One engine configuration with its linkers, its runner and its built-in
+/// guests.
 pub struct EngineSet {
     pub engines: Engines,
+    /// wasmtime's linkers (the passes that run wasmtime itself: fuel,
+    /// Callgrind, profiles).
     pub linkers: Linkers,
+    /// What instantiates the timed workloads (the configuration's
+    /// runtime), or why it could not start.
+    pub runner: Result<Box<dyn Runner>, String>,
     pub modules: FormatSetup,
     pub components: Option<FormatSetup>,
+}
+
+impl EngineSet {
+    /// Set up `engines` (set `index`): its runner and, with a calibrated
+    /// `clock`, its built-in guests and their calibration (for components
+    /// only when `loaded` has any under it). A runtime that cannot start
+    /// here (not built, `node` missing) leaves the set's rows its error.
+    fn new(
+        engines: &Engines,
+        loaded: &[Loaded],
+        index: usize,
+        limits: Limits,
+        clock: Option<ClockCalibration>,
+    ) -> Result<Self> {
+        let linkers = Linkers::new(&engines.fast)?;
+        let runner = runtime::runner(engines).map_err(|e| format!("{e:#}"));
+        let (Some(clock), Ok(ready)) = (clock, &runner) else {
+            return Ok(EngineSet {
+                engines: engines.clone(),
+                linkers,
+                runner,
+                modules: FormatSetup::uncalibrated(),
+                components: None,
+            });
+        };
+        let modules = FormatSetup::new(engines, &**ready, limits, Format::Module, clock)?;
+        let any_component = any_of(loaded, Format::Component, Some(index));
+        let components = match any_component && ready.runs(Format::Component) {
+            true => Some(FormatSetup::new(
+                engines,
+                &**ready,
+                limits,
+                Format::Component,
+                clock,
+            )?),
+            false => None,
+        };
+        Ok(EngineSet {
+            engines: engines.clone(),
+            linkers,
+            runner,
+            modules,
+            components,
+        })
+    }
+}
+
+/// Whether any file of `loaded` is of `format` (in engine set `set`, if
+/// given).
+fn any_of(loaded: &[Loaded], format: Format, set: Option<usize>) -> bool {
+    loaded.iter().any(|l| {
+        set.is_none_or(|set| l.engine_set == set)
+            && matches!(&l.workload, Ok(w) if w.format == format)
+    })
 }
 
 /// A file under one engine: the path, the engine set, the workload.
@@ -127,6 +190,8 @@ pub struct Session {
     pub prepared: Prepared,
     /// One per `--engine`, in order.
     pub sets: Vec<EngineSet>,
+    /// The calibration of native code, when any was given.
+    pub native: Option<FormatSetup>,
     pub limits: Limits,
     pub loaded: Vec<Loaded>,
     /// The seeds of every timed instance's calls, from the run's seed.
@@ -174,41 +239,26 @@ impl Session {
             .collect();
         let mut sets = Vec::new();
         for (index, engines) in engines.iter().enumerate() {
-            let linkers = Linkers::new(&engines.fast)?;
-            if !calibrating {
-                sets.push(EngineSet {
-                    engines: engines.clone(),
-                    linkers,
-                    modules: FormatSetup::uncalibrated(),
-                    components: None,
-                });
-                continue;
-            }
-            let modules = FormatSetup::new(engines, &linkers, limits, Format::Module, clock)?;
-            let any_component = loaded.iter().any(|l| {
-                l.engine_set == index
-                    && matches!(&l.workload, Ok(w) if w.format == Format::Component)
-            });
-            let components = match any_component {
-                true => Some(FormatSetup::new(
-                    engines,
-                    &linkers,
-                    limits,
-                    Format::Component,
-                    clock,
-                )?),
+            // The first set is always calibrated: the report's environment
+            // gives its figures.
+            let used = index == 0
+                || loaded
+                    .iter()
+                    .any(|l| l.engine_set == index && l.workload.is_ok());
+            let calibrated = match calibrating && used {
+                true => Some(clock),
                 false => None,
             };
-            sets.push(EngineSet {
-                engines: engines.clone(),
-                linkers,
-                modules,
-                components,
-            });
+            sets.push(EngineSet::new(engines, &loaded, index, limits, calibrated)?);
         }
+        let native = match calibrating && any_of(&loaded, Format::Native, None) {
+            true => Some(FormatSetup::native(clock)?),
+            false => None,
+        };
         Ok(Session {
             prepared,
             sets,
+            native,
             limits,
             loaded,
             seeds: Seeds::new(plan.seeds.timed, plan.seeds.rule),
@@ -220,8 +270,9 @@ impl Session {
     /// engine set `set`.
     pub fn format_setup(&self, set: usize, format: Format) -> &FormatSetup {
         let set = &self.sets[set];
-        match (format, &set.components) {
-            (Format::Component, Some(components)) => components,
+        match (format, &set.components, &self.native) {
+            (Format::Component, Some(components), _) => components,
+            (Format::Native, _, Some(native)) => native,
             _ => &set.modules,
         }
     }
@@ -246,9 +297,31 @@ impl Session {
                 .as_secs_f64()
                 * 1e3,
             cpu_model: cpu_model(),
-            warnings: self.prepared.warnings.clone(),
+            warnings: self.warnings(),
             pmu: crate::platform::pmu::availability(),
         }
+    }
+
+    /// What the header warns of: what was asked for and refused, and
+    /// native code, which is not sandboxed.
+    fn warnings(&self) -> Vec<String> {
+        let mut warnings = self.prepared.warnings.clone();
+        let mut native: Vec<String> = Vec::new();
+        for loaded in &self.loaded {
+            let path = loaded.path.display().to_string();
+            if matches!(&loaded.workload, Ok(w) if w.format == Format::Native)
+                && !native.contains(&path)
+            {
+                native.push(path);
+            }
+        }
+        if !native.is_empty() {
+            warnings.push(format!(
+                "native code is not sandboxed: {} runs with this user's rights",
+                native.join(", ")
+            ));
+        }
+        warnings
     }
 
     /// The loaded workload of `row`.
@@ -264,24 +337,49 @@ impl Session {
         }
     }
 
-    /// Instantiate and set up the workload of `row`. Returns it and the
-    /// instantiation time, in ms.
+    /// Instantiate the workload of `row` under its engine's runtime and
+    /// call its `setup` (telling `progress` each). Returns it and the
+    /// instantiation time, in ms (setup not included).
     pub fn instance(
         &self,
         workload: &Workload,
         row: &Row,
         progress: &dyn Progress,
-    ) -> Result<(Instance, f64)> {
-        let set = &self.sets[row.engine_set];
-        let (instance, instantiate) = set_up(
-            &set.linkers,
-            &workload.code,
-            row,
-            self.limits,
-            self.seeds,
-            progress,
-        )?;
+    ) -> Result<(Box<dyn Sampler>, f64)> {
+        let guest = Guest {
+            path: &workload.path,
+            bytes: &workload.bytes,
+            code: workload.code.as_ref(),
+        };
+        progress.calling(Call::Instantiate);
+        let start = Instant::now();
+        let mut instance = match workload.format {
+            Format::Native => native::instantiate(&workload.path, &row.export, self.seeds)?,
+            _ => self.sets[row.engine_set]
+                .runner
+                .as_ref()
+                .map_err(|why| anyhow!("{why}"))?
+                .instantiate(guest, &row.export, self.limits, self.seeds)?,
+        };
+        let instantiate = start.elapsed();
+        let size = row.size.unwrap_or(0);
+        progress.calling(Call::Setup { size });
+        instance.setup(size)?;
         Ok((instance, instantiate.as_secs_f64() * 1e3))
+    }
+
+    /// An error unless `row`'s engine runs on wasmtime: `what` (programs,
+    /// the instruction count, Callgrind's counts, profiles) is wasmtime's
+    /// alone.
+    pub fn wasmtime_only(&self, row: &Row, what: &str) -> Result<()> {
+        let runtime = self.sets[row.engine_set].engines.config.runtime;
+        if runtime != Runtime::Wasmtime {
+            anyhow::bail!(
+                "{what}: under wasmtime only, not under {} (it measures `run(count, seed)` workloads)",
+                runtime.name()
+            );
+        }
+        Ok(())
     }
 
     /// The engine library of `row`'s engine set, if it has one.
@@ -301,6 +399,7 @@ impl Session {
         grants: &Grants,
         progress: &dyn Progress,
     ) -> Result<ProgramRunner> {
+        self.wasmtime_only(row, "programs")?;
         Ok(match self.library(row) {
             Some(library) => ProgramRunner::Library({
                 progress.calling(Call::Load);
@@ -308,7 +407,7 @@ impl Session {
             }),
             None => ProgramRunner::Builtin(Box::new(Program::new(
                 &row.path,
-                &workload.code,
+                workload.code.as_ref().ok_or_else(not_wasm)?,
                 grants,
                 self.limits,
             )?)),
@@ -325,6 +424,7 @@ impl Session {
         count: u64,
         progress: &dyn Progress,
     ) -> Result<f64> {
+        self.wasmtime_only(row, "the instruction count (--metric instructions)")?;
         let engine = self.sets[row.engine_set].engines.fuel()?;
         let linkers = Linkers::counting_fuel(&engine)?;
         let code = compile(&engine, workload.format, &workload.bytes)?;

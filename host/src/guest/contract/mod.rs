@@ -70,6 +70,8 @@ pub const WASI_P1_MODULE: &str = "wasi_snapshot_preview1";
 pub enum Kind {
     Module,
     Component,
+    /// Native code: a shared library's `run(count, seed)`, not sandboxed.
+    Native,
     /// A WASI command (a preview1 module's `_start`, or a preview 2
     /// component's `wasi:cli/run`), timed by the Sightglass protocol.
     Program,
@@ -82,6 +84,7 @@ impl Kind {
             (Contract::Program { .. }, _) => Kind::Program,
             (Contract::Workload { .. }, Format::Module) => Kind::Module,
             (Contract::Workload { .. }, Format::Component) => Kind::Component,
+            (Contract::Workload { .. }, Format::Native) => Kind::Native,
         }
     }
 }
@@ -91,6 +94,7 @@ impl From<Format> for Kind {
         match format {
             Format::Module => Kind::Module,
             Format::Component => Kind::Component,
+            Format::Native => Kind::Native,
         }
     }
 }
@@ -100,6 +104,7 @@ impl fmt::Display for Kind {
         f.write_str(match self {
             Kind::Module => "module",
             Kind::Component => "component",
+            Kind::Native => "native",
             Kind::Program => "program",
         })
     }

@@ -19,6 +19,7 @@
  * marked operation with yours. */
 #include <stdint.h>
 
+#ifdef __wasm__
 #define EXPORT(name) __attribute__((export_name(name)))
 #define BENCH_IMPORT(name) __attribute__((import_module("bench"), import_name(name)))
 
@@ -26,6 +27,14 @@
  * pause as rarely as you can (each pair adds noise). Unused here. */
 BENCH_IMPORT("pause") void pause(void);
 BENCH_IMPORT("resume") void resume(void);
+#else
+/* The same source as native code ({{name}}.so, build.sh's second step), to
+ * compare with the wasm: `host compare {{name}}.wasm {{name}}.so`. Native
+ * code has no pause: the time between these counts. */
+#define EXPORT(name) __attribute__((visibility("default")))
+static inline void pause(void) {}
+static inline void resume(void) {}
+#endif
 
 static int64_t size;
 

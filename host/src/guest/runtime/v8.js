@@ -1,0 +1,133 @@
+// wasm-bench's worker for V8 (Node.js): one workload, instantiated once,
+// called on request. Requests arrive one per line on stdin, answers leave
+// one per line on stdout (this process's own pipes, not the host's):
+//   load EXPORT MAX_MEMORY_BYTES HEX   -> ok NODE_VERSION V8_VERSION | err WHY
+//   setup SIZE                         -> ok | err WHY
+//   sample COUNT SEED                  -> ok ELAPSED_NS PAUSES CHECKSUM | err WHY
+//   memory                             -> ok PEAK_BYTES (-1: no exported memory)
+// `sample` reads process.hrtime.bigint() right before and right after
+// run(count, seed), and nothing else sits between the two reads; the time
+// spent between bench.pause and bench.resume is taken off. WASI preview 1
+// grants nothing: no arguments, environment or folders, stdin empty,
+// stdout and stderr discarded.
+'use strict';
+const fs = require('node:fs');
+const readline = require('node:readline');
+
+let exports_ = null;
+let run = null;
+let memoryCap = 0;
+let peak = -1;
+let pausedSince = -1n;
+let paused = 0n;
+let pauses = 0;
+
+function answer(text) {
+  fs.writeSync(1, text + '\n');
+}
+
+function pause() {
+  if (pausedSince >= 0n) throw new Error('pause called while already paused');
+  pauses += 1;
+  pausedSince = process.hrtime.bigint();
+}
+
+function resume() {
+  const now = process.hrtime.bigint();
+  if (pausedSince < 0n) throw new Error('resume called without pause');
+  paused += now - pausedSince;
+  pausedSince = -1n;
+}
+
+function wasiImports() {
+  const { WASI } = require('node:wasi');
+  const nothing = fs.openSync('/dev/null', 'r+');
+  return new WASI({
+    version: 'preview1', args: [], env: {}, preopens: {},
+    stdin: nothing, stdout: nothing, stderr: nothing, returnOnExit: true,
+  });
+}
+
+function load(exportName, cap, hex) {
+  memoryCap = Number(cap);
+  const module = new WebAssembly.Module(Buffer.from(hex, 'hex'));
+  const imports = {};
+  let wasi = null;
+  for (const imp of WebAssembly.Module.imports(module)) {
+    if (imp.module === 'bench' && (imp.name === 'pause' || imp.name === 'resume')) {
+      imports.bench = { pause, resume };
+    } else if (imp.module === 'wasi_snapshot_preview1') {
+      wasi = wasi || wasiImports();
+      imports.wasi_snapshot_preview1 = wasi.wasiImport;
+    } else {
+      throw new Error(`import ${imp.module}.${imp.name} is not provided under v8`);
+    }
+  }
+  const instance = new WebAssembly.Instance(module, imports);
+  exports_ = instance.exports;
+  if (wasi) {
+    // node:wasi reaches the guest's memory once initialized (which also
+    // runs a reactor's `_initialize`).
+    if (!(exports_.memory instanceof WebAssembly.Memory)) {
+      throw new Error('imports WASI but exports no memory, which node:wasi needs');
+    }
+    wasi.initialize(instance);
+  } else if (typeof exports_._initialize === 'function') {
+    exports_._initialize();
+  }
+  run = exports_[exportName];
+  if (typeof run !== 'function') throw new Error(`export \`${exportName}\` is not a function`);
+  checkMemory();
+  answer(`ok ${process.version} ${process.versions.v8}`);
+}
+
+// The memory cap is checked after every call: V8 gives no hook on growth.
+function checkMemory() {
+  const memory = exports_.memory;
+  if (!(memory instanceof WebAssembly.Memory)) return;
+  const bytes = memory.buffer.byteLength;
+  if (bytes > peak) peak = bytes;
+  if (bytes > memoryCap) {
+    throw new Error(`linear memory grew to ${bytes} bytes: over the --max-memory limit of ${memoryCap} bytes`);
+  }
+}
+
+function setup(size) {
+  const f = exports_.setup;
+  if (typeof f === 'function') f(BigInt.asIntN(64, BigInt(size)));
+  if (pausedSince >= 0n) throw new Error('`setup` returned while paused (pause without resume)');
+  checkMemory();
+  answer('ok');
+}
+
+function sample(countText, seedText) {
+  const count = BigInt.asIntN(64, BigInt(countText));
+  const seed = BigInt.asIntN(64, BigInt(seedText));
+  pausedSince = -1n;
+  paused = 0n;
+  pauses = 0;
+  const start = process.hrtime.bigint();
+  const result = run(count, seed);
+  const end = process.hrtime.bigint();
+  if (pausedSince >= 0n) throw new Error('`run` returned while paused (pause without resume)');
+  checkMemory();
+  answer(`ok ${end - start - paused} ${pauses} ${BigInt.asUintN(64, BigInt(result))}`);
+}
+
+const requests = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+requests.on('line', (line) => {
+  const words = line.split(' ');
+  try {
+    switch (words[0]) {
+      case 'load': load(words[1], words[2], words[3]); break;
+      case 'setup': setup(words[1]); break;
+      case 'sample': sample(words[1], words[2]); break;
+      case 'memory': answer(`ok ${peak}`); break;
+      default: throw new Error(`unknown request ${words[0]}`);
+    }
+  } catch (e) {
+    const why = (e instanceof Error ? `${e.name}: ${e.message}` : String(e)).replace(/\s+/g, ' ');
+    answer(`err ${why}`);
+  }
+});
+requests.on('close', () => process.exit(0));

@@ -1,0 +1,216 @@
+//! wasmi, an interpreter (`--engine wasmi`, cargo feature `wasmi`): the
+//! workload's binary compiled by wasmi (lazily, as it does by default) and
+//! instantiated with `bench.pause`/`bench.resume`; its
+//! [`Sampler::sample`] reads the clock, calls `run(count, seed)`, and reads
+//! it again. Each memory is capped at `--max-memory` and each table at
+//! `--max-memory / 8` elements (wasmi's store limits). WASI is not provided:
+//! a workload that imports it is refused with a row error. Components are
+//! not run.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow, bail};
+use wasmi::{Caller, Engine, Linker, Module, Store, StoreLimits, StoreLimitsBuilder, TypedFunc};
+
+use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT};
+use crate::guest::format::Format;
+use crate::guest::limits::Limits;
+use crate::guest::runtime::{Guest, RawSample, Runner, Sampler};
+use crate::guest::sandbox;
+use crate::guest::seeds::Seeds;
+
+/// The wasmi crate's version this host is built with (the workspace's
+/// `Cargo.toml` pins it).
+pub const VERSION: &str = "2.0.0";
+
+/// Per-store state: pause/resume bookkeeping and the limits.
+struct State {
+    paused_since: Option<Instant>,
+    paused: Duration,
+    pauses: u64,
+    limits: StoreLimits,
+}
+
+impl State {
+    fn pause(&mut self) -> Result<(), wasmi::Error> {
+        let now = Instant::now();
+        if self.paused_since.is_some() {
+            return Err(wasmi::Error::new("pause called while already paused"));
+        }
+        self.paused_since = Some(now);
+        self.pauses += 1;
+        Ok(())
+    }
+
+    fn resume(&mut self) -> Result<(), wasmi::Error> {
+        let Some(since) = self.paused_since.take() else {
+            return Err(wasmi::Error::new("resume called without pause"));
+        };
+        self.paused += Instant::now().duration_since(since);
+        Ok(())
+    }
+}
+
+/// wasmi with its default configuration.
+pub struct Wasmi {
+    engine: Engine,
+    linker: Linker<State>,
+}
+
+impl Wasmi {
+    pub fn new() -> Result<Self> {
+        let engine = Engine::default();
+        let mut linker = Linker::new(&engine);
+        linker
+            .func_wrap(BENCH_MODULE, "pause", |mut caller: Caller<'_, State>| {
+                caller.data_mut().pause()
+            })
+            .map_err(|e| anyhow!("{e}"))?;
+        linker
+            .func_wrap(BENCH_MODULE, "resume", |mut caller: Caller<'_, State>| {
+                caller.data_mut().resume()
+            })
+            .map_err(|e| anyhow!("{e}"))?;
+        Ok(Wasmi { engine, linker })
+    }
+}
+
+impl Runner for Wasmi {
+    fn instantiate(
+        &self,
+        guest: Guest<'_>,
+        export: &str,
+        limits: Limits,
+        seeds: Seeds,
+    ) -> Result<Box<dyn Sampler>> {
+        let module = Module::new(&self.engine, guest.bytes)
+            .map_err(|e| anyhow!("{e}"))
+            .context("wasmi does not compile it")?;
+        if let Some(import) = module.imports().find(|i| i.module() != BENCH_MODULE) {
+            bail!(
+                "imports {}.{}: wasmi runs workloads that import nothing but bench.pause and bench.resume (WASI is not provided under wasmi)",
+                import.module(),
+                import.name()
+            );
+        }
+        let state = State {
+            paused_since: None,
+            paused: Duration::ZERO,
+            pauses: 0,
+            limits: StoreLimitsBuilder::new()
+                .memory_size(usize::try_from(limits.max_memory_bytes).unwrap_or(usize::MAX))
+                .table_elements(usize::try_from(limits.max_memory_bytes / 8).unwrap_or(usize::MAX))
+                .build(),
+        };
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|state| &mut state.limits);
+        let instance = self
+            .linker
+            .instantiate_and_start(&mut store, &module)
+            .map_err(|e| anyhow!("{e}"))
+            .context("instantiation failed")?;
+        if let Ok(initialize) = instance.get_typed_func::<(), ()>(&store, INITIALIZE_EXPORT) {
+            initialize
+                .call(&mut store, ())
+                .map_err(|e| anyhow!("{e}"))
+                .with_context(|| format!("`{INITIALIZE_EXPORT}` failed"))?;
+        }
+        let run = instance
+            .get_typed_func::<(i64, i64), i64>(&store, export)
+            .map_err(|e| anyhow!("{e}"))
+            .with_context(|| format!("export `{export}`"))?;
+        let setup = match instance.get_export(&store, SETUP_EXPORT) {
+            Some(_) => Some(
+                instance
+                    .get_typed_func::<i64, ()>(&store, SETUP_EXPORT)
+                    .map_err(|e| anyhow!("{e}"))
+                    .with_context(|| format!("export `{SETUP_EXPORT}`"))?,
+            ),
+            None => None,
+        };
+        Ok(Box::new(WasmiInstance {
+            store,
+            instance,
+            run,
+            setup,
+            seeds,
+        }))
+    }
+
+    fn runs(&self, format: Format) -> bool {
+        format == Format::Module
+    }
+}
+
+/// A live wasmi instance of a workload.
+struct WasmiInstance {
+    store: Store<State>,
+    instance: wasmi::Instance,
+    run: TypedFunc<(i64, i64), i64>,
+    setup: Option<TypedFunc<i64, ()>>,
+    seeds: Seeds,
+}
+
+impl WasmiInstance {
+    fn check_not_paused(&self, function: &str) -> Result<()> {
+        if self.store.data().paused_since.is_some() {
+            bail!("`{function}` returned while paused (pause without resume)");
+        }
+        Ok(())
+    }
+}
+
+impl Sampler for WasmiInstance {
+    fn setup(&mut self, size: u64) -> Result<()> {
+        if let Some(setup) = &self.setup {
+            setup
+                .call(&mut self.store, size as i64)
+                .map_err(|e| anyhow!("{e}"))
+                .with_context(|| format!("`setup({size})` failed"))?;
+        }
+        self.check_not_paused("setup")
+    }
+
+    #[inline(never)]
+    fn sample(&mut self, count: u64) -> Result<RawSample> {
+        if sandbox::interrupted() {
+            bail!("interrupted");
+        }
+        let state = self.store.data_mut();
+        state.paused_since = None;
+        state.paused = Duration::ZERO;
+        state.pauses = 0;
+        let args = (count as i64, self.seeds.take() as i64);
+        let start = Instant::now();
+        let result = self.run.call(&mut self.store, args);
+        let end = Instant::now();
+        let checksum = result.map_err(|e| anyhow!("{e}")).context("`run` failed")?;
+        self.check_not_paused("run")?;
+        let state = self.store.data();
+        Ok(RawSample {
+            elapsed_ns: end
+                .duration_since(start)
+                .saturating_sub(state.paused)
+                .as_nanos() as f64,
+            pauses: state.pauses,
+            checksum: std::hint::black_box(checksum as u64),
+        })
+    }
+
+    fn restart_seeds(&mut self) {
+        self.seeds.restart();
+    }
+
+    fn peak_memory_bytes(&mut self) -> Option<u64> {
+        let memories: Vec<wasmi::Memory> = self
+            .instance
+            .exports(&self.store)
+            .filter_map(|export| export.into_memory())
+            .collect();
+        let bytes = memories
+            .iter()
+            .map(|memory| memory.data_size(&self.store) as u64)
+            .sum();
+        (!memories.is_empty()).then_some(bytes)
+    }
+}

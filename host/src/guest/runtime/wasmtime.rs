@@ -1,0 +1,67 @@
+//! wasmtime as a [`Runner`]: the workload's code compiled by the engine of
+//! its `--engine` (Cranelift, Winch or Pulley), instantiated with the
+//! harness's linkers into an [`Instance`], whose
+//! [`Instance::sample`] is the timed region.
+
+use anyhow::Result;
+
+use crate::guest::engine::Engines;
+use crate::guest::format::{Format, not_wasm};
+use crate::guest::instance::{Instance, Linkers};
+use crate::guest::limits::Limits;
+use crate::guest::runtime::{Guest, RawSample, Runner, Sampler};
+use crate::guest::seeds::Seeds;
+
+/// wasmtime, with the linkers of one engine configuration.
+pub struct Wasmtime {
+    linkers: Linkers,
+}
+
+impl Wasmtime {
+    pub fn new(engines: &Engines) -> Result<Self> {
+        Ok(Wasmtime {
+            linkers: Linkers::new(&engines.fast)?,
+        })
+    }
+}
+
+impl Runner for Wasmtime {
+    fn instantiate(
+        &self,
+        guest: Guest<'_>,
+        export: &str,
+        limits: Limits,
+        seeds: Seeds,
+    ) -> Result<Box<dyn Sampler>> {
+        Ok(Box::new(Instance::new(
+            &self.linkers,
+            guest.code.ok_or_else(not_wasm)?,
+            export,
+            limits,
+            seeds,
+        )?))
+    }
+
+    fn runs(&self, format: Format) -> bool {
+        format != Format::Native
+    }
+}
+
+impl Sampler for Instance {
+    fn setup(&mut self, size: u64) -> Result<()> {
+        Instance::setup(self, size)
+    }
+
+    #[inline]
+    fn sample(&mut self, count: u64) -> Result<RawSample> {
+        Instance::sample(self, count)
+    }
+
+    fn restart_seeds(&mut self) {
+        Instance::restart_seeds(self)
+    }
+
+    fn peak_memory_bytes(&mut self) -> Option<u64> {
+        Some(Instance::peak_memory_bytes(self))
+    }
+}
