@@ -31,10 +31,10 @@ pub fn save_expected(settings: &Settings, files: &[PathBuf]) -> Result<()> {
     };
     for path in files {
         let workload = load(&engines, path, settings.max_file_bytes).map_err(|e| e.error)?;
-        if !matches!(workload.contract, Contract::Program { .. }) {
+        let (Contract::Program { .. }, Some(code)) = (&workload.contract, &workload.code) else {
             continue;
-        }
-        let saved = save_one(path, &workload.code, settings, limits)
+        };
+        let saved = save_one(path, code, settings, limits)
             .with_context(|| format!("--save-expected: {}", path.display()))?;
         // On stderr: stdout may carry `--export-json -`.
         eprintln!("saved {}", terminal(&saved.display().to_string()));
