@@ -323,13 +323,12 @@ impl Limited {
     /// Grant a new memory its initial pages, or say why not.
     fn grant(&self, ty: &MemoryType, memory: VMMemory) -> Result<VMMemory, MemoryError> {
         let bytes = ty.minimum.bytes().0;
-        let granted = lock(&self.limiter).memory_growing(0, bytes, None);
-        if !matches!(granted, Ok(true)) {
-            let why = lock(&self.limiter).refused().map(str::to_string);
-            return Err(MemoryError::Generic(why.unwrap_or_else(|| {
-                format!("a linear memory of {bytes} bytes refused")
-            })));
+        let mut limiter = lock(&self.limiter);
+        if !matches!(limiter.memory_growing(0, bytes, None), Ok(true)) {
+            let why = limiter.refused().unwrap_or("a linear memory refused");
+            return Err(MemoryError::Generic(why.to_string()));
         }
+        drop(limiter);
         Ok(VMMemory(Box::new(LimitedMemory {
             inner: memory,
             limiter: Arc::clone(&self.limiter),
@@ -415,13 +414,11 @@ impl LimitedMemory {
     fn ask(&self, desired: u64) -> Result<(), MemoryError> {
         let current = self.inner.size().bytes().0;
         let desired = usize::try_from(desired).unwrap_or(usize::MAX);
-        match lock(&self.limiter).memory_growing(current, desired, None) {
+        let mut limiter = lock(&self.limiter);
+        match limiter.memory_growing(current, desired, None) {
             Ok(true) => Ok(()),
             _ => Err(MemoryError::Generic(
-                lock(&self.limiter)
-                    .refused()
-                    .unwrap_or("growth refused")
-                    .to_string(),
+                limiter.refused().unwrap_or("growth refused").to_string(),
             )),
         }
     }
