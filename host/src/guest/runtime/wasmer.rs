@@ -12,13 +12,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use wasmer::sys::vm::{
-    LinearMemory, MemoryError, MemoryStyle, TableStyle, VMMemory, VMMemoryDefinition, VMTable,
+    LinearMemory, MemoryError, MemoryStyle, TableStyle, TrapCode, VMMemory, VMMemoryDefinition, VMTable,
     VMTableDefinition,
 };
 use wasmer::sys::{BaseTunables, Cranelift, NativeEngineExt, Singlepass, Tunables};
 use wasmer::{
     Engine, ExternType, Function, FunctionEnv, FunctionEnvMut, Imports, Instance, MemoryType,
-    Module, Pages, RuntimeError, Store, TableType, TrapCode, TypedFunction,
+    Module, Pages, RuntimeError, Store, TableType, TypedFunction,
 };
 use wasmtime::ResourceLimiter;
 
