@@ -70,7 +70,11 @@ fn workloads_measure_under_both_compilers_and_the_empty_guest_reads_zero() -> Te
         return Ok(());
     }
     let (xor, empty) = (workloads().join("xor.wasm"), workloads().join("empty.wasm"));
-    let mut args = vec!["run", xor.to_str().ok_or("path")?, empty.to_str().ok_or("path")?];
+    let mut args = vec![
+        "run",
+        xor.to_str().ok_or("path")?,
+        empty.to_str().ok_or("path")?,
+    ];
     args.extend(["--engine", "wasmer", "--engine", "wasmer-singlepass"]);
     args.extend(FAST);
     let report = json(&args)?;
@@ -84,7 +88,10 @@ fn workloads_measure_under_both_compilers_and_the_empty_guest_reads_zero() -> Te
         if name.starts_with("empty") {
             assert!(median.abs() <= 0.05, "{name}: {median} ns per op");
         }
-        assert!(row["peak_memory_bytes"].as_u64().is_none_or(|b| b > 0), "{row}");
+        assert!(
+            row["peak_memory_bytes"].as_u64().is_none_or(|b| b > 0),
+            "{row}"
+        );
     }
     Ok(())
 }
@@ -142,6 +149,9 @@ fn what_wasmer_cannot_run_is_a_row_error() -> TestResult {
         .filter_map(|r| r["error"].as_str())
         .collect();
     assert_eq!(errors.len(), 2, "{report}");
-    assert!(errors.iter().any(|e| e.contains("core modules only")), "{errors:?}");
+    assert!(
+        errors.iter().any(|e| e.contains("core modules only")),
+        "{errors:?}"
+    );
     Ok(())
 }

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use wasmer::sys::vm::{
-    LinearMemory, MemoryError, MemoryStyle, TableStyle, TrapCode, VMMemory, VMMemoryDefinition, VMTable,
-    VMTableDefinition,
+    LinearMemory, MemoryError, MemoryStyle, TableStyle, TrapCode, VMMemory, VMMemoryDefinition,
+    VMTable, VMTableDefinition,
 };
 use wasmer::sys::{BaseTunables, Cranelift, NativeEngineExt, Singlepass, Tunables};
 use wasmer::{
@@ -41,7 +41,6 @@ pub enum Compiler {
     /// Its single-pass compiler.
     Singlepass,
 }
-
 
 /// wasmer with one compiler.
 pub struct Wasmer {
@@ -260,7 +259,9 @@ impl Sampler for WasmerSampler {
         let start = Instant::now();
         let result = self.run.call(&mut self.store, count_arg, seed_arg);
         let end = Instant::now();
-        let checksum = result.map_err(|e| self.explain(e)).context("`run` failed")? as u64;
+        let checksum = result
+            .map_err(|e| self.explain(e))
+            .context("`run` failed")? as u64;
         self.check_not_paused("run")?;
         let pauses = self.pauses.as_ref(&self.store);
         Ok(RawSample {
@@ -340,7 +341,10 @@ impl Limited {
     /// -1) as under wasmtime.
     fn capped(&self, ty: &TableType) -> Result<TableType, String> {
         let mut limiter = lock(&self.limiter);
-        if !matches!(limiter.table_growing(0, ty.minimum as usize, None), Ok(true)) {
+        if !matches!(
+            limiter.table_growing(0, ty.minimum as usize, None),
+            Ok(true)
+        ) {
             return Err(limiter.refused().unwrap_or("table refused").to_string());
         }
         let cap = u32::try_from(self.limits.max_table_elements()).unwrap_or(u32::MAX);

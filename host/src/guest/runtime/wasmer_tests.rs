@@ -119,7 +119,11 @@ fn table_growth_past_the_element_cap_is_refused() -> Result<()> {
         let mut s = sampler(compiler, wat, limits(MIB))?;
         assert_eq!(s.sample(10)?.checksum, 1, "{compiler:?}");
         assert_eq!(s.sample(200_000)?.checksum as i64, -1, "{compiler:?}");
-        assert_eq!(s.sample(131_061)?.checksum, 11, "{compiler:?}: up to the cap");
+        assert_eq!(
+            s.sample(131_061)?.checksum,
+            11,
+            "{compiler:?}: up to the cap"
+        );
     }
     Ok(())
 }
