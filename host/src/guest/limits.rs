@@ -19,7 +19,7 @@ pub struct Limits {
 
 impl Limits {
     /// Table elements allowed: a pointer each, within the memory cap.
-    fn max_table_elements(&self) -> u64 {
+    pub fn max_table_elements(&self) -> u64 {
         self.max_memory_bytes / 8
     }
 }

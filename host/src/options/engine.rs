@@ -39,11 +39,20 @@ pub enum Runtime {
     Wasmi,
     /// V8, through Node.js (`node`).
     V8,
+    /// wasmer with its Cranelift (cargo feature `wasmer`).
+    Wasmer,
+    /// wasmer with its single-pass compiler (cargo feature `wasmer`).
+    WasmerSinglepass,
 }
 
 impl Runtime {
     /// Every runtime other than wasmtime, as `--engine` names them.
-    pub const OTHERS: [Runtime; 2] = [Runtime::Wasmi, Runtime::V8];
+    pub const OTHERS: [Runtime; 4] = [
+        Runtime::Wasmi,
+        Runtime::V8,
+        Runtime::Wasmer,
+        Runtime::WasmerSinglepass,
+    ];
 
     /// The name `--engine` gives it.
     pub fn name(self) -> &'static str {
@@ -51,6 +60,8 @@ impl Runtime {
             Runtime::Wasmtime => "wasmtime",
             Runtime::Wasmi => "wasmi",
             Runtime::V8 => "v8",
+            Runtime::Wasmer => "wasmer",
+            Runtime::WasmerSinglepass => "wasmer-singlepass",
         }
     }
 

@@ -14,6 +14,8 @@
 
 pub mod native;
 pub mod v8;
+#[cfg(feature = "wasmer")]
+pub mod wasmer;
 #[cfg(feature = "wasmi")]
 pub mod wasmi;
 pub mod wasmtime;
@@ -102,6 +104,12 @@ pub fn runner(engines: &Engines) -> Result<Box<dyn Runner>> {
         #[cfg(not(feature = "wasmi"))]
         Runtime::Wasmi => bail!("{}", not_built("wasmi")),
         Runtime::V8 => Box::new(v8::V8::new()?),
+        #[cfg(feature = "wasmer")]
+        Runtime::Wasmer => Box::new(wasmer::Wasmer::new(wasmer::Compiler::Cranelift)),
+        #[cfg(feature = "wasmer")]
+        Runtime::WasmerSinglepass => Box::new(wasmer::Wasmer::new(wasmer::Compiler::Singlepass)),
+        #[cfg(not(feature = "wasmer"))]
+        Runtime::Wasmer | Runtime::WasmerSinglepass => bail!("{}", not_built("wasmer")),
     })
 }
 
@@ -118,6 +126,10 @@ pub fn unavailable(runtime: Runtime, format: Format) -> Option<String> {
         #[cfg(not(feature = "wasmi"))]
         Runtime::Wasmi => Some(not_built("wasmi")),
         Runtime::V8 => modules_only.or_else(v8::missing),
+        #[cfg(feature = "wasmer")]
+        Runtime::Wasmer | Runtime::WasmerSinglepass => modules_only,
+        #[cfg(not(feature = "wasmer"))]
+        Runtime::Wasmer | Runtime::WasmerSinglepass => Some(not_built("wasmer")),
     }
 }
 
@@ -139,6 +151,10 @@ pub fn version(runtime: Runtime) -> Option<String> {
         #[cfg(not(feature = "wasmi"))]
         Runtime::Wasmi => None,
         Runtime::V8 => v8::version(),
+        #[cfg(feature = "wasmer")]
+        Runtime::Wasmer | Runtime::WasmerSinglepass => Some(wasmer::VERSION.to_string()),
+        #[cfg(not(feature = "wasmer"))]
+        Runtime::Wasmer | Runtime::WasmerSinglepass => None,
     }
 }
 

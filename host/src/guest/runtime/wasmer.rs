@@ -1,0 +1,480 @@
+//! wasmer as a [`Runner`] (`--engine wasmer`: its Cranelift;
+//! `--engine wasmer-singlepass`: its single-pass compiler): a core module's
+//! binary compiled by wasmer into a store of its own, with the harness's
+//! `bench.pause`/`bench.resume` and the sandbox's memory limit, and a
+//! [`Sampler`] whose `sample` is the timed region. WASI imports are refused
+//! (wasmer's WASI is a runtime of its own, not built here), and so are
+//! components, which wasmer does not run.
+
+use std::ptr::NonNull;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use wasmer::sys::vm::{
+    LinearMemory, MemoryError, MemoryStyle, TableStyle, TrapCode, VMMemory, VMMemoryDefinition,
+    VMTable, VMTableDefinition,
+};
+use wasmer::sys::{BaseTunables, Cranelift, NativeEngineExt, Singlepass, Tunables};
+use wasmer::{
+    Engine, ExternType, Function, FunctionEnv, FunctionEnvMut, Imports, Instance, MemoryType,
+    Module, Pages, RuntimeError, Store, TableType, TypedFunction,
+};
+use wasmtime::ResourceLimiter;
+
+use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT};
+use crate::guest::format::Format;
+use crate::guest::limits::{Limiter, Limits};
+use crate::guest::runtime::{Guest, RawSample, Runner, Sampler};
+use crate::guest::sandbox;
+use crate::guest::seeds::Seeds;
+
+/// The wasmer crate's version this host is built with (host/Cargo.toml pins
+/// it).
+pub const VERSION: &str = "7.3.0";
+
+/// Which of wasmer's compilers makes the code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compiler {
+    /// Its Cranelift (a separate build from wasmtime's), at opt-level speed.
+    Cranelift,
+    /// Its single-pass compiler.
+    Singlepass,
+}
+
+/// wasmer with one compiler.
+pub struct Wasmer {
+    compiler: Compiler,
+}
+
+impl Wasmer {
+    pub fn new(compiler: Compiler) -> Self {
+        Wasmer { compiler }
+    }
+
+    /// An engine of the compiler whose memories and tables are held to the
+    /// limits `limiter` keeps.
+    fn engine(&self, limits: Limits, limiter: &Arc<Mutex<Limiter>>) -> Engine {
+        let mut engine = match self.compiler {
+            Compiler::Cranelift => Engine::from(Cranelift::new()),
+            Compiler::Singlepass => Engine::from(Singlepass::new()),
+        };
+        let base = BaseTunables::for_target(engine.target());
+        engine.set_tunables(Limited {
+            base,
+            limits,
+            limiter: Arc::clone(limiter),
+        });
+        engine
+    }
+
+    /// [`Runner::instantiate`], keeping the sampler's type.
+    pub fn instance(
+        &self,
+        guest: Guest<'_>,
+        export: &str,
+        limits: Limits,
+        seeds: Seeds,
+    ) -> Result<WasmerSampler> {
+        let limiter = Arc::new(Mutex::new(Limiter::new(limits)));
+        let mut store = Store::new(self.engine(limits, &limiter));
+        let module = Module::new(&store, guest.bytes).context("wasmer: compiling failed")?;
+        let pauses = FunctionEnv::new(&mut store, Pauses::default());
+        let imports = imports(&mut store, &pauses, &module)?;
+        let instance = Instance::new(&mut store, &module, &imports)
+            .map_err(|e| explain_with(anyhow::Error::from(e), &limiter))
+            .context("instantiation failed")?;
+        let mut sampler = WasmerSampler {
+            run: instance
+                .exports
+                .get_typed_function(&store, export)
+                .with_context(|| format!("export `{export}`"))?,
+            setup: match instance.exports.get_function(SETUP_EXPORT) {
+                Ok(f) => Some(
+                    f.typed(&store)
+                        .with_context(|| format!("export `{SETUP_EXPORT}`"))?,
+                ),
+                Err(_) => None,
+            },
+            store,
+            pauses,
+            limiter,
+            module,
+            seeds,
+        };
+        sampler.initialize(&instance)?;
+        Ok(sampler)
+    }
+}
+
+impl Runner for Wasmer {
+    fn instantiate(
+        &self,
+        guest: Guest<'_>,
+        export: &str,
+        limits: Limits,
+        seeds: Seeds,
+    ) -> Result<Box<dyn Sampler>> {
+        Ok(Box::new(self.instance(guest, export, limits, seeds)?))
+    }
+
+    fn runs(&self, format: Format) -> bool {
+        format == Format::Module
+    }
+}
+
+/// The imports a workload gets: `bench.pause` and `bench.resume`. A WASI
+/// import is refused by name; any other is left to wasmer's link error.
+fn imports(store: &mut Store, pauses: &FunctionEnv<Pauses>, module: &Module) -> Result<Imports> {
+    if let Some(wasi) = module
+        .imports()
+        .find(|i| i.module().starts_with("wasi_") && matches!(i.ty(), ExternType::Function(_)))
+    {
+        bail!(
+            "wasmer: WASI imports are not supported here (the workload imports `{}.{}`); \
+             measure it under wasmtime (--engine cranelift)",
+            wasi.module(),
+            wasi.name()
+        );
+    }
+    let mut imports = Imports::new();
+    let pause = Function::new_typed_with_env(store, pauses, |mut env: FunctionEnvMut<Pauses>| {
+        env.data_mut().pause()
+    });
+    let resume = Function::new_typed_with_env(store, pauses, |mut env: FunctionEnvMut<Pauses>| {
+        env.data_mut().resume()
+    });
+    imports.define(BENCH_MODULE, "pause", pause);
+    imports.define(BENCH_MODULE, "resume", resume);
+    Ok(imports)
+}
+
+/// Pause/resume bookkeeping of one store, as wasmtime's instances keep it.
+#[derive(Debug, Default)]
+struct Pauses {
+    paused_since: Option<Instant>,
+    paused: Duration,
+    pauses: u64,
+}
+
+impl Pauses {
+    fn reset(&mut self) {
+        *self = Pauses::default();
+    }
+
+    fn pause(&mut self) -> Result<(), RuntimeError> {
+        let now = Instant::now();
+        if self.paused_since.is_some() {
+            return Err(RuntimeError::new("pause called while already paused"));
+        }
+        self.paused_since = Some(now);
+        self.pauses += 1;
+        Ok(())
+    }
+
+    fn resume(&mut self) -> Result<(), RuntimeError> {
+        let Some(since) = self.paused_since.take() else {
+            return Err(RuntimeError::new("resume called without pause"));
+        };
+        self.paused += Instant::now().duration_since(since);
+        Ok(())
+    }
+}
+
+/// A workload instantiated under wasmer.
+pub struct WasmerSampler {
+    store: Store,
+    run: TypedFunction<(i64, i64), i64>,
+    setup: Option<TypedFunction<i64, ()>>,
+    pauses: FunctionEnv<Pauses>,
+    limiter: Arc<Mutex<Limiter>>,
+    module: Module,
+    seeds: Seeds,
+}
+
+impl WasmerSampler {
+    /// Call a WASI reactor's `_initialize` once, before anything else, as
+    /// wasmtime's instances do.
+    fn initialize(&mut self, instance: &Instance) -> Result<()> {
+        let Ok(func) = instance.exports.get_function(INITIALIZE_EXPORT) else {
+            return Ok(());
+        };
+        func.typed::<(), ()>(&self.store)
+            .with_context(|| format!("export `{INITIALIZE_EXPORT}`"))?
+            .call(&mut self.store)
+            .map_err(|e| self.explain(e))
+            .with_context(|| format!("`{INITIALIZE_EXPORT}` failed"))
+    }
+
+    /// The size of the compiled code, as wasmer serializes it (the machine
+    /// code with its metadata: wasmer tells no size of the code alone).
+    pub fn code_bytes(&self) -> Result<u64> {
+        let bytes = self
+            .module
+            .serialize()
+            .context("wasmer: serializing the module")?;
+        Ok(bytes.len() as u64)
+    }
+
+    fn explain(&self, error: RuntimeError) -> anyhow::Error {
+        let words = plain_words(&error);
+        let error = anyhow::Error::from(error);
+        let error = match words {
+            Some(words) => error.context(words),
+            None => error,
+        };
+        explain_with(error, &self.limiter)
+    }
+
+    fn check_not_paused(&self, function: &str) -> Result<()> {
+        if self.pauses.as_ref(&self.store).paused_since.is_some() {
+            bail!("`{function}` returned while paused (pause without resume)");
+        }
+        Ok(())
+    }
+}
+
+impl Sampler for WasmerSampler {
+    fn setup(&mut self, size: u64) -> Result<()> {
+        if let Some(setup) = &self.setup {
+            setup
+                .call(&mut self.store, size as i64)
+                .map_err(|e| self.explain(e))
+                .with_context(|| format!("`setup({size})` failed"))?;
+        }
+        self.check_not_paused("setup")
+    }
+
+    /// Time one call of `run(count, seed)`, with the next seed of the
+    /// instance's sequence. Nothing but the guest call sits between the two
+    /// clock reads.
+    #[inline(never)]
+    fn sample(&mut self, count: u64) -> Result<RawSample> {
+        if sandbox::interrupted() {
+            bail!("interrupted");
+        }
+        self.pauses.as_mut(&mut self.store).reset();
+        let seed = self.seeds.take();
+        let (count_arg, seed_arg) = (count as i64, seed as i64);
+        let start = Instant::now();
+        let result = self.run.call(&mut self.store, count_arg, seed_arg);
+        let end = Instant::now();
+        let checksum = result
+            .map_err(|e| self.explain(e))
+            .context("`run` failed")? as u64;
+        self.check_not_paused("run")?;
+        let pauses = self.pauses.as_ref(&self.store);
+        Ok(RawSample {
+            elapsed_ns: end
+                .duration_since(start)
+                .saturating_sub(pauses.paused)
+                .as_nanos() as f64,
+            pauses: pauses.pauses,
+            checksum: std::hint::black_box(checksum),
+        })
+    }
+
+    fn restart_seeds(&mut self) {
+        self.seeds.restart();
+    }
+
+    fn peak_memory_bytes(&mut self) -> Option<u64> {
+        Some(lock(&self.limiter).memory_bytes())
+    }
+}
+
+/// The limiter, whether or not a guest call panicked while holding it.
+fn lock(limiter: &Mutex<Limiter>) -> MutexGuard<'_, Limiter> {
+    limiter
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// `error` with the limit refused on the way, if one was.
+fn explain_with(error: anyhow::Error, limiter: &Mutex<Limiter>) -> anyhow::Error {
+    match lock(limiter).refused() {
+        Some(refused) => error.context(refused.to_string()),
+        None => error,
+    }
+}
+
+/// What a trap means, in plain words, in the words wasmtime's rows use.
+fn plain_words(error: &RuntimeError) -> Option<&'static str> {
+    Some(match error.clone().to_trap()? {
+        TrapCode::StackOverflow => "stack overflow: call stack exhausted (unbounded recursion?)",
+        TrapCode::IntegerDivisionByZero => "integer divide by zero",
+        TrapCode::HeapAccessOutOfBounds => "out-of-bounds memory access",
+        TrapCode::UnreachableCodeReached => "wasm `unreachable` executed (the guest aborted)",
+        _ => return None,
+    })
+}
+
+/// wasmer's default tunables, with every linear memory and table of the
+/// store held to the sandbox's limits by the same [`Limiter`] wasmtime's
+/// stores use: all memories together within `--max-memory` (a growth past
+/// it fails, and `memory.grow` returns -1), each table within the element
+/// cap (its maximum lowered to it).
+struct Limited {
+    base: BaseTunables,
+    limits: Limits,
+    limiter: Arc<Mutex<Limiter>>,
+}
+
+impl Limited {
+    /// Grant a new memory its initial pages, or say why not.
+    fn grant(&self, ty: &MemoryType, memory: VMMemory) -> Result<VMMemory, MemoryError> {
+        let bytes = ty.minimum.bytes().0;
+        let mut limiter = lock(&self.limiter);
+        if !matches!(limiter.memory_growing(0, bytes, None), Ok(true)) {
+            let why = limiter.refused().unwrap_or("a linear memory refused");
+            return Err(MemoryError::Generic(why.to_string()));
+        }
+        drop(limiter);
+        Ok(VMMemory(Box::new(LimitedMemory {
+            inner: memory,
+            limiter: Arc::clone(&self.limiter),
+        })))
+    }
+
+    /// `ty` with its initial elements checked against the limit and its
+    /// maximum lowered to it, so that `table.grow` past it fails (returns
+    /// -1) as under wasmtime.
+    fn capped(&self, ty: &TableType) -> Result<TableType, String> {
+        let mut limiter = lock(&self.limiter);
+        if !matches!(
+            limiter.table_growing(0, ty.minimum as usize, None),
+            Ok(true)
+        ) {
+            return Err(limiter.refused().unwrap_or("table refused").to_string());
+        }
+        let cap = u32::try_from(self.limits.max_table_elements()).unwrap_or(u32::MAX);
+        let mut capped = *ty;
+        capped.maximum = Some(ty.maximum.map_or(cap, |m| m.min(cap)));
+        Ok(capped)
+    }
+}
+
+impl Tunables for Limited {
+    fn memory_style(&self, memory: &MemoryType) -> MemoryStyle {
+        self.base.memory_style(memory)
+    }
+
+    fn table_style(&self, table: &TableType) -> TableStyle {
+        self.base.table_style(table)
+    }
+
+    fn create_host_memory(
+        &self,
+        ty: &MemoryType,
+        style: &MemoryStyle,
+    ) -> Result<VMMemory, MemoryError> {
+        self.grant(ty, self.base.create_host_memory(ty, style)?)
+    }
+
+    unsafe fn create_vm_memory(
+        &self,
+        ty: &MemoryType,
+        style: &MemoryStyle,
+        vm_definition_location: NonNull<VMMemoryDefinition>,
+    ) -> Result<VMMemory, MemoryError> {
+        // SAFETY: the caller's guarantee for `vm_definition_location`,
+        // passed on unchanged.
+        let memory = unsafe {
+            self.base
+                .create_vm_memory(ty, style, vm_definition_location)?
+        };
+        self.grant(ty, memory)
+    }
+
+    fn create_host_table(&self, ty: &TableType, style: &TableStyle) -> Result<VMTable, String> {
+        self.base.create_host_table(&self.capped(ty)?, style)
+    }
+
+    unsafe fn create_vm_table(
+        &self,
+        ty: &TableType,
+        style: &TableStyle,
+        vm_definition_location: NonNull<VMTableDefinition>,
+    ) -> Result<VMTable, String> {
+        let ty = self.capped(ty)?;
+        // SAFETY: the caller's guarantee for `vm_definition_location`,
+        // passed on unchanged.
+        unsafe {
+            self.base
+                .create_vm_table(&ty, style, vm_definition_location)
+        }
+    }
+}
+
+/// A linear memory whose growth the store's [`Limiter`] grants first.
+#[derive(Debug)]
+struct LimitedMemory {
+    inner: VMMemory,
+    limiter: Arc<Mutex<Limiter>>,
+}
+
+impl LimitedMemory {
+    /// Ask the limiter for growth from the current size to `desired` bytes.
+    fn ask(&self, desired: u64) -> Result<(), MemoryError> {
+        let current = self.inner.size().bytes().0;
+        let desired = usize::try_from(desired).unwrap_or(usize::MAX);
+        let mut limiter = lock(&self.limiter);
+        match limiter.memory_growing(current, desired, None) {
+            Ok(true) => Ok(()),
+            _ => Err(MemoryError::Generic(
+                limiter.refused().unwrap_or("growth refused").to_string(),
+            )),
+        }
+    }
+}
+
+impl LinearMemory for LimitedMemory {
+    fn ty(&self) -> MemoryType {
+        self.inner.ty()
+    }
+
+    fn size(&self) -> Pages {
+        self.inner.size()
+    }
+
+    fn style(&self) -> MemoryStyle {
+        self.inner.style()
+    }
+
+    fn grow(&mut self, delta: Pages) -> Result<Pages, MemoryError> {
+        let pages = u64::from(self.inner.size().0) + u64::from(delta.0);
+        self.ask(pages.saturating_mul(wasmer::WASM_PAGE_SIZE as u64))?;
+        self.inner.grow(delta)
+    }
+
+    fn grow_at_least(&mut self, min_size: u64) -> Result<(), MemoryError> {
+        if min_size > self.inner.size().bytes().0 as u64 {
+            self.ask(min_size)?;
+        }
+        self.inner.grow_at_least(min_size)
+    }
+
+    fn reset(&mut self) -> Result<(), MemoryError> {
+        self.inner.reset()
+    }
+
+    fn vmmemory(&self) -> NonNull<VMMemoryDefinition> {
+        self.inner.vmmemory()
+    }
+
+    fn try_clone(&self) -> Result<Box<dyn LinearMemory + Send + Sync + 'static>, MemoryError> {
+        self.inner.try_clone()
+    }
+
+    fn copy(&self) -> Result<Box<dyn LinearMemory + Send + Sync + 'static>, MemoryError> {
+        self.inner.copy()
+    }
+
+    fn as_shared(&self) -> Result<wasmer::sys::vm::VMSharedMemory, MemoryError> {
+        self.inner.as_shared()
+    }
+}
+
+#[cfg(test)]
+#[path = "wasmer_tests.rs"]
+mod tests;
