@@ -98,6 +98,8 @@ pub struct Settings {
     /// Ratios that count as "no difference" (compare, baseline, watch).
     pub noise: NoiseBand,
     pub baselines: Baselines,
+    /// The store of kept runs.
+    pub store: crate::options::StoreSettings,
     /// No progress display.
     pub quiet: bool,
     /// What program workloads are granted beyond their own folder.
@@ -268,10 +270,12 @@ impl Settings {
             compare: args.baseline,
             fail_on_regression_pct: args.fail_on_regression,
         };
+        let store = args.store;
         let mut settings =
             Self::from_measure_args(args.paths, args.measure, stop, args.drift, baselines)?;
         settings.exports.check()?;
         settings.shard = args.shard.as_deref().map(Shard::parse).transpose()?;
+        settings.store = crate::options::StoreSettings::from_args(store)?;
         Ok(settings)
     }
 
@@ -327,6 +331,7 @@ impl Settings {
                 MetricArg::Counters => Metric::Counters,
             },
             baselines,
+            store: crate::options::StoreSettings::default(),
             quiet: args.quiet,
             grants: Grants::parse(&args.dir, &args.env, &args.arg)?,
             engines: engine_configs(

@@ -13,6 +13,7 @@
 pub mod cells;
 pub mod escape;
 pub mod export;
+pub mod history;
 pub mod progress;
 pub mod suite_table;
 pub mod table;

@@ -13,6 +13,7 @@
 pub mod clock;
 pub mod cpu;
 pub mod gaps;
+pub mod git;
 pub mod load;
 pub mod pmu;
 pub mod thread;

@@ -16,6 +16,7 @@ pub mod history;
 pub mod json;
 pub mod notes;
 pub mod report;
+pub mod store;
 pub mod suite_comparison;
 
 pub use comparison::{

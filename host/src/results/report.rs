@@ -194,6 +194,11 @@ pub struct BenchResult {
     /// Against the saved baseline, with `--baseline`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineComparison>,
+    /// What the drift between runs files it under (kept with the run, not
+    /// exported).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub subject: Option<String>,
 }
 
 impl BenchResult {
@@ -208,6 +213,7 @@ impl BenchResult {
             error: Some(error),
             figures: None,
             baseline: None,
+            subject: None,
         }
     }
 
@@ -222,6 +228,7 @@ impl BenchResult {
             error: None,
             figures: Some(figures),
             baseline: None,
+            subject: None,
         }
     }
 }

@@ -191,6 +191,7 @@ pub fn measured(name: &str, size: Option<u64>, figures: Figures) -> BenchResult 
         error: None,
         figures: Some(figures),
         baseline: None,
+        subject: None,
     }
 }
 
@@ -205,6 +206,7 @@ pub fn failed(name: &str, error: &str) -> BenchResult {
         error: Some(error.to_string()),
         figures: None,
         baseline: None,
+        subject: None,
     }
 }
 

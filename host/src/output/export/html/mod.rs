@@ -31,6 +31,7 @@ const FOOT: &str = include_str!("foot.html");
 
 mod charts;
 mod histogram;
+mod history;
 mod palette;
 mod suite;
 #[cfg(test)]
@@ -39,6 +40,7 @@ mod tests;
 use charts::{complexity_svg, ratio_svg};
 use histogram::{Distribution, histogram_svg};
 use palette::{BAR, MAX_HISTOGRAM_SAMPLES, MEDIAN, MILD, Plot, SEVERE, hex};
+pub use history::html_history;
 pub use suite::html_suite;
 
 /// The report of `host run` as one HTML page: environment, results table,
