@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
+use serde::{Deserialize, Serialize};
 
 use crate::cli::{HistoryArgs, StoreArgs};
 use crate::options::Output;
@@ -14,7 +15,7 @@ use crate::options::Output;
 pub const MAX_LABEL_CHARS: usize = 200;
 
 /// The store of a run.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StoreSettings {
     /// The store folder; `None` where no home is known and none was named.
     pub folder: Option<PathBuf>,

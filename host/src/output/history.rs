@@ -20,11 +20,12 @@ const TREND_POINTS: usize = 16;
 /// How the change points were found, in one sentence.
 pub fn method() -> String {
     format!(
-        "binary segmentation of log medians by the largest two-sample t over every split leaving at least {MIN_SEGMENT} runs a side, \
-         against the {:.0}% quantile of that largest t for as many runs of normal noise (false alarms {:.0}% per series without a change); \
+        "binary segmentation of log medians: the largest two-sample t over every cut leaving at least {MIN_SEGMENT} runs a side \
+         (then over every middle part, for a level that came and went), each against the {:.0}% quantile of that largest t \
+         for as many runs of normal noise (false alarms at most {:.0}% per series without a change); \
          deterministic counts: any difference",
         100.0 * (1.0 - ALPHA),
-        100.0 * ALPHA
+        200.0 * ALPHA
     )
 }
 
