@@ -74,7 +74,8 @@ fn section(page: &mut String, benchmark: &str, measure: Measure, members: &[&Ser
     );
     page.push_str(&svg_or_message(trend_svg(members)));
     page.push_str("</figure>\n");
-    page.push_str("<div class=\"table\"><table>\n<tr><th>series</th><th class=\"left\">machine</th><th>runs</th><th>last</th><th class=\"left\">change points</th><th class=\"left\">noise</th></tr>\n");
+    page.push_str("<div class=\"table\"><table>\n<tr><th class=\"left\">series</th><th class=\"left\">machine</th><th>runs</th><th>last</th><th class=\"left\">change points</th></tr>\n");
+    let mut noise = Vec::new();
     for (i, s) in members.iter().enumerate() {
         let changes = match s.changes.is_empty() {
             true => "none".to_string(),
@@ -92,17 +93,23 @@ fn section(page: &mut String, benchmark: &str, measure: Measure, members: &[&Ser
             .unwrap_or_default();
         let _ = writeln!(
             page,
-            "<tr><td class=\"name\"><span style=\"color:{}\">●</span> {}</td><td class=\"left\">{}</td><td>{}</td><td>{}</td><td class=\"left\">{}</td><td class=\"left\">{}</td></tr>",
-            hex(COLOURS[i % COLOURS.len()]),
+            "<tr><td class=\"left\" title=\"{}\"><span style=\"color:{}\">●</span> {}</td><td class=\"left\">{}</td><td>{}</td><td>{}</td><td class=\"left\">{}</td></tr>",
             escape(&s.engine_config),
+            hex(COLOURS[i % COLOURS.len()]),
+            escape(&s.engine),
             escape(&s.machine.describe()),
             s.points.len(),
             last,
             changes,
-            escape(&noise_words(s).unwrap_or_default())
         );
+        if let Some(words) = noise_words(s) {
+            noise.push(format!("{}: {}", escape(&s.engine), escape(&words)));
+        }
     }
     page.push_str("</table></div>\n");
+    for line in noise {
+        let _ = writeln!(page, "<p>{line}.</p>");
+    }
 }
 
 /// The trend plot of `members`: x the run's number in its series, y its
