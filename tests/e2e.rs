@@ -2324,10 +2324,15 @@ fn save_baseline_keeps_the_run_in_the_store() -> TestResult {
         "8",
     ]))?;
     assert_eq!(code, Some(0), "{table}");
-    let path = report["saved_baseline"].as_str().ok_or("no saved_baseline")?;
+    let path = report["saved_baseline"]
+        .as_str()
+        .ok_or("no saved_baseline")?;
     assert!(path.starts_with(&*runs.to_string_lossy()), "{report}");
     assert!(report["baseline"].is_null(), "{report}");
-    assert!(table.contains(&format!("saved as baseline: {path}")), "{table}");
+    assert!(
+        table.contains(&format!("saved as baseline: {path}")),
+        "{table}"
+    );
     assert_eq!(saved_files(dir.path())?, ["first"]);
     assert_eq!(kept_baseline(dir.path(), "first")?["seed"], 8);
     Ok(())
@@ -2440,13 +2445,12 @@ fn baseline_without_instruction_counts_is_compared_by_time() -> TestResult {
     let dir = tempfile::tempdir()?;
     place(dir.path(), "light.wat", "w.wat")?;
     // Saved without counting instructions...
-    let (out, stdout, stderr) =
-        output(bench_samples(["w.wat"], 5).current_dir(dir.path()).env("WASM_BENCH_STORE", dir.path().join("store")).args([
-            "--count",
-            "256",
-            "--save-baseline",
-            "timed",
-        ]))?;
+    let (out, stdout, stderr) = output(
+        bench_samples(["w.wat"], 5)
+            .current_dir(dir.path())
+            .env("WASM_BENCH_STORE", dir.path().join("store"))
+            .args(["--count", "256", "--save-baseline", "timed"]),
+    )?;
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     // ...compared with counting on: only times can be compared.
     let (code, report, table) =

@@ -83,13 +83,7 @@ fn changes(series: &Value) -> Vec<(u64, f64)> {
 
 /// Six runs of `w.wasm` holding `first`, then six holding `second`, kept
 /// in `store` with `extra` flags.
-fn six_and_six(
-    dir: &Path,
-    store: &Path,
-    first: &str,
-    second: &str,
-    extra: &[&str],
-) -> TestResult {
+fn six_and_six(dir: &Path, store: &Path, first: &str, second: &str, extra: &[&str]) -> TestResult {
     let w = dir.join("w.wasm");
     for (file, runs) in [(first, 6), (second, 6)] {
         std::fs::copy(workloads().join(file), &w)?;
@@ -185,13 +179,23 @@ fn baselines_live_in_the_store_and_links_are_refused() -> TestResult {
     let store = dir.path().join("store");
     let light = fixture("light.wat");
     keep_run(&store, &light, &["--save-baseline", "b"])?;
-    keep_run(&store, &light, &["--baseline", "b", "--fail-on-regression", "50"])?;
+    keep_run(
+        &store,
+        &light,
+        &["--baseline", "b", "--fail-on-regression", "50"],
+    )?;
     let named = std::fs::read_to_string(store.join("baselines").join("b"))?;
     assert!(
-        store.join("runs").join(format!("{}.json", named.trim())).is_file(),
+        store
+            .join("runs")
+            .join(format!("{}.json", named.trim()))
+            .is_file(),
         "{named}"
     );
-    std::os::unix::fs::symlink("/dev/zero", store.join("runs").join("9999999999999-1-0.json"))?;
+    std::os::unix::fs::symlink(
+        "/dev/zero",
+        store.join("runs").join("9999999999999-1-0.json"),
+    )?;
     let out = prepare(
         Command::new(host_binary())
             .args(["history", "--store"])

@@ -178,7 +178,10 @@ pub fn best_split(values: &[f64], cuts: Cuts) -> Option<Split> {
         Cuts::One if n >= 2 * MIN_SEGMENT => {
             for t in MIN_SEGMENT..=n - MIN_SEGMENT {
                 let ss = sums.ss(&[0, t, n]);
-                consider(vec![t], t_statistic(sums.part(0, t), sums.part(t, n), ss, n - 2));
+                consider(
+                    vec![t],
+                    t_statistic(sums.part(0, t), sums.part(t, n), ss, n - 2),
+                );
             }
         }
         Cuts::Two if (3 * MIN_SEGMENT..=MAX_RUNS_TWO_CUTS).contains(&n) => {
@@ -406,7 +409,10 @@ mod tests {
         let c12 = critical.get(12, Cuts::One);
         // Above a single two-sided t at 1% (3.17 at 10 df), below 8.
         assert!((3.17..8.0).contains(&c12), "{c12}");
-        println!("critical values: 12 runs {c12:.3}, 15 runs {:.3}", critical.get(15, Cuts::Two));
+        println!(
+            "critical values: 12 runs {c12:.3}, 15 runs {:.3}",
+            critical.get(15, Cuts::Two)
+        );
         assert!(detectable_step(12, 0.0, &mut critical) == Some(0.0));
     }
 }

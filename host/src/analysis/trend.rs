@@ -82,7 +82,11 @@ pub struct Series {
 pub fn series(runs: &[KeptRun], names: &[String]) -> Vec<Series> {
     let mut all: Vec<Series> = Vec::new();
     for run in runs {
-        for row in run.rows.iter().filter(|r| r.measured() && selected(r, names)) {
+        for row in run
+            .rows
+            .iter()
+            .filter(|r| r.measured() && selected(r, names))
+        {
             for measure in [
                 Measure::Time,
                 Measure::Instructions,
@@ -245,7 +249,12 @@ mod tests {
         let runs: Vec<KeptRun> = (0..12)
             .map(|i| {
                 let level = if i < 6 { 100.0 } else { 101.0 };
-                kept(i, "w.wasm", level * (1.0 + 0.0001 * (i % 3) as f64), Some(level))
+                kept(
+                    i,
+                    "w.wasm",
+                    level * (1.0 + 0.0001 * (i % 3) as f64),
+                    Some(level),
+                )
             })
             .chain((12..14).map(|i| kept(i, "other.wasm", 5.0, None)))
             .collect();

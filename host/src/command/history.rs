@@ -6,13 +6,13 @@ use anyhow::Result;
 
 use crate::analysis::trend::series;
 use crate::options::{HistorySettings, Output};
+use crate::output::escape::terminal;
 use crate::output::export::html::html_history;
 use crate::output::export::{write_json, write_text};
-use crate::output::escape::terminal;
 use crate::output::history::{Export, markdown, table};
 use crate::results::store::Store;
-use crate::util::fs::write_atomically;
 use crate::util::exit::ExitStatus;
+use crate::util::fs::write_atomically;
 
 /// Read the newest kept runs, find each series' changes, and show them.
 pub fn history(settings: &HistorySettings) -> Result<ExitStatus> {

@@ -99,7 +99,7 @@ pub struct Settings {
     pub noise: NoiseBand,
     pub baselines: Baselines,
     /// The store of kept runs.
-    pub store: crate::options::StoreSettings,
+    pub store: crate::options::store::StoreSettings,
     /// No progress display.
     pub quiet: bool,
     /// What program workloads are granted beyond their own folder.
@@ -275,7 +275,7 @@ impl Settings {
             Self::from_measure_args(args.paths, args.measure, stop, args.drift, baselines)?;
         settings.exports.check()?;
         settings.shard = args.shard.as_deref().map(Shard::parse).transpose()?;
-        settings.store = crate::options::StoreSettings::from_args(store)?;
+        settings.store = crate::options::store::StoreSettings::from_args(store)?;
         Ok(settings)
     }
 
@@ -331,7 +331,7 @@ impl Settings {
                 MetricArg::Counters => Metric::Counters,
             },
             baselines,
-            store: crate::options::StoreSettings::default(),
+            store: crate::options::store::StoreSettings::default(),
             quiet: args.quiet,
             grants: Grants::parse(&args.dir, &args.env, &args.arg)?,
             engines: engine_configs(

@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 
 use crate::cli::{HistoryArgs, StoreArgs};
-use crate::options::Output;
+use crate::options::exports::Output;
 
 /// The longest `--label` kept.
 pub const MAX_LABEL_CHARS: usize = 200;
@@ -77,11 +77,8 @@ impl HistorySettings {
         let Some(store) = args.store.or_else(default_store_folder) else {
             bail!("no store: name one with --store DIR or WASM_BENCH_STORE");
         };
-        if args.last == 0 || args.last > crate::options::MAX_HISTORY_RUNS {
-            bail!(
-                "--last must be 1 to {}",
-                crate::options::MAX_HISTORY_RUNS
-            );
+        if args.last == 0 || args.last > MAX_HISTORY_RUNS {
+            bail!("--last must be 1 to {}", MAX_HISTORY_RUNS);
         }
         let stdout = [&args.export_json, &args.export_markdown]
             .iter()

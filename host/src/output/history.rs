@@ -135,9 +135,11 @@ pub fn describe_change(series: &Series, change: &Change) -> String {
 fn sparkline(points: &[Point]) -> String {
     const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
     let last = &points[points.len().saturating_sub(TREND_POINTS)..];
-    let (lo, hi) = last.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
-        (a.min(p.value), b.max(p.value))
-    });
+    let (lo, hi) = last
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+            (a.min(p.value), b.max(p.value))
+        });
     last.iter()
         .map(|p| match hi > lo {
             true => BARS[(((p.value - lo) / (hi - lo)) * 7.0).round().clamp(0.0, 7.0) as usize],
@@ -316,6 +318,9 @@ mod tests {
         let json = serde_json::to_value(Export::new("/store".into(), 12, &all)).expect("json");
         let change = &json["series"][0]["change_points"][0];
         assert_eq!(change["starts_at_run"], 7);
-        assert!((change["ratio"].as_f64().unwrap_or(0.0) - 2.0).abs() < 0.05, "{change}");
+        assert!(
+            (change["ratio"].as_f64().unwrap_or(0.0) - 2.0).abs() < 0.05,
+            "{change}"
+        );
     }
 }

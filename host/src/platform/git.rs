@@ -36,8 +36,11 @@ pub fn state(folder: &Path) -> Option<GitState> {
     let branch = git(folder, &["symbolic-ref", "--quiet", "--short", "HEAD"])
         .map(|b| b.trim().to_string())
         .filter(|b| !b.is_empty());
-    let dirty = git(folder, &["status", "--porcelain", "--untracked-files=normal"])
-        .is_some_and(|s| !s.trim().is_empty());
+    let dirty = git(
+        folder,
+        &["status", "--porcelain", "--untracked-files=normal"],
+    )
+    .is_some_and(|s| !s.trim().is_empty());
     Some(GitState {
         commit: commit.to_string(),
         branch,
@@ -61,9 +64,7 @@ fn git(folder: &Path, args: &[&str]) -> Option<String> {
     let reader = std::thread::spawn(move || {
         use std::io::Read;
         let mut bytes = Vec::new();
-        let _ = (&mut out)
-            .take(MAX_OUTPUT as u64)
-            .read_to_end(&mut bytes);
+        let _ = (&mut out).take(MAX_OUTPUT as u64).read_to_end(&mut bytes);
         bytes
     });
     let start = Instant::now();

@@ -227,17 +227,29 @@ mod tests {
             Ok(_) => "read".to_string(),
             Err(e) => format!("{e:#}"),
         };
-        assert!(said("none").contains("--save-baseline none"), "{}", said("none"));
+        assert!(
+            said("none").contains("--save-baseline none"),
+            "{}",
+            said("none")
+        );
         let folder = dir.path().join("baselines");
         std::fs::create_dir_all(&folder).expect("creates");
         let made = std::process::Command::new("mkfifo")
             .arg(folder.join("fifo"))
             .status();
         assert!(made.is_ok_and(|s| s.success()));
-        assert!(said("fifo").contains("not a regular file (a FIFO"), "{}", said("fifo"));
+        assert!(
+            said("fifo").contains("not a regular file (a FIFO"),
+            "{}",
+            said("fifo")
+        );
         std::os::unix::fs::symlink("/dev/zero", folder.join("zero")).expect("links");
         assert!(said("zero").contains("symbolic link"), "{}", said("zero"));
         std::fs::write(folder.join("bad"), "../../etc/passwd").expect("writes");
-        assert!(said("bad").contains("not the name of a kept run"), "{}", said("bad"));
+        assert!(
+            said("bad").contains("not the name of a kept run"),
+            "{}",
+            said("bad")
+        );
     }
 }

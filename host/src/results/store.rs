@@ -379,13 +379,20 @@ impl Store {
         let ids = match self.ids() {
             Ok(ids) => ids,
             Err(e) => {
-                notes.push(format!("the store was not read: {}", crate::util::error::one_line(&e)));
+                notes.push(format!(
+                    "the store was not read: {}",
+                    crate::util::error::one_line(&e)
+                ));
                 return (Vec::new(), notes);
             }
         };
         let since = format!("{since_ms:013}");
         let mut runs: Vec<KeptRun> = Vec::new();
-        for id in ids.iter().rev().take_while(|id| id.as_str() >= since.as_str()) {
+        for id in ids
+            .iter()
+            .rev()
+            .take_while(|id| id.as_str() >= since.as_str())
+        {
             if runs.len() >= limit {
                 break;
             }

@@ -39,12 +39,17 @@ fn keeps_reads_and_names_a_baseline() {
     let dir = tempfile::tempdir().expect("temp dir");
     let store = Store::new(dir.path());
     assert!(store.ids().expect("lists").is_empty());
-    store.keep(&run("0000000000001-1-0", 10.0), None).expect("keeps");
+    store
+        .keep(&run("0000000000001-1-0", 10.0), None)
+        .expect("keeps");
     store
         .keep(&run("0000000000002-1-0", 20.0), Some("main"))
         .expect("keeps");
     assert_eq!(store.ids().expect("lists").len(), 2);
-    assert_eq!(store.baseline_id("main").expect("named"), "0000000000002-1-0");
+    assert_eq!(
+        store.baseline_id("main").expect("named"),
+        "0000000000002-1-0"
+    );
     let (runs, notes) = store.newest(10, 2);
     assert!(notes.is_empty(), "{notes:?}");
     assert_eq!(runs.len(), 1);
@@ -61,7 +66,9 @@ fn keeps_reads_and_names_a_baseline() {
 fn links_and_fifos_are_refused() {
     let dir = tempfile::tempdir().expect("temp dir");
     let store = Store::new(dir.path());
-    store.keep(&run("0000000000001-1-0", 10.0), None).expect("keeps");
+    store
+        .keep(&run("0000000000001-1-0", 10.0), None)
+        .expect("keeps");
     let runs = dir.path().join("runs");
     std::os::unix::fs::symlink("/dev/zero", runs.join("0000000000002-1-0.json")).expect("links");
     let fifo = runs.join("0000000000003-1-0.json");
@@ -71,8 +78,14 @@ fn links_and_fifos_are_refused() {
     let (kept, notes) = store.newest(10, 0);
     assert_eq!(kept.len(), 1);
     assert_eq!(notes.len(), 2, "{notes:?}");
-    assert!(notes.iter().any(|n| n.contains("symbolic link")), "{notes:?}");
-    assert!(notes.iter().any(|n| n.contains("not a regular file")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("symbolic link")),
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("not a regular file")),
+        "{notes:?}"
+    );
 }
 
 #[test]
@@ -80,6 +93,9 @@ fn thinning_keeps_every_process_within_the_cap() {
     let epochs = vec![vec![1.0; 5000], vec![2.0; 5000]];
     let thinned = thin(&epochs, MAX_KEPT_EPOCHS);
     let kept: usize = thinned.iter().map(Vec::len).sum();
-    assert!(kept <= MAX_KEPT_EPOCHS && kept >= MAX_KEPT_EPOCHS / 2, "{kept}");
+    assert!(
+        kept <= MAX_KEPT_EPOCHS && kept >= MAX_KEPT_EPOCHS / 2,
+        "{kept}"
+    );
     assert_eq!(thinned.len(), 2);
 }

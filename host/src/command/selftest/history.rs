@@ -108,7 +108,11 @@ fn cell(
         };
         let series: Vec<f64> = (0..runs)
             .map(|i| {
-                let level = if step > 0.0 && i >= at { 1.0 + step } else { 1.0 };
+                let level = if step > 0.0 && i >= at {
+                    1.0 + step
+                } else {
+                    1.0
+                };
                 1000.0 * level * model.map_or(1.0, |m| run_noise(rng, m))
             })
             .collect();
@@ -160,7 +164,9 @@ fn print(cells: &[Cell]) {
         "  {:<22} {:>4} {:>9} {:>5} {:>8} {:>13}",
         "noise", "runs", "step at", "step", "recall", "false alarms"
     );
-    println!("  (false alarms: a change reported in a series without a step, or more than one run from its step)");
+    println!(
+        "  (false alarms: a change reported in a series without a step, or more than one run from its step)"
+    );
     for c in cells {
         let pct = |n: usize| 100.0 * n as f64 / c.trials as f64;
         let recall = match c.step > 0.0 {

@@ -39,8 +39,8 @@ mod tests;
 
 use charts::{complexity_svg, ratio_svg};
 use histogram::{Distribution, histogram_svg};
-use palette::{BAR, MAX_HISTOGRAM_SAMPLES, MEDIAN, MILD, Plot, SEVERE, hex};
 pub use history::html_history;
+use palette::{BAR, MAX_HISTOGRAM_SAMPLES, MEDIAN, MILD, Plot, SEVERE, hex};
 pub use suite::html_suite;
 
 /// The report of `host run` as one HTML page: environment, results table,
