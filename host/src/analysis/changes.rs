@@ -11,7 +11,7 @@
 //! standard deviation of the runs within the parts. A
 //! split is a change when that largest statistic exceeds the (1 − [`ALPHA`])
 //! quantile of the largest statistic of a series of as many runs of
-//! independent normal noise ([`Critical`], simulated once per length with a
+//! independent normal noise ([`critical`], simulated once per length with a
 //! fixed seed). One cut is tested first; only when none is a change are the
 //! two-cut splits tested, against their own critical value: the chance that
 //! a series without a change shows one is at most 2 × ALPHA, whatever its
@@ -85,8 +85,7 @@ pub fn time_changes(medians: &[f64]) -> Vec<Change> {
         return Vec::new();
     }
     let mut found: Vec<(usize, f64, f64)> = Vec::new();
-    let mut critical_values = Critical::default();
-    segment(&logs, 0, &mut critical_values, &mut found);
+    segment(&logs, 0, &mut found);
     found.sort_by_key(|c| c.0);
     let mut bounds: Vec<usize> = vec![0];
     bounds.extend(found.iter().map(|c| c.0));
@@ -94,7 +93,7 @@ pub fn time_changes(medians: &[f64]) -> Vec<Change> {
     found
         .iter()
         .enumerate()
-        .map(|(i, &(at, statistic, critical))| {
+        .map(|(i, &(at, statistic, threshold))| {
             let (ratio, ratio_low, ratio_high) =
                 ratio_across(&logs[bounds[i]..at], &logs[at..bounds[i + 2]]);
             Change {
@@ -103,7 +102,7 @@ pub fn time_changes(medians: &[f64]) -> Vec<Change> {
                 ratio_low,
                 ratio_high,
                 statistic: Some(statistic),
-                critical: Some(critical),
+                critical: Some(threshold),
             }
         })
         .collect()
@@ -111,16 +110,11 @@ pub fn time_changes(medians: &[f64]) -> Vec<Change> {
 
 /// Search `logs` (starting at run `offset` of the series) for its best
 /// split, and every part again when it is a change.
-fn segment(
-    logs: &[f64],
-    offset: usize,
-    critical: &mut Critical,
-    found: &mut Vec<(usize, f64, f64)>,
-) {
+fn segment(logs: &[f64], offset: usize, found: &mut Vec<(usize, f64, f64)>) {
     let n = logs.len();
     let significant = [Cuts::One, Cuts::Two].into_iter().find_map(|cuts| {
         let split = best_split(logs, cuts)?;
-        let threshold = critical.get(n, cuts);
+        let threshold = critical(n, cuts);
         (split.statistic > threshold).then_some((split, threshold))
     });
     let Some((split, threshold)) = significant else {
@@ -131,7 +125,7 @@ fn segment(
         if cut < n {
             found.push((offset + cut, split.statistic, threshold));
         }
-        segment(&logs[start..cut], offset + start, critical, found);
+        segment(&logs[start..cut], offset + start, found);
         start = cut;
     }
 }
@@ -264,26 +258,20 @@ fn ratio_across(before: &[f64], after: &[f64]) -> (f64, f64, f64) {
     )
 }
 
-/// The critical values of the largest split statistic, per series length
-/// and kind of split, computed once per process.
-#[derive(Default)]
-pub struct Critical;
-
-impl Critical {
-    /// The (1 − ALPHA) quantile of the largest split statistic of `cuts`
-    /// over `n` runs of independent standard normal noise.
-    pub fn get(&mut self, n: usize, cuts: Cuts) -> f64 {
-        static CACHE: OnceLock<Mutex<HashMap<(usize, Cuts), f64>>> = OnceLock::new();
-        let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-        if let Some(c) = cache.lock().ok().and_then(|c| c.get(&(n, cuts)).copied()) {
-            return c;
-        }
-        let c = null_quantile(n, 1.0 - ALPHA, cuts);
-        if let Ok(mut cache) = cache.lock() {
-            cache.insert((n, cuts), c);
-        }
-        c
+/// The (1 − ALPHA) quantile of the largest split statistic of `cuts` over
+/// `n` runs of independent standard normal noise: simulated once per
+/// length and kind of split in a process, then remembered.
+pub fn critical(n: usize, cuts: Cuts) -> f64 {
+    static CACHE: OnceLock<Mutex<HashMap<(usize, Cuts), f64>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(c) = cache.lock().ok().and_then(|c| c.get(&(n, cuts)).copied()) {
+        return c;
     }
+    let c = null_quantile(n, 1.0 - ALPHA, cuts);
+    if let Ok(mut cache) = cache.lock() {
+        cache.insert((n, cuts), c);
+    }
+    c
 }
 
 /// The `q` quantile of the largest split statistic of `cuts` over
@@ -317,13 +305,13 @@ pub fn normal(rng: &mut fastrand::Rng) -> f64 {
 /// noise `sd` shows nine times in ten when it falls in its middle: the
 /// critical value plus 1.28 standard errors of the difference of two
 /// halves. Below it, this machine's noise hides a step from the history.
-pub fn detectable_step(n: usize, sd: f64, critical: &mut Critical) -> Option<f64> {
+pub fn detectable_step(n: usize, sd: f64) -> Option<f64> {
     if n < 2 * MIN_SEGMENT || !sd.is_finite() {
         return None;
     }
     let half = (n / 2) as f64;
     let se = sd * (2.0 / half).sqrt();
-    Some(((critical.get(n, Cuts::One) + 1.28) * se).exp() - 1.0)
+    Some(((critical(n, Cuts::One) + 1.28) * se).exp() - 1.0)
 }
 
 /// The pooled standard deviation of `logs` within the segments the
@@ -405,14 +393,13 @@ mod tests {
 
     #[test]
     fn the_critical_value_is_that_of_the_largest_of_several_t() {
-        let mut critical = Critical::default();
-        let c12 = critical.get(12, Cuts::One);
+        let c12 = critical(12, Cuts::One);
         // Above a single two-sided t at 1% (3.17 at 10 df), below 8.
         assert!((3.17..8.0).contains(&c12), "{c12}");
         println!(
             "critical values: 12 runs {c12:.3}, 15 runs {:.3}",
-            critical.get(15, Cuts::Two)
+            critical(15, Cuts::Two)
         );
-        assert!(detectable_step(12, 0.0, &mut critical) == Some(0.0));
+        assert!(detectable_step(12, 0.0) == Some(0.0));
     }
 }

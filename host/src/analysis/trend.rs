@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use crate::analysis::changes::{
-    Change, Critical, MIN_SEGMENT, detectable_step, exact_changes, time_changes, within_sd,
+    Change, MIN_SEGMENT, detectable_step, exact_changes, time_changes, within_sd,
 };
 use crate::platform::git::GitState;
 use crate::results::store::{KeptRow, KeptRun, MachineId};
@@ -124,9 +124,8 @@ pub fn series(runs: &[KeptRun], names: &[String]) -> Vec<Series> {
             }
         }
     }
-    let mut critical = Critical::default();
     for s in &mut all {
-        s.judge(&mut critical);
+        s.judge();
     }
     all
 }
@@ -173,7 +172,7 @@ fn point(run: &KeptRun, row: &KeptRow, measure: Measure) -> Option<Point> {
 
 impl Series {
     /// Find its changes, its noise and the step that noise hides.
-    fn judge(&mut self, critical: &mut Critical) {
+    fn judge(&mut self) {
         let values: Vec<f64> = self.points.iter().map(|p| p.value).collect();
         if self.measure.deterministic() {
             self.changes = exact_changes(&values);
@@ -184,7 +183,7 @@ impl Series {
         let logs: Vec<f64> = values.iter().map(|v| v.ln()).collect();
         let at: Vec<usize> = self.changes.iter().map(|c| c.at).collect();
         self.noise = within_sd(&logs, &at);
-        self.detectable_step = detectable_step(values.len(), self.noise, critical);
+        self.detectable_step = detectable_step(values.len(), self.noise);
     }
 
     /// A name for tables: benchmark, engine, and what is measured when not

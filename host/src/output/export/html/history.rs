@@ -168,11 +168,15 @@ fn trend_svg(members: &[&Series]) -> Plot<String> {
                 .map(|(k, p)| ((k + 1) as f64, p.value))
                 .collect();
             chart.draw_series(LineSeries::new(points.iter().copied(), colour.mix(0.5)))?;
-            chart.draw_series(s.points.iter().enumerate().filter_map(|(k, p)| {
-                (p.low.is_finite() && p.high.is_finite() && p.high > p.low).then(|| {
-                    ErrorBar::new_vertical((k + 1) as f64, p.low, p.value, p.high, colour, 6)
-                })
-            }))?;
+            chart.draw_series(
+                s.points
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| p.low.is_finite() && p.high.is_finite() && p.high > p.low)
+                    .map(|(k, p)| {
+                        ErrorBar::new_vertical((k + 1) as f64, p.low, p.value, p.high, colour, 6)
+                    }),
+            )?;
             chart
                 .draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))?
                 .label(format!("{} on {}", s.engine, s.machine.describe()))
