@@ -1,7 +1,8 @@
 //! End-to-end tests of the store of kept runs and `host history`: a file
 //! whose contents change from chain100 to chain200 under one name shows one
 //! change at the run it changed (ratio about 2), twelve runs of xor show
-//! none, wasm instruction counts show an exact 1% change, `--fail-on-change`
+//! none, wasm instruction counts (and Callgrind's, where Valgrind runs) show
+//! an exact 1% change, `--fail-on-change`
 //! exits with status 3, and the HTML page renders in headless Chromium.
 //! Every test keeps its runs in a temporary store of its own; each run is
 //! kept short (three processes of 100 ms each).
@@ -14,6 +15,18 @@ use e2e::{fixture, host_binary, prepare, workloads};
 use serde_json::Value;
 
 type TestResult = Result<(), Box<dyn Error>>;
+
+/// Held while a test keeps its runs: the tests of this file take turns, so
+/// that one's runs do not start or stop loading the cores while another's
+/// series is measured (a real step in the machine, which the history would
+/// rightly report).
+static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Wait for this test's turn.
+fn turn() -> std::sync::MutexGuard<'static, ()> {
+    TURN.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 /// `host run FILE` kept in `store`, short, with `extra` flags.
 fn keep_run(store: &Path, file: &Path, extra: &[&str]) -> TestResult {
@@ -96,6 +109,7 @@ fn six_and_six(dir: &Path, store: &Path, first: &str, second: &str, extra: &[&st
 
 #[test]
 fn a_file_that_doubles_its_work_is_one_change_at_run_seven() -> TestResult {
+    let _turn = turn();
     let dir = tempfile::tempdir()?;
     let store = dir.path().join("store");
     six_and_six(dir.path(), &store, "chain100.wasm", "chain200.wasm", &[])?;
@@ -136,6 +150,7 @@ fn a_file_that_doubles_its_work_is_one_change_at_run_seven() -> TestResult {
 
 #[test]
 fn twelve_runs_of_xor_show_no_change() -> TestResult {
+    let _turn = turn();
     let dir = tempfile::tempdir()?;
     let store = dir.path().join("store");
     for _ in 0..12 {
@@ -151,6 +166,7 @@ fn twelve_runs_of_xor_show_no_change() -> TestResult {
 
 #[test]
 fn instruction_counts_show_an_exact_one_percent_change() -> TestResult {
+    let _turn = turn();
     let dir = tempfile::tempdir()?;
     let store = dir.path().join("store");
     let metric = ["--metric", "instructions"];
@@ -171,10 +187,56 @@ fn instruction_counts_show_an_exact_one_percent_change() -> TestResult {
     Ok(())
 }
 
+/// Whether Valgrind runs here; without it, a Callgrind test passes unless
+/// `WASM_BENCH_REQUIRE_VALGRIND` is set (as CI sets it).
+fn valgrind() -> Result<bool, Box<dyn Error>> {
+    let found = Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    match (
+        found,
+        std::env::var_os("WASM_BENCH_REQUIRE_VALGRIND").is_some(),
+    ) {
+        (false, true) => {
+            Err("WASM_BENCH_REQUIRE_VALGRIND is set but valgrind is not installed".into())
+        }
+        (found, _) => Ok(found),
+    }
+}
+
+#[test]
+fn callgrind_counts_show_the_same_change() -> TestResult {
+    if !valgrind()? {
+        println!("skipped: valgrind not installed");
+        return Ok(());
+    }
+    let _turn = turn();
+    let dir = tempfile::tempdir()?;
+    let store = dir.path().join("store");
+    let metric = ["--metric", "cycles-est"];
+    six_and_six(
+        dir.path(),
+        &store,
+        "chain100.wasm",
+        "chain101.wasm",
+        &metric,
+    )?;
+    let (_, json) = history(&store, &[])?;
+    let counts = series(&json, "callgrind-instructions");
+    assert_eq!(counts.len(), 1, "{json}");
+    let found = changes(counts[0]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, 7);
+    assert!((found[0].1 - 1.01).abs() < 0.003, "{found:?}");
+    Ok(())
+}
+
 /// A kept run named as a baseline is what `--baseline` compares with; a
 /// store holding a link in a run's place says so and reads the rest.
 #[test]
 fn baselines_live_in_the_store_and_links_are_refused() -> TestResult {
+    let _turn = turn();
     let dir = tempfile::tempdir()?;
     let store = dir.path().join("store");
     let light = fixture("light.wat");
