@@ -392,7 +392,8 @@ pub struct RunArgs {
     pub measure: MeasureArgs,
 }
 
-/// Where `host run` keeps its runs, and what it keeps them with.
+/// Where `host run` and `host compare` keep their runs, and what they keep
+/// them with.
 #[derive(Debug, Args)]
 pub struct StoreArgs {
     /// The store of kept runs (default: `$WASM_BENCH_STORE`, else
@@ -404,7 +405,7 @@ pub struct StoreArgs {
 
     /// Do not keep this run in the store (baselines and drift are still
     /// read from it).
-    #[arg(long, conflicts_with = "save_baseline")]
+    #[arg(long)]
     pub no_store: bool,
 
     /// A label kept with the run (shown by `host history`), e.g. a build
@@ -473,6 +474,9 @@ pub struct CompareArgs {
     /// each variant the functions whose share changed most.
     #[arg(long)]
     pub profile: bool,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
 
     #[command(flatten)]
     pub measure: MeasureArgs,

@@ -1,5 +1,5 @@
 //! A benchmark's trend over the kept runs: its series (one per benchmark,
-//! size, engine configuration and machine, never per file contents: a
+//! size, engine configuration, machine and command, never per file contents: a
 //! changed file is the change a user wants to see), the change points of
 //! each ([`crate::analysis::changes`]), and how large a step the series'
 //! own noise hides.
@@ -10,7 +10,7 @@ use crate::analysis::changes::{
     Change, MIN_SEGMENT, detectable_step, exact_changes, time_changes, within_sd,
 };
 use crate::platform::git::GitState;
-use crate::results::store::{KeptRow, KeptRun, MachineId};
+use crate::results::store::{KeptRow, KeptRun, MachineId, Measured};
 
 /// What a series measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -67,6 +67,9 @@ pub struct Series {
     pub engine_config: String,
     pub machine: MachineId,
     pub measure: Measure,
+    /// The command that measured it: runs and comparisons are series
+    /// apart (a comparison measures its variants interleaved).
+    pub command: Measured,
     pub points: Vec<Point>,
     pub changes: Vec<Change>,
     /// The relative noise between runs within the segments (log sd; 0.01 is
@@ -106,6 +109,7 @@ pub fn series(runs: &[KeptRun], names: &[String]) -> Vec<Series> {
                         && s.engine_config == config
                         && s.machine == run.machine
                         && s.measure == measure
+                        && s.command == run.command
                 });
                 match found {
                     Some(series) => series.points.push(point),
@@ -115,6 +119,7 @@ pub fn series(runs: &[KeptRun], names: &[String]) -> Vec<Series> {
                         engine_config: config,
                         machine: run.machine.clone(),
                         measure,
+                        command: run.command,
                         points: vec![point],
                         changes: Vec::new(),
                         noise: f64::NAN,
@@ -189,10 +194,14 @@ impl Series {
     /// A name for tables: benchmark, engine, and what is measured when not
     /// time.
     pub fn title(&self) -> String {
-        match self.measure {
-            Measure::Time => format!("{} [{}]", self.benchmark, self.engine),
-            m => format!("{} [{}] {}", self.benchmark, self.engine, m.describe()),
+        let mut title = format!("{} [{}]", self.benchmark, self.engine);
+        if self.measure != Measure::Time {
+            title = format!("{title} {}", self.measure.describe());
         }
+        if self.command == Measured::Compare {
+            title.push_str(" (in host compare)");
+        }
+        title
     }
 
     /// Whether the series is too short to show a change yet.
@@ -213,6 +222,7 @@ mod tests {
             id: format!("{i:013}-1-0"),
             unix_ms: i as u64,
             tool_version: "0".into(),
+            command: crate::results::store::Measured::Run,
             label: None,
             git: None,
             machine: MachineId::new(Some("cpu"), 2),

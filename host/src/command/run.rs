@@ -74,12 +74,7 @@ pub fn measure(
     }
     let mut report = run_rows(settings, files, saved.as_ref(), observer, progress)?;
     if let (Some(store), true, None) = (&store, keep, &report.stopped) {
-        let provenance = Provenance {
-            label: settings.store.label.clone(),
-            git: files.first().and_then(|f| git_state(f)),
-            metric: settings.metric,
-        };
-        let kept = KeptRun::new(&report, provenance);
+        let kept = KeptRun::new(&report, provenance(settings, files));
         let name = settings.baselines.save.as_deref();
         let path = store.keep(&kept, name)?;
         if name.is_some() {
@@ -87,6 +82,16 @@ pub fn measure(
         }
     }
     Ok(report)
+}
+
+/// What a run measured by `settings` over `files` is kept with: its label,
+/// the git state of the first file's folder, the metric.
+pub fn provenance(settings: &Settings, files: &[PathBuf]) -> Provenance {
+    Provenance {
+        label: settings.store.label.clone(),
+        git: files.first().and_then(|f| git_state(f)),
+        metric: settings.metric,
+    }
 }
 
 /// The git state of the folder holding `file` (a folder: itself).

@@ -262,6 +262,9 @@ impl Settings {
         {
             bail!("--fail-on-regression must be a percentage of 0 or more");
         }
+        if args.store.no_store && args.save_baseline.is_some() {
+            bail!("--no-store: a baseline is a kept run; --save-baseline keeps this one");
+        }
         for name in [&args.save_baseline, &args.baseline].into_iter().flatten() {
             check_baseline_name(name)?;
         }

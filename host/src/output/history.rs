@@ -268,6 +268,7 @@ mod tests {
             id: format!("{i:013}-1-0"),
             unix_ms: i as u64 * 1000,
             tool_version: "0".into(),
+            command: crate::results::store::Measured::Run,
             label: Some("build|<b>\u{1b}[31m".into()),
             git: Some(GitState {
                 commit: "0123456789abcdef".into(),

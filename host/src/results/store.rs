@@ -1,4 +1,5 @@
-//! The store of kept runs: every `host run` kept as one JSON file
+//! The store of kept runs: every `host run` and `host compare` kept as one
+//! JSON file
 //! ([`KeptRun`]) in `<store>/runs/`, with its time, the git state of the
 //! workloads' repository or a label, the machine, the engines, and per row
 //! what a later comparison needs (median, interval, the medians of the
@@ -23,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::options::{EngineConfig, Metric};
 use crate::platform::git::GitState;
 use crate::results::json::nan_if_null;
-use crate::results::{CallgrindCounts, RunReport};
+use crate::results::{BenchResult, CallgrindCounts, CompareReport, Environment, RunReport, Tool};
 use crate::util::fs::{Cap, Links, is_not_found, read_bounded, replace_atomically};
 
 /// The format of a kept run; a file of another format is skipped.
@@ -71,7 +72,7 @@ impl MachineId {
     }
 }
 
-/// One kept run of `host run`.
+/// One kept run of `host run` or `host compare`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct KeptRun {
     pub format: u32,
@@ -80,6 +81,10 @@ pub struct KeptRun {
     /// When it was kept, in ms since the Unix epoch.
     pub unix_ms: u64,
     pub tool_version: String,
+    /// Which command measured it (rows of a comparison are its variants,
+    /// measured interleaved at one shared count).
+    #[serde(default)]
+    pub command: Measured,
     /// `--label`, when given.
     pub label: Option<String>,
     /// The git state of the first workload's folder, when in a repository.
@@ -96,6 +101,15 @@ pub struct KeptRun {
     pub metric: Metric,
     pub engines: Vec<EngineConfig>,
     pub rows: Vec<KeptRow>,
+}
+
+/// The command a run was kept by.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Measured {
+    #[default]
+    Run,
+    Compare,
 }
 
 /// One row of a kept run.
@@ -148,10 +162,31 @@ pub struct Provenance {
 impl KeptRun {
     /// The run `report` as kept now.
     pub fn new(report: &RunReport, provenance: Provenance) -> Self {
+        Self::of(
+            &report.tool,
+            &report.environment,
+            &report.results,
+            provenance,
+        )
+    }
+
+    /// The comparison `report` as kept now: its variants are its rows.
+    pub fn of_comparison(report: &CompareReport, provenance: Provenance) -> Self {
+        let mut kept = Self::of(
+            &report.tool,
+            &report.environment,
+            &report.variants,
+            provenance,
+        );
+        kept.command = Measured::Compare;
+        kept
+    }
+
+    /// The rows `results` measured with `tool` in `env`, as kept now.
+    fn of(tool: &Tool, env: &Environment, results: &[BenchResult], provenance: Provenance) -> Self {
         let unix_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
-        let env = &report.environment;
         let engines = env.engines.clone();
         KeptRun {
             format: FORMAT,
@@ -161,7 +196,8 @@ impl KeptRun {
                 fastrand::u32(..)
             ),
             unix_ms,
-            tool_version: report.tool.version.clone(),
+            tool_version: tool.version.clone(),
+            command: Measured::Run,
             label: provenance.label,
             git: provenance.git,
             machine: MachineId::new(env.cpu_model.as_deref(), env.cores),
@@ -170,18 +206,14 @@ impl KeptRun {
             busy_machine: env.busy_machine,
             seed: env.seed,
             metric: provenance.metric,
-            rows: report
-                .results
-                .iter()
-                .map(|r| KeptRow::new(r, &engines))
-                .collect(),
+            rows: results.iter().map(|r| KeptRow::new(r, &engines)).collect(),
             engines,
         }
     }
 }
 
 impl KeptRow {
-    fn new(result: &crate::results::BenchResult, engines: &[EngineConfig]) -> Self {
+    fn new(result: &BenchResult, engines: &[EngineConfig]) -> Self {
         let engine = result
             .engine
             .as_ref()

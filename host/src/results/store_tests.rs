@@ -6,6 +6,7 @@ fn run(id: &str, median_ns: f64) -> KeptRun {
         id: id.to_string(),
         unix_ms: 0,
         tool_version: "0".into(),
+        command: crate::results::store::Measured::Run,
         label: None,
         git: None,
         machine: MachineId::new(Some("cpu"), 2),
