@@ -47,7 +47,7 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Each benchmark over the kept runs (`host run` keeps every run): the
+    /// Each benchmark over the kept runs (`host run` and `host compare` keep every run): the
     /// last runs, the trend, and the change points found.
     History(HistoryArgs),
     /// Render a saved JSON export again (`--export-json` of `run` or
