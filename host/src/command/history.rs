@@ -10,14 +10,14 @@ use crate::output::escape::terminal;
 use crate::output::export::html::html_history;
 use crate::output::export::{write_json, write_text};
 use crate::output::history::{Export, markdown, table};
-use crate::results::store::Store;
+use crate::results::store::{HISTORY_BUDGET, Store};
 use crate::util::exit::ExitStatus;
 use crate::util::fs::write_atomically;
 
 /// Read the newest kept runs, find each series' changes, and show them.
 pub fn history(settings: &HistorySettings) -> Result<ExitStatus> {
     let store = Store::new(&settings.store);
-    let (runs, notes) = store.newest(settings.last, 0);
+    let (runs, notes) = store.newest(settings.last, 0, HISTORY_BUDGET);
     for note in &notes {
         eprintln!("warning: {}", terminal(note));
     }

@@ -25,6 +25,7 @@ use crate::options::{EngineConfig, Metric};
 use crate::platform::git::GitState;
 use crate::results::json::nan_if_null;
 use crate::results::{BenchResult, CallgrindCounts, CompareReport, Environment, RunReport, Tool};
+use crate::util::error::one_line;
 use crate::util::fs::{Cap, Links, is_not_found, read_bounded, replace_atomically};
 
 /// The format of a kept run; a file of another format is skipped.
@@ -33,8 +34,13 @@ pub const FORMAT: u32 = 1;
 pub const MAX_KEPT_RUNS: usize = 1000;
 /// The largest kept run read: 64 MiB.
 pub const MAX_RUN_BYTES: u64 = 64 << 20;
-/// The most epochs a kept row holds (every k-th of each process beyond it).
-pub const MAX_KEPT_EPOCHS: usize = 4000;
+/// The most epochs a kept row holds (every k-th of each process beyond it):
+/// enough for a baseline's resampling, some 20 KB of JSON a row.
+pub const MAX_KEPT_EPOCHS: usize = 2000;
+/// The most bytes of kept runs `host history` reads.
+pub const HISTORY_BUDGET: u64 = 512 << 20;
+/// The most bytes of kept runs a run reads for its drift.
+pub const DRIFT_BUDGET: u64 = 128 << 20;
 /// The most folder entries looked at when listing the runs.
 const MAX_ENTRIES: usize = 100_000;
 /// The largest baseline pointer read.
@@ -387,39 +393,44 @@ impl Store {
 
     /// Kept run `id`: the one reader of the store.
     pub fn read(&self, id: &str) -> Result<KeptRun> {
-        if !valid_id(id) {
-            bail!("`{id}` is not the name of a kept run");
-        }
-        let path = self.runs().join(format!("{id}.json"));
         let cap = Cap {
             bytes: MAX_RUN_BYTES,
             name: "the cap on a kept run",
         };
+        self.read_capped(id, cap).map(|(run, _)| run)
+    }
+
+    /// Kept run `id`, read under `cap`, and its size in bytes.
+    fn read_capped(&self, id: &str, cap: Cap) -> Result<(KeptRun, u64)> {
+        if !valid_id(id) {
+            bail!("`{id}` is not the name of a kept run");
+        }
+        let path = self.runs().join(format!("{id}.json"));
         let bytes = read_bounded(&path, cap, Links::Refuse)?;
         let run: KeptRun = serde_json::from_slice(&bytes)
             .with_context(|| format!("{} is not a kept run", path.display()))?;
         if run.format != FORMAT || run.id != id {
             bail!("{} is not a kept run of this format", path.display());
         }
-        Ok(run)
+        Ok((run, bytes.len() as u64))
     }
 
     /// The newest `limit` runs kept since `since_ms` (ms since the Unix
-    /// epoch), oldest first, with a note per file that could not be read.
-    pub fn newest(&self, limit: usize, since_ms: u64) -> (Vec<KeptRun>, Vec<String>) {
+    /// epoch) whose files together hold at most `budget` bytes, oldest
+    /// first, with a note per file that could not be read (and one when
+    /// the budget left older runs unread).
+    pub fn newest(&self, limit: usize, since_ms: u64, budget: u64) -> (Vec<KeptRun>, Vec<String>) {
         let mut notes = Vec::new();
         let ids = match self.ids() {
             Ok(ids) => ids,
             Err(e) => {
-                notes.push(format!(
-                    "the store was not read: {}",
-                    crate::util::error::one_line(&e)
-                ));
+                notes.push(format!("the store was not read: {}", one_line(&e)));
                 return (Vec::new(), notes);
             }
         };
         let since = format!("{since_ms:013}");
         let mut runs: Vec<KeptRun> = Vec::new();
+        let mut left = budget;
         for id in ids
             .iter()
             .rev()
@@ -428,12 +439,23 @@ impl Store {
             if runs.len() >= limit {
                 break;
             }
-            match self.read(id) {
-                Ok(run) => runs.push(run),
-                Err(e) => notes.push(format!(
-                    "a kept run was skipped: {}",
-                    crate::util::error::one_line(&e)
-                )),
+            let cap = Cap {
+                bytes: MAX_RUN_BYTES.min(left),
+                name: "what is left of the budget for reading kept runs",
+            };
+            match self.read_capped(id, cap) {
+                Ok((run, bytes)) => {
+                    left -= bytes.min(left);
+                    runs.push(run);
+                }
+                Err(e) if left < MAX_RUN_BYTES && one_line(&e).contains(cap.name) => {
+                    notes.push(format!(
+                        "the store: older runs left unread, past {} of kept runs read",
+                        crate::util::bytes::format_bytes(budget)
+                    ));
+                    break;
+                }
+                Err(e) => notes.push(format!("a kept run was skipped: {}", one_line(&e))),
             }
         }
         runs.reverse();

@@ -51,7 +51,7 @@ fn keeps_reads_and_names_a_baseline() {
         store.baseline_id("main").expect("named"),
         "0000000000002-1-0"
     );
-    let (runs, notes) = store.newest(10, 2);
+    let (runs, notes) = store.newest(10, 2, HISTORY_BUDGET);
     assert!(notes.is_empty(), "{notes:?}");
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].rows[0].median_ns, 20.0);
@@ -76,7 +76,7 @@ fn links_and_fifos_are_refused() {
     let made = std::process::Command::new("mkfifo").arg(&fifo).status();
     assert!(made.is_ok_and(|s| s.success()));
     std::fs::write(runs.join("notes.json"), "{}").expect("writes");
-    let (kept, notes) = store.newest(10, 0);
+    let (kept, notes) = store.newest(10, 0, HISTORY_BUDGET);
     assert_eq!(kept.len(), 1);
     assert_eq!(notes.len(), 2, "{notes:?}");
     assert!(
@@ -99,4 +99,23 @@ fn thinning_keeps_every_process_within_the_cap() {
         "{kept}"
     );
     assert_eq!(thinned.len(), 2);
+}
+
+/// Past the budget, older runs are left unread and said so once.
+#[test]
+fn a_budget_bounds_what_is_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::new(dir.path());
+    for i in 1..=3 {
+        let id = format!("000000000000{i}-1-0");
+        store.keep(&run(&id, 10.0), None).expect("keeps");
+    }
+    let size = std::fs::metadata(dir.path().join("runs").join("0000000000003-1-0.json"))
+        .expect("kept")
+        .len();
+    let (kept, notes) = store.newest(10, 0, 2 * size + size / 2);
+    assert_eq!(kept.len(), 2);
+    assert_eq!(kept[0].id, "0000000000002-1-0");
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("older runs left unread"), "{notes:?}");
 }

@@ -12,7 +12,7 @@ use crate::guest::load::Workload;
 use crate::options::Settings;
 use crate::results::Row;
 use crate::results::history::{self, Entry, Machine, Subject};
-use crate::results::store::Store;
+use crate::results::store::{DRIFT_BUDGET, Store};
 
 /// What `row` of `workload` measures, as the run history names it: the
 /// file's contents, the benchmark, the size, the engine and the measuring
@@ -62,7 +62,7 @@ impl RunHistory {
         let (runs, mut notes) = match &settings.store.folder {
             Some(folder) => {
                 let since_ms = now_unix().saturating_sub(drift::MAX_AGE_S) * 1000;
-                Store::new(folder).newest(MAX_DRIFT_RUNS, since_ms)
+                Store::new(folder).newest(MAX_DRIFT_RUNS, since_ms, DRIFT_BUDGET)
             }
             None => (Vec::new(), Vec::new()),
         };
