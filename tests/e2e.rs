@@ -2214,7 +2214,7 @@ fn compare_usage_errors() -> TestResult {
 }
 
 // ---------------------------------------------------------------------------
-// Saved baselines (stored relative to the working directory)
+// Saved baselines (kept runs of the store, here `store` in the test's folder)
 // ---------------------------------------------------------------------------
 
 /// `host run FILES --samples 5 --metric instructions`, run in `dir`.
@@ -2226,6 +2226,7 @@ where
     let mut command = bench_samples(files, 5);
     command
         .current_dir(dir)
+        .env("WASM_BENCH_STORE", dir.join("store"))
         .args(["--metric", "instructions", "--count", "256"]);
     command
 }
@@ -2236,14 +2237,22 @@ fn place(dir: &Path, from: &str, to: &str) -> TestResult {
     Ok(())
 }
 
-/// The files in `dir/results/baselines`, sorted.
+/// The baselines named in `dir/store`, sorted.
 fn saved_files(dir: &Path) -> Result<Vec<String>, Box<dyn Error>> {
     let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir.join("results").join("baselines"))? {
+    for entry in std::fs::read_dir(dir.join("store").join("baselines"))? {
         files.push(entry?.file_name().to_string_lossy().into_owned());
     }
     files.sort();
     Ok(files)
+}
+
+/// The kept run baseline `name` of `dir/store` names.
+fn kept_baseline(dir: &Path, name: &str) -> Result<Value, Box<dyn Error>> {
+    let store = dir.join("store");
+    let id = std::fs::read_to_string(store.join("baselines").join(name))?;
+    let path = store.join("runs").join(format!("{}.json", id.trim()));
+    Ok(serde_json::from_slice(&std::fs::read(path)?)?)
 }
 
 /// The `baseline` object of a row, checked for shape.
@@ -2270,7 +2279,7 @@ fn baseline_of<'a>(report: &'a Value, name: &str) -> Result<&'a Value, Box<dyn E
 }
 
 #[test]
-fn save_baseline_writes_it_under_the_working_directory() -> TestResult {
+fn save_baseline_keeps_the_run_in_the_store() -> TestResult {
     let dir = tempfile::tempdir()?;
     place(dir.path(), "light.wat", "w.wat")?;
     let (out, stdout, stderr) = output(in_dir(dir.path(), ["w.wat"]).args([
@@ -2283,24 +2292,21 @@ fn save_baseline_writes_it_under_the_working_directory() -> TestResult {
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     let footer: Vec<&str> = stdout.lines().rev().take(3).collect();
     assert!(footer.contains(&"1 measured"), "{stdout}");
+    let runs = dir.path().join("store").join("runs");
     assert!(
-        footer.contains(&"saved as baseline: results/baselines/first.json"),
+        footer.iter().any(|l| l
+            .strip_prefix("saved as baseline: ")
+            .is_some_and(|p| p.starts_with(&*runs.to_string_lossy()))),
         "{stdout}"
     );
-    assert_eq!(
-        saved_files(dir.path())?,
-        ["first.json"],
-        "no temporary left"
-    );
+    assert_eq!(saved_files(dir.path())?, ["first"], "no temporary left");
 
-    let path = dir.path().join("results/baselines/first.json");
-    let saved: Value = serde_json::from_slice(&std::fs::read(&path)?)?;
-    assert_eq!(saved["tool"]["name"], "wasm-bench");
-    assert_eq!(saved["environment"]["seed"], 6);
-    let w = row(&saved, "w")?;
-    assert_measured(w)?;
-    assert_eq!(checksum(w)?, 6 + 256);
+    let saved = kept_baseline(dir.path(), "first")?;
+    assert_eq!(saved["seed"], 6);
+    let w = &saved["rows"][0];
+    assert_eq!(w["name"], "w");
     assert!(fuel(w)? > 0.0, "{w}");
+    assert!(number(w, "median_ns")? > 0.0, "{w}");
     assert!(
         w["epochs_ns_per_op"]
             .as_array()
@@ -2308,7 +2314,8 @@ fn save_baseline_writes_it_under_the_working_directory() -> TestResult {
         "{w}"
     );
 
-    // Saved again: replaced in place. The JSON export says where it went.
+    // Saved again: the name points at the new run. The JSON export says
+    // where it went.
     let (code, report, table) = json_run(in_dir(dir.path(), ["w.wat"]).args([
         "--save-baseline",
         "first",
@@ -2317,15 +2324,17 @@ fn save_baseline_writes_it_under_the_working_directory() -> TestResult {
         "8",
     ]))?;
     assert_eq!(code, Some(0), "{table}");
-    assert_eq!(report["saved_baseline"], "results/baselines/first.json");
+    let path = report["saved_baseline"]
+        .as_str()
+        .ok_or("no saved_baseline")?;
+    assert!(path.starts_with(&*runs.to_string_lossy()), "{report}");
     assert!(report["baseline"].is_null(), "{report}");
     assert!(
-        table.contains("saved as baseline: results/baselines/first.json"),
+        table.contains(&format!("saved as baseline: {path}")),
         "{table}"
     );
-    assert_eq!(saved_files(dir.path())?, ["first.json"]);
-    let saved: Value = serde_json::from_slice(&std::fs::read(&path)?)?;
-    assert_eq!(saved["environment"]["seed"], 8);
+    assert_eq!(saved_files(dir.path())?, ["first"]);
+    assert_eq!(kept_baseline(dir.path(), "first")?["seed"], 8);
     Ok(())
 }
 
@@ -2370,11 +2379,8 @@ fn baseline_verdicts_by_instructions_and_the_regression_exit() -> TestResult {
         table.contains("\n1 regression(s) against baseline\n"),
         "{table}"
     );
-    assert!(
-        table.contains("saved as baseline: results/baselines/heavy.json"),
-        "{table}"
-    );
-    assert_eq!(saved_files(dir.path())?, ["heavy.json", "light.json"]);
+    assert!(table.contains("saved as baseline: "), "{table}");
+    assert_eq!(saved_files(dir.path())?, ["heavy", "light"]);
 
     // The same without --fail-on-regression: slower, but not a failure.
     let (code, report, table) =
@@ -2439,13 +2445,12 @@ fn baseline_without_instruction_counts_is_compared_by_time() -> TestResult {
     let dir = tempfile::tempdir()?;
     place(dir.path(), "light.wat", "w.wat")?;
     // Saved without counting instructions...
-    let (out, stdout, stderr) =
-        output(bench_samples(["w.wat"], 5).current_dir(dir.path()).args([
-            "--count",
-            "256",
-            "--save-baseline",
-            "timed",
-        ]))?;
+    let (out, stdout, stderr) = output(
+        bench_samples(["w.wat"], 5)
+            .current_dir(dir.path())
+            .env("WASM_BENCH_STORE", dir.path().join("store"))
+            .args(["--count", "256", "--save-baseline", "timed"]),
+    )?;
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     // ...compared with counting on: only times can be compared.
     let (code, report, table) =
@@ -2465,10 +2470,7 @@ fn baseline_compares_only_rows_it_measured() -> TestResult {
     let (out, stdout, stderr) =
         output(in_dir(dir.path(), ["w.wat", "x.wat"]).args(["--save-baseline", "mixed"]))?;
     assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains("saved as baseline: results/baselines/mixed.json"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("saved as baseline: "), "{stdout}");
 
     // x now works, y is new: neither has anything to be compared with.
     place(dir.path(), "light.wat", "x.wat")?;
@@ -2532,14 +2534,14 @@ fn missing_baseline_is_fatal() -> TestResult {
     )?;
     let (_, _, stderr) = output(in_dir(dir.path(), ["w.wat"]).args(["--baseline", "nope"]))?;
     assert!(
-        stderr.contains("results/baselines/nope.json"),
-        "the error names the path: {stderr}"
+        stderr.contains(&*dir.path().join("store").to_string_lossy()),
+        "the error names the store: {stderr}"
     );
     assert!(
         stderr.contains("--save-baseline nope"),
         "the error says how to make one: {stderr}"
     );
-    assert!(!dir.path().join("results").exists(), "nothing was created");
+    assert!(!dir.path().join("store").exists(), "nothing was created");
     Ok(())
 }
 
@@ -2550,7 +2552,9 @@ fn corrupt_baseline_is_fatal() -> TestResult {
     let (out, stdout, stderr) =
         output(in_dir(dir.path(), ["w.wat"]).args(["--save-baseline", "good"]))?;
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
-    let good = std::fs::read(dir.path().join("results/baselines/good.json"))?;
+    let store = dir.path().join("store");
+    let good_id = std::fs::read_to_string(store.join("baselines").join("good"))?;
+    let good = std::fs::read(store.join("runs").join(format!("{}.json", good_id.trim())))?;
 
     let corrupt: [(&str, &[u8]); 6] = [
         ("garbage", b"this is not json"),
@@ -2563,14 +2567,13 @@ fn corrupt_baseline_is_fatal() -> TestResult {
             br#"{"tool": {"version": "0.1.0"}, "environment": {"priority": "x"}, "results": 5}"#,
         ),
     ];
-    for (name, bytes) in corrupt {
-        std::fs::write(
-            dir.path().join(format!("results/baselines/{name}.json")),
-            bytes,
-        )?;
+    for (i, (name, bytes)) in corrupt.into_iter().enumerate() {
+        let id = format!("000000000000{i}-1-0");
+        std::fs::write(store.join("runs").join(format!("{id}.json")), bytes)?;
+        std::fs::write(store.join("baselines").join(name), &id)?;
         assert_fatal(
             in_dir(dir.path(), ["w.wat"]).args(["--baseline", name]),
-            &format!("results/baselines/{name}.json is not a valid baseline"),
+            &format!("baseline `{name}` is damaged"),
         )?;
     }
     // The good one still works.
@@ -2593,7 +2596,7 @@ fn bad_baseline_names_are_usage_errors() -> TestResult {
             )?;
         }
     }
-    assert!(!dir.path().join("results").exists(), "nothing was created");
+    assert!(!dir.path().join("store").exists(), "nothing was created");
     assert!(!dir.path().join("x.json").exists());
     Ok(())
 }
@@ -2613,11 +2616,11 @@ fn regression_threshold_needs_a_baseline_and_a_percentage() -> TestResult {
 
 #[test]
 fn unwritable_baseline_folder_is_an_error() -> TestResult {
-    // `results` is a file: the baseline cannot be saved, and the run says so
+    // `store` is a file: the baseline cannot be saved, and the run says so
     // instead of claiming it was.
     let dir = tempfile::tempdir()?;
     place(dir.path(), "light.wat", "w.wat")?;
-    std::fs::write(dir.path().join("results"), "in the way")?;
+    std::fs::write(dir.path().join("store"), "in the way")?;
     let (out, stdout, stderr) =
         output(in_dir(dir.path(), ["w.wat"]).args(["--save-baseline", "b"]))?;
     assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
@@ -2625,7 +2628,7 @@ fn unwritable_baseline_folder_is_an_error() -> TestResult {
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{stderr}");
     assert!(
-        lines[0].starts_with("error: ") && lines[0].contains("results/baselines"),
+        lines[0].starts_with("error: ") && lines[0].contains("cannot create the store"),
         "{stderr}"
     );
     Ok(())

@@ -1,5 +1,5 @@
 //! What the host reads back from disk, placed there by someone else: a
-//! FIFO in a `.suite`'s place, `/dev/zero` in the run history's, a compile
+//! FIFO in a `.suite`'s place, `/dev/zero` in a kept run's, a compile
 //! cache entry copied over another module's key. Each is refused without
 //! hanging or growing the host, and said so.
 
@@ -16,14 +16,15 @@ type TestResult = Result<(), Box<dyn Error>>;
 /// Far above what each run takes; a FIFO read without care blocks forever.
 const BOUND: Duration = Duration::from_secs(120);
 
-/// `host ARGS` in `dir`, with its compile cache (and so its run history) in
-/// `cache`.
+/// `host ARGS` in `dir`, with its compile cache in `cache` and its store of
+/// kept runs in `dir/store`.
 fn host(args: &[&str], dir: &Path, cache: &Path) -> Result<Finished, Box<dyn Error>> {
     let mut command = Command::new(host_binary());
     command
         .args(args)
         .current_dir(dir)
         .env("WASM_BENCH_CACHE", cache)
+        .env("WASM_BENCH_STORE", dir.join("store"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -84,24 +85,29 @@ fn a_fifo_in_a_suites_place_is_refused_at_once() -> TestResult {
 }
 
 #[test]
-fn dev_zero_in_the_run_historys_place_is_refused_and_the_run_goes_on() -> TestResult {
+fn dev_zero_in_a_kept_runs_place_is_refused_and_the_run_goes_on() -> TestResult {
     let dir = tempfile::tempdir()?;
     let cache = dir.path().join("cache");
-    std::fs::create_dir(&cache)?;
-    let history = cache.join("history-3.json");
-    std::os::unix::fs::symlink("/dev/zero", &history)?;
+    let runs = dir.path().join("store").join("runs");
+    std::fs::create_dir_all(&runs)?;
+    // Named as a run kept a moment ago: the drift reads the last day's.
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)?
+        .as_millis();
+    let link = runs.join(format!("{now_ms:013}-1-0.json"));
+    std::os::unix::fs::symlink("/dev/zero", &link)?;
     let (finished, report) = run(&workloads().join("xor.wasm"), dir.path(), &cache)?;
     assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
     let warnings = report["environment"]["warnings"].to_string();
     assert!(
-        warnings.contains("the run history was not read: reading")
-            && warnings.contains("history-3.json: a symbolic link: refused without following it"),
+        warnings.contains("a kept run was skipped: reading")
+            && warnings.contains("-1-0.json: a symbolic link: refused without following it"),
         "{warnings}"
     );
-    // Whether the run saved its rows in the link's place (a busy machine's
-    // are not filed), /dev/zero was never written through.
+    // The run was kept beside it, and /dev/zero was never written through.
     use std::os::unix::fs::FileTypeExt;
     assert!(std::fs::metadata("/dev/zero")?.file_type().is_char_device());
+    assert_eq!(std::fs::read_dir(&runs)?.count(), 2);
     assert!(finished.elapsed < BOUND);
     Ok(())
 }

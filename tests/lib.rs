@@ -147,13 +147,22 @@ pub fn test_cache() -> PathBuf {
     workspace_root().join("target").join("test-cache")
 }
 
+/// The store of kept runs of the tests: a folder under the build output,
+/// apart from the user's own store.
+pub fn test_store() -> PathBuf {
+    workspace_root().join("target").join("test-store")
+}
+
 /// Make `command` (a `host` command with all its arguments) ready to run the
-/// way every test runs it: with the tests' compile cache unless it names
-/// one, and, when it measures and names no core, pinned to the next core in
+/// way every test runs it: with the tests' compile cache and store unless it
+/// names its own, and, when it measures and names no core, pinned to the next core in
 /// turn, so that tests running side by side do not all pin the same core.
 pub fn prepare(command: &mut Command) -> &mut Command {
     if !command.get_envs().any(|(key, _)| key == "WASM_BENCH_CACHE") {
         command.env("WASM_BENCH_CACHE", test_cache());
+    }
+    if !command.get_envs().any(|(key, _)| key == "WASM_BENCH_STORE") {
+        command.env("WASM_BENCH_STORE", test_store());
     }
     let args: Vec<&OsStr> = command.get_args().collect();
     let measures = matches!(

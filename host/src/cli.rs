@@ -47,6 +47,9 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Each benchmark over the kept runs (`host run` and `host compare` keep every run): the
+    /// last runs, the trend, and the change points found.
+    History(HistoryArgs),
     /// Render a saved JSON export again (`--export-json` of `run` or
     /// `compare`): the table, and any other export, without measuring.
     Report(ReportArgs),
@@ -381,11 +384,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "PCT", default_value_t = 0.0)]
     pub drift: f64,
 
-    /// Save the results as baseline NAME (in `results/baselines/NAME.json`).
+    /// Keep this run in the store as baseline NAME.
     #[arg(long, value_name = "NAME")]
     pub save_baseline: Option<String>,
 
-    /// Compare every workload with saved baseline NAME.
+    /// Compare every workload with baseline NAME of the store.
     #[arg(long, value_name = "NAME")]
     pub baseline: Option<String>,
 
@@ -408,7 +411,68 @@ pub struct RunArgs {
     pub save_expected: bool,
 
     #[command(flatten)]
+    pub store: StoreArgs,
+
+    #[command(flatten)]
     pub measure: MeasureArgs,
+}
+
+/// Where `host run` and `host compare` keep their runs, and what they keep
+/// them with.
+#[derive(Debug, Args)]
+pub struct StoreArgs {
+    /// The store of kept runs (default: `$WASM_BENCH_STORE`, else
+    /// `$XDG_DATA_HOME/wasm-bench/store`, else
+    /// `~/.local/share/wasm-bench/store`). Baselines, the drift between runs
+    /// and `host history` are read from it.
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+
+    /// Do not keep this run in the store (baselines and drift are still
+    /// read from it).
+    #[arg(long)]
+    pub no_store: bool,
+
+    /// A label kept with the run (shown by `host history`), e.g. a build
+    /// name where the workloads are in no git repository.
+    #[arg(long, value_name = "TEXT")]
+    pub label: Option<String>,
+}
+
+/// What `host history` shows and where.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// Benchmarks to show (a row name, a benchmark, or a file with or
+    /// without `.wasm`); every one when none is given.
+    #[arg(value_name = "NAME")]
+    pub names: Vec<String>,
+
+    /// The store of kept runs (as `host run --store`).
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+
+    /// How many of the newest kept runs to read.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub last: usize,
+
+    /// Write each series and its change points as JSON to FILE (`-` for
+    /// stdout).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+
+    /// Write a Markdown summary to FILE (`-` for stdout), e.g. for a CI
+    /// job summary.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+
+    /// Write one self-contained HTML page with a trend plot per benchmark
+    /// to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub export_html: Option<PathBuf>,
+
+    /// Exit with status 3 when any series shown has a change point.
+    #[arg(long)]
+    pub fail_on_change: bool,
 }
 
 #[derive(Debug, Args)]
@@ -435,6 +499,9 @@ pub struct CompareArgs {
     /// each variant the functions whose share changed most.
     #[arg(long)]
     pub profile: bool,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
 
     #[command(flatten)]
     pub measure: MeasureArgs,
@@ -574,6 +641,10 @@ pub enum SelftestSection {
     /// Four variants at once (xor, mod13, mod16, xor): every verdict, with
     /// family-wise intervals, ten runs.
     Family,
+    /// The change-point detector of `host history` on synthetic series
+    /// (noise as measured between runs on two machine classes, steps of 1%,
+    /// 3% and 10% injected): recall and false alarms. Measures nothing.
+    History,
     /// The machine itself: what interrupts each core (a thread spinning on
     /// it, 2 s each), and the spread of xor's samples at counts 10^6 and
     /// 10^7 (the CPU's speed steps and what a long sample carries).

@@ -9,7 +9,7 @@ use clap::Parser;
 use host::cli::{Cli, Command};
 use host::command;
 use host::guest::sandbox;
-use host::options::{CompareSettings, ProfileSettings, ReportSettings, Settings};
+use host::options::{CompareSettings, HistorySettings, ProfileSettings, ReportSettings, Settings};
 use host::output::escape::terminal;
 use host::util::error::one_line;
 use host::util::exit::ExitStatus;
@@ -29,12 +29,17 @@ fn main() -> ExitCode {
         Command::Compare(args) => {
             CompareSettings::from_args(args).and_then(|s| command::compare::compare(&s))
         }
-        Command::Watch(args) => Settings::from_run_args(args).and_then(|s| {
+        Command::Watch(args) => Settings::from_run_args(args).and_then(|mut s| {
+            // Every edit measured again is no run to keep.
+            s.store.keep = false;
             command::watch::watch(&s, anstream::stdout())?;
             Ok(ExitStatus::Interrupted)
         }),
         Command::Selftest(args) => command::selftest::selftest(&args).map(|()| ExitStatus::Success),
         Command::Doctor(args) => command::doctor::doctor(args.json),
+        Command::History(args) => {
+            HistorySettings::from_args(args).and_then(|s| command::history::history(&s))
+        }
         Command::Report(args) => {
             ReportSettings::from_args(args).and_then(|s| command::report::report(&s))
         }

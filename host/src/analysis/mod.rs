@@ -20,6 +20,7 @@
 //! verdicts); results are made from what it returns.
 
 pub mod baseline;
+pub mod changes;
 pub mod compare;
 pub mod complexity;
 pub mod cost;
@@ -30,4 +31,5 @@ pub mod profile;
 pub mod stats;
 pub mod suite;
 pub mod summary;
+pub mod trend;
 pub mod verdict;

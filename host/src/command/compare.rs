@@ -16,6 +16,7 @@ use crate::output::escape::terminal;
 use crate::output::export::{check_writable_folders, write_compare_exports, write_suite_exports};
 use crate::output::suite_table::suite_table;
 use crate::output::table::Table;
+use crate::results::store::{KeptRun, Store};
 use crate::util::error::one_line;
 use crate::util::exit::ExitStatus;
 use crate::util::usage::{UsageError, is_usage};
@@ -47,6 +48,10 @@ pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
         let _ = table.profiles(profile, profiling.top);
     }
     write_compare_exports(&common.exports, &report)?;
+    if let (Some(folder), true, None) = (&common.store.folder, common.store.keep, &report.stopped) {
+        let kept = KeptRun::of_comparison(&report, crate::command::run::provenance(common, &files));
+        Store::new(folder).keep(&kept, None)?;
+    }
     Ok(match &report.stopped {
         Some(why) => {
             eprintln!("stopped: {why}: the verdicts are of the rounds taken so far");

@@ -1,8 +1,10 @@
 //! The commands of `host`, one module each: each takes its typed settings,
 //! drives the stages below, and returns how the process should end.
 //!
-//! - [`run`]: measure workloads, print, save or compare with a baseline,
-//!   export (with [`expected`], save programs' expected output first);
+//! - [`run`]: measure workloads, print, compare with a baseline, keep the
+//!   run in the store, export (with [`expected`], save programs' expected
+//!   output first);
+//! - [`history`]: each benchmark over the kept runs, with change points;
 //! - [`compare`]: variants interleaved, with verdicts;
 //! - [`profile`]: where the time goes, per workload;
 //! - [`watch`]: measure again whenever a file changes;
@@ -18,6 +20,7 @@ pub mod compare;
 pub mod completions;
 pub mod doctor;
 pub mod expected;
+pub mod history;
 pub mod merge;
 pub mod new;
 pub mod profile;

@@ -1,5 +1,6 @@
-//! `host run`: measure every row, print the table as rows finish, save or
-//! compare with a baseline, export, and say how the run ended.
+//! `host run`: measure every row, print the table as rows finish, compare
+//! with a baseline, keep the run in the store, export, and say how the run
+//! ended.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -14,6 +15,7 @@ use crate::options::{Exports, Settings};
 use crate::output::export::{check_writable_folders, write_run_exports};
 use crate::output::progress::Bar;
 use crate::output::table::Table;
+use crate::results::store::{KeptRun, Provenance, Store};
 use crate::results::{BenchResult, Environment, RunReport, baseline};
 use crate::util::exit::ExitStatus;
 
@@ -53,28 +55,60 @@ pub fn run(settings: &Settings) -> Result<ExitStatus> {
 
 /// Measure `files`: read the baseline to compare with (an error before
 /// anything is measured when it is missing or damaged), measure every row,
-/// and save the results as a baseline when asked.
+/// and keep the run in the store (named as a baseline when asked).
 pub fn measure(
     settings: &Settings,
     files: &[PathBuf],
     observer: &mut dyn Observer,
     progress: &dyn Progress,
 ) -> Result<RunReport> {
-    let saved = match &settings.baselines.compare {
-        Some(name) => Some(baseline::load(name)?),
-        None => None,
+    let store = settings.store.folder.as_deref().map(Store::new);
+    let saved = match (&settings.baselines.compare, &store) {
+        (Some(name), Some(store)) => Some(baseline::load(store, name)?),
+        (Some(_), None) => bail!("--baseline: no store (name one with --store DIR)"),
+        (None, _) => None,
     };
-    if let Some(name) = &settings.baselines.save {
-        baseline::prepare_save(name)?;
+    let keep = settings.store.keep || settings.baselines.save.is_some();
+    match (&store, keep) {
+        (Some(store), true) => store.prepare()?,
+        (None, true) if settings.baselines.save.is_some() => {
+            bail!("--save-baseline: no store (name one with --store DIR)")
+        }
+        _ => {}
     }
     let mut report = run_rows(settings, files, saved.as_ref(), observer, progress)?;
-    if let Some(name) = &settings.baselines.save
-        && report.stopped.is_none()
-    {
-        let saved = baseline::save(name, &report)?;
-        report.saved_baseline = Some(saved.display().to_string().into());
+    if let (Some(store), true, None) = (&store, keep, &report.stopped) {
+        let kept = KeptRun::new(&report, provenance(settings, files));
+        let name = settings.baselines.save.as_deref();
+        let path = store.keep(&kept, name)?;
+        if name.is_some() {
+            report.saved_baseline = Some(path.display().to_string().into());
+        }
     }
     Ok(report)
+}
+
+/// What a run measured by `settings` over `files` is kept with: its label,
+/// the git state of the first file's folder, the metric.
+pub fn provenance(settings: &Settings, files: &[PathBuf]) -> Provenance {
+    Provenance {
+        label: settings.store.label.clone(),
+        git: files.first().and_then(|f| git_state(f)),
+        metric: settings.metric,
+    }
+}
+
+/// The git state of the folder holding `file` (a folder: itself).
+fn git_state(file: &std::path::Path) -> Option<crate::platform::git::GitState> {
+    let folder = match file.is_dir() {
+        true => file,
+        false => file.parent()?,
+    };
+    let folder = match folder.as_os_str().is_empty() {
+        true => std::path::Path::new("."),
+        false => folder,
+    };
+    crate::platform::git::state(folder)
 }
 
 /// Forwards finished rows to the terminal table.

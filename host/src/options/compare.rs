@@ -85,13 +85,14 @@ impl CompareSettings {
     /// Check and convert the flags of `host compare`.
     pub fn from_args(args: CompareArgs) -> Result<Self> {
         let time_cap = positive_duration("--time", &args.time)?;
-        let settings = Settings::from_measure_args(
+        let mut settings = Settings::from_measure_args(
             args.paths,
             args.measure,
             StopRule::Time(time_cap),
             0.0,
             Baselines::default(),
         )?;
+        settings.store = crate::options::store::StoreSettings::from_args(args.store)?;
         settings.exports.check()?;
         settings.exports.check_for_compare()?;
         if settings.metric == Metric::Counters {

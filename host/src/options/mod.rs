@@ -18,6 +18,7 @@ mod exports;
 mod parse;
 mod settings;
 mod shard;
+mod store;
 
 pub use compare::*;
 pub use engine::*;
@@ -25,6 +26,7 @@ pub use exports::*;
 pub use parse::*;
 pub use settings::*;
 pub use shard::*;
+pub use store::*;
 
 #[cfg(test)]
 mod tests;

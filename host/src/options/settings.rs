@@ -98,6 +98,8 @@ pub struct Settings {
     /// Ratios that count as "no difference" (compare, baseline, watch).
     pub noise: NoiseBand,
     pub baselines: Baselines,
+    /// The store of kept runs.
+    pub store: crate::options::store::StoreSettings,
     /// No progress display.
     pub quiet: bool,
     /// What program workloads are granted beyond their own folder.
@@ -265,6 +267,9 @@ impl Settings {
         {
             bail!("--fail-on-regression must be a percentage of 0 or more");
         }
+        if args.store.no_store && args.save_baseline.is_some() {
+            bail!("--no-store: a baseline is a kept run; --save-baseline keeps this one");
+        }
         for name in [&args.save_baseline, &args.baseline].into_iter().flatten() {
             check_baseline_name(name)?;
         }
@@ -273,11 +278,13 @@ impl Settings {
             compare: args.baseline,
             fail_on_regression_pct: args.fail_on_regression,
         };
+        let store = args.store;
         let mut settings =
             Self::from_measure_args(args.paths, args.measure, stop, args.drift, baselines)?;
         settings.exports.check()?;
         settings.shard = args.shard.as_deref().map(Shard::parse).transpose()?;
         settings.save_expected = args.save_expected;
+        settings.store = crate::options::store::StoreSettings::from_args(store)?;
         Ok(settings)
     }
 
@@ -333,6 +340,7 @@ impl Settings {
                 MetricArg::Counters => Metric::Counters,
             },
             baselines,
+            store: crate::options::store::StoreSettings::default(),
             quiet: args.quiet,
             grants: Grants::parse(&args.dir, &args.env, &args.arg)?,
             engines: engine_configs(

@@ -16,6 +16,7 @@ pub mod escape;
 pub mod export;
 #[cfg(test)]
 mod foreign_text;
+pub mod history;
 pub mod progress;
 pub mod suite_table;
 pub mod table;

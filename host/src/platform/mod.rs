@@ -14,6 +14,7 @@
 pub mod clock;
 pub mod cpu;
 pub mod gaps;
+pub mod git;
 pub mod load;
 pub mod pages;
 pub mod pmu;

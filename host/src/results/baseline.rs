@@ -1,97 +1,102 @@
-//! Saved baselines: results of an earlier `host run`, stored under
-//! `results/baselines/NAME.json` in the working directory, and read back to
-//! compare with.
+//! Saved baselines: a kept run of the store ([`crate::results::store`])
+//! that `--save-baseline NAME` named, read back to compare with.
 //!
-//! A baseline is the run's JSON report, written atomically (temporary file,
-//! then rename), so a crash never leaves half a baseline. Reading checks it
-//! and says plainly when it is missing or damaged; it is read bounded
-//! ([`MAX_FILE_BYTES`], a regular file), a non-finite epoch is left out, and
-//! a row of more than [`MAX_EPOCHS`] epochs is thinned to that many before
-//! anything resamples it. This module stores and reads; the comparison is
+//! Reading goes through the store's one reader (bounded, links refused),
+//! says plainly when the baseline is missing or damaged, leaves a
+//! non-finite epoch out, and thins a row of more than [`MAX_EPOCHS`] epochs
+//! before anything resamples it. This module reads; the comparison is
 //! [`crate::analysis::baseline`]'s.
 
-use std::path::{Path, PathBuf};
+use anyhow::{Context, Result};
 
-use anyhow::{Context, Result, bail};
-use serde::Deserialize;
+use crate::results::Environment;
+use crate::results::store::{KeptRun, Store};
 
-use crate::results::{Environment, Foreign, RunReport};
-use crate::util::fs::{Cap, Links, is_not_found, read_bounded, replace_atomically};
-
-/// Folder of saved baselines, relative to the working directory.
-pub const FOLDER: &str = "results/baselines";
-
-/// The largest baseline read: 256 MiB, far above the JSON of a run of
-/// hundreds of rows.
-pub const MAX_FILE_BYTES: u64 = 256 << 20;
 /// The most epochs of a saved row a comparison resamples: a row measured
 /// for minutes has some 10^5 epochs of 1 ms; one with more is thinned to
 /// every k-th epoch of each process (2000 resamples over 20 million epochs
 /// took minutes).
 pub const MAX_EPOCHS: usize = 100_000;
 
-/// Where baseline `name` lives.
-pub fn path(name: &str) -> PathBuf {
-    PathBuf::from(FOLDER).join(format!("{name}.json"))
+/// Read baseline `name` of `store`.
+pub fn load(store: &Store, name: &str) -> Result<Saved> {
+    let id = store
+        .baseline_id(name)
+        .context("--baseline: cannot read the baseline")?;
+    let run = store
+        .read(&id)
+        .with_context(|| format!("--baseline: baseline `{name}` is damaged"))?;
+    let mut saved = Saved::from(&run);
+    for result in &mut saved.results {
+        result.bound_epochs(MAX_EPOCHS);
+    }
+    Ok(saved)
 }
 
-/// Make sure baseline `name` can be written, before anything is measured.
-pub fn prepare_save(name: &str) -> Result<()> {
-    std::fs::create_dir_all(FOLDER)
-        .with_context(|| format!("--save-baseline {name}: cannot create {FOLDER}"))?;
-    Ok(())
-}
-
-/// Save `report` as baseline `name`; returns where.
-pub fn save(name: &str, report: &RunReport) -> Result<PathBuf> {
-    let path = path(name);
-    std::fs::create_dir_all(FOLDER).with_context(|| format!("creating {FOLDER}"))?;
-    let mut bytes = serde_json::to_vec_pretty(report).context("serialising the baseline")?;
-    bytes.push(b'\n');
-    replace_atomically(&path, &bytes)?;
-    Ok(path)
+impl From<&KeptRun> for Saved {
+    fn from(run: &KeptRun) -> Self {
+        Saved {
+            tool: SavedTool {
+                version: run.tool_version.clone(),
+            },
+            environment: SavedEnvironment {
+                pinned_core: run.pinned_core,
+                priority: run.priority.clone(),
+                cpu_model: (!run.machine.cpu.is_empty()).then(|| run.machine.cpu.clone()),
+            },
+            results: run
+                .rows
+                .iter()
+                .map(|row| SavedResult {
+                    name: row.name.clone(),
+                    error: row.error.clone(),
+                    epochs_ns_per_op: row
+                        .epochs_ns_per_op
+                        .iter()
+                        .map(|p| p.iter().map(|&e| f64::from(e)).collect())
+                        .collect(),
+                    undisturbed: row.undisturbed,
+                    epochs_read: None,
+                    fuel_per_op: row.fuel_per_op,
+                    callgrind: row.callgrind,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// A saved baseline, as much of it as comparisons need.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct Saved {
     pub tool: SavedTool,
     pub environment: SavedEnvironment,
     pub results: Vec<SavedResult>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct SavedTool {
     pub version: String,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct SavedEnvironment {
     pub pinned_core: Option<usize>,
     pub priority: String,
     pub cpu_model: Option<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct SavedResult {
     pub name: String,
-    #[serde(default)]
     pub error: Option<String>,
-    /// Per-op time of each epoch (baselines saved before epochs hold one
-    /// per sample, under the old name).
-    #[serde(default, alias = "samples_ns_per_op")]
+    /// Per-op time of each epoch, process by process.
     pub epochs_ns_per_op: Vec<Vec<f64>>,
-    /// Whether its time stood on the undisturbed epochs (baselines saved
-    /// before that choice did not).
-    #[serde(default)]
+    /// Whether its time stood on the undisturbed epochs.
     pub undisturbed: bool,
     /// How many epochs it held as read, when some were left out (not
     /// finite) or it was thinned to [`MAX_EPOCHS`].
-    #[serde(skip)]
     pub epochs_read: Option<usize>,
-    #[serde(default)]
     pub fuel_per_op: Option<f64>,
-    #[serde(default)]
     pub callgrind: Option<crate::results::CallgrindCounts>,
 }
 
@@ -100,33 +105,6 @@ impl SavedResult {
     pub fn exact(&self, metric: crate::options::Metric) -> Option<f64> {
         crate::results::exact_per_op(metric, self.fuel_per_op, self.callgrind.as_ref())
     }
-}
-
-/// Read baseline `name`.
-pub fn load(name: &str) -> Result<Saved> {
-    load_from(name, &path(name))
-}
-
-/// Read baseline `name` from `path`.
-fn load_from(name: &str, path: &Path) -> Result<Saved> {
-    let cap = Cap {
-        bytes: MAX_FILE_BYTES,
-        name: "the cap on a baseline",
-    };
-    let bytes = match read_bounded(path, cap, Links::Follow) {
-        Ok(bytes) => bytes,
-        Err(e) if is_not_found(&e) => bail!(
-            "--baseline: no baseline `{name}` ({} does not exist; save one with --save-baseline {name})",
-            path.display()
-        ),
-        Err(e) => return Err(e.context("--baseline: cannot read the baseline")),
-    };
-    let mut saved: Saved = serde_json::from_slice(&bytes)
-        .with_context(|| format!("--baseline: {} is not a valid baseline", path.display()))?;
-    for result in &mut saved.results {
-        result.bound_epochs(MAX_EPOCHS);
-    }
-    Ok(saved)
 }
 
 impl SavedResult {
@@ -201,10 +179,6 @@ impl Saved {
 }
 
 #[cfg(test)]
-#[path = "baseline_fuzz.rs"]
-mod fuzz;
-
-#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -245,40 +219,39 @@ mod tests {
         assert_eq!(r.epochs_read, Some(4));
     }
 
-    /// A FIFO, a link to `/dev/zero` or an oversized file in a baseline's
-    /// place is refused without blocking or reading it, and a baseline of
-    /// more epochs than the cap is read thinned.
+    /// A FIFO or a link in a baseline's place is refused without blocking
+    /// or reading it; a missing one says how to save it.
     #[test]
     fn a_baseline_that_is_not_a_regular_file_is_refused_unread() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let folder = dir.path().join(FOLDER);
-        std::fs::create_dir_all(&folder).expect("creates");
-        let said = |file: &Path| match load_from("b", file) {
+        let store = Store::new(dir.path());
+        let said = |name: &str| match load(&store, name) {
             Ok(_) => "read".to_string(),
             Err(e) => format!("{e:#}"),
         };
-        let fifo = folder.join("fifo.json");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(
+            said("none").contains("--save-baseline none"),
+            "{}",
+            said("none")
+        );
+        let folder = dir.path().join("baselines");
+        std::fs::create_dir_all(&folder).expect("creates");
+        let made = std::process::Command::new("mkfifo")
+            .arg(folder.join("fifo"))
+            .status();
         assert!(made.is_ok_and(|s| s.success()));
-        assert!(said(&fifo).contains("not a regular file (a FIFO"));
-        let zero = folder.join("zero.json");
-        std::os::unix::fs::symlink("/dev/zero", &zero).expect("links");
-        assert!(said(&zero).contains("not a regular file"));
-        let big = folder.join("big.json");
-        let file = std::fs::File::create(&big).expect("creates");
-        file.set_len(MAX_FILE_BYTES + 1).expect("grows");
-        assert!(said(&big).contains("larger than the cap on a baseline 256 MiB"));
-        let many = folder.join("many.json");
-        let epochs = vec![vec![1.5; MAX_EPOCHS + 1]];
-        let json = serde_json::json!({
-            "tool": {"version": "0"},
-            "environment": {"pinned_core": null, "priority": "normal", "cpu_model": null},
-            "results": [{"name": "xor", "epochs_ns_per_op": epochs}],
-        });
-        std::fs::write(&many, json.to_string()).expect("writes");
-        let saved = load_from("many", &many).expect("reads");
-        let row = saved.result("xor").expect("measured");
-        assert_eq!(row.epochs_ns_per_op[0].len(), MAX_EPOCHS / 2 + 1);
-        assert_eq!(row.epochs_read, Some(MAX_EPOCHS + 1));
+        assert!(
+            said("fifo").contains("not a regular file (a FIFO"),
+            "{}",
+            said("fifo")
+        );
+        std::os::unix::fs::symlink("/dev/zero", folder.join("zero")).expect("links");
+        assert!(said("zero").contains("symbolic link"), "{}", said("zero"));
+        std::fs::write(folder.join("bad"), "../../etc/passwd").expect("writes");
+        assert!(
+            said("bad").contains("not the name of a kept run"),
+            "{}",
+            said("bad")
+        );
     }
 }

@@ -19,6 +19,7 @@ mod history_fuzz;
 pub mod json;
 pub mod notes;
 pub mod report;
+pub mod store;
 pub mod suite_comparison;
 
 pub use crate::util::foreign::Foreign;

@@ -231,6 +231,11 @@ pub struct BenchResult {
     /// Against the saved baseline, with `--baseline`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineComparison>,
+    /// What the drift between runs files it under (kept with the run, not
+    /// exported).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub subject: Option<String>,
 }
 
 impl BenchResult {
@@ -245,6 +250,7 @@ impl BenchResult {
             error: Some(error.into()),
             figures: None,
             baseline: None,
+            subject: None,
         }
     }
 
@@ -259,6 +265,7 @@ impl BenchResult {
             error: None,
             figures: Some(figures),
             baseline: None,
+            subject: None,
         }
     }
 }

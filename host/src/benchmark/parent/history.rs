@@ -1,10 +1,9 @@
 //! The run history's bookkeeping in a run: what a row is filed under
 //! ([`subject`], and the [`Machine`]: the CPU and which epochs its median
-//! stands on), the drift measured over earlier runs of it, and the medians of this
-//! run added and saved at its end (the store itself is
-//! [`crate::results::history`]).
-
-use std::path::PathBuf;
+//! stands on), and the drift measured over the earlier runs of it kept in
+//! the store ([`crate::results::store`], read through
+//! [`crate::results::history`]). The run itself is kept by `host run` at
+//! its end.
 
 use crate::analysis::drift;
 use crate::analysis::estimate::{Estimate, Location};
@@ -12,8 +11,8 @@ use crate::analysis::summary::Drift;
 use crate::guest::load::Workload;
 use crate::options::Settings;
 use crate::results::Row;
-use crate::results::history::{self, Entry, History, Machine, Subject};
-use crate::util::error::one_line;
+use crate::results::history::{self, Entry, Machine, Subject};
+use crate::results::store::{DRIFT_BUDGET, Store};
 
 /// What `row` of `workload` measures, as the run history names it: the
 /// file's contents, the benchmark, the size, the engine and the measuring
@@ -41,31 +40,47 @@ fn now_unix() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// The run history as a run uses it: read before the first row, added to
-/// as rows are reported, saved at the end.
+/// The most kept runs of the last day read for the drift.
+pub const MAX_DRIFT_RUNS: usize = 300;
+
+/// The run history as a run uses it: the kept runs of the last day, read
+/// before the first row.
 pub struct RunHistory {
-    /// Where it is kept; `None` without a compile cache (no history).
-    path: Option<PathBuf>,
-    history: History,
+    /// Whether there is a store to read.
+    stored: bool,
+    entries: Vec<Entry>,
     /// The CPU model, the first half of every machine key.
     cpu: String,
-    /// This run's rows: machine key, subject key, median.
-    measured: Vec<(String, String, f64)>,
-    /// What reading the history refused or skipped, said once.
-    note: Option<String>,
+    /// What reading the store refused or skipped, said once.
+    notes: Vec<String>,
 }
 
 impl RunHistory {
-    /// The history of the cache folder `settings` names.
+    /// The kept runs of the last [`drift::MAX_AGE_S`] in the store
+    /// `settings` names.
     pub fn load(settings: &Settings) -> Self {
-        let path = settings.cache.as_deref().map(history::path);
-        let (history, note) = path.as_deref().map(History::load).unwrap_or_default();
+        let (runs, mut notes) = match &settings.store.folder {
+            Some(folder) => {
+                let since_ms = now_unix().saturating_sub(drift::MAX_AGE_S) * 1000;
+                Store::new(folder).newest(MAX_DRIFT_RUNS, since_ms, DRIFT_BUDGET)
+            }
+            None => (Vec::new(), Vec::new()),
+        };
+        let absurd = history::absurd_medians(&runs);
+        if absurd > 0 {
+            notes.push(format!(
+                "the store: {absurd} median{} per op that {} no time at all (not finite, subnormal, or outside -{:e}..{:e} ns) skipped",
+                if absurd == 1 { "" } else { "s" },
+                if absurd == 1 { "is" } else { "are" },
+                history::MIN_MEDIAN_NS,
+                history::MAX_MEDIAN_NS,
+            ));
+        }
         RunHistory {
-            history,
-            note,
-            path,
+            stored: settings.store.folder.is_some(),
+            entries: history::entries(&runs),
+            notes,
             cpu: crate::platform::cpu::cpu_model().unwrap_or_default(),
-            measured: Vec::new(),
         }
     }
 
@@ -89,10 +104,8 @@ impl RunHistory {
         subject: Option<&str>,
         busy_machine: bool,
     ) -> Drift {
-        let measured = match (&self.path, subject) {
-            (Some(_), Some(subject)) => {
-                drift::run_drift(&self.history.entries, machine, subject, now_unix())
-            }
+        let measured = match (self.stored, subject) {
+            (true, Some(subject)) => drift::run_drift(&self.entries, machine, subject, now_unix()),
             _ => None,
         };
         Drift {
@@ -102,36 +115,8 @@ impl RunHistory {
         }
     }
 
-    /// Keep a row's median, to add at the end of the run.
-    pub fn record(&mut self, machine: String, subject: String, median_ns: f64) {
-        self.measured.push((machine, subject, median_ns));
-    }
-
-    /// Add this run's rows and save; the warnings: what reading it refused
-    /// or skipped, and whether it could not be saved.
-    pub fn save(mut self) -> Vec<String> {
-        let mut warnings: Vec<String> = self.note.take().into_iter().collect();
-        let Some(path) = self.path.as_ref() else {
-            return warnings;
-        };
-        if self.measured.is_empty() {
-            return warnings;
-        }
-        let now = now_unix();
-        for (machine, subject, median_ns) in self.measured {
-            self.history.push(Entry {
-                machine,
-                subject,
-                median_ns,
-                unix_s: now,
-            });
-        }
-        if let Err(error) = self.history.save(path) {
-            warnings.push(format!(
-                "the run history was not saved: {}",
-                one_line(&error)
-            ));
-        }
-        warnings
+    /// What reading the store refused or skipped.
+    pub fn notes(self) -> Vec<String> {
+        self.notes
     }
 }

@@ -8,8 +8,8 @@
 //! with the cause. Finished rows go to an [`Observer`] in the order of the
 //! rows, each as soon as the rows before it are finished; after Ctrl-C,
 //! every row measured so far. A run's interval also counts the drift between
-//! runs measured on this machine: each row's median joins the run history
-//! ([`crate::benchmark::parent::history`]), unless the machine was busy.
+//! runs measured on this machine, read from the kept runs
+//! ([`crate::benchmark::parent::history`]).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -330,7 +330,7 @@ impl Run<'_> {
                     Some(_) => continue,
                 }
             }
-            let result = self.result(index, &mut reported.history);
+            let result = self.result(index, &reported.history);
             self.states[index].status = Status::Reported;
             progress.suspend(&mut || observer.result(&result));
             progress.row_done();
@@ -338,8 +338,8 @@ impl Run<'_> {
         }
     }
 
-    /// The result of row `index`, its median kept for the run history.
-    fn result(&self, index: usize, history: &mut RunHistory) -> BenchResult {
+    /// The result of row `index`, with what the drift files it under.
+    fn result(&self, index: usize, history: &RunHistory) -> BenchResult {
         let state = &self.states[index];
         let seed = self.plan.seed();
         let located = estimate::locate(
@@ -357,22 +357,17 @@ impl Run<'_> {
             busy_machine,
         );
         let mut result = result_of(self.settings, state, &located, seed, drift);
-        if let Some(figures) = &result.figures {
-            if let Some(saved) = self.saved {
-                result.baseline =
-                    compare_with_saved(self.settings, saved, &result.name, figures, seed);
-            }
-            // A busy machine's run may not repeat: it is no measure of the
-            // drift between runs.
-            if let Some(subject) = state.subject.as_ref().filter(|_| !busy_machine) {
-                history.record(machine, subject.clone(), figures.ns_per_op.median);
-            }
+        if let Some(figures) = &result.figures
+            && let Some(saved) = self.saved
+        {
+            result.baseline = compare_with_saved(self.settings, saved, &result.name, figures, seed);
         }
+        result.subject = state.subject.clone();
         result
     }
 
-    /// The report of the run: the rows in order, the history saved (a run
-    /// cut short by Ctrl-C adds nothing to it).
+    /// The report of the run: the rows in order, with what reading the
+    /// store refused.
     fn finish(self, environment: Option<Environment>, reported: Reported) -> Result<RunReport> {
         let Reported {
             mut results,
@@ -382,11 +377,9 @@ impl Run<'_> {
         results.sort_by_key(|(index, _)| *index);
         let mut environment =
             environment.context("interrupted before a worker process was ready")?;
-        if stopped.is_none() {
-            environment
-                .warnings
-                .extend(history.save().into_iter().map(Foreign::from));
-        }
+        environment
+            .warnings
+            .extend(history.notes().into_iter().map(Foreign::from));
         let results: Vec<BenchResult> = results.into_iter().map(|(_, r)| r).collect();
         Ok(RunReport {
             tool: Tool::this(),

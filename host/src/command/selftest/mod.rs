@@ -17,6 +17,8 @@
 //! - intervals: over many separate runs of xor, xor as a component and a
 //!   program, how many 95% intervals hold the median of all the runs'
 //!   medians, and their half-widths against the runs' spread;
+//! - history: the change points of `host history` on synthetic series of
+//!   the run-to-run noise measured on two machine classes ([`history`]);
 //! - machine: what interrupts each core, as a thread spinning on it sees it
 //!   ([`crate::platform::gaps`]), and the spread of xor's samples in one run
 //!   at a short and at a long count;
@@ -43,6 +45,7 @@ use crate::output::export::write_json;
 
 mod components;
 mod counts;
+mod history;
 mod inputs;
 mod intervals;
 mod machine;
@@ -72,6 +75,7 @@ struct SelftestReport {
     programs: Vec<ProgramAgreement>,
     family: Option<FamilyTally>,
     machine: Option<Machine>,
+    history: Vec<history::Cell>,
 }
 
 pub fn selftest(args: &SelftestArgs) -> Result<()> {
@@ -165,6 +169,9 @@ pub fn selftest(args: &SelftestArgs) -> Result<()> {
             &file("chain101.wasm")?,
             10,
         )?);
+    }
+    if wanted(SelftestSection::History) {
+        report.history = history::history();
     }
     if wanted(SelftestSection::Machine) {
         report.machine = Some(machine(&file("xor.wasm")?)?);

@@ -195,6 +195,7 @@ pub fn measured(name: &str, size: Option<u64>, figures: Figures) -> BenchResult 
         error: None,
         figures: Some(figures),
         baseline: None,
+        subject: None,
     }
 }
 
@@ -209,6 +210,7 @@ pub fn failed(name: &str, error: &str) -> BenchResult {
         error: Some(error.into()),
         figures: None,
         baseline: None,
+        subject: None,
     }
 }
 

@@ -31,6 +31,7 @@ const FOOT: &str = include_str!("foot.html");
 
 mod charts;
 mod histogram;
+mod history;
 mod palette;
 mod suite;
 #[cfg(test)]
@@ -38,6 +39,7 @@ mod tests;
 
 use charts::{complexity_svg, ratio_svg};
 use histogram::{Distribution, histogram_svg};
+pub use history::html_history;
 use palette::{BAR, MAX_HISTOGRAM_SAMPLES, MEDIAN, MILD, Plot, SEVERE, hex};
 pub use suite::html_suite;
 

@@ -1,0 +1,283 @@
+//! A benchmark's trend over the kept runs: its series (one per benchmark,
+//! size, engine configuration, machine and command, never per file contents: a
+//! changed file is the change a user wants to see), the change points of
+//! each ([`crate::analysis::changes`]), and how large a step the series'
+//! own noise hides.
+
+use serde::Serialize;
+
+use crate::analysis::changes::{
+    Change, MIN_SEGMENT, detectable_step, exact_changes, time_changes, within_sd,
+};
+use crate::platform::git::GitState;
+use crate::results::store::{KeptRow, KeptRun, MachineId, Measured};
+
+/// What a series measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Measure {
+    /// The median time per op, in ns.
+    Time,
+    /// Wasm instructions per op (fuel): deterministic.
+    Instructions,
+    /// Callgrind's instructions per op: deterministic.
+    CallgrindInstructions,
+}
+
+impl Measure {
+    pub fn deterministic(self) -> bool {
+        self != Measure::Time
+    }
+
+    /// Its name in a table.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Measure::Time => "time",
+            Measure::Instructions => "wasm instructions",
+            Measure::CallgrindInstructions => "Callgrind instructions",
+        }
+    }
+}
+
+/// One run of a series.
+#[derive(Debug, Clone, Serialize)]
+pub struct Point {
+    /// The kept run's id.
+    pub run: String,
+    pub unix_ms: u64,
+    pub label: Option<String>,
+    pub git: Option<GitState>,
+    /// The value: ns per op, or a count per op.
+    pub value: f64,
+    /// Its 95% interval (the value itself for a count; NaN when unknown).
+    pub low: f64,
+    pub high: f64,
+    /// The medians of the worker processes (time only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub process_medians_ns: Vec<f64>,
+}
+
+/// One series and what was found in it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Series {
+    /// `benchmark` or `benchmark/size`.
+    pub benchmark: String,
+    /// The engine's short name and configuration.
+    pub engine: String,
+    pub engine_config: String,
+    pub machine: MachineId,
+    pub measure: Measure,
+    /// The command that measured it: runs and comparisons are series
+    /// apart (a comparison measures its variants interleaved).
+    pub command: Measured,
+    pub points: Vec<Point>,
+    pub changes: Vec<Change>,
+    /// The relative noise between runs within the segments (log sd; 0.01 is
+    /// 1%); NaN when too few runs.
+    pub noise: f64,
+    /// The step the series shows nine times in ten at its length and noise,
+    /// relative; null for deterministic series and short ones.
+    pub detectable_step: Option<f64>,
+}
+
+/// The series of `runs` (oldest first) whose benchmark `names` select
+/// (every one when empty), in the order first seen.
+pub fn series(runs: &[KeptRun], names: &[String]) -> Vec<Series> {
+    let mut all: Vec<Series> = Vec::new();
+    for run in runs {
+        for row in run
+            .rows
+            .iter()
+            .filter(|r| r.measured() && selected(r, names))
+        {
+            for measure in [
+                Measure::Time,
+                Measure::Instructions,
+                Measure::CallgrindInstructions,
+            ] {
+                let Some(point) = point(run, row, measure) else {
+                    continue;
+                };
+                let engine = run.engines.get(row.engine).cloned().unwrap_or_default();
+                let benchmark = match row.size {
+                    Some(size) => format!("{}/{size}", row.benchmark),
+                    None => row.benchmark.clone(),
+                };
+                let config = engine.to_string();
+                let found = all.iter_mut().find(|s| {
+                    s.benchmark == benchmark
+                        && s.engine_config == config
+                        && s.machine == run.machine
+                        && s.measure == measure
+                        && s.command == run.command
+                });
+                match found {
+                    Some(series) => series.points.push(point),
+                    None => all.push(Series {
+                        benchmark,
+                        engine: engine.short_name(),
+                        engine_config: config,
+                        machine: run.machine.clone(),
+                        measure,
+                        command: run.command,
+                        points: vec![point],
+                        changes: Vec::new(),
+                        noise: f64::NAN,
+                        detectable_step: None,
+                    }),
+                }
+            }
+        }
+    }
+    for s in &mut all {
+        s.judge();
+    }
+    all
+}
+
+/// Whether `row` is among `names` (its name, its benchmark, or the file
+/// its benchmark is in, with or without `.wasm`/`.wat`).
+fn selected(row: &KeptRow, names: &[String]) -> bool {
+    let file = row.benchmark.split(':').next().unwrap_or(&row.benchmark);
+    let stem = file
+        .strip_suffix(".wasm")
+        .or_else(|| file.strip_suffix(".wat"))
+        .unwrap_or(file);
+    names.is_empty()
+        || names
+            .iter()
+            .any(|n| n == &row.name || n == &row.benchmark || n == file || n == stem)
+}
+
+/// `row` of `run` as a point of a series of `measure`, when measured so.
+fn point(run: &KeptRun, row: &KeptRow, measure: Measure) -> Option<Point> {
+    let exact = match measure {
+        Measure::Time => None,
+        Measure::Instructions => Some(row.fuel_per_op?),
+        Measure::CallgrindInstructions => Some(row.callgrind?.instructions),
+    };
+    let (value, low, high) = match exact {
+        Some(count) => (count, count, count),
+        None => (row.median_ns, row.ci95_low, row.ci95_high),
+    };
+    (value.is_finite() && value > 0.0).then(|| Point {
+        run: run.id.clone(),
+        unix_ms: run.unix_ms,
+        label: run.label.clone(),
+        git: run.git.clone(),
+        value,
+        low,
+        high,
+        process_medians_ns: match measure {
+            Measure::Time => row.process_medians_ns.clone(),
+            _ => Vec::new(),
+        },
+    })
+}
+
+impl Series {
+    /// Find its changes, its noise and the step that noise hides.
+    fn judge(&mut self) {
+        let values: Vec<f64> = self.points.iter().map(|p| p.value).collect();
+        if self.measure.deterministic() {
+            self.changes = exact_changes(&values);
+            self.noise = 0.0;
+            return;
+        }
+        self.changes = time_changes(&values);
+        let logs: Vec<f64> = values.iter().map(|v| v.ln()).collect();
+        let at: Vec<usize> = self.changes.iter().map(|c| c.at).collect();
+        self.noise = within_sd(&logs, &at);
+        self.detectable_step = detectable_step(values.len(), self.noise);
+    }
+
+    /// A name for tables: benchmark, engine, and what is measured when not
+    /// time.
+    pub fn title(&self) -> String {
+        let mut title = format!("{} [{}]", self.benchmark, self.engine);
+        if self.measure != Measure::Time {
+            title = format!("{title} {}", self.measure.describe());
+        }
+        if self.command == Measured::Compare {
+            title.push_str(" (in host compare)");
+        }
+        title
+    }
+
+    /// Whether the series is too short to show a change yet.
+    pub fn too_short(&self) -> bool {
+        self.points.len() < 2 * MIN_SEGMENT
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::{EngineConfig, Metric};
+    use crate::results::store::FORMAT;
+
+    fn kept(i: usize, benchmark: &str, median_ns: f64, fuel: Option<f64>) -> KeptRun {
+        KeptRun {
+            format: FORMAT,
+            id: format!("{i:013}-1-0"),
+            unix_ms: i as u64,
+            tool_version: "0".into(),
+            command: crate::results::store::Measured::Run,
+            label: None,
+            git: None,
+            machine: MachineId::new(Some("cpu"), 2),
+            pinned_core: None,
+            priority: "normal".into(),
+            busy_machine: false,
+            seed: 0,
+            metric: Metric::Time,
+            engines: vec![EngineConfig::default()],
+            rows: vec![KeptRow {
+                name: benchmark.into(),
+                benchmark: benchmark.into(),
+                size: None,
+                engine: 0,
+                error: None,
+                median_ns,
+                ci95_low: median_ns * 0.99,
+                ci95_high: median_ns * 1.01,
+                process_medians_ns: vec![median_ns; 5],
+                epochs_ns_per_op: Vec::new(),
+                undisturbed: true,
+                fuel_per_op: fuel,
+                callgrind: None,
+                drift_subject: None,
+            }],
+        }
+    }
+
+    /// Runs of one file name are one series whatever the file held; the
+    /// deterministic count is a series of its own; a name selects.
+    #[test]
+    fn series_follow_the_benchmark_not_the_file() {
+        let runs: Vec<KeptRun> = (0..12)
+            .map(|i| {
+                let level = if i < 6 { 100.0 } else { 101.0 };
+                kept(
+                    i,
+                    "w.wasm",
+                    level * (1.0 + 0.0001 * (i % 3) as f64),
+                    Some(level),
+                )
+            })
+            .chain((12..14).map(|i| kept(i, "other.wasm", 5.0, None)))
+            .collect();
+        let all = series(&runs, &[]);
+        assert_eq!(all.len(), 3);
+        let fuel = all
+            .iter()
+            .find(|s| s.measure == Measure::Instructions)
+            .expect("a count series");
+        assert_eq!(fuel.changes.len(), 1);
+        assert_eq!(fuel.changes[0].at, 6);
+        assert!((fuel.changes[0].ratio - 1.01).abs() < 1e-12);
+        let only = series(&runs, &["w".to_string()]);
+        assert!(only.iter().all(|s| s.benchmark == "w.wasm"));
+        assert_eq!(only[0].points.len(), 12);
+    }
+}

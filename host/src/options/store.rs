@@ -1,0 +1,107 @@
+//! Where kept runs live, and how `host run` and `host history` use them:
+//! the store folder (`--store`, `$WASM_BENCH_STORE`, else under the XDG data
+//! home), whether this run is kept, its label, and what `host history`
+//! shows.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use serde::{Deserialize, Serialize};
+
+use crate::cli::{HistoryArgs, StoreArgs};
+use crate::options::exports::Output;
+
+/// The longest `--label` kept.
+pub const MAX_LABEL_CHARS: usize = 200;
+
+/// The store of a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StoreSettings {
+    /// The store folder; `None` where no home is known and none was named.
+    pub folder: Option<PathBuf>,
+    /// Whether this run is kept (not with `--no-store`, nor in `host watch`).
+    pub keep: bool,
+    pub label: Option<String>,
+}
+
+impl StoreSettings {
+    /// Check and convert the store flags of `host run`.
+    pub fn from_args(args: StoreArgs) -> Result<Self> {
+        if let Some(label) = &args.label
+            && (label.chars().count() > MAX_LABEL_CHARS || label.chars().any(char::is_control))
+        {
+            bail!("--label: at most {MAX_LABEL_CHARS} characters, none of them control characters");
+        }
+        Ok(StoreSettings {
+            folder: args.store.or_else(default_store_folder),
+            keep: !args.no_store,
+            label: args.label,
+        })
+    }
+}
+
+/// The store folder: `$WASM_BENCH_STORE`, else `$XDG_DATA_HOME/wasm-bench/store`,
+/// else `~/.local/share/wasm-bench/store`.
+pub fn default_store_folder() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("WASM_BENCH_STORE").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(dir) = std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir).join("wasm-bench").join("store"));
+    }
+    std::env::var_os("HOME").map(|home| {
+        PathBuf::from(home)
+            .join(".local")
+            .join("share")
+            .join("wasm-bench")
+            .join("store")
+    })
+}
+
+/// What `host history` needs.
+#[derive(Debug, Clone)]
+pub struct HistorySettings {
+    pub names: Vec<String>,
+    pub store: PathBuf,
+    /// The newest runs read.
+    pub last: usize,
+    pub json: Option<Output>,
+    pub markdown: Option<Output>,
+    pub html: Option<PathBuf>,
+    pub fail_on_change: bool,
+}
+
+impl HistorySettings {
+    /// Check and convert the flags of `host history`.
+    pub fn from_args(args: HistoryArgs) -> Result<Self> {
+        let Some(store) = args.store.or_else(default_store_folder) else {
+            bail!("no store: name one with --store DIR or WASM_BENCH_STORE");
+        };
+        if args.last == 0 || args.last > MAX_HISTORY_RUNS {
+            bail!("--last must be 1 to {}", MAX_HISTORY_RUNS);
+        }
+        let stdout = [&args.export_json, &args.export_markdown]
+            .iter()
+            .filter(|p| p.as_ref().is_some_and(|p| p.as_os_str() == "-"))
+            .count();
+        if stdout > 1 {
+            bail!("only one export may go to stdout (`-`)");
+        }
+        let output = |p: PathBuf| match p.as_os_str() == "-" {
+            true => Output::Stdout,
+            false => Output::File(p),
+        };
+        Ok(HistorySettings {
+            names: args.names,
+            store,
+            last: args.last,
+            json: args.export_json.map(output),
+            markdown: args.export_markdown.map(output),
+            html: args.export_html,
+            fail_on_change: args.fail_on_change,
+        })
+    }
+}
+
+/// The most runs `host history --last` reads.
+pub const MAX_HISTORY_RUNS: usize = 1000;

@@ -1,0 +1,327 @@
+//! `host history` written out: the terminal table ([`table`]), the Markdown
+//! summary for a CI job ([`markdown`]) and the JSON export ([`Export`]) of
+//! every series with its change points. Every name read from the store is
+//! escaped for its format.
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use crate::analysis::changes::{ALPHA, Change, MIN_SEGMENT};
+use crate::analysis::trend::{Measure, Point, Series};
+use crate::output::cells::format_ratios;
+use crate::output::escape::{markdown_cell, markdown_text, terminal};
+use crate::output::units::format_ns;
+use crate::results::Tool;
+
+/// Runs shown in a trend line.
+const TREND_POINTS: usize = 16;
+
+/// How the change points were found, in one sentence.
+pub fn method() -> String {
+    format!(
+        "binary segmentation of log medians: the largest two-sample t over every cut leaving at least {MIN_SEGMENT} runs a side \
+         (then over every middle part, for a level that came and went), each against the {:.0}% quantile of that largest t \
+         for as many runs of normal noise (false alarms at most {:.0}% per series without a change); \
+         deterministic counts: any difference",
+        100.0 * (1.0 - ALPHA),
+        200.0 * ALPHA
+    )
+}
+
+/// The JSON export of `host history`.
+#[derive(Debug, Serialize)]
+pub struct Export<'a> {
+    pub tool: Tool,
+    /// The store read.
+    pub store: String,
+    /// Kept runs read.
+    pub runs: usize,
+    pub method: String,
+    pub series: Vec<SeriesExport<'a>>,
+}
+
+/// One series in the JSON export.
+#[derive(Debug, Serialize)]
+pub struct SeriesExport<'a> {
+    #[serde(flatten)]
+    pub series: &'a Series,
+    /// Each change with the run it starts at (numbered from 1 in the
+    /// series) and that run's id.
+    pub change_points: Vec<ChangeExport<'a>>,
+}
+
+/// A change point in the JSON export.
+#[derive(Debug, Serialize)]
+pub struct ChangeExport<'a> {
+    /// The run it starts at, numbered from 1 within the series.
+    pub starts_at_run: usize,
+    /// That kept run.
+    pub run: &'a Point,
+    #[serde(flatten)]
+    pub change: &'a Change,
+}
+
+impl<'a> Export<'a> {
+    pub fn new(store: String, runs: usize, series: &'a [Series]) -> Self {
+        Export {
+            tool: Tool::this(),
+            store,
+            runs,
+            method: method(),
+            series: series
+                .iter()
+                .map(|s| SeriesExport {
+                    series: s,
+                    change_points: s
+                        .changes
+                        .iter()
+                        .map(|c| ChangeExport {
+                            starts_at_run: c.at + 1,
+                            run: &s.points[c.at],
+                            change: c,
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A value of `measure` for display.
+pub fn format_value(measure: Measure, value: f64) -> String {
+    match measure {
+        Measure::Time => format_ns(value),
+        _ => format!("{value:.2}"),
+    }
+}
+
+/// A point's provenance: its commit (7 digits, `*` when dirty) and branch,
+/// or its label, and its time.
+pub fn provenance(point: &Point) -> String {
+    let when = std::time::UNIX_EPOCH + std::time::Duration::from_millis(point.unix_ms);
+    let when = humantime::format_rfc3339_seconds(when).to_string();
+    let mut text = String::new();
+    if let Some(git) = &point.git {
+        let short: String = git.commit.chars().take(7).collect();
+        let _ = write!(text, "{short}{}", if git.dirty { "*" } else { "" });
+        if let Some(branch) = &git.branch {
+            let _ = write!(text, " {branch}");
+        }
+        text.push(' ');
+    }
+    if let Some(label) = &point.label {
+        let _ = write!(text, "\"{label}\" ");
+    }
+    text.push_str(&when);
+    text
+}
+
+/// One change in words: `run 7 (abc1234 main ...): 2.003× [1.98×, 2.02×]`.
+pub fn describe_change(series: &Series, change: &Change) -> String {
+    let [ratio, low, high] = format_ratios(change.ratio, change.ratio_low, change.ratio_high);
+    let interval = match series.measure.deterministic() {
+        true => "exact".to_string(),
+        false => format!("95% CI [{low}, {high}]"),
+    };
+    format!(
+        "run {} ({}): {ratio} {interval}",
+        change.at + 1,
+        provenance(&series.points[change.at])
+    )
+}
+
+/// A line of block characters for the last runs' values.
+fn sparkline(points: &[Point]) -> String {
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let last = &points[points.len().saturating_sub(TREND_POINTS)..];
+    let (lo, hi) = last
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+            (a.min(p.value), b.max(p.value))
+        });
+    last.iter()
+        .map(|p| match hi > lo {
+            true => BARS[(((p.value - lo) / (hi - lo)) * 7.0).round().clamp(0.0, 7.0) as usize],
+            false => BARS[3],
+        })
+        .collect()
+}
+
+/// What a series' noise hides, in words; `None` when nothing to say.
+pub fn noise_words(series: &Series) -> Option<String> {
+    if series.measure.deterministic() {
+        return Some("deterministic: any change is exact".to_string());
+    }
+    let step = series.detectable_step?;
+    let mut text = format!(
+        "noise between runs {:.2}%: a step under about {:.1}% may go unseen in {} runs",
+        100.0 * series.noise,
+        100.0 * step,
+        series.points.len()
+    );
+    if step > 0.02 {
+        text.push_str(
+            " (compare the two builds in one `host compare`, or keep runs with `--metric instructions`)",
+        );
+    }
+    Some(text)
+}
+
+/// The terminal table: per series its last value, trend, changes and noise.
+pub fn table(series: &[Series], runs: usize, store: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{runs} kept runs read from {}", terminal(store));
+    if series.is_empty() {
+        out.push_str("no benchmark in them (run `host run` to keep runs)\n");
+        return out;
+    }
+    for s in series {
+        let last = s.points.last().map(|p| {
+            let value = format_value(s.measure, p.value);
+            match s.measure.deterministic() || !p.low.is_finite() || !p.high.is_finite() {
+                true => value,
+                false => format!(
+                    "{value} [{}, {}]",
+                    format_value(s.measure, p.low),
+                    format_value(s.measure, p.high)
+                ),
+            }
+        });
+        let _ = writeln!(
+            out,
+            "\n{}  on {}\n  {} runs, last {}  {}",
+            terminal(&s.title()),
+            terminal(&s.machine.describe()),
+            s.points.len(),
+            last.unwrap_or_default(),
+            sparkline(&s.points)
+        );
+        match (s.changes.is_empty(), s.too_short()) {
+            (_, true) => out.push_str("  too few runs to tell a change\n"),
+            (true, false) => out.push_str("  no change point\n"),
+            (false, false) => {
+                for c in &s.changes {
+                    let _ = writeln!(out, "  change at {}", terminal(&describe_change(s, c)));
+                }
+            }
+        }
+        if let Some(words) = noise_words(s) {
+            let _ = writeln!(out, "  {words}");
+        }
+    }
+    let _ = writeln!(out, "\nmethod: {}", method());
+    out
+}
+
+/// The Markdown summary: one table row per series.
+pub fn markdown(series: &[Series], runs: usize) -> String {
+    let mut out = String::from("## wasm-bench history\n\n");
+    let _ = writeln!(out, "{runs} kept runs.\n");
+    if series.is_empty() {
+        out.push_str("No benchmark in them.\n");
+        return out;
+    }
+    out.push_str("| benchmark | machine | runs | last | change points | noise |\n");
+    out.push_str("|---|---|--:|--:|---|---|\n");
+    for s in series {
+        let last = s
+            .points
+            .last()
+            .map(|p| format_value(s.measure, p.value))
+            .unwrap_or_default();
+        let changes = match s.changes.is_empty() {
+            true => "none".to_string(),
+            false => s
+                .changes
+                .iter()
+                .map(|c| markdown_cell(&describe_change(s, c)))
+                .collect::<Vec<_>>()
+                .join("<br>"),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} |",
+            markdown_cell(&s.title()),
+            markdown_cell(&s.machine.describe()),
+            s.points.len(),
+            last,
+            changes,
+            markdown_cell(&noise_words(s).unwrap_or_default())
+        );
+    }
+    let _ = writeln!(out, "\nMethod: {}.", markdown_text(&method()));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::trend::series;
+    use crate::options::{EngineConfig, Metric};
+    use crate::platform::git::GitState;
+    use crate::results::store::{FORMAT, KeptRow, KeptRun, MachineId};
+
+    fn kept(i: usize, name: &str, median_ns: f64) -> KeptRun {
+        KeptRun {
+            format: FORMAT,
+            id: format!("{i:013}-1-0"),
+            unix_ms: i as u64 * 1000,
+            tool_version: "0".into(),
+            command: crate::results::store::Measured::Run,
+            label: Some("build|<b>\u{1b}[31m".into()),
+            git: Some(GitState {
+                commit: "0123456789abcdef".into(),
+                branch: Some("main".into()),
+                dirty: true,
+            }),
+            machine: MachineId::new(Some("cpu|x"), 2),
+            pinned_core: None,
+            priority: "normal".into(),
+            busy_machine: false,
+            seed: 0,
+            metric: Metric::Time,
+            engines: vec![EngineConfig::default()],
+            rows: vec![KeptRow {
+                name: name.into(),
+                benchmark: name.into(),
+                size: None,
+                engine: 0,
+                error: None,
+                median_ns,
+                ci95_low: median_ns * 0.99,
+                ci95_high: median_ns * 1.01,
+                process_medians_ns: vec![median_ns; 5],
+                epochs_ns_per_op: Vec::new(),
+                undisturbed: true,
+                fuel_per_op: None,
+                callgrind: None,
+                drift_subject: None,
+            }],
+        }
+    }
+
+    /// A doubling is told with its run, commit and ratio; hostile names
+    /// neither end a Markdown cell nor colour the terminal.
+    #[test]
+    fn a_change_is_told_with_its_run_and_names_are_escaped() {
+        let name = "w|\u{1b}[2J.wasm";
+        let runs: Vec<KeptRun> = (0..12)
+            .map(|i| kept(i, name, if i < 6 { 100.0 } else { 200.0 } + (i % 3) as f64))
+            .collect();
+        let all = series(&runs, &[]);
+        let text = table(&all, runs.len(), "/store");
+        assert!(text.contains("change at run 7 (0123456*"), "{text}");
+        assert!(!text.contains('\u{1b}'), "{text}");
+        let md = markdown(&all, runs.len());
+        assert!(md.contains("w\\|"), "{md}");
+        assert!(!md.contains("<b>"), "{md}");
+        let json = serde_json::to_value(Export::new("/store".into(), 12, &all)).expect("json");
+        let change = &json["series"][0]["change_points"][0];
+        assert_eq!(change["starts_at_run"], 7);
+        assert!(
+            (change["ratio"].as_f64().unwrap_or(0.0) - 2.0).abs() < 0.05,
+            "{change}"
+        );
+    }
+}

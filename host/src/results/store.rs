@@ -1,0 +1,494 @@
+//! The store of kept runs: every `host run` and `host compare` kept as one
+//! JSON file
+//! ([`KeptRun`]) in `<store>/runs/`, with its time, the git state of the
+//! workloads' repository or a label, the machine, the engines, and per row
+//! what a later comparison needs (median, interval, the medians of the
+//! worker processes, the epochs thinned to [`MAX_KEPT_EPOCHS`], the
+//! deterministic counts). A named baseline is a pointer to one kept run
+//! (`<store>/baselines/NAME`); the run history (`host history`), the
+//! baselines ([`crate::results::baseline`]) and the drift between runs
+//! ([`crate::results::history`]) are all read from here, through the one
+//! reader [`Store::read`].
+//!
+//! Every file is written through [`replace_atomically`] and read through
+//! [`read_bounded`] (a regular file, no symbolic link, at most
+//! [`MAX_RUN_BYTES`]); only names the store itself makes are read, and at
+//! most [`MAX_KEPT_RUNS`] runs are kept (the oldest that no baseline names
+//! are removed on keeping a new one).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+
+use crate::options::{EngineConfig, Metric};
+use crate::platform::git::GitState;
+use crate::results::json::nan_if_null;
+use crate::results::{BenchResult, CallgrindCounts, CompareReport, Environment, RunReport, Tool};
+use crate::util::error::one_line;
+use crate::util::fs::{Cap, Links, is_not_found, read_bounded, replace_atomically};
+
+/// The format of a kept run; a file of another format is skipped.
+pub const FORMAT: u32 = 1;
+/// Runs kept: beyond it, the oldest that no baseline names are removed.
+pub const MAX_KEPT_RUNS: usize = 1000;
+/// The largest kept run read: 64 MiB.
+pub const MAX_RUN_BYTES: u64 = 64 << 20;
+/// The most epochs a kept row holds (every k-th of each process beyond it):
+/// enough for a baseline's resampling, some 20 KB of JSON a row.
+pub const MAX_KEPT_EPOCHS: usize = 2000;
+/// The most bytes of kept runs `host history` reads.
+pub const HISTORY_BUDGET: u64 = 512 << 20;
+/// The most bytes of kept runs a run reads for its drift.
+pub const DRIFT_BUDGET: u64 = 128 << 20;
+/// The most folder entries looked at when listing the runs.
+const MAX_ENTRIES: usize = 100_000;
+/// The largest baseline pointer read.
+const MAX_POINTER_BYTES: u64 = 1024;
+
+/// The machine a run was kept on: what tells machines apart in a series
+/// (not its host name, which changes with every CI job).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MachineId {
+    /// The CPU model (empty when unknown).
+    pub cpu: String,
+    /// Cores available to the process.
+    pub cores: usize,
+    /// `linux-x86_64` and the like.
+    pub platform: String,
+}
+
+impl MachineId {
+    /// This machine, as a run that reported `cpu` and `cores` ran on it.
+    pub fn new(cpu: Option<&str>, cores: usize) -> Self {
+        MachineId {
+            cpu: cpu.unwrap_or_default().to_string(),
+            cores,
+            platform: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
+        }
+    }
+
+    /// A short name: the CPU model and the cores.
+    pub fn describe(&self) -> String {
+        let cpu = match self.cpu.is_empty() {
+            true => "an unknown CPU",
+            false => self.cpu.as_str(),
+        };
+        format!("{cpu}, {} cores", self.cores)
+    }
+}
+
+/// One kept run of `host run` or `host compare`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct KeptRun {
+    pub format: u32,
+    /// Its file name without `.json`: the time in ms, the process, a nonce.
+    pub id: String,
+    /// When it was kept, in ms since the Unix epoch.
+    pub unix_ms: u64,
+    pub tool_version: String,
+    /// Which command measured it (rows of a comparison are its variants,
+    /// measured interleaved at one shared count).
+    #[serde(default)]
+    pub command: Measured,
+    /// `--label`, when given.
+    pub label: Option<String>,
+    /// The git state of the first workload's folder, when in a repository.
+    pub git: Option<GitState>,
+    pub machine: MachineId,
+    /// The core measured on, the priority: what a baseline compares.
+    pub pinned_core: Option<usize>,
+    pub priority: String,
+    /// Whether the machine was busy: such a run is no measure of drift.
+    pub busy_machine: bool,
+    /// The run's seed.
+    pub seed: u64,
+    /// The deterministic metric measured beside the time.
+    pub metric: Metric,
+    pub engines: Vec<EngineConfig>,
+    pub rows: Vec<KeptRow>,
+}
+
+/// The command a run was kept by.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Measured {
+    #[default]
+    Run,
+    Compare,
+}
+
+/// One row of a kept run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct KeptRow {
+    /// As in the report: `benchmark`, `/size`, `[engine]`.
+    pub name: String,
+    pub benchmark: String,
+    pub size: Option<u64>,
+    /// Index into the run's `engines`.
+    pub engine: usize,
+    /// Why it failed; absent when measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Median per op in ns, and its 95% interval.
+    #[serde(deserialize_with = "nan_if_null")]
+    pub median_ns: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    pub ci95_low: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    pub ci95_high: f64,
+    /// The median per op of each worker process.
+    #[serde(default)]
+    pub process_medians_ns: Vec<f64>,
+    /// Per-op time of each epoch, process by process, thinned to
+    /// [`MAX_KEPT_EPOCHS`] (single precision).
+    #[serde(default)]
+    pub epochs_ns_per_op: Vec<Vec<f32>>,
+    pub undisturbed: bool,
+    /// Wasm instructions per op (fuel), with `--metric instructions`.
+    #[serde(default)]
+    pub fuel_per_op: Option<f64>,
+    /// Callgrind's counts per op, with `--metric cycles-est`.
+    #[serde(default)]
+    pub callgrind: Option<CallgrindCounts>,
+    /// What the drift between runs files this row under (its file's
+    /// contents, benchmark, size, engine and plan).
+    #[serde(default)]
+    pub drift_subject: Option<String>,
+}
+
+/// What a run is kept with, besides its report.
+#[derive(Debug, Clone)]
+pub struct Provenance {
+    pub label: Option<String>,
+    pub git: Option<GitState>,
+    pub metric: Metric,
+}
+
+impl KeptRun {
+    /// The run `report` as kept now.
+    pub fn new(report: &RunReport, provenance: Provenance) -> Self {
+        Self::of(
+            &report.tool,
+            &report.environment,
+            &report.results,
+            provenance,
+        )
+    }
+
+    /// The comparison `report` as kept now: its variants are its rows.
+    pub fn of_comparison(report: &CompareReport, provenance: Provenance) -> Self {
+        let mut kept = Self::of(
+            &report.tool,
+            &report.environment,
+            &report.variants,
+            provenance,
+        );
+        kept.command = Measured::Compare;
+        kept
+    }
+
+    /// The rows `results` measured with `tool` in `env`, as kept now.
+    fn of(tool: &Tool, env: &Environment, results: &[BenchResult], provenance: Provenance) -> Self {
+        let unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let engines = env.engines.clone();
+        KeptRun {
+            format: FORMAT,
+            id: format!(
+                "{unix_ms:013}-{}-{:08x}",
+                std::process::id(),
+                fastrand::u32(..)
+            ),
+            unix_ms,
+            tool_version: tool.version.clone(),
+            command: Measured::Run,
+            label: provenance.label,
+            git: provenance.git,
+            machine: MachineId::new(env.cpu_model.as_deref(), env.cores),
+            pinned_core: env.pinned_core,
+            priority: env.priority.clone(),
+            busy_machine: env.busy_machine,
+            seed: env.seed,
+            metric: provenance.metric,
+            rows: results.iter().map(|r| KeptRow::new(r, &engines)).collect(),
+            engines,
+        }
+    }
+}
+
+impl KeptRow {
+    fn new(result: &BenchResult, engines: &[EngineConfig]) -> Self {
+        let engine = result
+            .engine
+            .as_ref()
+            .and_then(|name| engines.iter().position(|e| &e.short_name() == name))
+            .unwrap_or(0);
+        let mut row = KeptRow {
+            name: result.name.clone(),
+            benchmark: result.benchmark.clone(),
+            size: result.size,
+            engine,
+            error: result.error.clone(),
+            median_ns: f64::NAN,
+            ci95_low: f64::NAN,
+            ci95_high: f64::NAN,
+            process_medians_ns: Vec::new(),
+            epochs_ns_per_op: Vec::new(),
+            undisturbed: false,
+            fuel_per_op: None,
+            callgrind: None,
+            drift_subject: result.subject.clone(),
+        };
+        if let Some(f) = &result.figures {
+            row.median_ns = f.ns_per_op.median;
+            row.ci95_low = f.ns_per_op.ci95_low;
+            row.ci95_high = f.ns_per_op.ci95_high;
+            row.process_medians_ns = f.processes.process_medians_ns.clone();
+            row.epochs_ns_per_op = thin(&f.series.epochs_ns_per_op, MAX_KEPT_EPOCHS);
+            row.undisturbed = f.counts.undisturbed;
+            row.fuel_per_op = f.fuel_per_op;
+            row.callgrind = f.callgrind;
+        }
+        row
+    }
+
+    /// Whether it was measured with a plausible median.
+    pub fn measured(&self) -> bool {
+        self.error.is_none() && self.median_ns.is_finite()
+    }
+}
+
+/// `epochs`, process by process, as single precision, every k-th of each
+/// (k the least that keeps at most `cap` in all).
+fn thin(epochs: &[Vec<f64>], cap: usize) -> Vec<Vec<f32>> {
+    let all: usize = epochs.iter().map(Vec::len).sum();
+    let step = all.div_ceil(cap.max(1)).max(1);
+    epochs
+        .iter()
+        .map(|p| p.iter().step_by(step).map(|&e| e as f32).collect())
+        .filter(|p: &Vec<f32>| !p.is_empty())
+        .collect()
+}
+
+/// A folder of kept runs.
+#[derive(Debug, Clone)]
+pub struct Store {
+    folder: PathBuf,
+}
+
+/// Whether `id` is a name the store makes: digits, `-` and hex digits.
+fn valid_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 64 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
+}
+
+/// Whether `name` may name a baseline: letters, digits, `-`, `_`, `.`,
+/// not starting with `.`, at most 100 bytes.
+pub fn valid_baseline_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 100
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+impl Store {
+    pub fn new(folder: &Path) -> Self {
+        Store {
+            folder: folder.to_path_buf(),
+        }
+    }
+
+    pub fn folder(&self) -> &Path {
+        &self.folder
+    }
+
+    fn runs(&self) -> PathBuf {
+        self.folder.join("runs")
+    }
+
+    fn baselines(&self) -> PathBuf {
+        self.folder.join("baselines")
+    }
+
+    /// Make sure runs can be kept, before anything is measured.
+    pub fn prepare(&self) -> Result<()> {
+        std::fs::create_dir_all(self.runs())
+            .with_context(|| format!("cannot create the store {}", self.folder.display()))
+    }
+
+    /// Keep `run`, named as a baseline when `baseline` is given, and remove
+    /// the oldest runs beyond [`MAX_KEPT_RUNS`]; returns its file.
+    pub fn keep(&self, run: &KeptRun, baseline: Option<&str>) -> Result<PathBuf> {
+        self.prepare()?;
+        let path = self.runs().join(format!("{}.json", run.id));
+        let mut bytes = serde_json::to_vec(run).context("serialising the kept run")?;
+        bytes.push(b'\n');
+        replace_atomically(&path, &bytes)?;
+        if let Some(name) = baseline {
+            self.name_baseline(name, &run.id)?;
+        }
+        self.prune()?;
+        Ok(path)
+    }
+
+    /// Point baseline `name` at kept run `id`.
+    fn name_baseline(&self, name: &str, id: &str) -> Result<()> {
+        if !valid_baseline_name(name) {
+            bail!("baseline name `{name}`: use letters, digits, `-`, `_` and `.`");
+        }
+        std::fs::create_dir_all(self.baselines())
+            .with_context(|| format!("creating {}", self.baselines().display()))?;
+        replace_atomically(&self.baselines().join(name), format!("{id}\n").as_bytes())
+    }
+
+    /// The kept run baseline `name` points at.
+    pub fn baseline_id(&self, name: &str) -> Result<String> {
+        if !valid_baseline_name(name) {
+            bail!("baseline name `{name}`: use letters, digits, `-`, `_` and `.`");
+        }
+        let path = self.baselines().join(name);
+        let cap = Cap {
+            bytes: MAX_POINTER_BYTES,
+            name: "the cap on a baseline name",
+        };
+        let bytes = match read_bounded(&path, cap, Links::Refuse) {
+            Ok(bytes) => bytes,
+            Err(e) if is_not_found(&e) => bail!(
+                "no baseline `{name}` in the store {} (save one with --save-baseline {name})",
+                self.folder.display()
+            ),
+            Err(e) => return Err(e.context(format!("cannot read baseline `{name}`"))),
+        };
+        let id = String::from_utf8_lossy(&bytes).trim().to_string();
+        if !valid_id(&id) {
+            bail!("{}: not the name of a kept run", path.display());
+        }
+        Ok(id)
+    }
+
+    /// The ids of the kept runs, oldest first.
+    pub fn ids(&self) -> Result<Vec<String>> {
+        let entries = match std::fs::read_dir(self.runs()) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => {
+                return Err(e).with_context(|| format!("listing {}", self.runs().display()));
+            }
+        };
+        let mut ids: Vec<String> = entries
+            .take(MAX_ENTRIES)
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let id = name.strip_suffix(".json")?;
+                valid_id(id).then(|| id.to_string())
+            })
+            .collect();
+        ids.sort();
+        Ok(ids)
+    }
+
+    /// Kept run `id`: the one reader of the store.
+    pub fn read(&self, id: &str) -> Result<KeptRun> {
+        let cap = Cap {
+            bytes: MAX_RUN_BYTES,
+            name: "the cap on a kept run",
+        };
+        self.read_capped(id, cap).map(|(run, _)| run)
+    }
+
+    /// Kept run `id`, read under `cap`, and its size in bytes.
+    fn read_capped(&self, id: &str, cap: Cap) -> Result<(KeptRun, u64)> {
+        if !valid_id(id) {
+            bail!("`{id}` is not the name of a kept run");
+        }
+        let path = self.runs().join(format!("{id}.json"));
+        let bytes = read_bounded(&path, cap, Links::Refuse)?;
+        let run: KeptRun = serde_json::from_slice(&bytes)
+            .with_context(|| format!("{} is not a kept run", path.display()))?;
+        if run.format != FORMAT || run.id != id {
+            bail!("{} is not a kept run of this format", path.display());
+        }
+        Ok((run, bytes.len() as u64))
+    }
+
+    /// The newest `limit` runs kept since `since_ms` (ms since the Unix
+    /// epoch) whose files together hold at most `budget` bytes, oldest
+    /// first, with a note per file that could not be read (and one when
+    /// the budget left older runs unread).
+    pub fn newest(&self, limit: usize, since_ms: u64, budget: u64) -> (Vec<KeptRun>, Vec<String>) {
+        let mut notes = Vec::new();
+        let ids = match self.ids() {
+            Ok(ids) => ids,
+            Err(e) => {
+                notes.push(format!("the store was not read: {}", one_line(&e)));
+                return (Vec::new(), notes);
+            }
+        };
+        let since = format!("{since_ms:013}");
+        let mut runs: Vec<KeptRun> = Vec::new();
+        let mut left = budget;
+        for id in ids
+            .iter()
+            .rev()
+            .take_while(|id| id.as_str() >= since.as_str())
+        {
+            if runs.len() >= limit {
+                break;
+            }
+            let cap = Cap {
+                bytes: MAX_RUN_BYTES.min(left),
+                name: "what is left of the budget for reading kept runs",
+            };
+            match self.read_capped(id, cap) {
+                Ok((run, bytes)) => {
+                    left -= bytes.min(left);
+                    runs.push(run);
+                }
+                Err(e) if left < MAX_RUN_BYTES && one_line(&e).contains(cap.name) => {
+                    notes.push(format!(
+                        "the store: older runs left unread, past {} of kept runs read",
+                        crate::util::bytes::format_bytes(budget)
+                    ));
+                    break;
+                }
+                Err(e) => notes.push(format!("a kept run was skipped: {}", one_line(&e))),
+            }
+        }
+        runs.reverse();
+        (runs, notes)
+    }
+
+    /// Remove the oldest runs beyond [`MAX_KEPT_RUNS`] that no baseline
+    /// names.
+    fn prune(&self) -> Result<()> {
+        let ids = self.ids()?;
+        if ids.len() <= MAX_KEPT_RUNS {
+            return Ok(());
+        }
+        let named: Vec<String> = match std::fs::read_dir(self.baselines()) {
+            Ok(entries) => entries
+                .take(MAX_ENTRIES)
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter_map(|name| self.baseline_id(&name).ok())
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        let excess = ids.len() - MAX_KEPT_RUNS;
+        for id in ids.iter().filter(|id| !named.contains(id)).take(excess) {
+            let _ = std::fs::remove_file(self.runs().join(format!("{id}.json")));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[path = "store_tests.rs"]
+mod tests;
+
+#[cfg(test)]
+#[path = "store_fuzz.rs"]
+mod fuzz;

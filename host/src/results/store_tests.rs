@@ -1,0 +1,121 @@
+use super::*;
+
+pub(super) fn run(id: &str, median_ns: f64) -> KeptRun {
+    KeptRun {
+        format: FORMAT,
+        id: id.to_string(),
+        unix_ms: 0,
+        tool_version: "0".into(),
+        command: crate::results::store::Measured::Run,
+        label: None,
+        git: None,
+        machine: MachineId::new(Some("cpu"), 2),
+        pinned_core: None,
+        priority: "normal".into(),
+        busy_machine: false,
+        seed: 0,
+        metric: Metric::Time,
+        engines: vec![EngineConfig::default()],
+        rows: vec![KeptRow {
+            name: "xor".into(),
+            benchmark: "xor".into(),
+            size: None,
+            engine: 0,
+            error: None,
+            median_ns,
+            ci95_low: f64::NAN,
+            ci95_high: median_ns * 1.01,
+            process_medians_ns: vec![median_ns; 5],
+            epochs_ns_per_op: vec![vec![median_ns as f32; 3]],
+            undisturbed: true,
+            fuel_per_op: None,
+            callgrind: None,
+            drift_subject: None,
+        }],
+    }
+}
+
+#[test]
+fn keeps_reads_and_names_a_baseline() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::new(dir.path());
+    assert!(store.ids().expect("lists").is_empty());
+    store
+        .keep(&run("0000000000001-1-0", 10.0), None)
+        .expect("keeps");
+    store
+        .keep(&run("0000000000002-1-0", 20.0), Some("main"))
+        .expect("keeps");
+    assert_eq!(store.ids().expect("lists").len(), 2);
+    assert_eq!(
+        store.baseline_id("main").expect("named"),
+        "0000000000002-1-0"
+    );
+    let (runs, notes) = store.newest(10, 2, HISTORY_BUDGET);
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].rows[0].median_ns, 20.0);
+    // NaN is written as null and read back as NaN.
+    assert!(runs[0].rows[0].ci95_low.is_nan());
+    assert!(store.baseline_id("../x").is_err());
+    assert!(store.baseline_id("nothing").is_err());
+}
+
+/// A link or a FIFO in a run's place is skipped with a note, unread; a
+/// file of another name is not looked at.
+#[test]
+fn links_and_fifos_are_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::new(dir.path());
+    store
+        .keep(&run("0000000000001-1-0", 10.0), None)
+        .expect("keeps");
+    let runs = dir.path().join("runs");
+    std::os::unix::fs::symlink("/dev/zero", runs.join("0000000000002-1-0.json")).expect("links");
+    let fifo = runs.join("0000000000003-1-0.json");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()));
+    std::fs::write(runs.join("notes.json"), "{}").expect("writes");
+    let (kept, notes) = store.newest(10, 0, HISTORY_BUDGET);
+    assert_eq!(kept.len(), 1);
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("symbolic link")),
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("not a regular file")),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn thinning_keeps_every_process_within_the_cap() {
+    let epochs = vec![vec![1.0; 5000], vec![2.0; 5000]];
+    let thinned = thin(&epochs, MAX_KEPT_EPOCHS);
+    let kept: usize = thinned.iter().map(Vec::len).sum();
+    assert!(
+        (MAX_KEPT_EPOCHS / 2..=MAX_KEPT_EPOCHS).contains(&kept),
+        "{kept}"
+    );
+    assert_eq!(thinned.len(), 2);
+}
+
+/// Past the budget, older runs are left unread and said so once.
+#[test]
+fn a_budget_bounds_what_is_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::new(dir.path());
+    for i in 1..=3 {
+        let id = format!("000000000000{i}-1-0");
+        store.keep(&run(&id, 10.0), None).expect("keeps");
+    }
+    let size = std::fs::metadata(dir.path().join("runs").join("0000000000003-1-0.json"))
+        .expect("kept")
+        .len();
+    let (kept, notes) = store.newest(10, 0, 2 * size + size / 2);
+    assert_eq!(kept.len(), 2);
+    assert_eq!(kept[0].id, "0000000000002-1-0");
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("older runs left unread"), "{notes:?}");
+}

@@ -1,0 +1,321 @@
+//! End-to-end tests of the store of kept runs and `host history`: a file
+//! whose contents change from chain100 to chain200 under one name shows one
+//! change at the run it changed (ratio about 2), twelve runs of xor show
+//! none, wasm instruction counts (and Callgrind's, where Valgrind runs) show
+//! an exact 1% change, `--fail-on-change`
+//! exits with status 3, and the HTML page renders in headless Chromium.
+//! Every test keeps its runs in a temporary store of its own; each run is
+//! kept short (three processes of 100 ms each).
+
+use std::error::Error;
+use std::path::Path;
+use std::process::Command;
+
+use e2e::{fixture, host_binary, prepare, workloads};
+use serde_json::Value;
+
+type TestResult = Result<(), Box<dyn Error>>;
+
+/// Held while a test keeps its runs: the tests of this file take turns, so
+/// that one's runs do not start or stop loading the cores while another's
+/// series is measured (a real step in the machine, which the history would
+/// rightly report).
+static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Wait for this test's turn.
+fn turn() -> std::sync::MutexGuard<'static, ()> {
+    TURN.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// `host run FILE` kept in `store`, short, with `extra` flags.
+fn keep_run(store: &Path, file: &Path, extra: &[&str]) -> TestResult {
+    let out = prepare(
+        Command::new(host_binary())
+            .arg("run")
+            .arg(file)
+            .args(["--time", "100ms", "--processes", "3", "--warmup", "50ms"])
+            .args(["--quiet", "--store"])
+            .arg(store)
+            .args(extra),
+    )
+    .output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "host run {}: {}\n{stderr}",
+        file.display(),
+        out.status
+    );
+    Ok(())
+}
+
+/// `host history --export-json -` of `store`: the exit code and the JSON.
+fn history(store: &Path, extra: &[&str]) -> Result<(Option<i32>, Value), Box<dyn Error>> {
+    let out = prepare(
+        Command::new(host_binary())
+            .arg("history")
+            .arg("--store")
+            .arg(store)
+            .args(["--export-json", "-"])
+            .args(extra),
+    )
+    .output()?;
+    let stdout = String::from_utf8(out.stdout)?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let json: Value = serde_json::from_str(&stdout)
+        .map_err(|e| format!("not JSON ({e}): {stdout}\nstderr: {stderr}"))?;
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    Ok((out.status.code(), json))
+}
+
+/// The series of `json` measuring `measure` (`time`, `instructions`).
+fn series<'a>(json: &'a Value, measure: &str) -> Vec<&'a Value> {
+    json["series"]
+        .as_array()
+        .map(|all| all.iter().filter(|s| s["measure"] == measure).collect())
+        .unwrap_or_default()
+}
+
+/// The change points of a series: (run it starts at, ratio).
+fn changes(series: &Value) -> Vec<(u64, f64)> {
+    series["change_points"]
+        .as_array()
+        .map(|all| {
+            all.iter()
+                .map(|c| {
+                    (
+                        c["starts_at_run"].as_u64().unwrap_or(0),
+                        c["ratio"].as_f64().unwrap_or(f64::NAN),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Six runs of `w.wasm` holding `first`, then six holding `second`, kept
+/// in `store` with `extra` flags.
+fn six_and_six(dir: &Path, store: &Path, first: &str, second: &str, extra: &[&str]) -> TestResult {
+    let w = dir.join("w.wasm");
+    for (file, runs) in [(first, 6), (second, 6)] {
+        std::fs::copy(workloads().join(file), &w)?;
+        for _ in 0..runs {
+            keep_run(store, &w, extra)?;
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn a_file_that_doubles_its_work_is_one_change_at_run_seven() -> TestResult {
+    let _turn = turn();
+    let dir = tempfile::tempdir()?;
+    let store = dir.path().join("store");
+    six_and_six(dir.path(), &store, "chain100.wasm", "chain200.wasm", &[])?;
+    let (code, json) = history(&store, &[])?;
+    assert_eq!(code, Some(0), "{json}");
+    let time = series(&json, "time");
+    assert_eq!(time.len(), 1, "one series for w.wasm: {json}");
+    assert_eq!(time[0]["points"].as_array().map(Vec::len), Some(12));
+    let found = changes(time[0]);
+    assert_eq!(found.len(), 1, "{found:?}: {}", time[0]);
+    let (run, ratio) = found[0];
+    assert_eq!(run, 7, "{found:?}");
+    assert!((1.6..2.4).contains(&ratio), "{ratio}");
+    let change = &time[0]["change_points"][0];
+    let (low, high) = (
+        change["ratio_low"].as_f64().unwrap_or(f64::NAN),
+        change["ratio_high"].as_f64().unwrap_or(f64::NAN),
+    );
+    assert!(low <= ratio && ratio <= high, "{change}");
+
+    // The gate: status 3 with --fail-on-change.
+    let (code, _) = history(&store, &["--fail-on-change"])?;
+    assert_eq!(code, Some(3));
+
+    // The terminal table says the same; the HTML page renders.
+    let out = prepare(
+        Command::new(host_binary())
+            .args(["history", "w", "--store"])
+            .arg(&store)
+            .arg("--export-html")
+            .arg(dir.path().join("history.html")),
+    )
+    .output()?;
+    let text = String::from_utf8(out.stdout)?;
+    assert!(text.contains("change at run 7"), "{text}");
+    screenshot(&dir.path().join("history.html"))
+}
+
+#[test]
+fn twelve_runs_of_xor_show_no_change() -> TestResult {
+    let _turn = turn();
+    let dir = tempfile::tempdir()?;
+    let store = dir.path().join("store");
+    for _ in 0..12 {
+        keep_run(&store, &workloads().join("xor.wasm"), &[])?;
+    }
+    let (code, json) = history(&store, &["xor", "--fail-on-change"])?;
+    let time = series(&json, "time");
+    assert_eq!(time.len(), 1, "{json}");
+    assert_eq!(changes(time[0]), vec![], "{}", time[0]);
+    assert_eq!(code, Some(0));
+    Ok(())
+}
+
+#[test]
+fn instruction_counts_show_an_exact_one_percent_change() -> TestResult {
+    let _turn = turn();
+    let dir = tempfile::tempdir()?;
+    let store = dir.path().join("store");
+    let metric = ["--metric", "instructions"];
+    six_and_six(
+        dir.path(),
+        &store,
+        "chain100.wasm",
+        "chain101.wasm",
+        &metric,
+    )?;
+    let (_, json) = history(&store, &[])?;
+    let counts = series(&json, "instructions");
+    assert_eq!(counts.len(), 1, "{json}");
+    let found = changes(counts[0]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, 7);
+    assert!((found[0].1 - 1.01).abs() < 0.002, "{found:?}");
+    Ok(())
+}
+
+/// Whether Valgrind runs here; without it, a Callgrind test passes unless
+/// `WASM_BENCH_REQUIRE_VALGRIND` is set (as CI sets it).
+fn valgrind() -> Result<bool, Box<dyn Error>> {
+    let found = Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    match (
+        found,
+        std::env::var_os("WASM_BENCH_REQUIRE_VALGRIND").is_some(),
+    ) {
+        (false, true) => {
+            Err("WASM_BENCH_REQUIRE_VALGRIND is set but valgrind is not installed".into())
+        }
+        (found, _) => Ok(found),
+    }
+}
+
+#[test]
+fn callgrind_counts_show_the_same_change() -> TestResult {
+    if !valgrind()? {
+        println!("skipped: valgrind not installed");
+        return Ok(());
+    }
+    let _turn = turn();
+    let dir = tempfile::tempdir()?;
+    let store = dir.path().join("store");
+    let metric = ["--metric", "cycles-est"];
+    six_and_six(
+        dir.path(),
+        &store,
+        "chain100.wasm",
+        "chain101.wasm",
+        &metric,
+    )?;
+    let (_, json) = history(&store, &[])?;
+    let counts = series(&json, "callgrind-instructions");
+    assert_eq!(counts.len(), 1, "{json}");
+    let found = changes(counts[0]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, 7);
+    assert!((found[0].1 - 1.01).abs() < 0.003, "{found:?}");
+    Ok(())
+}
+
+/// A kept run named as a baseline is what `--baseline` compares with; a
+/// store holding a link in a run's place says so and reads the rest.
+#[test]
+fn baselines_live_in_the_store_and_links_are_refused() -> TestResult {
+    let _turn = turn();
+    let dir = tempfile::tempdir()?;
+    let store = dir.path().join("store");
+    let light = fixture("light.wat");
+    keep_run(&store, &light, &["--save-baseline", "b"])?;
+    keep_run(
+        &store,
+        &light,
+        &["--baseline", "b", "--fail-on-regression", "50"],
+    )?;
+    let named = std::fs::read_to_string(store.join("baselines").join("b"))?;
+    assert!(
+        store
+            .join("runs")
+            .join(format!("{}.json", named.trim()))
+            .is_file(),
+        "{named}"
+    );
+    std::os::unix::fs::symlink(
+        "/dev/zero",
+        store.join("runs").join("9999999999999-1-0.json"),
+    )?;
+    let out = prepare(
+        Command::new(host_binary())
+            .args(["history", "--store"])
+            .arg(&store),
+    )
+    .output()?;
+    let (stdout, stderr) = (
+        String::from_utf8(out.stdout)?,
+        String::from_utf8(out.stderr)?,
+    );
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("symbolic link"), "{stderr}");
+    assert!(stdout.contains("2 kept runs"), "{stdout}");
+    Ok(())
+}
+
+/// Render `page` in headless Chromium when `/usr/bin/chromium` exists and
+/// check the screenshot is a real image (kept in `WASM_BENCH_KEEP_HTML` when
+/// set).
+fn screenshot(page: &Path) -> TestResult {
+    let chromium = Path::new("/usr/bin/chromium");
+    if !chromium.exists() {
+        println!("skipped: /usr/bin/chromium not found; the page was not rendered");
+        return Ok(());
+    }
+    let html = std::fs::read_to_string(page)?;
+    assert!(html.contains("<svg"), "no plot in the page");
+    assert!(html.contains("run 7"), "no change point in the page");
+    let dir = page.parent().ok_or("no folder")?;
+    let shot = match std::env::var_os("WASM_BENCH_KEEP_HTML") {
+        Some(keep) => {
+            std::fs::create_dir_all(&keep)?;
+            std::fs::copy(page, Path::new(&keep).join("history.html"))?;
+            Path::new(&keep).join("history.png")
+        }
+        None => dir.join("history.png"),
+    };
+    let status = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg("--window-size=1000,1400")
+        .arg(format!("file://{}", page.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()?;
+    assert!(status.success(), "chromium: {status}");
+    let png = std::fs::read(&shot)?;
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    assert!(png.len() > 30_000, "{} bytes: a blank page?", png.len());
+    Ok(())
+}
