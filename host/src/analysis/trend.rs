@@ -11,6 +11,7 @@ use crate::analysis::changes::{
 };
 use crate::platform::git::GitState;
 use crate::results::store::{KeptRow, KeptRun, MachineId, Measured};
+use crate::util::foreign::Foreign;
 
 /// What a series measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -45,7 +46,7 @@ pub struct Point {
     /// The kept run's id.
     pub run: String,
     pub unix_ms: u64,
-    pub label: Option<String>,
+    pub label: Option<Foreign>,
     pub git: Option<GitState>,
     /// The value: ns per op, or a count per op.
     pub value: f64,
@@ -61,10 +62,10 @@ pub struct Point {
 #[derive(Debug, Clone, Serialize)]
 pub struct Series {
     /// `benchmark` or `benchmark/size`.
-    pub benchmark: String,
+    pub benchmark: Foreign,
     /// The engine's short name and configuration.
-    pub engine: String,
-    pub engine_config: String,
+    pub engine: Foreign,
+    pub engine_config: Foreign,
     pub machine: MachineId,
     pub measure: Measure,
     /// The command that measured it: runs and comparisons are series
@@ -100,10 +101,10 @@ pub fn series(runs: &[KeptRun], names: &[String]) -> Vec<Series> {
                 };
                 let engine = run.engines.get(row.engine).cloned().unwrap_or_default();
                 let benchmark = match row.size {
-                    Some(size) => format!("{}/{size}", row.benchmark),
+                    Some(size) => row.benchmark.then(&format!("/{size}")),
                     None => row.benchmark.clone(),
                 };
-                let config = engine.to_string();
+                let config = engine.describe();
                 let found = all.iter_mut().find(|s| {
                     s.benchmark == benchmark
                         && s.engine_config == config
@@ -115,7 +116,7 @@ pub fn series(runs: &[KeptRun], names: &[String]) -> Vec<Series> {
                     Some(series) => series.points.push(point),
                     None => all.push(Series {
                         benchmark,
-                        engine: engine.short_name(),
+                        engine: Foreign::new(engine.short_name()),
                         engine_config: config,
                         machine: run.machine.clone(),
                         measure,
@@ -138,7 +139,10 @@ pub fn series(runs: &[KeptRun], names: &[String]) -> Vec<Series> {
 /// Whether `row` is among `names` (its name, its benchmark, or the file
 /// its benchmark is in, with or without `.wasm`/`.wat`).
 fn selected(row: &KeptRow, names: &[String]) -> bool {
-    let file = row.benchmark.split(':').next().unwrap_or(&row.benchmark);
+    // Compared, not shown.
+    #[allow(clippy::disallowed_methods)]
+    let (name, benchmark) = (row.name.unescaped(), row.benchmark.unescaped());
+    let file = benchmark.split(':').next().unwrap_or(benchmark);
     let stem = file
         .strip_suffix(".wasm")
         .or_else(|| file.strip_suffix(".wat"))
@@ -146,7 +150,7 @@ fn selected(row: &KeptRow, names: &[String]) -> bool {
     names.is_empty()
         || names
             .iter()
-            .any(|n| n == &row.name || n == &row.benchmark || n == file || n == stem)
+            .any(|n| n == name || n == benchmark || n == file || n == stem)
 }
 
 /// `row` of `run` as a point of a series of `measure`, when measured so.
@@ -193,13 +197,15 @@ impl Series {
 
     /// A name for tables: benchmark, engine, and what is measured when not
     /// time.
-    pub fn title(&self) -> String {
-        let mut title = format!("{} [{}]", self.benchmark, self.engine);
+    pub fn title(&self) -> Foreign {
+        let mut title = Foreign::compose([&self.benchmark, &self.engine], |[benchmark, engine]| {
+            format!("{benchmark} [{engine}]")
+        });
         if self.measure != Measure::Time {
-            title = format!("{title} {}", self.measure.describe());
+            title = title.then(&format!(" {}", self.measure.describe()));
         }
         if self.command == Measured::Compare {
-            title.push_str(" (in host compare)");
+            title = title.then(" (in host compare)");
         }
         title
     }

@@ -12,7 +12,7 @@ use crate::analysis::trend::{Measure, Point, Series};
 use crate::output::cells::format_ratios;
 use crate::output::escape::{markdown_cell, markdown_text, terminal};
 use crate::output::units::format_ns;
-use crate::results::Tool;
+use crate::results::{Foreign, Tool};
 
 /// Runs shown in a trend line.
 const TREND_POINTS: usize = 16;
@@ -98,37 +98,36 @@ pub fn format_value(measure: Measure, value: f64) -> String {
 
 /// A point's provenance: its commit (7 digits, `*` when dirty) and branch,
 /// or its label, and its time.
-pub fn provenance(point: &Point) -> String {
+pub fn provenance(point: &Point) -> Foreign {
     let when = std::time::UNIX_EPOCH + std::time::Duration::from_millis(point.unix_ms);
     let when = humantime::format_rfc3339_seconds(when).to_string();
-    let mut text = String::new();
+    // The commit, the branch and the label come from the store's files.
+    let mut text = Foreign::default();
     if let Some(git) = &point.git {
         let short: String = git.commit.chars().take(7).collect();
-        let _ = write!(text, "{short}{}", if git.dirty { "*" } else { "" });
+        let dirty = if git.dirty { "*" } else { "" };
+        text = Foreign::new(format!("{short}{dirty}"));
         if let Some(branch) = &git.branch {
-            let _ = write!(text, " {branch}");
+            text = text.concat(&Foreign::new(format!(" {branch}")));
         }
-        text.push(' ');
+        text = text.then(" ");
     }
     if let Some(label) = &point.label {
-        let _ = write!(text, "\"{label}\" ");
+        text = text.concat(&label.after("\"")).then("\" ");
     }
-    text.push_str(&when);
-    text
+    text.then(&when)
 }
 
 /// One change in words: `run 7 (abc1234 main ...): 2.003× [1.98×, 2.02×]`.
-pub fn describe_change(series: &Series, change: &Change) -> String {
+pub fn describe_change(series: &Series, change: &Change) -> Foreign {
     let [ratio, low, high] = format_ratios(change.ratio, change.ratio_low, change.ratio_high);
     let interval = match series.measure.deterministic() {
         true => "exact".to_string(),
         false => format!("95% CI [{low}, {high}]"),
     };
-    format!(
-        "run {} ({}): {ratio} {interval}",
-        change.at + 1,
-        provenance(&series.points[change.at])
-    )
+    provenance(&series.points[change.at])
+        .after(&format!("run {} (", change.at + 1))
+        .then(&format!("): {ratio} {interval}"))
 }
 
 /// A line of block characters for the last runs' values.

@@ -9,7 +9,7 @@
 
 use anyhow::{Context, Result};
 
-use crate::results::Environment;
+use crate::results::{Environment, Foreign};
 use crate::results::store::{KeptRun, Store};
 
 /// The most epochs of a saved row a comparison resamples: a row measured
@@ -75,20 +75,20 @@ pub struct Saved {
 
 #[derive(Debug, Clone)]
 pub struct SavedTool {
-    pub version: String,
+    pub version: Foreign,
 }
 
 #[derive(Debug, Clone)]
 pub struct SavedEnvironment {
     pub pinned_core: Option<usize>,
-    pub priority: String,
-    pub cpu_model: Option<String>,
+    pub priority: Foreign,
+    pub cpu_model: Option<Foreign>,
 }
 
 #[derive(Debug, Clone)]
 pub struct SavedResult {
-    pub name: String,
-    pub error: Option<String>,
+    pub name: Foreign,
+    pub error: Option<Foreign>,
     /// Per-op time of each epoch, process by process.
     pub epochs_ns_per_op: Vec<Vec<f64>>,
     /// Whether its time stood on the undisturbed epochs.
@@ -143,10 +143,11 @@ impl Saved {
         let mut differences = Vec::new();
         let version = env!("CARGO_PKG_VERSION");
         if self.tool.version != version {
-            differences.push(Foreign::new(format!(
-                "baseline made with host {}, this is {version}",
-                self.tool.version
-            )));
+            differences.push(
+                self.tool
+                    .version
+                    .map(|then| format!("baseline made with host {then}, this is {version}")),
+            );
         }
         if self.environment.pinned_core != now.pinned_core {
             let pin = |c: Option<usize>| {
@@ -158,13 +159,11 @@ impl Saved {
                 pin(now.pinned_core)
             )));
         }
-        if now.priority != self.environment.priority.as_str() {
-            differences.push(now.priority.map(|now| {
-                format!(
-                    "baseline ran at priority `{}`, now `{now}`",
-                    self.environment.priority
-                )
-            }));
+        if now.priority != self.environment.priority {
+            differences.push(Foreign::compose(
+                [&self.environment.priority, &now.priority],
+                |[then, now]| format!("baseline ran at priority `{then}`, now `{now}`"),
+            ));
         }
         let then_cpu = self.environment.cpu_model.clone().map(Foreign::from);
         if then_cpu != now.cpu_model {

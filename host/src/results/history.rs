@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::options::{EngineConfig, StopRule};
 use crate::results::store::KeptRun;
+use crate::util::foreign::Foreign;
 
 /// The shortest median per op the history keeps, in ns (a picosecond):
 /// below it a row measured nothing distinguishable from no work (its
@@ -46,7 +47,7 @@ pub fn absurd(median_ns: f64) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Machine {
     /// The CPU model (empty when unknown).
-    pub cpu: String,
+    pub cpu: Foreign,
     /// Whether the median stands on the undisturbed epochs, rather than on
     /// every epoch.
     pub undisturbed: bool,

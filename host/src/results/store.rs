@@ -26,6 +26,7 @@ use crate::platform::git::GitState;
 use crate::results::json::nan_if_null;
 use crate::results::{BenchResult, CallgrindCounts, CompareReport, Environment, RunReport, Tool};
 use crate::util::error::one_line;
+use crate::util::foreign::Foreign;
 use crate::util::fs::{Cap, Links, is_not_found, read_bounded, replace_atomically};
 
 /// The format of a kept run; a file of another format is skipped.
@@ -51,7 +52,7 @@ const MAX_POINTER_BYTES: u64 = 1024;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MachineId {
     /// The CPU model (empty when unknown).
-    pub cpu: String,
+    pub cpu: Foreign,
     /// Cores available to the process.
     pub cores: usize,
     /// `linux-x86_64` and the like.
@@ -60,21 +61,21 @@ pub struct MachineId {
 
 impl MachineId {
     /// This machine, as a run that reported `cpu` and `cores` ran on it.
-    pub fn new(cpu: Option<&str>, cores: usize) -> Self {
+    pub fn new(cpu: Option<&Foreign>, cores: usize) -> Self {
         MachineId {
-            cpu: cpu.unwrap_or_default().to_string(),
+            cpu: cpu.cloned().unwrap_or_default(),
             cores,
             platform: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
         }
     }
 
     /// A short name: the CPU model and the cores.
-    pub fn describe(&self) -> String {
+    pub fn describe(&self) -> Foreign {
         let cpu = match self.cpu.is_empty() {
-            true => "an unknown CPU",
-            false => self.cpu.as_str(),
+            true => Foreign::new("an unknown CPU"),
+            false => self.cpu.clone(),
         };
-        format!("{cpu}, {} cores", self.cores)
+        cpu.then(&format!(", {} cores", self.cores))
     }
 }
 
@@ -86,19 +87,19 @@ pub struct KeptRun {
     pub id: String,
     /// When it was kept, in ms since the Unix epoch.
     pub unix_ms: u64,
-    pub tool_version: String,
+    pub tool_version: Foreign,
     /// Which command measured it (rows of a comparison are its variants,
     /// measured interleaved at one shared count).
     #[serde(default)]
     pub command: Measured,
     /// `--label`, when given.
-    pub label: Option<String>,
+    pub label: Option<Foreign>,
     /// The git state of the first workload's folder, when in a repository.
     pub git: Option<GitState>,
     pub machine: MachineId,
     /// The core measured on, the priority: what a baseline compares.
     pub pinned_core: Option<usize>,
-    pub priority: String,
+    pub priority: Foreign,
     /// Whether the machine was busy: such a run is no measure of drift.
     pub busy_machine: bool,
     /// The run's seed.
@@ -122,14 +123,14 @@ pub enum Measured {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct KeptRow {
     /// As in the report: `benchmark`, `/size`, `[engine]`.
-    pub name: String,
-    pub benchmark: String,
+    pub name: Foreign,
+    pub benchmark: Foreign,
     pub size: Option<u64>,
     /// Index into the run's `engines`.
     pub engine: usize,
     /// Why it failed; absent when measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub error: Option<Foreign>,
     /// Median per op in ns, and its 95% interval.
     #[serde(deserialize_with = "nan_if_null")]
     pub median_ns: f64,
@@ -204,9 +205,9 @@ impl KeptRun {
             unix_ms,
             tool_version: tool.version.clone(),
             command: Measured::Run,
-            label: provenance.label,
+            label: provenance.label.map(Foreign::from),
             git: provenance.git,
-            machine: MachineId::new(env.cpu_model.as_deref(), env.cores),
+            machine: MachineId::new(env.cpu_model.as_ref(), env.cores),
             pinned_core: env.pinned_core,
             priority: env.priority.clone(),
             busy_machine: env.busy_machine,
@@ -223,7 +224,7 @@ impl KeptRow {
         let engine = result
             .engine
             .as_ref()
-            .and_then(|name| engines.iter().position(|e| &e.short_name() == name))
+            .and_then(|name| engines.iter().position(|e| Foreign::new(e.short_name()) == *name))
             .unwrap_or(0);
         let mut row = KeptRow {
             name: result.name.clone(),

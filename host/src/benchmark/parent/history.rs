@@ -88,7 +88,7 @@ impl RunHistory {
     /// epochs its median stands on.
     pub fn machine(&self, estimate: &Estimate) -> String {
         Machine {
-            cpu: self.cpu.clone(),
+            cpu: self.cpu.clone().into(),
             undisturbed: matches!(estimate.location, Location::Undisturbed { .. }),
         }
         .key()

@@ -14,7 +14,8 @@ use crate::analysis::trend::{Measure, Series};
 use crate::output::escape::html as escape;
 use crate::output::history::{describe_change, format_value, method, noise_words};
 use crate::output::units::format_ns;
-use crate::results::Tool;
+use crate::output::escape::terminal;
+use crate::results::{Foreign, Tool};
 
 /// The colours series are told apart by, in turn.
 const COLOURS: [RGBColor; 6] = [
@@ -42,11 +43,11 @@ pub fn html_history(series: &[Series], runs: usize, store: &str) -> String {
     if series.is_empty() {
         page.push_str("<p>No benchmark in them.</p>\n");
     }
-    let mut groups: Vec<(&str, Measure, Vec<&Series>)> = Vec::new();
+    let mut groups: Vec<(&Foreign, Measure, Vec<&Series>)> = Vec::new();
     for s in series {
         match groups
             .iter_mut()
-            .find(|(b, m, _)| *b == s.benchmark && *m == s.measure)
+            .find(|(b, m, _)| **b == s.benchmark && *m == s.measure)
         {
             Some(group) => group.2.push(s),
             None => groups.push((&s.benchmark, s.measure, vec![s])),
@@ -61,7 +62,7 @@ pub fn html_history(series: &[Series], runs: usize, store: &str) -> String {
 }
 
 /// One benchmark's plot and the table of its series.
-fn section(page: &mut String, benchmark: &str, measure: Measure, members: &[&Series]) {
+fn section(page: &mut String, benchmark: &Foreign, measure: Measure, members: &[&Series]) {
     let _ = writeln!(
         page,
         "<h2>{} <small>{}</small></h2>\n<figure class=\"plot\">\n<figcaption>{} per run (dot) with its 95% interval (bar); a dashed red line marks a change point before the run it starts at.</figcaption>",
@@ -179,7 +180,10 @@ fn trend_svg(members: &[&Series]) -> Plot<String> {
             )?;
             chart
                 .draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))?
-                .label(format!("{} on {}", s.engine, s.machine.describe()))
+                .label(terminal(&Foreign::compose(
+                    [&s.engine, &s.machine.describe()],
+                    |[engine, machine]| format!("{engine} on {machine}"),
+                )))
                 .legend(move |(x, y)| Circle::new((x + 9, y), 4, colour.filled()));
             for c in &s.changes {
                 let at = c.at as f64 + 0.5;
