@@ -13,7 +13,7 @@ use crate::output::escape::{self, csv as text, csv_own as own};
 use crate::results::RunReport;
 use crate::results::{CompareReport, Ratio, Verdict};
 
-const RUN_HEADER: [&str; 20] = [
+const RUN_HEADER: [&str; 23] = [
     "name",
     "benchmark",
     "size",
@@ -34,6 +34,9 @@ const RUN_HEADER: [&str; 20] = [
     "ops_per_sec",
     "outliers",
     "fuel_per_op",
+    "module_bytes",
+    "code_bytes",
+    "peak_memory_bytes",
 ];
 
 const COMPARE_HEADER: [&str; 7] = [
@@ -78,8 +81,14 @@ pub fn csv_run(report: &RunReport) -> String {
                     f.time.outliers.to_string(),
                     f.fuel_per_op.map(number).unwrap_or_default(),
                 ]);
+                let bytes = |b: Option<u64>| b.map(|b| b.to_string()).unwrap_or_default();
+                fields.extend([
+                    bytes(f.costs.module_bytes),
+                    bytes(f.costs.code_bytes),
+                    bytes(f.costs.peak_memory_bytes),
+                ]);
             }
-            None => fields.extend(std::iter::repeat_n(String::new(), 13)),
+            None => fields.extend(std::iter::repeat_n(String::new(), 16)),
         }
         out.push_str(&record(fields));
     }
@@ -147,12 +156,12 @@ mod tests {
     #[test]
     fn run_csv_has_a_header_and_one_record_per_row() {
         let csv = csv_run(&fixtures::run_report());
-        let expected = "name,benchmark,size,engine,path,kind,error,count,samples,median_ns,mean_ns,stddev_ns,min_ns,max_ns,ci95_low_ns,ci95_high_ns,err_pct,ops_per_sec,outliers,fuel_per_op\r\n\
-xor.wasm,xor.wasm,,,workloads/xor.wasm,module,,1000,100,1234.5,1240,12,1200,1300,1230,1240,0.52,810044.552,3,\r\n\
-trap.wasm,trap.wasm,,,workloads/trap.wasm,module,\"wasm trap: unreachable, in `run`\",,,,,,,,,,,,,\r\n";
+        let expected = "name,benchmark,size,engine,path,kind,error,count,samples,median_ns,mean_ns,stddev_ns,min_ns,max_ns,ci95_low_ns,ci95_high_ns,err_pct,ops_per_sec,outliers,fuel_per_op,module_bytes,code_bytes,peak_memory_bytes\r\n\
+xor.wasm,xor.wasm,,,workloads/xor.wasm,module,,1000,100,1234.5,1240,12,1200,1300,1230,1240,0.52,810044.552,3,,,,\r\n\
+trap.wasm,trap.wasm,,,workloads/trap.wasm,module,\"wasm trap: unreachable, in `run`\",,,,,,,,,,,,,,,,\r\n";
         assert_eq!(csv, expected);
         for line in csv.split_terminator("\r\n") {
-            assert_eq!(parse_record(line).len(), 20, "{line}");
+            assert_eq!(parse_record(line).len(), 23, "{line}");
         }
     }
 
@@ -181,7 +190,7 @@ trap.wasm,trap.wasm,,,workloads/trap.wasm,module,\"wasm trap: unreachable, in `r
             .expect("a header");
         let first = body.split_once("\r\nt").map(|(r, _)| r).expect("two rows");
         let fields = parse_record(first);
-        assert_eq!(fields.len(), 20);
+        assert_eq!(fields.len(), 23);
         assert_eq!(fields[0], name);
         assert_eq!(fields[2], "64");
         assert_eq!(fields[3], "winch");
