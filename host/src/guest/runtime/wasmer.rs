@@ -234,6 +234,14 @@ impl WasmerSampler {
     }
 }
 
+// SAFETY: wasmer's `Store` is not `Send` because of raw pointers into the
+// instance it owns and an optional `on_called` callback that need not be
+// `Send`. The sampler owns the store together with every handle into it
+// (functions, environment, module), installs no `on_called` callback, and
+// shares none of them: moving it moves all of them at once, and it is
+// only ever used by one thread at a time (`&mut self`).
+unsafe impl Send for WasmerSampler {}
+
 impl Sampler for WasmerSampler {
     fn setup(&mut self, size: u64) -> Result<()> {
         if let Some(setup) = &self.setup {
@@ -416,7 +424,7 @@ struct LimitedMemory {
 impl LimitedMemory {
     /// Ask the limiter for growth from the current size to `desired` bytes.
     fn ask(&self, desired: u64) -> Result<(), MemoryError> {
-        let current = self.inner.size().bytes().0;
+        let current = LinearMemory::size(&self.inner).bytes().0;
         let desired = usize::try_from(desired).unwrap_or(usize::MAX);
         let mut limiter = lock(&self.limiter);
         match limiter.memory_growing(current, desired, None) {
@@ -430,48 +438,48 @@ impl LimitedMemory {
 
 impl LinearMemory for LimitedMemory {
     fn ty(&self) -> MemoryType {
-        self.inner.ty()
+        LinearMemory::ty(&self.inner)
     }
 
     fn size(&self) -> Pages {
-        self.inner.size()
+        LinearMemory::size(&self.inner)
     }
 
     fn style(&self) -> MemoryStyle {
-        self.inner.style()
+        LinearMemory::style(&self.inner)
     }
 
     fn grow(&mut self, delta: Pages) -> Result<Pages, MemoryError> {
-        let pages = u64::from(self.inner.size().0) + u64::from(delta.0);
+        let pages = u64::from(LinearMemory::size(&self.inner).0) + u64::from(delta.0);
         self.ask(pages.saturating_mul(wasmer::WASM_PAGE_SIZE as u64))?;
-        self.inner.grow(delta)
+        LinearMemory::grow(&mut self.inner, delta)
     }
 
     fn grow_at_least(&mut self, min_size: u64) -> Result<(), MemoryError> {
-        if min_size > self.inner.size().bytes().0 as u64 {
+        if min_size > LinearMemory::size(&self.inner).bytes().0 as u64 {
             self.ask(min_size)?;
         }
-        self.inner.grow_at_least(min_size)
+        LinearMemory::grow_at_least(&mut self.inner, min_size)
     }
 
     fn reset(&mut self) -> Result<(), MemoryError> {
-        self.inner.reset()
+        LinearMemory::reset(&mut self.inner)
     }
 
     fn vmmemory(&self) -> NonNull<VMMemoryDefinition> {
-        self.inner.vmmemory()
+        LinearMemory::vmmemory(&self.inner)
     }
 
     fn try_clone(&self) -> Result<Box<dyn LinearMemory + Send + Sync + 'static>, MemoryError> {
-        self.inner.try_clone()
+        LinearMemory::try_clone(&self.inner)
     }
 
     fn copy(&self) -> Result<Box<dyn LinearMemory + Send + Sync + 'static>, MemoryError> {
-        self.inner.copy()
+        LinearMemory::copy(&self.inner)
     }
 
     fn as_shared(&self) -> Result<wasmer::sys::vm::VMSharedMemory, MemoryError> {
-        self.inner.as_shared()
+        LinearMemory::as_shared(&self.inner)
     }
 }
 
