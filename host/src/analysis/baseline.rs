@@ -20,9 +20,7 @@ pub fn compare_with_saved(
     figures: &Figures,
     seed: u64,
 ) -> Option<BaselineComparison> {
-    // A key to look the row up by, not shown.
-    #[allow(clippy::disallowed_methods)]
-    let then = saved.result(name.unescaped())?;
+    let then = saved.result(name)?;
     let (ratio, metric) = match (figures.exact(settings.metric), then.exact(settings.metric)) {
         (Some(now), Some(before)) if before > 0.0 => (Ratio::exact(now / before), settings.metric),
         _ => (

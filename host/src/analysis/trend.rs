@@ -231,7 +231,7 @@ mod tests {
             command: crate::results::store::Measured::Run,
             label: None,
             git: None,
-            machine: MachineId::new(Some("cpu"), 2),
+            machine: MachineId::new(Some(&"cpu".into()), 2),
             pinned_core: None,
             priority: "normal".into(),
             busy_machine: false,

@@ -86,7 +86,11 @@ fn absorb(merged: &mut RunReport, run: RunReport, path: &Path) {
     if let Some(first) = first
         && run.environment.cpu_model != first.cpu_model
     {
-        let cpu = run.environment.cpu_model.clone().unwrap_or("unknown CPU".into());
+        let cpu = run
+            .environment
+            .cpu_model
+            .clone()
+            .unwrap_or("unknown CPU".into());
         merged.environment.warnings.push(cpu.map(|cpu| {
             format!(
                 "{} was measured on another machine ({cpu}): its rows are not comparable with the others'",

@@ -11,8 +11,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::cli::{EngineArg, OptLevelArg};
-use crate::util::fs::{Cap, Links, open_regular};
 use crate::util::foreign::Foreign;
+use crate::util::fs::{Cap, Links, open_regular};
 
 /// Which compiler turns wasm into code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

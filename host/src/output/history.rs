@@ -274,7 +274,7 @@ mod tests {
                 branch: Some("main".into()),
                 dirty: true,
             }),
-            machine: MachineId::new(Some("cpu|x"), 2),
+            machine: MachineId::new(Some(&"cpu|x".into()), 2),
             pinned_core: None,
             priority: "normal".into(),
             busy_machine: false,

@@ -61,12 +61,8 @@ fn git(folder: &Path, args: &[&str]) -> Option<String> {
         .spawn()
         .ok()?;
     let mut out = child.stdout.take()?;
-    let reader = std::thread::spawn(move || {
-        use std::io::Read;
-        let mut bytes = Vec::new();
-        let _ = (&mut out).take(MAX_OUTPUT as u64).read_to_end(&mut bytes);
-        bytes
-    });
+    let reader =
+        std::thread::spawn(move || crate::util::stream::read_head(&mut out, MAX_OUTPUT as u64));
     let start = Instant::now();
     let status = loop {
         match child.try_wait() {

@@ -17,7 +17,7 @@ pub const HUGE_PAGE: usize = 2 << 20;
 /// `never`), when it says.
 pub fn mode() -> Option<String> {
     // A kernel file, as `/proc/stat` is for [`crate::platform::load`].
-    let text = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").ok()?;
+    let text = crate::util::fs::read_system_text("/sys/kernel/mm/transparent_hugepage/enabled")?;
     let start = text.find('[')?;
     let end = text[start..].find(']')?;
     Some(text[start + 1..start + end].to_string())
@@ -52,7 +52,7 @@ pub fn advise_huge(start: *mut u8, len: usize) -> std::io::Result<()> {
 /// The KiB of huge pages backing the mapping of this process that holds
 /// `address`, when `/proc/self/smaps` says.
 pub fn huge_kib_at(address: usize) -> Option<u64> {
-    let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+    let smaps = crate::util::fs::read_system_text("/proc/self/smaps")?;
     let mut inside = false;
     for line in smaps.lines() {
         if let Some((range, _)) = line.split_once(' ')

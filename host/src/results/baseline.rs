@@ -9,8 +9,8 @@
 
 use anyhow::{Context, Result};
 
-use crate::results::{Environment, Foreign};
 use crate::results::store::{KeptRun, Store};
+use crate::results::{Environment, Foreign};
 
 /// The most epochs of a saved row a comparison resamples: a row measured
 /// for minutes has some 10^5 epochs of 1 ms; one with more is thinned to
@@ -131,10 +131,10 @@ impl SavedResult {
 
 impl Saved {
     /// The saved result of row `name`, when it was measured.
-    pub fn result(&self, name: &str) -> Option<&SavedResult> {
+    pub fn result(&self, name: &Foreign) -> Option<&SavedResult> {
         self.results
             .iter()
-            .find(|r| r.name == name && r.error.is_none() && !r.epochs_ns_per_op.is_empty())
+            .find(|r| r.name == *name && r.error.is_none() && !r.epochs_ns_per_op.is_empty())
     }
 
     /// How the environment now differs from the saved one, in plain words
@@ -165,7 +165,7 @@ impl Saved {
                 |[then, now]| format!("baseline ran at priority `{then}`, now `{now}`"),
             ));
         }
-        let then_cpu = self.environment.cpu_model.clone().map(Foreign::from);
+        let then_cpu = self.environment.cpu_model.clone();
         if then_cpu != now.cpu_model {
             let cpu = |c: &Option<Foreign>| c.clone().unwrap_or("an unknown CPU".into());
             differences.push(Foreign::compose(

@@ -14,8 +14,6 @@ pub mod baseline;
 pub mod comparison;
 pub mod figures;
 pub mod history;
-#[cfg(test)]
-mod history_fuzz;
 pub mod json;
 pub mod notes;
 pub mod report;

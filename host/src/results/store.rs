@@ -224,7 +224,11 @@ impl KeptRow {
         let engine = result
             .engine
             .as_ref()
-            .and_then(|name| engines.iter().position(|e| Foreign::new(e.short_name()) == *name))
+            .and_then(|name| {
+                engines
+                    .iter()
+                    .position(|e| Foreign::new(e.short_name()) == *name)
+            })
             .unwrap_or(0);
         let mut row = KeptRow {
             name: result.name.clone(),

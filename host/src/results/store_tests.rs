@@ -9,7 +9,7 @@ pub(super) fn run(id: &str, median_ns: f64) -> KeptRun {
         command: crate::results::store::Measured::Run,
         label: None,
         git: None,
-        machine: MachineId::new(Some("cpu"), 2),
+        machine: MachineId::new(Some(&"cpu".into()), 2),
         pinned_core: None,
         priority: "normal".into(),
         busy_machine: false,

@@ -10,5 +10,6 @@ pub mod foreign;
 pub mod fs;
 #[cfg(test)]
 pub(crate) mod fuzz;
+pub mod stream;
 pub mod usage;
 pub mod xdg;

@@ -18,10 +18,9 @@ use std::process::Command;
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
 use crate::benchmark::protocol::{EVENTS_FD, Event, MAX_EVENT_BYTES};
-use crate::util::bytes::format_bytes;
 
 /// Lines of the worker's log kept for the error message.
 const LOG_LINES: usize = 8;
@@ -99,31 +98,12 @@ fn parse_event(line: &[u8]) -> Result<Event, String> {
     })
 }
 
-/// Read one line (without its newline) into `line`, refusing one longer
-/// than `max` bytes before it is held whole; `false` at the end of the
-/// stream (a last line without its newline is still a line).
+/// Read one event line (without its newline) into `line`, refusing one
+/// longer than `max` bytes before it is held whole; `false` at the end of
+/// the stream.
 pub fn read_line(reader: &mut impl BufRead, line: &mut Vec<u8>, max: usize) -> Result<bool> {
-    loop {
-        let buffer = reader.fill_buf().context("reading the worker's events")?;
-        if buffer.is_empty() {
-            return Ok(!line.is_empty());
-        }
-        let (take, ended) = match buffer.iter().position(|&b| b == b'\n') {
-            Some(at) => (at, true),
-            None => (buffer.len(), false),
-        };
-        if line.len() + take > max {
-            bail!(
-                "an event line longer than {}: the channel is not the host's",
-                format_bytes(max as u64)
-            );
-        }
-        line.extend_from_slice(&buffer[..take]);
-        reader.consume(take + usize::from(ended));
-        if ended {
-            return Ok(true);
-        }
-    }
+    crate::util::stream::read_line(reader, line, max, "the worker's event channel")
+        .context("the channel is not the host's")
 }
 
 /// The last lines of a worker's log, kept as it is drained.

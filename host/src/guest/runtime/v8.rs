@@ -10,9 +10,12 @@
 //! on growth); the call deadline kills the worker's process group, the
 //! `node` process with it.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+/// The longest answer line read from `node`: an answer is a few numbers.
+const MAX_ANSWER_BYTES: usize = 1 << 20;
 
 use anyhow::{Context, Result, anyhow, bail};
 
@@ -140,12 +143,16 @@ impl NodeInstance {
             .write_all(self.request.as_bytes())
             .and_then(|()| self.requests.flush())
             .context("node ended")?;
-        self.answer.clear();
-        let read = self
-            .answers
-            .read_line(&mut self.answer)
-            .context("node ended")?;
-        if read == 0 {
+        let mut line = Vec::new();
+        let read = crate::util::stream::read_line(
+            &mut self.answers,
+            &mut line,
+            MAX_ANSWER_BYTES,
+            "node's answers",
+        )
+        .context("node ended")?;
+        self.answer = String::from_utf8(line).context("node's answer is not UTF-8")?;
+        if !read {
             let status = self.child.wait().ok();
             bail!(
                 "node ended ({})",

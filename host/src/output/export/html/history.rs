@@ -12,9 +12,9 @@ use super::palette::{FONT, Plot, WIDTH, hex};
 use super::{FOOT, HEAD, STYLE, svg_or_message};
 use crate::analysis::trend::{Measure, Series};
 use crate::output::escape::html as escape;
+use crate::output::escape::terminal;
 use crate::output::history::{describe_change, format_value, method, noise_words};
 use crate::output::units::format_ns;
-use crate::output::escape::terminal;
 use crate::results::{Foreign, Tool};
 
 /// The colours series are told apart by, in turn.
