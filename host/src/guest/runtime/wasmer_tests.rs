@@ -58,7 +58,10 @@ fn sampler(compiler: Compiler, wat: &str, limits: Limits) -> Result<WasmerSample
 }
 
 fn limits(max_memory_bytes: u64) -> Limits {
-    Limits { max_memory_bytes }
+    Limits {
+        max_memory_bytes,
+        huge_pages: false,
+    }
 }
 
 #[test]
