@@ -504,14 +504,25 @@ fn the_table_is_quiet_and_the_json_complete() -> TestResult {
     let finished = run_host_within(&args, dir.path(), BOUND)?;
     assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
     let table = &finished.stdout;
-    assert!(table.contains("no measurable work"), "{table}");
+    // Whether the empty guest's count reached its cap (the row then says
+    // "no measurable work") depends on how busy the machine is; that it
+    // cannot be told apart from the empty guest does not.
+    assert!(
+        table.contains("no measurable work")
+            || table.contains("cannot be told apart from the empty guest"),
+        "{table}"
+    );
     for alarm in ["optimised away", "±50.0%", "loaded from the cache"] {
         assert!(!table.contains(alarm), "`{alarm}` in the table:\n{table}");
     }
     let report: Value = serde_json::from_slice(&std::fs::read(dir.path().join("out.json"))?)?;
     e2e::validate_export(&report)?;
     let empty_row = &report["results"][0];
-    assert_eq!(empty_row["no_measurable_work"], true);
+    assert!(
+        empty_row["no_measurable_work"] == true
+            || empty_row["indistinguishable_from_empty"] == true,
+        "{empty_row}"
+    );
     let notes = empty_row["notes"].to_string();
     assert!(notes.contains("optimised away"), "{notes}");
     let info = report["results"][1]["info"].to_string();
