@@ -103,7 +103,6 @@ fn parse_event(line: &[u8]) -> Result<Event, String> {
 /// the stream.
 pub fn read_line(reader: &mut impl BufRead, line: &mut Vec<u8>, max: usize) -> Result<bool> {
     crate::util::stream::read_line(reader, line, max, "the worker's event channel")
-        .context("the channel is not the host's")
 }
 
 /// The last lines of a worker's log, kept as it is drained.
