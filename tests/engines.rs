@@ -204,7 +204,7 @@ fn v8_grants_wasi_nothing() -> TestResult {
 /// comparison is a certain verdict.
 #[test]
 fn native_code_compares_with_its_wasm() -> TestResult {
-    let Some(native) = build_native("search")? else {
+    let Some((_folder, native)) = build_native("search")? else {
         return Ok(());
     };
     let wasm = workloads().join("search.wasm");
@@ -221,20 +221,23 @@ fn native_code_compares_with_its_wasm() -> TestResult {
     Ok(())
 }
 
+/// A shared library built by [`build_native`], and the temporary folder
+/// that holds it (removed when dropped).
+type Native = (tempfile::TempDir, PathBuf);
+
 /// `guest-workloads/c/NAME.c` built as a shared library with clang into a
 /// temporary folder, or `None` (said on stderr) without clang.
-fn build_native(name: &str) -> Result<Option<PathBuf>, Box<dyn Error>> {
+fn build_native(name: &str) -> Result<Option<Native>, Box<dyn Error>> {
     let source = workspace_root().join(format!("guest-workloads/c/{name}.c"));
-    let folder = std::env::temp_dir().join(format!("wasm-bench-native-{}", std::process::id()));
-    std::fs::create_dir_all(&folder)?;
-    let library = folder.join(format!("{name}.so"));
+    let folder = tempfile::tempdir()?;
+    let library = folder.path().join(format!("{name}.so"));
     let built = Command::new("clang")
         .args(["-O2", "-shared", "-fPIC", "-o"])
         .arg(&library)
         .arg(&source)
         .status();
     match built {
-        Ok(status) if status.success() => Ok(Some(library)),
+        Ok(status) if status.success() => Ok(Some((folder, library))),
         _ => {
             eprintln!("skipped: clang could not build {}", display(&source));
             Ok(None)
