@@ -219,42 +219,13 @@ impl Series {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::options::{EngineConfig, Metric};
-    use crate::results::store::FORMAT;
+    use crate::results::store::fixture;
 
     fn kept(i: usize, benchmark: &str, median_ns: f64, fuel: Option<f64>) -> KeptRun {
-        KeptRun {
-            format: FORMAT,
-            id: format!("{i:013}-1-0"),
-            unix_ms: i as u64,
-            tool_version: "0".into(),
-            command: crate::results::store::Measured::Run,
-            label: None,
-            git: None,
-            machine: MachineId::new(Some(&"cpu".into()), 2),
-            pinned_core: None,
-            priority: "normal".into(),
-            busy_machine: false,
-            seed: 0,
-            metric: Metric::Time,
-            engines: vec![EngineConfig::default()],
-            rows: vec![KeptRow {
-                name: benchmark.into(),
-                benchmark: benchmark.into(),
-                size: None,
-                engine: 0,
-                error: None,
-                median_ns,
-                ci95_low: median_ns * 0.99,
-                ci95_high: median_ns * 1.01,
-                process_medians_ns: vec![median_ns; 5],
-                epochs_ns_per_op: Vec::new(),
-                undisturbed: true,
-                fuel_per_op: fuel,
-                callgrind: None,
-                drift_subject: None,
-            }],
-        }
+        let mut run = fixture(&format!("{i:013}-1-0"), benchmark, median_ns);
+        run.unix_ms = i as u64;
+        run.rows[0].fuel_per_op = fuel;
+        run
     }
 
     /// Runs of one file name are one series whatever the file held; the

@@ -7,6 +7,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::guest::engine::compile;
+use crate::util::fs::{Cap, Links, read_bounded};
 use crate::util::fuzz::{bytes_like, config};
 
 /// A valid entry of a small module under `secret`, and what reads it.
@@ -24,7 +25,12 @@ fn entry(engine: &Engine, secret: &Secret) -> (Vec<u8>, String) {
     compiled
         .store(dir.path(), &path, secret, &code)
         .expect("stored");
-    (std::fs::read(&path).expect("reads"), compiled.key)
+    let cap = Cap {
+        bytes: 64 << 20,
+        name: "the test's cap",
+    };
+    let stored = read_bounded(&path, cap, Links::Refuse).expect("reads");
+    (stored, compiled.key)
 }
 
 proptest! {

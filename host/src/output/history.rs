@@ -257,47 +257,20 @@ pub fn markdown(series: &[Series], runs: usize) -> String {
 mod tests {
     use super::*;
     use crate::analysis::trend::series;
-    use crate::options::{EngineConfig, Metric};
     use crate::platform::git::GitState;
-    use crate::results::store::{FORMAT, KeptRow, KeptRun, MachineId};
+    use crate::results::store::{KeptRun, MachineId, fixture};
 
     fn kept(i: usize, name: &str, median_ns: f64) -> KeptRun {
-        KeptRun {
-            format: FORMAT,
-            id: format!("{i:013}-1-0"),
-            unix_ms: i as u64 * 1000,
-            tool_version: "0".into(),
-            command: crate::results::store::Measured::Run,
-            label: Some("build|<b>\u{1b}[31m".into()),
-            git: Some(GitState {
-                commit: "0123456789abcdef".into(),
-                branch: Some("main".into()),
-                dirty: true,
-            }),
-            machine: MachineId::new(Some(&"cpu|x".into()), 2),
-            pinned_core: None,
-            priority: "normal".into(),
-            busy_machine: false,
-            seed: 0,
-            metric: Metric::Time,
-            engines: vec![EngineConfig::default()],
-            rows: vec![KeptRow {
-                name: name.into(),
-                benchmark: name.into(),
-                size: None,
-                engine: 0,
-                error: None,
-                median_ns,
-                ci95_low: median_ns * 0.99,
-                ci95_high: median_ns * 1.01,
-                process_medians_ns: vec![median_ns; 5],
-                epochs_ns_per_op: Vec::new(),
-                undisturbed: true,
-                fuel_per_op: None,
-                callgrind: None,
-                drift_subject: None,
-            }],
-        }
+        let mut run = fixture(&format!("{i:013}-1-0"), name, median_ns);
+        run.unix_ms = i as u64 * 1000;
+        run.label = Some("build|<b>\u{1b}[31m".into());
+        run.git = Some(GitState {
+            commit: "0123456789abcdef".into(),
+            branch: Some("main".into()),
+            dirty: true,
+        });
+        run.machine = MachineId::new(Some(&"cpu|x".into()), 2);
+        run
     }
 
     /// A doubling is told with its run, commit and ratio; hostile names

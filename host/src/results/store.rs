@@ -490,6 +490,45 @@ impl Store {
     }
 }
 
+/// A kept run of one measured row `benchmark` (its interval ±1%, five
+/// process medians at the median, one process of three epochs), the
+/// fixture of the tests that read kept runs.
+#[cfg(test)]
+pub fn fixture(id: &str, benchmark: &str, median_ns: f64) -> KeptRun {
+    KeptRun {
+        format: FORMAT,
+        id: id.to_string(),
+        unix_ms: 0,
+        tool_version: "0".into(),
+        command: Measured::Run,
+        label: None,
+        git: None,
+        machine: MachineId::new(Some(&"cpu".into()), 2),
+        pinned_core: None,
+        priority: "normal".into(),
+        busy_machine: false,
+        seed: 0,
+        metric: Metric::Time,
+        engines: vec![EngineConfig::default()],
+        rows: vec![KeptRow {
+            name: benchmark.into(),
+            benchmark: benchmark.into(),
+            size: None,
+            engine: 0,
+            error: None,
+            median_ns,
+            ci95_low: median_ns * 0.99,
+            ci95_high: median_ns * 1.01,
+            process_medians_ns: vec![median_ns; 5],
+            epochs_ns_per_op: vec![vec![median_ns as f32; 3]],
+            undisturbed: true,
+            fuel_per_op: None,
+            callgrind: None,
+            drift_subject: None,
+        }],
+    }
+}
+
 #[cfg(test)]
 #[path = "store_tests.rs"]
 mod tests;

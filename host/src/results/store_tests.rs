@@ -1,40 +1,10 @@
 use super::*;
 
 pub(super) fn run(id: &str, median_ns: f64) -> KeptRun {
-    KeptRun {
-        format: FORMAT,
-        id: id.to_string(),
-        unix_ms: 0,
-        tool_version: "0".into(),
-        command: crate::results::store::Measured::Run,
-        label: None,
-        git: None,
-        machine: MachineId::new(Some(&"cpu".into()), 2),
-        pinned_core: None,
-        priority: "normal".into(),
-        busy_machine: false,
-        seed: 0,
-        metric: Metric::Time,
-        engines: vec![EngineConfig::default()],
-        rows: vec![KeptRow {
-            name: "xor".into(),
-            benchmark: "xor".into(),
-            size: None,
-            engine: 0,
-            error: None,
-            median_ns,
-            ci95_low: f64::NAN,
-            ci95_high: median_ns * 1.01,
-            process_medians_ns: vec![median_ns; 5],
-            epochs_ns_per_op: vec![vec![median_ns as f32; 3]],
-            undisturbed: true,
-            fuel_per_op: None,
-            callgrind: None,
-            drift_subject: None,
-        }],
-    }
+    let mut run = fixture(id, "xor", median_ns);
+    run.rows[0].ci95_low = f64::NAN;
+    run
 }
-
 #[test]
 fn keeps_reads_and_names_a_baseline() {
     let dir = tempfile::tempdir().expect("temp dir");
