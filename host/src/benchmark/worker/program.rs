@@ -14,13 +14,14 @@ use crate::benchmark::progress::{Call, Progress, Step};
 use crate::benchmark::protocol::{ProcessSample, ProgramSample};
 use crate::benchmark::worker::sequence::{MAX_SAMPLES, Share};
 use crate::guest::library::LibraryProgram;
-use crate::guest::program::{Iteration, Program, TimedRegion};
+use crate::guest::program::{Iteration, TimedRegion};
+use crate::guest::runtime::CompiledProgram;
 use crate::results::{HardwareCounts, Measurement, Warmup};
 
-/// What runs a program's iterations: a built-in engine, or an engine
-/// library.
+/// What runs a program's iterations: a runtime (wasmtime's built-in
+/// engines among them), or an engine library.
 pub enum ProgramRunner {
-    Builtin(Box<Program>),
+    Runtime(Box<dyn CompiledProgram>),
     Library(LibraryProgram),
 }
 
@@ -28,7 +29,7 @@ impl ProgramRunner {
     /// One fresh iteration, its output checked.
     pub fn iterate(&self) -> Result<Iteration> {
         match self {
-            ProgramRunner::Builtin(program) => program.iterate(),
+            ProgramRunner::Runtime(program) => program.iterate(),
             ProgramRunner::Library(program) => program.iterate(),
         }
     }

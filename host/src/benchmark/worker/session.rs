@@ -24,12 +24,11 @@ use crate::benchmark::worker::program::ProgramRunner;
 use crate::benchmark::worker::sequence;
 use crate::guest::builtin::Builtins;
 use crate::guest::engine::{Engines, compile};
-use crate::guest::format::{Code, Format, not_wasm};
+use crate::guest::format::{Code, Format};
 use crate::guest::instance::{Instance, Linkers};
 use crate::guest::library::LibraryProgram;
 use crate::guest::limits::Limits;
 use crate::guest::load::{self, LoadError, Workload};
-use crate::guest::program::Program;
 use crate::guest::runtime::{self, Guest, Runner, Sampler, native};
 use crate::guest::seeds::Seeds;
 use crate::options::{EngineConfig, EngineLibrary, Grants, Runtime};
@@ -388,7 +387,8 @@ impl Session {
     }
 
     /// What runs the iterations of the program `workload` of `row`, under
-    /// its engine: the built-in engine's compiled code, or the engine
+    /// its engine: its runtime (wasmtime's built-in engines run the compiled
+    /// code; another runtime compiles the file's bytes), or the engine
     /// library (loaded here, told to `progress` first as a call: its
     /// constructors run, under the call deadline) with the file's bytes.
     /// `grants` are the program's `--dir`, `--env` and `--arg`.
@@ -399,18 +399,25 @@ impl Session {
         grants: &Grants,
         progress: &dyn Progress,
     ) -> Result<ProgramRunner> {
-        self.wasmtime_only(row, "programs")?;
         Ok(match self.library(row) {
             Some(library) => ProgramRunner::Library({
                 progress.calling(Call::Load);
                 LibraryProgram::new(library, &row.path, workload.bytes.clone(), grants)?
             }),
-            None => ProgramRunner::Builtin(Box::new(Program::new(
-                &row.path,
-                workload.code.as_ref().ok_or_else(not_wasm)?,
-                grants,
-                self.limits,
-            )?)),
+            None => {
+                let guest = Guest {
+                    path: &workload.path,
+                    bytes: &workload.bytes,
+                    code: workload.code.as_ref(),
+                };
+                ProgramRunner::Runtime(
+                    self.sets[row.engine_set]
+                        .runner
+                        .as_ref()
+                        .map_err(|why| anyhow!("{why}"))?
+                        .program(guest, grants, self.limits)?,
+                )
+            }
         })
     }
 

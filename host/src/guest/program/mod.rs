@@ -46,7 +46,7 @@
 //! only a Callgrind pass needs, `output` the checks of what a program
 //! wrote.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -59,24 +59,24 @@ use wasmtime::{
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::bindings::sync::{Command, CommandPre};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
-use wasmtime_wasi::{FsPerms, I32Exit, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+use wasmtime_wasi::{I32Exit, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use crate::guest::contract::{BENCH_MODULE, START_EXPORT};
 use crate::guest::format::Code;
 use crate::guest::instance::guest_failure;
 use crate::guest::limits::{Limiter, Limits};
-use crate::guest::load::workload_name;
 use crate::guest::sandbox;
 use crate::options::Grants;
-use crate::platform::valgrind;
 
 mod counting;
 pub(crate) mod output;
 #[cfg(test)]
 mod tests;
+pub mod world;
 
 pub use output::same_lines;
-use output::{check_output, expected, stderr_tail};
+pub use world::World;
+use world::{Ended, Ran, Timing};
 
 /// Most bytes captured from each of stdout and stderr per iteration.
 pub(crate) const CAPTURE_LIMIT: usize = 64 << 20;
@@ -97,60 +97,6 @@ pub enum TimedRegion {
     /// The whole run: the program imports `bench.start` but not
     /// `bench.end`.
     WholeStartNoEnd,
-}
-
-/// The `bench.start`/`bench.end` calls of one iteration.
-#[derive(Default)]
-struct Timing {
-    started: Option<Instant>,
-    regions: Vec<Duration>,
-    error: Option<&'static str>,
-    /// Counting with Callgrind: whether its collecting is on.
-    collecting: bool,
-}
-
-impl Timing {
-    fn start(&mut self, now: Instant) {
-        self.started = Some(now);
-    }
-
-    /// Whether `bench.start` was ever called: a region ended, or one open
-    /// (counting: collecting).
-    fn any_start(&self) -> bool {
-        !self.regions.is_empty() || self.started.is_some() || self.collecting
-    }
-
-    fn end(&mut self, now: Instant) {
-        match self.started.take() {
-            Some(started) => self.regions.push(now.duration_since(started)),
-            None => {
-                self.error
-                    .get_or_insert("bench.end called before bench.start");
-            }
-        }
-    }
-
-    /// `bench.start` of a counting pass: Callgrind collects from here (a
-    /// restart keeps collecting). No clock is read.
-    fn start_counting(&mut self) {
-        if !self.collecting {
-            valgrind::toggle_collect();
-            self.collecting = true;
-        }
-    }
-
-    /// `bench.end` of a counting pass: Callgrind stops collecting, and the
-    /// region counts as one, of no length.
-    fn end_counting(&mut self) {
-        if self.collecting {
-            valgrind::toggle_collect();
-            self.collecting = false;
-            self.regions.push(Duration::ZERO);
-        } else {
-            self.error
-                .get_or_insert("bench.end called before bench.start");
-        }
-    }
 }
 
 /// A phase of an iteration, as a [`Bracket`] sees it.
@@ -321,15 +267,10 @@ enum Runner {
 /// iteration needs.
 pub struct Program {
     runner: Runner,
-    /// Whether it imports `bench.end` (else only `bench.start`, or neither).
-    imports_end: bool,
     /// Whether its own `bench.start`/`bench.end` toggle Callgrind (a
     /// counting pass of a program that imports both).
     bench_toggles: bool,
-    folder: PathBuf,
-    expected_stdout: Option<Vec<u8>>,
-    expected_stderr: Option<Vec<u8>>,
-    grants: Grants,
+    world: World,
     limits: Limits,
     /// A counting pass's imports and entry, resolved once.
     resolved: Option<Resolved>,
@@ -479,19 +420,10 @@ impl Program {
                 }
             }
         };
-        let folder = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = workload_name(path);
         Ok(Program {
             runner,
-            imports_end,
             bench_toggles,
-            expected_stdout: expected(&folder, &name, "stdout")?,
-            expected_stderr: expected(&folder, &name, "stderr")?,
-            folder,
-            grants: grants.clone(),
+            world: World::new(path, grants, imports_end)?,
             limits,
             resolved: None,
             seed: 0,
@@ -499,44 +431,14 @@ impl Program {
     }
 
     /// The WASI context of an iteration, from `builder`, writing to `stdout`
-    /// and `stderr`.
+    /// and `stderr` (see [`World::wasi`]).
     fn wasi(
         &self,
-        mut builder: WasiCtxBuilder,
+        builder: WasiCtxBuilder,
         stdout: &MemoryOutputPipe,
         stderr: &MemoryOutputPipe,
     ) -> Result<WasiCtxBuilder> {
-        builder.stdout(stdout.clone()).stderr(stderr.clone());
-        // Go's runtime (GOOS=wasip1) takes the first preopen's name for its
-        // working folder (without `PWD`) and cannot open a relative path
-        // under `.`: the folder is `/` first, then `.` (wasi-libc finds it
-        // either way), unless a `--dir` names `/` itself.
-        if !self.grants.dirs.iter().any(|(_, guest)| guest == ROOT) {
-            builder
-                .preopened_dir(&self.folder, ROOT, FsPerms::ReadOnly)
-                .map_err(anyhow::Error::from)
-                .with_context(|| format!("preopening {} as /", self.folder.display()))?;
-        }
-        builder
-            .preopened_dir(&self.folder, ".", FsPerms::ReadOnly)
-            .map_err(anyhow::Error::from)
-            .with_context(|| format!("preopening {}", self.folder.display()))?;
-        for arg in &self.grants.args {
-            builder.arg(arg);
-        }
-        if let Some(value) = std::env::var_os(SMALL_WORKLOAD_VAR) {
-            builder.env(SMALL_WORKLOAD_VAR, value.to_string_lossy());
-        }
-        for (key, value) in &self.grants.env {
-            builder.env(key, value);
-        }
-        for (host, guest) in &self.grants.dirs {
-            builder
-                .preopened_dir(host, guest, FsPerms::ReadWrite)
-                .map_err(anyhow::Error::from)
-                .with_context(|| format!("--dir {}", host.display()))?;
-        }
-        Ok(builder)
+        self.world.wasi(builder, stdout, stderr)
     }
 
     /// One fresh instance: instantiate, run, check the protocol, the exit
@@ -624,11 +526,10 @@ impl Program {
         let (result, took) = bracketed(bracket, Phase::Run { whole }, &mut store, |store| {
             start.call(store, ())
         })?;
-        Ok(Ran::new(
+        Ok(ran(
             &mut store,
             "`_start`",
-            instantiate,
-            took,
+            (instantiate, took),
             result.err(),
             false,
         ))
@@ -653,18 +554,16 @@ impl Program {
             Ok(Err(())) => (None, true),
             Err(e) => (Some(e), false),
         };
-        Ok(Ran::new(
+        Ok(ran(
             &mut store,
             "`wasi:cli/run`",
-            instantiate,
-            took,
+            (instantiate, took),
             failed,
             returned_err,
         ))
     }
 
-    /// The checks after a run: the exit, the protocol and, when `check`
-    /// says so, the output; the iteration's figures.
+    /// The checks after a run (see [`World::finish`]).
     fn finish(
         &self,
         ran: Ran,
@@ -672,96 +571,36 @@ impl Program {
         stderr: &MemoryOutputPipe,
         check: bool,
     ) -> Result<Iteration> {
-        if let Some(e) = ran.failed {
-            match e.downcast_ref::<I32Exit>() {
-                Some(I32Exit(0)) => {}
-                Some(I32Exit(code)) => bail!("exited with code {code}{}", stderr_tail(stderr)),
-                None => {
-                    return Err(guest_failure(e, ran.refused.as_deref()))
-                        .context(format!("{} failed", ran.entry));
-                }
-            }
-        }
-        if ran.returned_err {
-            bail!(
-                "wasi:cli/run returned an error (exit code 1){}",
-                stderr_tail(stderr)
-            );
-        }
-        if let Some(problem) = ran.timing.error {
-            bail!("{problem}");
-        }
-        let (execute_ns, region) = match (ran.timing.regions.is_empty(), ran.timing.any_start()) {
-            (false, _) => (
-                ran.timing
-                    .regions
-                    .iter()
-                    .map(|d| d.as_nanos() as f64)
-                    .collect(),
-                TimedRegion::StartToEnd,
-            ),
-            (true, false) => (vec![ran.whole.as_nanos() as f64], TimedRegion::WholeStart),
-            (true, true) if !self.imports_end => (
-                vec![ran.whole.as_nanos() as f64],
-                TimedRegion::WholeStartNoEnd,
-            ),
-            (true, true) => bail!("called bench.start but never bench.end"),
-        };
-        let unchecked = None;
-        let (expected_stdout, expected_stderr) = match check {
-            true => (
-                self.expected_stdout.as_deref(),
-                self.expected_stderr.as_deref(),
-            ),
-            false => (unchecked, unchecked),
-        };
-        check_output("stdout", &stdout.contents(), expected_stdout)?;
-        check_output("stderr", &stderr.contents(), expected_stderr)?;
-        Ok(Iteration {
-            instantiate_ns: ran.instantiate.as_nanos() as f64,
-            execute_ns,
-            region,
-            compile_ns: None,
-        })
+        self.world
+            .finish(ran, &stdout.contents(), &stderr.contents(), check)
     }
 }
 
-/// What one run of a program left.
-struct Ran {
-    /// What was called, for messages.
+/// What an iteration in `store` left, under the runtime-neutral name of
+/// its end: the limiter's refusal joins a trap's words, and an exit is an
+/// exit.
+fn ran<W>(
+    store: &mut Store<State<W>>,
     entry: &'static str,
-    instantiate: Duration,
-    /// The whole run (`_start` or `wasi:cli/run`).
-    whole: Duration,
-    /// The run's error: a trap, or an exit (`I32Exit`).
+    (instantiate, whole): (Duration, Duration),
     failed: Option<wasmtime::Error>,
-    /// A component's `wasi:cli/run` returned `err`.
     returned_err: bool,
-    /// What the limiter refused, if anything.
-    refused: Option<String>,
-    timing: Timing,
-}
-
-impl Ran {
-    /// What an iteration in `store` left: the limiter's refusal and the
-    /// program's regions, with the run's outcome and times.
-    fn new<W>(
-        store: &mut Store<State<W>>,
-        entry: &'static str,
-        instantiate: Duration,
-        whole: Duration,
-        failed: Option<wasmtime::Error>,
-        returned_err: bool,
-    ) -> Self {
-        Ran {
-            entry,
-            instantiate,
-            whole,
-            failed,
-            returned_err,
-            refused: store.data().limiter.refused().map(str::to_string),
-            timing: std::mem::take(&mut store.data_mut().timing),
-        }
+) -> Ran {
+    let ended = match failed {
+        None if returned_err => Ended::ReturnedErr,
+        None => Ended::Returned,
+        Some(e) => match e.downcast_ref::<I32Exit>() {
+            Some(I32Exit(code)) => Ended::Exited(*code),
+            None => Ended::Failed(
+                guest_failure(e, store.data().limiter.refused()).context(format!("{entry} failed")),
+            ),
+        },
+    };
+    Ran {
+        instantiate,
+        whole,
+        ended,
+        timing: std::mem::take(&mut store.data_mut().timing),
     }
 }
 

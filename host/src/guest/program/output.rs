@@ -5,7 +5,6 @@
 use std::path::Path;
 
 use anyhow::{Result, bail};
-use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 
 use crate::util::fs::{Cap, Links, is_not_found, read_bounded};
 
@@ -115,10 +114,6 @@ pub(crate) fn check_output(stream: &str, got: &[u8], expected: Option<&[u8]>) ->
         clip(g),
         clip(e)
     )
-}
-
-pub(super) fn stderr_tail(stderr: &MemoryOutputPipe) -> String {
-    tail(&stderr.contents())
 }
 
 /// The last line of what a program wrote to stderr, as ` (stderr: ...)`,

@@ -14,10 +14,17 @@
 
 pub mod native;
 pub mod v8;
+mod v8_program;
+#[cfg(any(feature = "wasmi", feature = "wasmer"))]
+pub mod wasi_p1;
 #[cfg(feature = "wasmer")]
 pub mod wasmer;
+#[cfg(feature = "wasmer")]
+mod wasmer_program;
 #[cfg(feature = "wasmi")]
 pub mod wasmi;
+#[cfg(feature = "wasmi")]
+mod wasmi_program;
 pub mod wasmtime;
 
 use std::path::Path;
@@ -27,7 +34,9 @@ use anyhow::{Result, bail};
 use crate::guest::engine::Engines;
 use crate::guest::format::{Code, Format};
 use crate::guest::limits::Limits;
+use crate::guest::program::Iteration;
 use crate::guest::seeds::Seeds;
+use crate::options::Grants;
 use crate::options::Runtime;
 
 /// One timed guest call.
@@ -92,6 +101,25 @@ pub trait Runner: Send + Sync {
 
     /// Whether it runs guests of `format`.
     fn runs(&self, format: Format) -> bool;
+
+    /// Compile the WASI command module `guest` (a program) to run fresh
+    /// instances of it, granted `grants`, under `limits`.
+    fn program(
+        &self,
+        guest: Guest<'_>,
+        grants: &Grants,
+        limits: Limits,
+    ) -> Result<Box<dyn CompiledProgram>>;
+}
+
+/// A program compiled by one runtime: each iteration is a fresh instance,
+/// with WASI preview 1 as its [`World`] says, its `bench.start` and
+/// `bench.end` reading the clock (the runtime's own, in its own process
+/// for V8), checked by [`World::finish`].
+pub trait CompiledProgram: Send {
+    /// One fresh instance: instantiate, run, check the protocol, the exit
+    /// code and the output.
+    fn iterate(&self) -> Result<Iteration>;
 }
 
 /// The runner of `engines`'s configuration: wasmtime's, or the runtime
@@ -141,13 +169,19 @@ fn not_built(name: &str) -> String {
     )
 }
 
-/// The version of `runtime` that runs here: the crate's, or `node
+/// The version of `runtime` that runs here, with what of its
+/// configuration differs from its defaults: the crate's, or `node
 /// --version` with V8's own.
 pub fn version(runtime: Runtime) -> Option<String> {
     match runtime {
         Runtime::Wasmtime => Some(WASMTIME_VERSION.to_string()),
         #[cfg(feature = "wasmi")]
-        Runtime::Wasmi => Some(wasmi::VERSION.to_string()),
+        Runtime::Wasmi => Some(format!(
+            "{} (max recursion depth {}, value stack {} MiB)",
+            wasmi::VERSION,
+            wasmi::MAX_RECURSION_DEPTH,
+            wasmi::MAX_STACK_BYTES >> 20
+        )),
         #[cfg(not(feature = "wasmi"))]
         Runtime::Wasmi => None,
         Runtime::V8 => v8::version(),

@@ -5,6 +5,14 @@
 //   setup SIZE                         -> ok | err WHY
 //   sample COUNT SEED                  -> ok ELAPSED_NS PAUSES CHECKSUM | err WHY
 //   memory                             -> ok PEAK_BYTES (-1: no exported memory)
+//   program MAX_MEMORY_BYTES HEX       -> ok IMPORTS_END (1 or 0) | err WHY
+//   iterate JSON                       -> ok JSON | err WHY
+// `program` compiles a WASI command module (a program) once; each
+// `iterate` is a fresh instance with a fresh node:wasi context (the JSON
+// names the folder to preopen, the grants, and the files its stdout and
+// stderr go to), and answers with the instantiation and the run's times,
+// the regions between bench.start and bench.end (read with
+// process.hrtime.bigint()), and how the run ended.
 // `sample` reads process.hrtime.bigint() right before and right after
 // run(count, seed), and nothing else sits between the two reads; the time
 // spent between bench.pause and bench.resume is taken off. WASI preview 1
@@ -114,6 +122,79 @@ function sample(countText, seedText) {
   answer(`ok ${end - start - paused} ${pauses} ${BigInt.asUintN(64, BigInt(result))}`);
 }
 
+let program = null;
+
+function compileProgram(cap, hex) {
+  memoryCap = Number(cap);
+  const module = new WebAssembly.Module(Buffer.from(hex, 'hex'));
+  let importsEnd = false;
+  for (const imp of WebAssembly.Module.imports(module)) {
+    if (imp.module === 'bench' && (imp.name === 'start' || imp.name === 'end')) {
+      importsEnd = importsEnd || imp.name === 'end';
+    } else if (imp.module !== 'wasi_snapshot_preview1') {
+      throw new Error(`imports \`${imp.module}.${imp.name}\`: a program may import functions of WASI preview 1, \`bench.start\` and \`bench.end\`, nothing else`);
+    }
+  }
+  program = module;
+  answer(`ok ${importsEnd ? 1 : 0}`);
+}
+
+// One fresh instance of the program, run as `world` says.
+function iterate(world) {
+  const { WASI } = require('node:wasi');
+  const preopens = {};
+  if (world.root) preopens['/'] = world.folder;
+  preopens['.'] = world.folder;
+  for (const [host, guest] of world.dirs) preopens[guest] = host;
+  const stdin = fs.openSync('/dev/null', 'r');
+  const stdout = fs.openSync(world.stdout, 'w');
+  const stderr = fs.openSync(world.stderr, 'w');
+  const regions = [];
+  let started = -1n;
+  let error = null;
+  try {
+    const wasi = new WASI({
+      version: 'preview1', args: world.args, env: Object.fromEntries(world.env),
+      preopens, stdin, stdout, stderr, returnOnExit: true,
+    });
+    const bench = {
+      start() { started = process.hrtime.bigint(); },
+      end() {
+        const now = process.hrtime.bigint();
+        if (started < 0n) { error = error || 'bench.end called before bench.start'; return; }
+        regions.push(Number(now - started));
+        started = -1n;
+      },
+    };
+    const t0 = process.hrtime.bigint();
+    const instance = new WebAssembly.Instance(program, {
+      wasi_snapshot_preview1: wasi.wasiImport, bench,
+    });
+    const t1 = process.hrtime.bigint();
+    let exit = null;
+    let failed = null;
+    const t2 = process.hrtime.bigint();
+    try {
+      exit = wasi.start(instance);
+    } catch (e) {
+      failed = (e instanceof Error ? `${e.name}: ${e.message}` : String(e)).replace(/\s+/g, ' ');
+    }
+    const t3 = process.hrtime.bigint();
+    const memory = instance.exports.memory;
+    if (memory instanceof WebAssembly.Memory && memory.buffer.byteLength > memoryCap) {
+      failed = failed || `linear memory grew to ${memory.buffer.byteLength} bytes: over the --max-memory limit of ${memoryCap} bytes`;
+    }
+    answer('ok ' + JSON.stringify({
+      instantiate: Number(t1 - t0), whole: Number(t3 - t2), exit, failed,
+      regions, open: started >= 0n, error,
+    }));
+  } finally {
+    fs.closeSync(stdin);
+    fs.closeSync(stdout);
+    fs.closeSync(stderr);
+  }
+}
+
 const requests = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
 requests.on('line', (line) => {
   const words = line.split(' ');
@@ -123,6 +204,8 @@ requests.on('line', (line) => {
       case 'setup': setup(words[1]); break;
       case 'sample': sample(words[1], words[2]); break;
       case 'memory': answer(`ok ${peak}`); break;
+      case 'program': compileProgram(words[1], words[2]); break;
+      case 'iterate': iterate(JSON.parse(line.slice('iterate '.length))); break;
       default: throw new Error(`unknown request ${words[0]}`);
     }
   } catch (e) {

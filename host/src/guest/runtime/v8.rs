@@ -5,7 +5,8 @@
 //! times each call itself with `process.hrtime.bigint()` around
 //! `run(count, seed)` and nothing else; the host takes the seed before
 //! sending the request. `bench.pause`/`bench.resume` are the script's;
-//! WASI preview 1 is Node's `node:wasi` with nothing granted. Components
+//! WASI preview 1 is Node's `node:wasi` with nothing granted (programs:
+//! [`super::v8_program`]). Components
 //! are not run. The memory cap is checked after every call (V8 has no hook
 //! on growth); the call deadline kills the worker's process group, the
 //! `node` process with it.
@@ -21,9 +22,10 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use crate::guest::format::Format;
 use crate::guest::limits::Limits;
-use crate::guest::runtime::{Guest, RawSample, Runner, Sampler};
+use crate::guest::runtime::{CompiledProgram, Guest, RawSample, Runner, Sampler};
 use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
+use crate::options::Grants;
 
 /// The JavaScript worker.
 pub const SCRIPT: &str = include_str!("v8.js");
@@ -93,11 +95,20 @@ impl Runner for V8 {
     fn runs(&self, format: Format) -> bool {
         format == Format::Module
     }
+
+    fn program(
+        &self,
+        guest: Guest<'_>,
+        grants: &Grants,
+        limits: Limits,
+    ) -> Result<Box<dyn CompiledProgram>> {
+        super::v8_program::program(&self.node, guest, grants, limits)
+    }
 }
 
 /// One workload instantiated in a `node` process of its own.
-struct NodeInstance {
-    child: Child,
+pub(super) struct NodeInstance {
+    pub(super) child: Child,
     requests: ChildStdin,
     answers: BufReader<ChildStdout>,
     /// The request being written and the answer read: kept, so that a
@@ -108,7 +119,7 @@ struct NodeInstance {
 }
 
 impl NodeInstance {
-    fn start(node: &Path, seeds: Seeds) -> Result<Self> {
+    pub(super) fn start(node: &Path, seeds: Seeds) -> Result<Self> {
         let mut child = Command::new(node)
             .args(["--no-warnings", "--stack-size=900", "-e", SCRIPT])
             .stdin(Stdio::piped())
@@ -130,7 +141,7 @@ impl NodeInstance {
 
     /// Send `request` and read its answer: the words after `ok`, or the
     /// script's error.
-    fn request(&mut self, request: &str) -> Result<&str> {
+    pub(super) fn request(&mut self, request: &str) -> Result<&str> {
         self.request.clear();
         self.request.push_str(request);
         self.exchange()

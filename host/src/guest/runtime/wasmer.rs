@@ -2,9 +2,11 @@
 //! `--engine wasmer-singlepass`: its single-pass compiler): a core module's
 //! binary compiled by wasmer into a store of its own, with the harness's
 //! `bench.pause`/`bench.resume` and the sandbox's memory limit, and a
-//! [`Sampler`] whose `sample` is the timed region. WASI imports are refused
-//! (wasmer's WASI is a runtime of its own, not built here), and so are
-//! components, which wasmer does not run.
+//! [`Sampler`] whose `sample` is the timed region. A workload's WASI
+//! imports are refused; programs (WASI commands) are
+//! [`super::wasmer_program`]'s, with wasmtime-wasi's preview 1 rather than
+//! wasmer's own WASI runtime (not built here). Components are refused:
+//! wasmer does not run them.
 
 use std::ptr::NonNull;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -25,9 +27,10 @@ use wasmtime::ResourceLimiter;
 use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT};
 use crate::guest::format::Format;
 use crate::guest::limits::{Limiter, Limits};
-use crate::guest::runtime::{Guest, RawSample, Runner, Sampler};
+use crate::guest::runtime::{CompiledProgram, Guest, RawSample, Runner, Sampler};
 use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
+use crate::options::Grants;
 
 /// The wasmer crate's version this host is built with (host/Cargo.toml pins
 /// it).
@@ -120,6 +123,17 @@ impl Runner for Wasmer {
 
     fn runs(&self, format: Format) -> bool {
         format == Format::Module
+    }
+
+    fn program(
+        &self,
+        guest: Guest<'_>,
+        grants: &Grants,
+        limits: Limits,
+    ) -> Result<Box<dyn CompiledProgram>> {
+        let limiter = Arc::new(Mutex::new(Limiter::new(limits)));
+        let engine = self.engine(limits, &limiter);
+        super::wasmer_program::program(engine, limiter, guest, grants, limits)
     }
 }
 
@@ -217,13 +231,7 @@ impl WasmerSampler {
     }
 
     fn explain(&self, error: RuntimeError) -> anyhow::Error {
-        let words = plain_words(&error);
-        let error = anyhow::Error::from(error);
-        let error = match words {
-            Some(words) => error.context(words),
-            None => error,
-        };
-        explain_with(error, &self.limiter)
+        explain(error, &self.limiter)
     }
 
     fn check_not_paused(&self, function: &str) -> Result<()> {
@@ -291,15 +299,26 @@ impl Sampler for WasmerSampler {
     }
 }
 
+/// A trap in plain words, with the limit refused on the way.
+pub(super) fn explain(error: RuntimeError, limiter: &Mutex<Limiter>) -> anyhow::Error {
+    let words = plain_words(&error);
+    let error = anyhow::Error::from(error);
+    let error = match words {
+        Some(words) => error.context(words),
+        None => error,
+    };
+    explain_with(error, limiter)
+}
+
 /// The limiter, whether or not a guest call panicked while holding it.
-fn lock(limiter: &Mutex<Limiter>) -> MutexGuard<'_, Limiter> {
+pub(super) fn lock(limiter: &Mutex<Limiter>) -> MutexGuard<'_, Limiter> {
     limiter
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// `error` with the limit refused on the way, if one was.
-fn explain_with(error: anyhow::Error, limiter: &Mutex<Limiter>) -> anyhow::Error {
+pub(super) fn explain_with(error: anyhow::Error, limiter: &Mutex<Limiter>) -> anyhow::Error {
     match lock(limiter).refused() {
         Some(refused) => error.context(refused.to_string()),
         None => error,

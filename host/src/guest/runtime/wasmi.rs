@@ -3,9 +3,9 @@
 //! instantiated with `bench.pause`/`bench.resume`; its
 //! [`Sampler::sample`] reads the clock, calls `run(count, seed)`, and reads
 //! it again. Each memory is capped at `--max-memory` and each table at
-//! `--max-memory / 8` elements (wasmi's store limits). WASI is not provided:
-//! a workload that imports it is refused with a row error. Components are
-//! not run.
+//! `--max-memory / 8` elements (wasmi's store limits). A workload that
+//! imports WASI is refused with a row error; programs (WASI commands) are
+//! [`super::wasmi_program`]'s. Components are not run.
 
 use std::time::{Duration, Instant};
 
@@ -15,9 +15,10 @@ use wasmi::{Caller, Engine, Linker, Module, Store, StoreLimits, StoreLimitsBuild
 use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT};
 use crate::guest::format::Format;
 use crate::guest::limits::Limits;
-use crate::guest::runtime::{Guest, RawSample, Runner, Sampler};
+use crate::guest::runtime::{CompiledProgram, Guest, RawSample, Runner, Sampler};
 use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
+use crate::options::Grants;
 
 /// The wasmi crate's version this host is built with (the workspace's
 /// `Cargo.toml` pins it).
@@ -51,7 +52,15 @@ impl State {
     }
 }
 
-/// wasmi with its default configuration.
+/// The deepest recursion wasmi allows (its default: 1,000 calls). Raised
+/// so that deeply recursive programs (Sightglass's shootout-ackermann)
+/// run as under wasmtime, whose limit is 512 KiB of native stack.
+pub const MAX_RECURSION_DEPTH: usize = 1 << 16;
+/// The most bytes wasmi's value stack may hold (its default: 1 MB).
+pub const MAX_STACK_BYTES: usize = 64 << 20;
+
+/// wasmi with its default configuration but for the stack limits
+/// ([`MAX_RECURSION_DEPTH`], [`MAX_STACK_BYTES`]).
 pub struct Wasmi {
     engine: Engine,
     linker: Linker<State>,
@@ -59,7 +68,11 @@ pub struct Wasmi {
 
 impl Wasmi {
     pub fn new() -> Result<Self> {
-        let engine = Engine::default();
+        let mut config = wasmi::Config::default();
+        config
+            .set_max_recursion_depth(MAX_RECURSION_DEPTH)
+            .set_max_stack_height(MAX_STACK_BYTES);
+        let engine = Engine::new(&config);
         let mut linker = Linker::new(&engine);
         linker
             .func_wrap(BENCH_MODULE, "pause", |mut caller: Caller<'_, State>| {
@@ -139,6 +152,15 @@ impl Runner for Wasmi {
 
     fn runs(&self, format: Format) -> bool {
         format == Format::Module
+    }
+
+    fn program(
+        &self,
+        guest: Guest<'_>,
+        grants: &Grants,
+        limits: Limits,
+    ) -> Result<Box<dyn CompiledProgram>> {
+        super::wasmi_program::program(&self.engine, guest, grants, limits)
     }
 }
 

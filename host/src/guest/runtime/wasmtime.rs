@@ -1,7 +1,8 @@
 //! wasmtime as a [`Runner`]: the workload's code compiled by the engine of
 //! its `--engine` (Cranelift, Winch or Pulley), instantiated with the
 //! harness's linkers into an [`Instance`], whose
-//! [`Instance::sample`] is the timed region.
+//! [`Instance::sample`] is the timed region; a program is a
+//! [`Program`].
 
 use anyhow::Result;
 
@@ -9,8 +10,10 @@ use crate::guest::engine::Engines;
 use crate::guest::format::{Format, not_wasm};
 use crate::guest::instance::{Instance, Linkers};
 use crate::guest::limits::Limits;
-use crate::guest::runtime::{Guest, RawSample, Runner, Sampler};
+use crate::guest::program::{Iteration, Program};
+use crate::guest::runtime::{CompiledProgram, Guest, RawSample, Runner, Sampler};
 use crate::guest::seeds::Seeds;
+use crate::options::Grants;
 
 /// wasmtime, with the linkers of one engine configuration.
 pub struct Wasmtime {
@@ -44,6 +47,26 @@ impl Runner for Wasmtime {
 
     fn runs(&self, format: Format) -> bool {
         format != Format::Native
+    }
+
+    fn program(
+        &self,
+        guest: Guest<'_>,
+        grants: &Grants,
+        limits: Limits,
+    ) -> Result<Box<dyn CompiledProgram>> {
+        Ok(Box::new(Program::new(
+            guest.path,
+            guest.code.ok_or_else(not_wasm)?,
+            grants,
+            limits,
+        )?))
+    }
+}
+
+impl CompiledProgram for Program {
+    fn iterate(&self) -> Result<Iteration> {
+        Program::iterate(self)
     }
 }
 

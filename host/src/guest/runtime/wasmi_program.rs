@@ -1,0 +1,182 @@
+//! Programs under wasmi: the WASI command module compiled once by wasmi;
+//! each iteration a fresh store and instance, with WASI preview 1 answered
+//! by [`super::wasi_p1`] (the context [`World::p1`] builds, as wasmtime's
+//! programs get it), `bench.start`/`bench.end` reading the clock, and
+//! wasmi's store limits holding memory and tables to `--max-memory`.
+
+use std::time::Instant;
+
+use anyhow::{Context, Result, anyhow};
+use wasmi::{
+    Caller, Engine, Extern, ExternType, Linker, Module, Store, StoreLimits, StoreLimitsBuilder, Val,
+};
+use wasmtime_wasi::p1::WasiP1Ctx;
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+
+use super::wasi_p1::{self, Stop};
+use super::{CompiledProgram, Guest};
+use crate::guest::contract::{BENCH_MODULE, START_EXPORT};
+use crate::guest::limits::Limits;
+use crate::guest::program::world::{Ended, Ran, Timing};
+use crate::guest::program::{CAPTURE_LIMIT, Iteration, World};
+use crate::options::Grants;
+
+/// Store data of one iteration.
+struct State {
+    wasi: WasiP1Ctx,
+    timing: Timing,
+    /// `proc_exit`'s code, once called.
+    exit: Option<i32>,
+    limits: StoreLimits,
+}
+
+/// A program compiled by wasmi, with its linker.
+pub struct WasmiCommand {
+    engine: Engine,
+    module: Module,
+    linker: Linker<State>,
+    world: World,
+    limits: Limits,
+}
+
+/// Compile `guest` and link its imports: each WASI import to
+/// [`wasi_p1::call`], `bench.start`/`bench.end` to the clock.
+pub fn program(
+    engine: &Engine,
+    guest: Guest<'_>,
+    grants: &Grants,
+    limits: Limits,
+) -> Result<Box<dyn CompiledProgram>> {
+    let module = Module::new(engine, guest.bytes)
+        .map_err(|e| anyhow!("{e}"))
+        .context("wasmi does not compile it")?;
+    let mut linker = Linker::new(engine);
+    let mut imports_end = false;
+    for import in module.imports() {
+        let (module_name, name) = (import.module(), import.name());
+        let ty = match import.ty() {
+            ExternType::Func(ty) => Some(ty.clone()),
+            _ => None,
+        };
+        wasi_p1::check_import(module_name, name, ty.as_ref().map(|t| t.params().len()))?;
+        let ty = ty.context("not a function")?;
+        match (module_name, name) {
+            (BENCH_MODULE, "start") => {
+                linker.func_wrap(BENCH_MODULE, "start", |mut caller: Caller<'_, State>| {
+                    let now = Instant::now();
+                    caller.data_mut().timing.start(now);
+                })
+            }
+            (BENCH_MODULE, _) => {
+                imports_end = true;
+                linker.func_wrap(BENCH_MODULE, "end", |mut caller: Caller<'_, State>| {
+                    let now = Instant::now();
+                    caller.data_mut().timing.end(now);
+                })
+            }
+            _ => {
+                let owned = name.to_string();
+                linker.func_new(module_name, name, ty, move |caller, params, results| {
+                    wasi(caller, &owned, params, results)
+                })
+            }
+        }
+        .map_err(|e| anyhow!("{e}"))?;
+    }
+    Ok(Box::new(WasmiCommand {
+        engine: engine.clone(),
+        module,
+        linker,
+        world: World::new(guest.path, grants, imports_end)?,
+        limits,
+    }))
+}
+
+/// One WASI call of the guest, on its exported memory.
+fn wasi(
+    mut caller: Caller<'_, State>,
+    name: &str,
+    params: &[Val],
+    results: &mut [Val],
+) -> Result<(), wasmi::Error> {
+    let memory = caller
+        .get_export("memory")
+        .and_then(Extern::into_memory)
+        .ok_or_else(|| wasmi::Error::new("a WASI call needs the exported `memory`"))?;
+    let args: Vec<i64> = params
+        .iter()
+        .map(|v| match v {
+            Val::I32(v) => i64::from(*v),
+            Val::I64(v) => *v,
+            _ => 0,
+        })
+        .collect();
+    let (bytes, state) = memory.data_and_store_mut(&mut caller);
+    match wasi_p1::call(&mut state.wasi, bytes, name, &args) {
+        Ok(errno) => {
+            if let Some(slot) = results.first_mut() {
+                *slot = Val::I32(errno);
+            }
+            Ok(())
+        }
+        Err(Stop::Exit(code)) => {
+            state.exit = Some(code);
+            Err(wasmi::Error::i32_exit(code))
+        }
+        Err(Stop::Trap(e)) => Err(wasmi::Error::new(format!("{e:#}"))),
+    }
+}
+
+impl WasmiCommand {
+    /// One fresh store and instance, run: what it left.
+    fn run(&self, wasi: WasiP1Ctx) -> Result<Ran> {
+        let state = State {
+            wasi,
+            timing: Timing::default(),
+            exit: None,
+            limits: StoreLimitsBuilder::new()
+                .memory_size(usize::try_from(self.limits.max_memory_bytes).unwrap_or(usize::MAX))
+                .table_elements(
+                    usize::try_from(self.limits.max_memory_bytes / 8).unwrap_or(usize::MAX),
+                )
+                .build(),
+        };
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|state| &mut state.limits);
+        let start = Instant::now();
+        let instance = self
+            .linker
+            .instantiate_and_start(&mut store, &self.module)
+            .map_err(|e| anyhow!("{e}"))
+            .context("instantiation failed")?;
+        let instantiate = start.elapsed();
+        let entry = instance
+            .get_typed_func::<(), ()>(&store, START_EXPORT)
+            .map_err(|e| anyhow!("{e}"))
+            .context("export `_start`")?;
+        let start = Instant::now();
+        let result = entry.call(&mut store, ());
+        let whole = start.elapsed();
+        let ended = match (store.data().exit, result) {
+            (Some(code), _) => Ended::Exited(code),
+            (None, Ok(())) => Ended::Returned,
+            (None, Err(e)) => Ended::Failed(anyhow!("{e}").context("`_start` failed")),
+        };
+        Ok(Ran {
+            instantiate,
+            whole,
+            ended,
+            timing: std::mem::take(&mut store.data_mut().timing),
+        })
+    }
+}
+
+impl CompiledProgram for WasmiCommand {
+    fn iterate(&self) -> Result<Iteration> {
+        let stdout = MemoryOutputPipe::new(CAPTURE_LIMIT);
+        let stderr = MemoryOutputPipe::new(CAPTURE_LIMIT);
+        let ran = self.run(self.world.p1(&stdout, &stderr)?)?;
+        self.world
+            .finish(ran, &stdout.contents(), &stderr.contents(), true)
+    }
+}
