@@ -229,6 +229,12 @@ pub struct ProcessSample {
     /// The most linear memory the instance held, where its runtime tells.
     #[serde(default)]
     pub peak_memory_bytes: Option<u64>,
+    /// Programs: the peak resident memory of the process they ran in.
+    #[serde(default)]
+    pub peak_rss_bytes: Option<u64>,
+    /// The compiled code's size, where the runtime told the worker.
+    #[serde(default)]
+    pub code_bytes: Option<u64>,
 }
 
 /// What a program adds to a [`ProcessSample`].

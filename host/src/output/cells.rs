@@ -12,8 +12,10 @@ use crate::output::units::{
 };
 use crate::results::notes::{Note, Undisturbed};
 use crate::results::{
-    BaselineComparison, BenchResult, CallgrindCounts, Figures, Foreign, HardwareCounts, Phases,
+    BaselineComparison, BenchResult, CallgrindCounts, Costs, Figures, Foreign, HardwareCounts,
+    Phases,
 };
+use crate::util::bytes::format_bytes;
 
 /// The display cells of a measured row, as the terminal table shows them:
 /// median and interval in one unit with the digits that tell the ends
@@ -70,6 +72,7 @@ pub fn row_notes(r: &BenchResult) -> Vec<Foreign> {
     if let Some(h) = &f.hardware_counters {
         notes.push(Foreign::new(counters_line(h)));
     }
+    notes.extend(costs_line(&f.costs).map(Foreign::new));
     notes.extend(f.notes.iter().map(Note::words));
     notes.extend(f.info.iter().map(Note::words));
     if let Some(b) = &r.baseline {
@@ -121,6 +124,21 @@ pub fn phases_line(p: &Phases) -> String {
         format_ns(p.execute_ns.median),
         p.execute_ns.samples
     )
+}
+
+/// What a row costs besides time, on one line (`costs: module 423 B ·
+/// code 13.4 KiB · peak memory 1.0 MiB`), when anything is known.
+pub fn costs_line(c: &Costs) -> Option<String> {
+    let parts: Vec<String> = [
+        ("module", c.module_bytes),
+        ("code", c.code_bytes),
+        ("peak memory", c.peak_memory_bytes),
+        ("peak RSS", c.peak_rss_bytes),
+    ]
+    .into_iter()
+    .filter_map(|(what, bytes)| Some(format!("{what} {}", format_bytes(bytes?))))
+    .collect();
+    (!parts.is_empty()).then(|| format!("costs: {}", parts.join(" · ")))
 }
 
 /// The hardware counters on one line.

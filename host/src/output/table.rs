@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use anstyle::{AnsiColor, Style};
 
 use crate::options::SeedRule;
-use crate::output::cells::{Cells, callgrind_line, counters_line, phases_line};
+use crate::output::cells::{Cells, callgrind_line, costs_line, counters_line, phases_line};
 use crate::output::escape::{Text, terminal};
 use crate::output::units::format_ns;
 use crate::results::Verdict;
@@ -223,6 +223,9 @@ impl<W: Write> Table<W> {
         }
         if let Some(h) = &f.hardware_counters {
             writeln!(self.out, "{:<w$}  {}", "", counters_line(h))?;
+        }
+        if let Some(costs) = costs_line(&f.costs) {
+            writeln!(self.out, "{:<w$}  {DIM}{costs}{DIM:#}", "")?;
         }
         for note in &f.notes {
             writeln!(

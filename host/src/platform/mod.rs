@@ -7,7 +7,8 @@
 //! - [`load`]: how busy each core is, and whether the machine is busy;
 //! - [`valgrind`]: Valgrind's client requests (Callgrind's counts);
 //! - [`pmu`]: whether hardware performance counters are there;
-//! - [`pages`]: transparent huge pages (the kernel's mode, asking for them).
+//! - [`pages`]: transparent huge pages (the kernel's mode, asking for them);
+//! - [`memory`]: a process's peak resident memory.
 //!
 //! Nothing here knows of WebAssembly.
 
@@ -16,6 +17,7 @@ pub mod cpu;
 pub mod gaps;
 pub mod git;
 pub mod load;
+pub mod memory;
 pub mod pages;
 pub mod pmu;
 pub mod thread;

@@ -247,16 +247,22 @@ pub struct Costs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub module_bytes: Option<u64>,
     /// The compiled machine code's size, in bytes, where the engine exposes
-    /// it (wasmtime: the image of the compiled module); absent under wasmi,
-    /// V8 and for native code.
+    /// it (wasmtime: the image of the compiled module; wasmer: its
+    /// serialized module, the code with its metadata); absent under wasmi
+    /// (no machine code), V8 and for native code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_bytes: Option<u64>,
     /// The most linear memory one instance held (the largest over the
-    /// processes), in bytes, where the runtime tells (wasmtime: every
-    /// memory; wasmi and V8: the exported ones); absent for programs and
-    /// native code.
+    /// processes), in bytes, where the runtime tells (wasmtime and wasmer:
+    /// every memory; wasmi and V8: the exported ones); absent for programs
+    /// and native code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak_memory_bytes: Option<u64>,
+    /// Programs: the peak resident memory of the process that ran them
+    /// (the largest over the processes), in bytes: the worker's (the host's
+    /// own memory with it), or `node`'s under V8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_bytes: Option<u64>,
 }
 
 /// How the warm-up went, over every process.

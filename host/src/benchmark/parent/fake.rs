@@ -154,6 +154,8 @@ pub fn measured(row: usize, ns: f64) -> Next {
             fuel_per_op: None,
             hardware_counters: None,
             peak_memory_bytes: None,
+            peak_rss_bytes: None,
+            code_bytes: None,
             program: None,
         },
     })

@@ -47,6 +47,11 @@ pub fn figures(
     figures.fuel_per_op = samples.iter().find_map(|s| s.fuel_per_op);
     figures.costs = crate::results::Costs {
         peak_memory_bytes: samples.iter().filter_map(|s| s.peak_memory_bytes).max(),
+        peak_rss_bytes: samples.iter().filter_map(|s| s.peak_rss_bytes).max(),
+        code_bytes: compiled
+            .costs
+            .code_bytes
+            .or_else(|| samples.iter().find_map(|s| s.code_bytes)),
         ..compiled.costs
     };
     figures

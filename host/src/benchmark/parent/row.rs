@@ -26,12 +26,14 @@ pub struct Compiled {
 }
 
 /// What `workload` costs besides time, as far as the parent knows: the
-/// file's size and the compiled code's (the peak memory is measured).
+/// file's size and wasmtime's compiled code's (the peak memory, and
+/// another runtime's code size, come from the workers).
 pub fn costs(workload: &crate::guest::Workload) -> crate::results::Costs {
     crate::results::Costs {
         module_bytes: Some(workload.bytes.len() as u64),
         code_bytes: workload.code_bytes(),
         peak_memory_bytes: None,
+        peak_rss_bytes: None,
     }
 }
 

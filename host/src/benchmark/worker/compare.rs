@@ -118,6 +118,8 @@ pub fn compare(
             hardware_counters: None,
             program: None,
             peak_memory_bytes: variant.instance.peak_memory_bytes(),
+            peak_rss_bytes: None,
+            code_bytes: variant.instance.code_bytes(),
         });
     }
     Ok(Event::Compared {

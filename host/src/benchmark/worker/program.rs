@@ -33,6 +33,22 @@ impl ProgramRunner {
             ProgramRunner::Library(program) => program.iterate(),
         }
     }
+
+    /// The peak resident memory of the process that ran the iterations.
+    pub fn peak_rss_bytes(&self) -> Option<u64> {
+        match self {
+            ProgramRunner::Runtime(program) => program.peak_rss_bytes(),
+            ProgramRunner::Library(_) => crate::platform::memory::peak_rss_bytes(None),
+        }
+    }
+
+    /// The compiled code's size, where the runtime tells.
+    pub fn code_bytes(&self) -> Option<u64> {
+        match self {
+            ProgramRunner::Runtime(program) => program.code_bytes(),
+            ProgramRunner::Library(_) => None,
+        }
+    }
 }
 
 /// A program's iterations in one process, as they are taken: the
@@ -108,6 +124,8 @@ impl Iterations {
             fuel_per_op: None,
             hardware_counters,
             peak_memory_bytes: None,
+            peak_rss_bytes: None,
+            code_bytes: None,
             program: Some(ProgramSample {
                 instantiate_ns: self.instantiate_ns,
                 compile_ns: self.compile_ns,
@@ -141,5 +159,8 @@ pub fn measure(
         }
     }
     let sampling_ms = sampling.elapsed().as_secs_f64() * 1e3;
-    Ok(taken.into_sample(sampling_ms, hardware_counters))
+    let mut sample = taken.into_sample(sampling_ms, hardware_counters);
+    sample.peak_rss_bytes = program.peak_rss_bytes();
+    sample.code_bytes = program.code_bytes();
+    Ok(sample)
 }

@@ -75,6 +75,8 @@ pub fn measure_row(
         hardware_counters,
         program: None,
         peak_memory_bytes: instance.peak_memory_bytes(),
+        peak_rss_bytes: None,
+        code_bytes: instance.code_bytes(),
     })
 }
 

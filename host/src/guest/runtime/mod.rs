@@ -75,6 +75,12 @@ pub trait Sampler: Send {
     /// The most bytes of linear memory the instance has held so far, where
     /// the runtime tells.
     fn peak_memory_bytes(&mut self) -> Option<u64>;
+
+    /// The size of the compiled code, where the runtime tells and the host
+    /// did not see it (wasmer: its serialized module).
+    fn code_bytes(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A guest to instantiate: the file's binary and wasmtime's compiled code of
@@ -120,6 +126,17 @@ pub trait CompiledProgram: Send {
     /// One fresh instance: instantiate, run, check the protocol, the exit
     /// code and the output.
     fn iterate(&self) -> Result<Iteration>;
+
+    /// The peak resident memory of the process the iterations ran in: the
+    /// worker's, unless the runtime has a process of its own.
+    fn peak_rss_bytes(&self) -> Option<u64> {
+        crate::platform::memory::peak_rss_bytes(None)
+    }
+
+    /// The size of the compiled code, as [`Sampler::code_bytes`].
+    fn code_bytes(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// The runner of `engines`'s configuration: wasmtime's, or the runtime

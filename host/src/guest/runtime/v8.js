@@ -175,7 +175,15 @@ function iterate(world) {
     let failed = null;
     const t2 = process.hrtime.bigint();
     try {
-      exit = wasi.start(instance);
+      // node:wasi starts only an instance that exports its memory; one
+      // that exports none cannot have a WASI call answered anyway.
+      if (instance.exports.memory instanceof WebAssembly.Memory) {
+        exit = wasi.start(instance);
+      } else if (typeof instance.exports._start === 'function') {
+        instance.exports._start();
+      } else {
+        throw new Error('export `_start`: not a function');
+      }
     } catch (e) {
       failed = (e instanceof Error ? `${e.name}: ${e.message}` : String(e)).replace(/\s+/g, ' ');
     }

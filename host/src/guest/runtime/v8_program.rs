@@ -160,4 +160,10 @@ impl CompiledProgram for V8Command {
         self.world
             .finish(ran, &self.read("stdout")?, &self.read("stderr")?, true)
     }
+
+    /// The `node` process's peak resident memory.
+    fn peak_rss_bytes(&self) -> Option<u64> {
+        let node = self.node.lock().unwrap_or_else(PoisonError::into_inner);
+        crate::platform::memory::peak_rss_bytes(Some(node.child.id()))
+    }
 }

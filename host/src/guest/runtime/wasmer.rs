@@ -297,6 +297,10 @@ impl Sampler for WasmerSampler {
     fn peak_memory_bytes(&mut self) -> Option<u64> {
         Some(lock(&self.limiter).memory_bytes())
     }
+
+    fn code_bytes(&self) -> Option<u64> {
+        WasmerSampler::code_bytes(self).ok()
+    }
 }
 
 /// A trap in plain words, with the limit refused on the way.

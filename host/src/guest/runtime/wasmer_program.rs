@@ -194,4 +194,9 @@ impl CompiledProgram for WasmerCommand {
         self.world
             .finish(ran, &stdout.contents(), &stderr.contents(), true)
     }
+
+    /// The serialized module's size (the machine code with its metadata).
+    fn code_bytes(&self) -> Option<u64> {
+        self.module.serialize().ok().map(|bytes| bytes.len() as u64)
+    }
 }

@@ -13,7 +13,7 @@ use crate::output::escape::{self, csv as text, csv_own as own};
 use crate::results::RunReport;
 use crate::results::{CompareReport, Ratio, Verdict};
 
-const RUN_HEADER: [&str; 23] = [
+const RUN_HEADER: [&str; 24] = [
     "name",
     "benchmark",
     "size",
@@ -37,6 +37,7 @@ const RUN_HEADER: [&str; 23] = [
     "module_bytes",
     "code_bytes",
     "peak_memory_bytes",
+    "peak_rss_bytes",
 ];
 
 const COMPARE_HEADER: [&str; 7] = [
@@ -86,6 +87,7 @@ pub fn csv_run(report: &RunReport) -> String {
                     bytes(f.costs.module_bytes),
                     bytes(f.costs.code_bytes),
                     bytes(f.costs.peak_memory_bytes),
+                    bytes(f.costs.peak_rss_bytes),
                 ]);
             }
             None => fields.extend(std::iter::repeat_n(String::new(), 16)),
@@ -156,12 +158,12 @@ mod tests {
     #[test]
     fn run_csv_has_a_header_and_one_record_per_row() {
         let csv = csv_run(&fixtures::run_report());
-        let expected = "name,benchmark,size,engine,path,kind,error,count,samples,median_ns,mean_ns,stddev_ns,min_ns,max_ns,ci95_low_ns,ci95_high_ns,err_pct,ops_per_sec,outliers,fuel_per_op,module_bytes,code_bytes,peak_memory_bytes\r\n\
-xor.wasm,xor.wasm,,,workloads/xor.wasm,module,,1000,100,1234.5,1240,12,1200,1300,1230,1240,0.52,810044.552,3,,,,\r\n\
-trap.wasm,trap.wasm,,,workloads/trap.wasm,module,\"wasm trap: unreachable, in `run`\",,,,,,,,,,,,,,,,\r\n";
+        let expected = "name,benchmark,size,engine,path,kind,error,count,samples,median_ns,mean_ns,stddev_ns,min_ns,max_ns,ci95_low_ns,ci95_high_ns,err_pct,ops_per_sec,outliers,fuel_per_op,module_bytes,code_bytes,peak_memory_bytes,peak_rss_bytes\r\n\
+xor.wasm,xor.wasm,,,workloads/xor.wasm,module,,1000,100,1234.5,1240,12,1200,1300,1230,1240,0.52,810044.552,3,,,,,\r\n\
+trap.wasm,trap.wasm,,,workloads/trap.wasm,module,\"wasm trap: unreachable, in `run`\",,,,,,,,,,,,,,,,,\r\n";
         assert_eq!(csv, expected);
         for line in csv.split_terminator("\r\n") {
-            assert_eq!(parse_record(line).len(), 23, "{line}");
+            assert_eq!(parse_record(line).len(), 24, "{line}");
         }
     }
 
