@@ -28,10 +28,21 @@ fn program(name: &str) -> PathBuf {
 /// `host run FILES --engine RUNTIME --samples 3 ... --export-json -` in
 /// `dir`, with the cache in `dir/cache`: the exit code and the report.
 fn run(files: &[&Path], runtime: &str, dir: &Path) -> Result<(Option<i32>, Value), Box<dyn Error>> {
+    run_with(files, runtime, dir, &[])
+}
+
+/// [`run`] with `extra` arguments.
+fn run_with(
+    files: &[&Path],
+    runtime: &str,
+    dir: &Path,
+    extra: &[&str],
+) -> Result<(Option<i32>, Value), Box<dyn Error>> {
     let mut command = Command::new(e2e::host_binary());
     command
         .arg("run")
         .args(files)
+        .args(extra)
         .args(["--engine", runtime, "--samples", "3", "--warmup", "20ms"])
         .args(["--timeout", "60s", "--export-json", "-"])
         .current_dir(dir)
@@ -176,6 +187,30 @@ fn the_folder_is_read_only_under_wasmi_and_wasmer() -> TestResult {
         let error = error_of(&report, "write_folder")?;
         assert!(error.contains("exited with code"), "{runtime}: {report}");
         assert!(!folder.join("made.txt").exists(), "{runtime} made a file");
+    }
+    Ok(())
+}
+
+/// `--max-memory` holds for programs: wasmi and wasmer refuse the growth
+/// (the program exits with the code it chose), V8 checks after the
+/// iteration (it cannot refuse a growth) and fails the row.
+#[test]
+fn the_memory_limit_holds_for_programs() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    for runtime in available(dir.path())? {
+        let file = program("grow_or_exit.wat");
+        let (_, report) = run_with(&[&file], runtime, dir.path(), &["--max-memory", "4MiB"])?;
+        let error = error_of(&report, "grow_or_exit")?;
+        let held = match runtime {
+            "v8" => error.contains("over the --max-memory limit"),
+            _ => error.contains("exited with code 9"),
+        };
+        assert!(held, "{runtime}: {report}");
+        let (_, report) = run(&[&file], runtime, dir.path())?;
+        assert!(
+            row(&report, "grow_or_exit")?["error"].is_null(),
+            "{runtime}: {report}"
+        );
     }
     Ok(())
 }

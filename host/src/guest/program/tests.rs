@@ -1,5 +1,6 @@
 //! Tests of program workloads: comparing what a program wrote with what was expected.
 
+use super::output::check_output;
 use super::*;
 
 #[test]

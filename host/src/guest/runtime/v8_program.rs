@@ -7,7 +7,8 @@
 //! read-only: under V8 a program could write into its own folder (the
 //! expected output is read before the first iteration). Its stdout and
 //! stderr go to files in a temporary folder, capped by the `node`
-//! process's file-size limit, and are read back bounded.
+//! process's file-size limit, and are read back bounded. A program given
+//! no `--arg` gets its file name as `argv[0]` (see [`V8Command::args`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
@@ -28,6 +29,8 @@ use crate::util::fs::{Cap, Links, read_bounded};
 /// A program compiled in a `node` process.
 pub struct V8Command {
     node: Mutex<NodeInstance>,
+    /// The program's file name, its `argv[0]` when it has no `--arg`.
+    name: String,
     world: World,
     /// Where node writes the program's stdout and stderr; removed on drop.
     capture: tempfile::TempDir,
@@ -66,6 +69,10 @@ pub fn program(
         == "1";
     Ok(Box::new(V8Command {
         node: Mutex::new(instance),
+        name: guest
+            .path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
         world: World::new(guest.path, grants, imports_end)?,
         capture: tempfile::Builder::new()
             .prefix("wasm-bench-v8-")
@@ -117,12 +124,23 @@ impl V8Command {
             "folder": folder,
             "root": world.folder_is_root(),
             "dirs": dirs,
-            "args": world.grants().args,
+            "args": self.args(),
             "env": world.env(),
             "stdout": text(&self.output("stdout")),
             "stderr": text(&self.output("stderr")),
         });
         Ok(format!("iterate {request}"))
+    }
+
+    /// The program's arguments: the `--arg` grants; with none, its file
+    /// name alone, because `node:wasi` cannot start a program with no
+    /// arguments at all (a wasi-libc of wasi-sdk 19, as Sightglass's bz2
+    /// was built with, exits with code 71 when `argc` is 0).
+    fn args(&self) -> Vec<String> {
+        match self.world.grants().args.is_empty() {
+            true => vec![self.name.clone()],
+            false => self.world.grants().args.clone(),
+        }
     }
 
     /// What node wrote for the program to `stream`, read back bounded.

@@ -176,3 +176,119 @@ pub fn check_import(module: &str, name: &str, params: Option<usize>) -> anyhow::
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every function of WASI preview 1 (its witx), in order.
+    const PREVIEW_1: [&str; 46] = [
+        "args_get",
+        "args_sizes_get",
+        "environ_get",
+        "environ_sizes_get",
+        "clock_res_get",
+        "clock_time_get",
+        "fd_advise",
+        "fd_allocate",
+        "fd_close",
+        "fd_datasync",
+        "fd_fdstat_get",
+        "fd_fdstat_set_flags",
+        "fd_fdstat_set_rights",
+        "fd_filestat_get",
+        "fd_filestat_set_size",
+        "fd_filestat_set_times",
+        "fd_pread",
+        "fd_prestat_get",
+        "fd_prestat_dir_name",
+        "fd_pwrite",
+        "fd_read",
+        "fd_readdir",
+        "fd_renumber",
+        "fd_seek",
+        "fd_sync",
+        "fd_tell",
+        "fd_write",
+        "path_create_directory",
+        "path_filestat_get",
+        "path_filestat_set_times",
+        "path_link",
+        "path_open",
+        "path_readlink",
+        "path_remove_directory",
+        "path_rename",
+        "path_symlink",
+        "path_unlink_file",
+        "poll_oneoff",
+        "proc_exit",
+        "proc_raise",
+        "sched_yield",
+        "random_get",
+        "sock_accept",
+        "sock_recv",
+        "sock_send",
+        "sock_shutdown",
+    ];
+
+    fn context() -> WasiP1Ctx {
+        wasmtime_wasi::WasiCtxBuilder::new().build_p1()
+    }
+
+    /// The arity table and the calls agree: every function, called with as
+    /// many arguments as the table says, reaches wasmtime-wasi (an errno, a
+    /// trap of its own, or the exit), and one argument more is refused.
+    #[test]
+    fn every_function_is_called_with_its_arity() {
+        let mut memory = vec![0u8; 1 << 16];
+        for name in PREVIEW_1 {
+            let arity = arity(name).unwrap_or_else(|| panic!("{name}: no arity"));
+            let args = vec![0i64; arity];
+            match call(&mut context(), &mut memory, name, &args) {
+                Ok(_) | Err(Stop::Exit(_)) => {}
+                Err(Stop::Trap(e)) => {
+                    let words = format!("{e:#}");
+                    assert!(
+                        !words.contains("arguments") && !words.contains("not a function"),
+                        "{name}: {words}"
+                    );
+                }
+            }
+            let more = vec![0i64; arity + 1];
+            assert!(matches!(
+                call(&mut context(), &mut memory, name, &more),
+                Err(Stop::Trap(_))
+            ));
+        }
+        assert!(arity("fd_fork").is_none());
+    }
+
+    /// A call does what preview 1 says on the bytes it is given: the clock
+    /// is written where asked, an exit stops with its code, a bad pointer
+    /// traps.
+    #[test]
+    fn calls_work_on_the_guest_memory() {
+        let mut memory = vec![0u8; 64];
+        let mut ctx = context();
+        // clock_time_get(monotonic, precision 1, result at 8)
+        assert_eq!(
+            call(&mut ctx, &mut memory, "clock_time_get", &[1, 1, 8]).ok(),
+            Some(0)
+        );
+        let mut time = [0u8; 8];
+        time.copy_from_slice(&memory[8..16]);
+        assert!(u64::from_le_bytes(time) > 0);
+        assert!(matches!(
+            call(&mut ctx, &mut memory, "proc_exit", &[7]),
+            Err(Stop::Exit(7))
+        ));
+        assert!(matches!(
+            call(&mut ctx, &mut memory, "clock_time_get", &[1, 1, 1 << 20]),
+            Err(Stop::Trap(_))
+        ));
+        assert!(matches!(check_import(MODULE, "fd_write", Some(4)), Ok(())));
+        assert!(check_import(MODULE, "fd_write", Some(3)).is_err());
+        assert!(check_import("env", "abort", Some(0)).is_err());
+        assert!(check_import("bench", "start", Some(0)).is_ok());
+    }
+}
