@@ -215,6 +215,20 @@ impl World {
         Ok(self.wasi(WasiCtxBuilder::new(), stdout, stderr)?.build_p1())
     }
 
+    /// One iteration of a core module under a runtime that answers WASI
+    /// with wasmtime-wasi's preview 1: `run` runs a fresh instance with the
+    /// context [`World::p1`] builds; the run is checked by
+    /// [`World::finish`], its output captured on the way.
+    pub(crate) fn iterate_p1(
+        &self,
+        run: impl FnOnce(WasiP1Ctx) -> Result<Ran>,
+    ) -> Result<Iteration> {
+        let stdout = MemoryOutputPipe::new(super::CAPTURE_LIMIT);
+        let stderr = MemoryOutputPipe::new(super::CAPTURE_LIMIT);
+        let ran = run(self.p1(&stdout, &stderr)?)?;
+        self.finish(ran, &stdout.contents(), &stderr.contents(), true)
+    }
+
     /// The checks after a run: the exit, the protocol and, when `check`
     /// says so, the output; the iteration's figures.
     pub(crate) fn finish(

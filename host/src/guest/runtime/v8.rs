@@ -84,7 +84,7 @@ impl Runner for V8 {
         limits: Limits,
         seeds: Seeds,
     ) -> Result<Box<dyn Sampler>> {
-        let mut instance = NodeInstance::start(&self.node, seeds)?;
+        let mut instance = NodeInstance::start(&self.node, &[], seeds)?;
         let hex: String = guest.bytes.iter().map(|b| format!("{b:02x}")).collect();
         instance
             .request(&format!("load {export} {} {hex}", limits.max_memory_bytes))
@@ -119,9 +119,12 @@ pub(super) struct NodeInstance {
 }
 
 impl NodeInstance {
-    pub(super) fn start(node: &Path, seeds: Seeds) -> Result<Self> {
+    /// Start `node` with the V8 `flags`, its calls seeded from `seeds`.
+    pub(super) fn start(node: &Path, flags: &[&str], seeds: Seeds) -> Result<Self> {
         let mut child = Command::new(node)
-            .args(["--no-warnings", "--stack-size=900", "-e", SCRIPT])
+            .args(["--no-warnings", "--stack-size=900"])
+            .args(flags)
+            .args(["-e", SCRIPT])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -26,6 +26,15 @@ use crate::guest::seeds::Seeds;
 use crate::options::Grants;
 use crate::util::fs::{Cap, Links, read_bounded};
 
+/// The V8 flag a program's `node` runs with: node:wasi's functions are
+/// called the ordinary way, not as V8's fast API calls. Node 20 lets a
+/// garbage collection run inside a fast call (when node:wasi allocates),
+/// which finalizes WASI contexts with their locks held and aborts the
+/// process (`tests/fixtures/programs/big_writer.wat` aborts at the first or
+/// fourth iteration without it). Workloads' `node` keeps fast calls:
+/// `process.hrtime.bigint()` is one.
+const NO_FAST_CALLS: &str = "--no-turbo-fast-api-calls";
+
 /// A program compiled in a `node` process.
 pub struct V8Command {
     node: Mutex<NodeInstance>,
@@ -60,7 +69,7 @@ pub fn program(
     grants: &Grants,
     limits: Limits,
 ) -> Result<Box<dyn CompiledProgram>> {
-    let mut instance = NodeInstance::start(node, Seeds::same(0))?;
+    let mut instance = NodeInstance::start(node, &[NO_FAST_CALLS], Seeds::same(0))?;
     limit_file_size(instance.child.id(), CAPTURE_LIMIT as u64)?;
     let hex: String = guest.bytes.iter().map(|b| format!("{b:02x}")).collect();
     let imports_end = instance

@@ -14,7 +14,6 @@ use wasmer::{
     RuntimeError, Store, Value,
 };
 use wasmtime_wasi::p1::WasiP1Ctx;
-use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 
 use super::wasi_p1::{self, Stop};
 use super::wasmer::{explain, explain_with, lock};
@@ -22,7 +21,7 @@ use super::{CompiledProgram, Guest};
 use crate::guest::contract::{BENCH_MODULE, START_EXPORT};
 use crate::guest::limits::{Limiter, Limits};
 use crate::guest::program::world::{Ended, Ran, Timing};
-use crate::guest::program::{CAPTURE_LIMIT, Iteration, World};
+use crate::guest::program::{Iteration, World};
 use crate::options::Grants;
 
 /// The host state of one iteration.
@@ -188,11 +187,7 @@ impl WasmerCommand {
 
 impl CompiledProgram for WasmerCommand {
     fn iterate(&self) -> Result<Iteration> {
-        let stdout = MemoryOutputPipe::new(CAPTURE_LIMIT);
-        let stderr = MemoryOutputPipe::new(CAPTURE_LIMIT);
-        let ran = self.run(self.world.p1(&stdout, &stderr)?)?;
-        self.world
-            .finish(ran, &stdout.contents(), &stderr.contents(), true)
+        self.world.iterate_p1(|wasi| self.run(wasi))
     }
 
     /// The serialized module's size (the machine code with its metadata).

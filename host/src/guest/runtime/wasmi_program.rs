@@ -11,14 +11,13 @@ use wasmi::{
     Caller, Engine, Extern, ExternType, Linker, Module, Store, StoreLimits, StoreLimitsBuilder, Val,
 };
 use wasmtime_wasi::p1::WasiP1Ctx;
-use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 
 use super::wasi_p1::{self, Stop};
 use super::{CompiledProgram, Guest};
 use crate::guest::contract::{BENCH_MODULE, START_EXPORT};
 use crate::guest::limits::Limits;
 use crate::guest::program::world::{Ended, Ran, Timing};
-use crate::guest::program::{CAPTURE_LIMIT, Iteration, World};
+use crate::guest::program::{Iteration, World};
 use crate::options::Grants;
 
 /// Store data of one iteration.
@@ -173,10 +172,6 @@ impl WasmiCommand {
 
 impl CompiledProgram for WasmiCommand {
     fn iterate(&self) -> Result<Iteration> {
-        let stdout = MemoryOutputPipe::new(CAPTURE_LIMIT);
-        let stderr = MemoryOutputPipe::new(CAPTURE_LIMIT);
-        let ran = self.run(self.world.p1(&stdout, &stderr)?)?;
-        self.world
-            .finish(ran, &stdout.contents(), &stderr.contents(), true)
+        self.world.iterate_p1(|wasi| self.run(wasi))
     }
 }
