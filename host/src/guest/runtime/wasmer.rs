@@ -2,11 +2,11 @@
 //! `--engine wasmer-singlepass`: its single-pass compiler): a core module's
 //! binary compiled by wasmer into a store of its own, with the harness's
 //! `bench.pause`/`bench.resume` and the sandbox's memory limit, and a
-//! [`Sampler`] whose `sample` is the timed region. A workload's WASI
-//! imports are refused; programs (WASI commands) are
-//! [`super::wasmer_program`]'s, with wasmtime-wasi's preview 1 rather than
-//! wasmer's own WASI runtime (not built here). Components are refused:
-//! wasmer does not run them.
+//! [`Sampler`] whose `sample` is the timed region. WASI preview 1 grants a
+//! workload nothing, as under wasmtime; programs (WASI commands) are
+//! [`super::wasmer_program`]'s; both get wasmtime-wasi's preview 1 (through
+//! [`super::wasi_p1`]) rather than wasmer's own WASI runtime (not built
+//! here). Components are refused: wasmer does not run them.
 
 use std::ptr::NonNull;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -24,6 +24,9 @@ use wasmer::{
 };
 use wasmtime::ResourceLimiter;
 
+use wasmtime_wasi::WasiCtxBuilder;
+
+use super::{wasi_p1, wasmer_program};
 use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT};
 use crate::guest::format::Format;
 use crate::guest::limits::{Limiter, Limits};
@@ -83,10 +86,15 @@ impl Wasmer {
         let mut store = Store::new(self.engine(limits, &limiter));
         let module = Module::new(&store, guest.bytes).context("wasmer: compiling failed")?;
         let pauses = FunctionEnv::new(&mut store, Pauses::default());
-        let imports = imports(&mut store, &pauses, &module)?;
+        let wasi = FunctionEnv::new(
+            &mut store,
+            wasmer_program::State::new(WasiCtxBuilder::new().build_p1()),
+        );
+        let imports = imports(&mut store, &pauses, &wasi, &module)?;
         let instance = Instance::new(&mut store, &module, &imports)
             .map_err(|e| explain_with(anyhow::Error::from(e), &limiter))
             .context("instantiation failed")?;
+        wasi.as_mut(&mut store).reach_memory(&instance);
         let mut sampler = WasmerSampler {
             run: instance
                 .exports
@@ -137,21 +145,33 @@ impl Runner for Wasmer {
     }
 }
 
-/// The imports a workload gets: `bench.pause` and `bench.resume`. A WASI
-/// import is refused by name; any other is left to wasmer's link error.
-fn imports(store: &mut Store, pauses: &FunctionEnv<Pauses>, module: &Module) -> Result<Imports> {
-    if let Some(wasi) = module
-        .imports()
-        .find(|i| i.module().starts_with("wasi_") && matches!(i.ty(), ExternType::Function(_)))
-    {
-        bail!(
-            "wasmer: WASI imports are not supported here (the workload imports `{}.{}`); \
-             measure it under wasmtime (--engine cranelift)",
-            wasi.module(),
-            wasi.name()
-        );
-    }
+/// The imports a workload gets: `bench.pause` and `bench.resume`, and
+/// WASI preview 1 granting nothing (`wasi`'s context). An import of
+/// another WASI is refused by name; any other is left to wasmer's link
+/// error.
+fn imports(
+    store: &mut Store,
+    pauses: &FunctionEnv<Pauses>,
+    wasi: &FunctionEnv<wasmer_program::State>,
+    module: &Module,
+) -> Result<Imports> {
     let mut imports = Imports::new();
+    for import in module.imports() {
+        let ExternType::Function(ty) = import.ty() else {
+            continue;
+        };
+        match import.module() {
+            wasi_p1::MODULE if wasi_p1::arity(import.name()) == Some(ty.params().len()) => {
+                let function = wasmer_program::link_wasi(store, wasi, import.name(), ty);
+                imports.define(wasi_p1::MODULE, import.name(), function);
+            }
+            other if other.starts_with("wasi") => bail!(
+                "wasmer: `{other}.{}` is not a function of WASI preview 1 as the workload declares it",
+                import.name()
+            ),
+            _ => {}
+        }
+    }
     let pause = Function::new_typed_with_env(store, pauses, |mut env: FunctionEnvMut<Pauses>| {
         env.data_mut().pause()
     });

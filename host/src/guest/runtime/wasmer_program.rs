@@ -24,8 +24,9 @@ use crate::guest::program::world::{Ended, Ran, Timing};
 use crate::guest::program::{Iteration, World};
 use crate::options::Grants;
 
-/// The host state of one iteration.
-struct State {
+/// The host state of one iteration (a workload's instance: of its
+/// lifetime), for WASI and the program's regions.
+pub(super) struct State {
     wasi: WasiP1Ctx,
     timing: Timing,
     /// `proc_exit`'s code, once called.
@@ -98,16 +99,42 @@ fn imports(store: &mut Store, env: &FunctionEnv<State>, module: &Module) -> Impo
                     env.data_mut().timing.end(now);
                 })
             }
-            (_, name) => {
-                let name = name.to_string();
-                Function::new_with_env(store, env, ty.clone(), move |env, args| {
-                    wasi(env, &name, args)
-                })
-            }
+            (_, name) => link_wasi(store, env, name, ty),
         };
         imports.define(import.module(), import.name(), function);
     }
     imports
+}
+
+impl State {
+    /// The state of an instance whose WASI context is `wasi`.
+    pub(super) fn new(wasi: WasiP1Ctx) -> Self {
+        State {
+            wasi,
+            timing: Timing::default(),
+            exit: None,
+            memory: None,
+        }
+    }
+
+    /// Reach the instance's exported memory, once instantiated.
+    pub(super) fn reach_memory(&mut self, instance: &Instance) {
+        self.memory = instance.exports.get_memory("memory").ok().cloned();
+    }
+}
+
+/// A host function for `wasi_snapshot_preview1.<name>`, of type `ty`, that
+/// calls [`wasi_p1::call`].
+pub(super) fn link_wasi(
+    store: &mut Store,
+    env: &FunctionEnv<State>,
+    name: &str,
+    ty: &wasmer::FunctionType,
+) -> Function {
+    let name = name.to_string();
+    Function::new_with_env(store, env, ty.clone(), move |env, args| {
+        wasi(env, &name, args)
+    })
 }
 
 /// One WASI call of the guest, on its exported memory.
@@ -149,20 +176,14 @@ impl WasmerCommand {
     fn run(&self, wasi: WasiP1Ctx) -> Result<Ran> {
         *lock(&self.limiter) = Limiter::new(self.limits);
         let mut store = Store::new(self.engine.clone());
-        let state = State {
-            wasi,
-            timing: Timing::default(),
-            exit: None,
-            memory: None,
-        };
-        let env = FunctionEnv::new(&mut store, state);
+        let env = FunctionEnv::new(&mut store, State::new(wasi));
         let imports = imports(&mut store, &env, &self.module);
         let start = Instant::now();
         let instance = Instance::new(&mut store, &self.module, &imports)
             .map_err(|e| explain_with(anyhow::Error::from(e), &self.limiter))
             .context("instantiation failed")?;
         let instantiate = start.elapsed();
-        env.as_mut(&mut store).memory = instance.exports.get_memory("memory").ok().cloned();
+        env.as_mut(&mut store).reach_memory(&instance);
         let entry = instance
             .exports
             .get_typed_function::<(), ()>(&store, START_EXPORT)

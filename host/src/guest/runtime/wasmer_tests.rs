@@ -159,16 +159,29 @@ fn a_pause_left_open_fails_the_call() -> Result<()> {
 }
 
 #[test]
-fn wasi_imports_and_components_are_refused_by_name() -> Result<()> {
+fn wasi_grants_nothing_and_a_misdeclared_import_is_refused() -> Result<()> {
+    // environ_sizes_get's errno (0) and count (0), and 100 times the errno
+    // of fd_prestat_get(3): 8 (EBADF), no folder is preopened.
     let wat = r#"(module
-      (import "wasi_snapshot_preview1" "random_get" (func (param i32 i32) (result i32)))
+      (import "wasi_snapshot_preview1" "environ_sizes_get" (func $sizes (param i32 i32) (result i32)))
+      (import "wasi_snapshot_preview1" "fd_prestat_get" (func $prestat (param i32 i32) (result i32)))
+      (memory (export "memory") 1)
+      (func (export "run") (param i64 i64) (result i64)
+        (i64.add (i64.extend_i32_u (call $sizes (i32.const 0) (i32.const 4)))
+          (i64.add (i64.load32_u (i32.const 0))
+            (i64.mul (i64.const 100)
+              (i64.extend_i32_u (call $prestat (i32.const 3) (i32.const 8))))))))"#;
+    let mut granted = sampler(Compiler::Cranelift, wat, limits(MIB))?;
+    assert_eq!(granted.sample(1)?.checksum, 800);
+    let misdeclared = r#"(module
+      (import "wasi_snapshot_preview1" "random_get" (func (param i32) (result i32)))
       (func (export "run") (param i64 i64) (result i64) (i64.const 0)))"#;
-    let error = sampler(Compiler::Cranelift, wat, limits(MIB))
+    let error = sampler(Compiler::Cranelift, misdeclared, limits(MIB))
         .err()
         .context("accepted")?;
     let text = format!("{error:#}");
     assert!(
-        text.contains("WASI imports are not supported here")
+        text.contains("not a function of WASI preview 1")
             && text.contains("wasi_snapshot_preview1.random_get"),
         "{text}"
     );

@@ -3,14 +3,22 @@
 //! instantiated with `bench.pause`/`bench.resume`; its
 //! [`Sampler::sample`] reads the clock, calls `run(count, seed)`, and reads
 //! it again. Each memory is capped at `--max-memory` and each table at
-//! `--max-memory / 8` elements (wasmi's store limits). A workload that
-//! imports WASI is refused with a row error; programs (WASI commands) are
+//! `--max-memory / 8` elements (wasmi's store limits). WASI preview 1
+//! grants a workload nothing, as under wasmtime (wasmtime-wasi's preview 1
+//! through [`super::wasi_p1`]); programs (WASI commands) are
 //! [`super::wasmi_program`]'s. Components are not run.
 
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
-use wasmi::{Caller, Engine, Linker, Module, Store, StoreLimits, StoreLimitsBuilder, TypedFunc};
+use wasmi::{
+    Caller, Engine, ExternType, Linker, Module, Store, StoreLimits, StoreLimitsBuilder, TypedFunc,
+};
+use wasmtime_wasi::WasiCtxBuilder;
+use wasmtime_wasi::p1::WasiP1Ctx;
+
+use super::wasi_p1;
+use super::wasmi_program::{WasiState, link_wasi};
 
 use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT};
 use crate::guest::format::Format;
@@ -24,12 +32,26 @@ use crate::options::Grants;
 /// `Cargo.toml` pins it).
 pub const VERSION: &str = "2.0.0";
 
-/// Per-store state: pause/resume bookkeeping and the limits.
+/// Per-store state: pause/resume bookkeeping, the limits, and the WASI
+/// context that grants nothing.
 struct State {
     paused_since: Option<Instant>,
     paused: Duration,
     pauses: u64,
     limits: StoreLimits,
+    wasi: WasiP1Ctx,
+    /// `proc_exit`'s code, once called.
+    exit: Option<i32>,
+}
+
+impl WasiState for State {
+    fn wasi(&mut self) -> &mut WasiP1Ctx {
+        &mut self.wasi
+    }
+
+    fn exited(&mut self, code: i32) {
+        self.exit = Some(code);
+    }
 }
 
 impl State {
@@ -99,12 +121,22 @@ impl Runner for Wasmi {
         let module = Module::new(&self.engine, guest.bytes)
             .map_err(|e| anyhow!("{e}"))
             .context("wasmi does not compile it")?;
-        if let Some(import) = module.imports().find(|i| i.module() != BENCH_MODULE) {
-            bail!(
-                "imports {}.{}: wasmi runs workloads that import nothing but bench.pause and bench.resume (WASI is not provided under wasmi)",
-                import.module(),
-                import.name()
-            );
+        let mut linker = self.linker.clone();
+        for import in module.imports() {
+            match (import.module(), import.ty()) {
+                (BENCH_MODULE, _) => {}
+                (wasi_p1::MODULE, ExternType::Func(ty))
+                    if wasi_p1::arity(import.name()) == Some(ty.params().len()) =>
+                {
+                    link_wasi(&mut linker, import.name(), ty.clone())
+                        .map_err(|e| anyhow!("{e}"))?;
+                }
+                _ => bail!(
+                    "imports {}.{}: a workload may import bench.pause, bench.resume and functions of WASI preview 1 (as it declares them)",
+                    import.module(),
+                    import.name()
+                ),
+            }
         }
         let state = State {
             paused_since: None,
@@ -114,11 +146,12 @@ impl Runner for Wasmi {
                 .memory_size(usize::try_from(limits.max_memory_bytes).unwrap_or(usize::MAX))
                 .table_elements(usize::try_from(limits.max_memory_bytes / 8).unwrap_or(usize::MAX))
                 .build(),
+            wasi: WasiCtxBuilder::new().build_p1(),
+            exit: None,
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|state| &mut state.limits);
-        let instance = self
-            .linker
+        let instance = linker
             .instantiate_and_start(&mut store, &module)
             .map_err(|e| anyhow!("{e}"))
             .context("instantiation failed")?;

@@ -73,12 +73,7 @@ pub fn program(
                     caller.data_mut().timing.end(now);
                 })
             }
-            _ => {
-                let owned = name.to_string();
-                linker.func_new(module_name, name, ty, move |caller, params, results| {
-                    wasi(caller, &owned, params, results)
-                })
-            }
+            _ => link_wasi(&mut linker, name, ty),
         }
         .map_err(|e| anyhow!("{e}"))?;
     }
@@ -91,9 +86,40 @@ pub fn program(
     }))
 }
 
+/// Store data that answers the guest's WASI preview 1 calls.
+pub(super) trait WasiState {
+    /// The WASI context.
+    fn wasi(&mut self) -> &mut WasiP1Ctx;
+    /// `proc_exit` was called with `code`.
+    fn exited(&mut self, code: i32);
+}
+
+impl WasiState for State {
+    fn wasi(&mut self) -> &mut WasiP1Ctx {
+        &mut self.wasi
+    }
+
+    fn exited(&mut self, code: i32) {
+        self.exit = Some(code);
+    }
+}
+
+/// Link `wasi_snapshot_preview1.<name>`, of type `ty`, to
+/// [`wasi_p1::call`].
+pub(super) fn link_wasi<'a, T: WasiState + 'static>(
+    linker: &'a mut Linker<T>,
+    name: &str,
+    ty: wasmi::FuncType,
+) -> Result<&'a mut Linker<T>, wasmi::errors::LinkerError> {
+    let owned = name.to_string();
+    linker.func_new(wasi_p1::MODULE, name, ty, move |caller, params, results| {
+        wasi(caller, &owned, params, results)
+    })
+}
+
 /// One WASI call of the guest, on its exported memory.
-fn wasi(
-    mut caller: Caller<'_, State>,
+fn wasi<T: WasiState>(
+    mut caller: Caller<'_, T>,
     name: &str,
     params: &[Val],
     results: &mut [Val],
@@ -111,7 +137,7 @@ fn wasi(
         })
         .collect();
     let (bytes, state) = memory.data_and_store_mut(&mut caller);
-    match wasi_p1::call(&mut state.wasi, bytes, name, &args) {
+    match wasi_p1::call(state.wasi(), bytes, name, &args) {
         Ok(errno) => {
             if let Some(slot) = results.first_mut() {
                 *slot = Val::I32(errno);
@@ -119,7 +145,7 @@ fn wasi(
             Ok(())
         }
         Err(Stop::Exit(code)) => {
-            state.exit = Some(code);
+            state.exited(code);
             Err(wasmi::Error::i32_exit(code))
         }
         Err(Stop::Trap(e)) => Err(wasmi::Error::new(format!("{e:#}"))),
