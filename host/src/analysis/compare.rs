@@ -35,6 +35,7 @@
 
 use crate::analysis::estimate;
 use crate::analysis::stats;
+use crate::analysis::suite::normal_quantile;
 use crate::analysis::verdict;
 use crate::options::{Metric, NoiseBand};
 use crate::results::{Comparison, Foreign, PhaseComparison, ProgramPhase, Ratio};
@@ -114,10 +115,23 @@ pub fn paired_across_processes(
     }
     let centre = within.value.ln();
     let widen = effect.sqrt();
+    // The processes' own interval (Student's t over their median
+    // log-ratios) caps the widening: where the rounds of each process barely
+    // move (an interpreter's minima repeat to the last digits) but the
+    // pooled interval spans the processes, the design effect is huge, and
+    // the widened interval with it (a wasmi comparison read an upper bound
+    // of 10^22).
+    // Its 95% half-width is scaled to `confidence` by the normal quantiles.
+    let medians: Vec<f64> = per_process.iter().map(|p| stats::median(p)).collect();
+    let (_, high_95) = stats::between_processes_ci(centre, &medians);
+    let scale = normal_quantile(1.0 - (1.0 - confidence) / 2.0) / normal_quantile(0.975);
+    let cap = (high_95 - centre) * scale.max(1.0);
+    let low = (centre - (centre - within.low.ln()) * widen).max(centre - cap);
+    let high = (centre + (within.high.ln() - centre) * widen).min(centre + cap);
     Some(Ratio {
         value: within.value,
-        low: (centre - (centre - within.low.ln()) * widen).exp(),
-        high: (centre + (within.high.ln() - centre) * widen).exp(),
+        low: low.exp().min(within.low),
+        high: high.exp().max(within.high),
     })
 }
 
@@ -571,6 +585,18 @@ mod tests {
         let r = paired_across_processes(&exact, &reference, 0.95).ok_or("no ratio")?;
         assert!(r.low <= 0.997 && r.high >= 1.003, "{r:?}");
         assert!(r.low > 0.99 && r.high < 1.01, "{r:?}");
+        // Rounds that barely move within a process, a pooled interval that
+        // spans the processes (40, 10 and 40 rounds at 7.4, 7.5 and 7.6):
+        // the processes' own interval holds the widening.
+        let levels = [(7.4, 40), (7.5, 10), (7.6, 40)];
+        let spread: Vec<Vec<f64>> = levels
+            .iter()
+            .map(|&(level, n)| (0..n).map(|r| level + (r % 2) as f64 * 1e-7).collect())
+            .collect();
+        let ones: Vec<Vec<f64>> = levels.iter().map(|&(_, n)| vec![1.0; n]).collect();
+        let r = paired_across_processes(&spread, &ones, 0.95).ok_or("no ratio")?;
+        assert!(r.low <= 7.4 && r.high >= 7.6, "{r:?}");
+        assert!(r.low > 7.0 && r.high < 8.2, "{r:?}");
         Ok(())
     }
 
