@@ -15,11 +15,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use wasmtime::component::{self, Component, TypedFunc as ComponentFunc};
-use wasmtime::{Caller, Engine, Linker, Module, Store, StoreContextMut, Trap, TypedFunc};
+use wasmtime::{Caller, Engine, Linker, Module, Store, StoreContextMut, TypedFunc};
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT, TIMING_INTERFACE};
+use crate::guest::failure::guest_failure;
 use crate::guest::format::{Code, Format};
 use crate::guest::limits::{Limiter, Limits};
 pub use crate::guest::runtime::RawSample;
@@ -455,34 +456,4 @@ fn fill_tank(store: &mut Store<HostState>) {
 /// A guest failure with its explanation: see [`guest_failure`].
 fn explain(error: wasmtime::Error, state: &HostState) -> anyhow::Error {
     guest_failure(error, state.limiter.refused())
-}
-
-/// A guest failure as an error chain: the plain-words meaning of the trap and
-/// any limit that was refused on the way, over wasmtime's own error.
-pub fn guest_failure(error: wasmtime::Error, refused: Option<&str>) -> anyhow::Error {
-    let words = plain_words(&error);
-    let error = anyhow::Error::from(error);
-    let words = match (words, refused) {
-        (Some(words), Some(refused)) => Some(format!("{words}; {refused}")),
-        (words, refused) => words.or(refused.map(str::to_string)),
-    };
-    match words {
-        Some(words) => error.context(words),
-        None => error,
-    }
-}
-
-/// What a trap means, in plain words, when it is one of the known traps.
-fn plain_words(error: &wasmtime::Error) -> Option<String> {
-    Some(match error.downcast_ref::<Trap>()? {
-        Trap::StackOverflow => {
-            "stack overflow: call stack exhausted (unbounded recursion?)".to_string()
-        }
-        Trap::IntegerDivisionByZero => "integer divide by zero".to_string(),
-        Trap::MemoryOutOfBounds => "out-of-bounds memory access".to_string(),
-        Trap::UnreachableCodeReached => {
-            "wasm `unreachable` executed (the guest aborted)".to_string()
-        }
-        _ => return None,
-    })
 }

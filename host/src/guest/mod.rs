@@ -12,10 +12,12 @@
 //! - [`seeds`]: the seed of each `run(count, seed)` call;
 //! - [`instance`]: `run(count, seed)` workloads instantiated and called, the
 //!   one timed region;
+//! - [`failure`]: a guest's failure under wasmtime in plain words;
 //! - [`runtime`]: the seam every runtime plugs into (a runner instantiates,
 //!   a sampler times one call), wasmtime its first;
 //! - [`builtin`]: the empty guests and the pause/resume calibrator;
-//! - [`program`]: one iteration of a WASI program (the Sightglass protocol);
+//! - [`program`]: one iteration of a WASI program (the Sightglass protocol),
+//!   and what every runtime's program sees and is held to;
 //! - [`library`]: one iteration of a WASI program under an engine library
 //!   (wasmtime's bench-api, as Sightglass loads it);
 //! - [`profile`]: sampling a guest's stack with wasmtime's GuestProfiler.
@@ -26,6 +28,7 @@ pub mod builtin;
 pub mod cache;
 pub mod contract;
 pub mod engine;
+pub mod failure;
 pub mod format;
 pub mod instance;
 pub mod library;

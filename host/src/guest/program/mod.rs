@@ -62,8 +62,8 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{I32Exit, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use crate::guest::contract::{BENCH_MODULE, START_EXPORT};
+use crate::guest::failure::guest_failure;
 use crate::guest::format::Code;
-use crate::guest::instance::guest_failure;
 use crate::guest::limits::{Limiter, Limits};
 use crate::guest::sandbox;
 use crate::options::Grants;

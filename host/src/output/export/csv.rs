@@ -90,7 +90,10 @@ pub fn csv_run(report: &RunReport) -> String {
                     bytes(f.costs.peak_rss_bytes),
                 ]);
             }
-            None => fields.extend(std::iter::repeat_n(String::new(), 16)),
+            None => {
+                let empty = RUN_HEADER.len() - fields.len();
+                fields.extend(std::iter::repeat_n(String::new(), empty));
+            }
         }
         out.push_str(&record(fields));
     }
@@ -192,7 +195,7 @@ trap.wasm,trap.wasm,,,workloads/trap.wasm,module,\"wasm trap: unreachable, in `r
             .expect("a header");
         let first = body.split_once("\r\nt").map(|(r, _)| r).expect("two rows");
         let fields = parse_record(first);
-        assert_eq!(fields.len(), 23);
+        assert_eq!(fields.len(), 24);
         assert_eq!(fields[0], name);
         assert_eq!(fields[2], "64");
         assert_eq!(fields[3], "winch");
