@@ -1,13 +1,16 @@
-//! The runtimes a `run(count, seed)` workload is measured under, behind one
-//! seam: a [`Runner`] (one per `--engine`) instantiates a workload into a
-//! [`Sampler`], which the measuring sequence, the calibration with the
-//! built-in guests, the comparisons and the hardware counters call. Each
+//! The runtimes workloads and programs are measured under, behind one
+//! seam: a [`Runner`] (one per `--engine`) instantiates a `run(count,
+//! seed)` workload into a [`Sampler`], which the measuring sequence, the
+//! calibration with the built-in guests, the comparisons and the hardware
+//! counters call, and compiles a program into a [`CompiledProgram`], whose
+//! iterations the program sequence runs. Each
 //! sampler times its own calls: it takes the seed, reads the clock, calls
 //! the guest's `run(count, seed)`, reads the clock again, and nothing else
 //! sits between the two reads.
 //!
 //! wasmtime (Cranelift, Winch, Pulley) is [`wasmtime`]. Another runtime
-//! plugs in with a file of its own here (a [`Runner`] and its [`Sampler`]),
+//! plugs in with a file of its own here (a [`Runner`], its [`Sampler`] and
+//! its [`CompiledProgram`]),
 //! a variant of [`crate::options::Runtime`] (its `--engine` name), and an
 //! arm in [`runner`]. This module does not decide how often to call; that
 //! is [`crate::benchmark`]'s job.
@@ -119,9 +122,10 @@ pub trait Runner: Send + Sync {
 }
 
 /// A program compiled by one runtime: each iteration is a fresh instance,
-/// with WASI preview 1 as its [`World`] says, its `bench.start` and
-/// `bench.end` reading the clock (the runtime's own, in its own process
-/// for V8), checked by [`World::finish`].
+/// with WASI preview 1 as its [`crate::guest::program::World`] says, its
+/// `bench.start` and `bench.end` reading the clock (the runtime's own, in
+/// its own process for V8), checked by
+/// [`crate::guest::program::World::finish`].
 pub trait CompiledProgram: Send {
     /// One fresh instance: instantiate, run, check the protocol, the exit
     /// code and the output.
