@@ -16,6 +16,8 @@
 //! is [`crate::benchmark`]'s job.
 
 pub mod native;
+#[cfg(any(feature = "wasmi", feature = "wasmer"))]
+mod pauses;
 pub mod v8;
 mod v8_program;
 #[cfg(any(feature = "wasmi", feature = "wasmer"))]

@@ -10,7 +10,7 @@
 
 use std::ptr::NonNull;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use wasmer::sys::vm::{
@@ -26,6 +26,7 @@ use wasmtime::ResourceLimiter;
 
 use wasmtime_wasi::WasiCtxBuilder;
 
+use super::pauses::Pauses;
 use super::{wasi_p1, wasmer_program};
 use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT};
 use crate::guest::format::Format;
@@ -173,46 +174,14 @@ fn imports(
         }
     }
     let pause = Function::new_typed_with_env(store, pauses, |mut env: FunctionEnvMut<Pauses>| {
-        env.data_mut().pause()
+        env.data_mut().pause().map_err(RuntimeError::new)
     });
     let resume = Function::new_typed_with_env(store, pauses, |mut env: FunctionEnvMut<Pauses>| {
-        env.data_mut().resume()
+        env.data_mut().resume().map_err(RuntimeError::new)
     });
     imports.define(BENCH_MODULE, "pause", pause);
     imports.define(BENCH_MODULE, "resume", resume);
     Ok(imports)
-}
-
-/// Pause/resume bookkeeping of one store, as wasmtime's instances keep it.
-#[derive(Debug, Default)]
-struct Pauses {
-    paused_since: Option<Instant>,
-    paused: Duration,
-    pauses: u64,
-}
-
-impl Pauses {
-    fn reset(&mut self) {
-        *self = Pauses::default();
-    }
-
-    fn pause(&mut self) -> Result<(), RuntimeError> {
-        let now = Instant::now();
-        if self.paused_since.is_some() {
-            return Err(RuntimeError::new("pause called while already paused"));
-        }
-        self.paused_since = Some(now);
-        self.pauses += 1;
-        Ok(())
-    }
-
-    fn resume(&mut self) -> Result<(), RuntimeError> {
-        let Some(since) = self.paused_since.take() else {
-            return Err(RuntimeError::new("resume called without pause"));
-        };
-        self.paused += Instant::now().duration_since(since);
-        Ok(())
-    }
 }
 
 /// A workload instantiated under wasmer.
@@ -255,10 +224,7 @@ impl WasmerSampler {
     }
 
     fn check_not_paused(&self, function: &str) -> Result<()> {
-        if self.pauses.as_ref(&self.store).paused_since.is_some() {
-            bail!("`{function}` returned while paused (pause without resume)");
-        }
-        Ok(())
+        self.pauses.as_ref(&self.store).check_resumed(function)
     }
 }
 
@@ -299,15 +265,7 @@ impl Sampler for WasmerSampler {
             .map_err(|e| self.explain(e))
             .context("`run` failed")? as u64;
         self.check_not_paused("run")?;
-        let pauses = self.pauses.as_ref(&self.store);
-        Ok(RawSample {
-            elapsed_ns: end
-                .duration_since(start)
-                .saturating_sub(pauses.paused)
-                .as_nanos() as f64,
-            pauses: pauses.pauses,
-            checksum: std::hint::black_box(checksum),
-        })
+        Ok(self.pauses.as_ref(&self.store).sample(start, end, checksum))
     }
 
     fn restart_seeds(&mut self) {

@@ -8,7 +8,7 @@
 //! through [`super::wasi_p1`]); programs (WASI commands) are
 //! [`super::wasmi_program`]'s. Components are not run.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
 use wasmi::{
@@ -17,6 +17,7 @@ use wasmi::{
 use wasmtime_wasi::WasiCtxBuilder;
 use wasmtime_wasi::p1::WasiP1Ctx;
 
+use super::pauses::Pauses;
 use super::wasi_p1;
 use super::wasmi_program::{WasiState, link_wasi};
 
@@ -35,9 +36,7 @@ pub const VERSION: &str = "2.0.0";
 /// Per-store state: pause/resume bookkeeping, the limits, and the WASI
 /// context that grants nothing.
 struct State {
-    paused_since: Option<Instant>,
-    paused: Duration,
-    pauses: u64,
+    pauses: Pauses,
     limits: StoreLimits,
     wasi: WasiP1Ctx,
     /// `proc_exit`'s code, once called.
@@ -51,26 +50,6 @@ impl WasiState for State {
 
     fn exited(&mut self, code: i32) {
         self.exit = Some(code);
-    }
-}
-
-impl State {
-    fn pause(&mut self) -> Result<(), wasmi::Error> {
-        let now = Instant::now();
-        if self.paused_since.is_some() {
-            return Err(wasmi::Error::new("pause called while already paused"));
-        }
-        self.paused_since = Some(now);
-        self.pauses += 1;
-        Ok(())
-    }
-
-    fn resume(&mut self) -> Result<(), wasmi::Error> {
-        let Some(since) = self.paused_since.take() else {
-            return Err(wasmi::Error::new("resume called without pause"));
-        };
-        self.paused += Instant::now().duration_since(since);
-        Ok(())
     }
 }
 
@@ -98,12 +77,12 @@ impl Wasmi {
         let mut linker = Linker::new(&engine);
         linker
             .func_wrap(BENCH_MODULE, "pause", |mut caller: Caller<'_, State>| {
-                caller.data_mut().pause()
+                caller.data_mut().pauses.pause().map_err(wasmi::Error::new)
             })
             .map_err(|e| anyhow!("{e}"))?;
         linker
             .func_wrap(BENCH_MODULE, "resume", |mut caller: Caller<'_, State>| {
-                caller.data_mut().resume()
+                caller.data_mut().pauses.resume().map_err(wasmi::Error::new)
             })
             .map_err(|e| anyhow!("{e}"))?;
         Ok(Wasmi { engine, linker })
@@ -139,9 +118,7 @@ impl Runner for Wasmi {
             }
         }
         let state = State {
-            paused_since: None,
-            paused: Duration::ZERO,
-            pauses: 0,
+            pauses: Pauses::default(),
             limits: StoreLimitsBuilder::new()
                 .memory_size(usize::try_from(limits.max_memory_bytes).unwrap_or(usize::MAX))
                 .table_elements(usize::try_from(limits.max_memory_bytes / 8).unwrap_or(usize::MAX))
@@ -208,10 +185,7 @@ struct WasmiInstance {
 
 impl WasmiInstance {
     fn check_not_paused(&self, function: &str) -> Result<()> {
-        if self.store.data().paused_since.is_some() {
-            bail!("`{function}` returned while paused (pause without resume)");
-        }
-        Ok(())
+        self.store.data().pauses.check_resumed(function)
     }
 }
 
@@ -231,25 +205,14 @@ impl Sampler for WasmiInstance {
         if sandbox::interrupted() {
             bail!("interrupted");
         }
-        let state = self.store.data_mut();
-        state.paused_since = None;
-        state.paused = Duration::ZERO;
-        state.pauses = 0;
+        self.store.data_mut().pauses.reset();
         let args = (count as i64, self.seeds.take() as i64);
         let start = Instant::now();
         let result = self.run.call(&mut self.store, args);
         let end = Instant::now();
         let checksum = result.map_err(|e| anyhow!("{e}")).context("`run` failed")?;
         self.check_not_paused("run")?;
-        let state = self.store.data();
-        Ok(RawSample {
-            elapsed_ns: end
-                .duration_since(start)
-                .saturating_sub(state.paused)
-                .as_nanos() as f64,
-            pauses: state.pauses,
-            checksum: std::hint::black_box(checksum as u64),
-        })
+        Ok(self.store.data().pauses.sample(start, end, checksum as u64))
     }
 
     fn restart_seeds(&mut self) {
