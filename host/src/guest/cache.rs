@@ -26,6 +26,7 @@ use sha2::{Digest, Sha256};
 use wasmtime::Engine;
 
 use crate::guest::format::{Code, Format};
+use crate::util::bytes::hex;
 use crate::util::error::one_line;
 use crate::util::fs::{Cap, Links, is_not_found, read_bounded, replace_atomically};
 
@@ -66,10 +67,6 @@ pub fn key(engine: &Engine, bytes: &[u8]) -> String {
         hasher.finish(),
         env!("CARGO_PKG_VERSION")
     )
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// This user's secret, read (or made) once per process; why there is none

@@ -176,9 +176,7 @@ pub fn same(a: &[u8], b: &[u8]) -> bool {
 mod tests {
     use super::*;
 
-    fn hex(bytes: &[u8]) -> String {
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
-    }
+    use crate::util::bytes::hex;
 
     /// RFC 4231, test cases 1 and 2.
     #[test]

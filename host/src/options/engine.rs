@@ -358,11 +358,7 @@ fn hash_library(path: &Path) -> Result<(u64, String)> {
     if read > cap.bytes {
         bail!("the file grew past {} while it was read", cap.name);
     }
-    let sha256 = hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let sha256 = crate::util::bytes::hex(&hasher.finalize());
     Ok((read, sha256))
 }
 

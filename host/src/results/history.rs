@@ -91,7 +91,7 @@ impl Subject {
         let digest = Sha256::digest(contents);
         let (stop, processes, count, sample_time) = plan;
         Subject {
-            contents: digest[..12].iter().map(|b| format!("{b:02x}")).collect(),
+            contents: crate::util::bytes::hex(&digest[..12]),
             benchmark: benchmark.to_string(),
             size,
             engine: engine.cloned(),

@@ -1,4 +1,4 @@
-//! A byte count in binary units, for messages and reports.
+//! Bytes for people: a byte count in binary units, and bytes as hex.
 
 /// A byte count in binary units.
 pub fn format_bytes(n: u64) -> String {
@@ -14,4 +14,9 @@ pub fn format_bytes(n: u64) -> String {
     } else {
         format!("{value:.2} {}", UNITS[unit])
     }
+}
+
+/// `bytes` as lower-case hex, two digits a byte.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

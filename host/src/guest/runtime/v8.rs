@@ -26,6 +26,7 @@ use crate::guest::runtime::{CompiledProgram, Guest, RawSample, Runner, Sampler};
 use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
 use crate::options::Grants;
+use crate::util::bytes::hex;
 
 /// The JavaScript worker.
 pub const SCRIPT: &str = include_str!("v8.js");
@@ -85,9 +86,12 @@ impl Runner for V8 {
         seeds: Seeds,
     ) -> Result<Box<dyn Sampler>> {
         let mut instance = NodeInstance::start(&self.node, &[], seeds)?;
-        let hex: String = guest.bytes.iter().map(|b| format!("{b:02x}")).collect();
         instance
-            .request(&format!("load {export} {} {hex}", limits.max_memory_bytes))
+            .request(&format!(
+                "load {export} {} {}",
+                limits.max_memory_bytes,
+                hex(guest.bytes)
+            ))
             .with_context(|| format!("{}: instantiation failed under v8", guest.path.display()))?;
         Ok(Box::new(instance))
     }

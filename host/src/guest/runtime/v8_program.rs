@@ -24,6 +24,7 @@ use crate::guest::program::world::{Ended, Ran, Timing};
 use crate::guest::program::{CAPTURE_LIMIT, Iteration, World};
 use crate::guest::seeds::Seeds;
 use crate::options::Grants;
+use crate::util::bytes::hex;
 use crate::util::fs::{Cap, Links, read_bounded};
 
 /// The V8 flag a program's `node` runs with: node:wasi's functions are
@@ -71,9 +72,12 @@ pub fn program(
 ) -> Result<Box<dyn CompiledProgram>> {
     let mut instance = NodeInstance::start(node, &[NO_FAST_CALLS], Seeds::same(0))?;
     limit_file_size(instance.child.id(), CAPTURE_LIMIT as u64)?;
-    let hex: String = guest.bytes.iter().map(|b| format!("{b:02x}")).collect();
     let imports_end = instance
-        .request(&format!("program {} {hex}", limits.max_memory_bytes))
+        .request(&format!(
+            "program {} {}",
+            limits.max_memory_bytes,
+            hex(guest.bytes)
+        ))
         .with_context(|| format!("{}: V8 does not compile it", guest.path.display()))?
         == "1";
     Ok(Box::new(V8Command {
