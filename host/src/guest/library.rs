@@ -21,7 +21,7 @@
 use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
 use std::os::raw::c_int;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::ptr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -29,9 +29,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use libloading::Library;
 
-use crate::guest::load::workload_name;
-use crate::guest::program::output::{check_output, expected, tail};
-use crate::guest::program::{CAPTURE_LIMIT, Iteration, TimedRegion};
+use crate::guest::program::output::tail;
+use crate::guest::program::world::{Ended, Ran, Timing};
+use crate::guest::program::{CAPTURE_LIMIT, Iteration, World};
+use crate::guest::runtime::CompiledProgram;
 use crate::guest::sandbox;
 use crate::options::{EngineLibrary, Grants};
 use crate::util::fs::{Cap, Links, is_not_found, read_bounded, read_head};
@@ -183,12 +184,12 @@ pub struct LibraryProgram {
     api: Api,
     flags: String,
     bytes: Arc<[u8]>,
-    /// The program's folder: its working directory.
+    /// The program's folder, absolute: its working directory.
     folder: String,
     /// Where its stdout and stderr go.
     scratch: tempfile::TempDir,
-    expected_stdout: Option<Vec<u8>>,
-    expected_stderr: Option<Vec<u8>>,
+    /// What it is held to, as under every runtime.
+    world: World,
 }
 
 impl LibraryProgram {
@@ -203,25 +204,22 @@ impl LibraryProgram {
         if !grants.dirs.is_empty() || !grants.env.is_empty() || !grants.args.is_empty() {
             bail!("an engine library passes no --dir, --env or --arg to a program");
         }
-        let folder = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = workload_name(path);
+        // bench-api cannot say which of bench.start and bench.end a program
+        // imports: one that calls start but never end is an error.
+        let world = World::new(path, grants, true)?;
         Ok(LibraryProgram {
             api: Api::load(&library.path)?,
             flags: library.flags.clone(),
             bytes,
-            folder: utf8(&std::path::absolute(&folder)?)?.to_string(),
+            folder: utf8(&std::path::absolute(world.folder())?)?.to_string(),
             scratch: tempfile::tempdir().context("making a folder for the program's output")?,
-            expected_stdout: expected(&folder, &name, "stdout")?,
-            expected_stderr: expected(&folder, &name, "stderr")?,
+            world,
         })
     }
 
     /// One iteration: a fresh engine compiles, instantiates and runs the
-    /// program; its output is checked.
-    pub fn iterate(&self) -> Result<Iteration> {
+    /// program; the run is checked by [`World::finish`].
+    fn run_once(&self) -> Result<Iteration> {
         if sandbox::interrupted() {
             bail!("interrupted");
         }
@@ -244,27 +242,29 @@ impl LibraryProgram {
                 "the engine library ended a phase it had not started (or bench.end came before bench.start)"
             );
         }
-        let regions = clocks.regions.take();
-        let (execute_ns, region) = match (regions.is_empty(), clocks.any_start.get()) {
-            (false, _) => (nanos_all(&regions), TimedRegion::StartToEnd),
-            (true, false) => (vec![nanos(whole)], TimedRegion::WholeStart),
-            (true, true) => bail!("called bench.start but never bench.end"),
+        let regions: Vec<u64> = clocks
+            .regions
+            .take()
+            .iter()
+            .map(|d| d.as_nanos() as u64)
+            .collect();
+        let open = regions.is_empty() && clocks.any_start.get();
+        let ran = Ran {
+            instantiate: clocks
+                .instantiate
+                .get()
+                .context("instantiation not timed")?,
+            whole,
+            ended: Ended::Returned,
+            timing: Timing::from_regions(&regions, open),
         };
         let stdout_text = read_output(&stdout, "stdout")?;
-        check_output("stdout", &stdout_text, self.expected_stdout.as_deref())?;
-        check_output("stderr", &stderr_text, self.expected_stderr.as_deref())?;
+        let iteration = self.world.finish(ran, &stdout_text, &stderr_text, true)?;
         Ok(Iteration {
-            instantiate_ns: nanos(
-                clocks
-                    .instantiate
-                    .get()
-                    .context("instantiation not timed")?,
-            ),
-            execute_ns,
-            region,
             compile_ns: Some(nanos(
                 clocks.compile.get().context("compilation not timed")?,
             )),
+            ..iteration
         })
     }
 
@@ -397,8 +397,10 @@ fn nanos(d: Duration) -> f64 {
     d.as_nanos() as f64
 }
 
-fn nanos_all(regions: &[Duration]) -> Vec<f64> {
-    regions.iter().copied().map(nanos).collect()
+impl CompiledProgram for LibraryProgram {
+    fn iterate(&self) -> Result<Iteration> {
+        self.run_once()
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! its [`Share`]. Each iteration is one block, of one sample per timed
 //! region; nothing is subtracted. Before every iteration the sequence tells its [`Progress`],
 //! so that the parent can hold the iteration to `--timeout`. A program runs
-//! on a built-in engine or an engine library alike ([`ProgramRunner`]).
+//! under any runtime or an engine library alike ([`ProgramRunner`]).
 
 use std::time::Instant;
 
@@ -13,43 +13,13 @@ use anyhow::Result;
 use crate::benchmark::progress::{Call, Progress, Step};
 use crate::benchmark::protocol::{ProcessSample, ProgramSample};
 use crate::benchmark::worker::sequence::{MAX_SAMPLES, Share};
-use crate::guest::library::LibraryProgram;
 use crate::guest::program::{Iteration, TimedRegion};
 use crate::guest::runtime::CompiledProgram;
 use crate::results::{HardwareCounts, Measurement, Warmup};
 
 /// What runs a program's iterations: a runtime (wasmtime's built-in
-/// engines among them), or an engine library.
-pub enum ProgramRunner {
-    Runtime(Box<dyn CompiledProgram>),
-    Library(LibraryProgram),
-}
-
-impl ProgramRunner {
-    /// One fresh iteration, its output checked.
-    pub fn iterate(&self) -> Result<Iteration> {
-        match self {
-            ProgramRunner::Runtime(program) => program.iterate(),
-            ProgramRunner::Library(program) => program.iterate(),
-        }
-    }
-
-    /// The peak resident memory of the process that ran the iterations.
-    pub fn peak_rss_bytes(&self) -> Option<u64> {
-        match self {
-            ProgramRunner::Runtime(program) => program.peak_rss_bytes(),
-            ProgramRunner::Library(_) => crate::platform::memory::peak_rss_bytes(None),
-        }
-    }
-
-    /// The compiled code's size, where the runtime tells.
-    pub fn code_bytes(&self) -> Option<u64> {
-        match self {
-            ProgramRunner::Runtime(program) => program.code_bytes(),
-            ProgramRunner::Library(_) => None,
-        }
-    }
-}
+/// engines among them) or an engine library, behind one seam.
+pub type ProgramRunner = Box<dyn CompiledProgram>;
 
 /// A program's iterations in one process, as they are taken: the
 /// warm-up, then one block per iteration (one sample per timed region;

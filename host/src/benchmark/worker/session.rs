@@ -345,26 +345,31 @@ impl Session {
         row: &Row,
         progress: &dyn Progress,
     ) -> Result<(Box<dyn Sampler>, f64)> {
-        let guest = Guest {
-            path: &workload.path,
-            bytes: &workload.bytes,
-            code: workload.code.as_ref(),
-        };
         progress.calling(Call::Instantiate);
         let start = Instant::now();
         let mut instance = match workload.format {
             Format::Native => native::instantiate(&workload.path, &row.export, self.seeds)?,
-            _ => self.sets[row.engine_set]
-                .runner
-                .as_ref()
-                .map_err(|why| anyhow!("{why}"))?
-                .instantiate(guest, &row.export, self.limits, self.seeds)?,
+            _ => self.runner(row)?.instantiate(
+                guest(workload),
+                &row.export,
+                self.limits,
+                self.seeds,
+            )?,
         };
         let instantiate = start.elapsed();
         let size = row.size.unwrap_or(0);
         progress.calling(Call::Setup { size });
         instance.setup(size)?;
         Ok((instance, instantiate.as_secs_f64() * 1e3))
+    }
+
+    /// The runtime of `row`'s engine set, or why it cannot run here.
+    fn runner(&self, row: &Row) -> Result<&dyn Runner> {
+        self.sets[row.engine_set]
+            .runner
+            .as_ref()
+            .map(|runner| runner.as_ref())
+            .map_err(|why| anyhow!("{why}"))
     }
 
     /// An error unless `row`'s engine runs on wasmtime: `what` (programs,
@@ -400,24 +405,18 @@ impl Session {
         progress: &dyn Progress,
     ) -> Result<ProgramRunner> {
         Ok(match self.library(row) {
-            Some(library) => ProgramRunner::Library({
+            Some(library) => {
                 progress.calling(Call::Load);
-                LibraryProgram::new(library, &row.path, workload.bytes.clone(), grants)?
-            }),
-            None => {
-                let guest = Guest {
-                    path: &workload.path,
-                    bytes: &workload.bytes,
-                    code: workload.code.as_ref(),
-                };
-                ProgramRunner::Runtime(
-                    self.sets[row.engine_set]
-                        .runner
-                        .as_ref()
-                        .map_err(|why| anyhow!("{why}"))?
-                        .program(guest, grants, self.limits)?,
-                )
+                Box::new(LibraryProgram::new(
+                    library,
+                    &row.path,
+                    workload.bytes.clone(),
+                    grants,
+                )?)
             }
+            None => self
+                .runner(row)?
+                .program(guest(workload), grants, self.limits)?,
         })
     }
 
@@ -483,4 +482,14 @@ pub fn all_engines(configs: &[EngineConfig], cache: Option<&PathBuf>) -> Result<
         .iter()
         .map(|config| Engines::new(config.clone(), cache.cloned()))
         .collect()
+}
+
+/// What a runtime instantiates or compiles of `workload`: its file's bytes
+/// and wasmtime's compiled code.
+fn guest(workload: &Workload) -> Guest<'_> {
+    Guest {
+        path: &workload.path,
+        bytes: &workload.bytes,
+        code: workload.code.as_ref(),
+    }
 }
