@@ -29,6 +29,7 @@ use wasmtime_wasi::WasiCtxBuilder;
 use super::pauses::Pauses;
 use super::{wasi_p1, wasmer_program};
 use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT};
+use crate::guest::failure;
 use crate::guest::format::Format;
 use crate::guest::limits::{Limiter, Limits};
 use crate::guest::runtime::{CompiledProgram, Guest, RawSample, Runner, Sampler};
@@ -307,13 +308,14 @@ pub(super) fn explain_with(error: anyhow::Error, limiter: &Mutex<Limiter>) -> an
     }
 }
 
-/// What a trap means, in plain words, in the words wasmtime's rows use.
+/// What a trap means, in plain words, in the words wasmtime's rows use
+/// ([`crate::guest::failure`]).
 fn plain_words(error: &RuntimeError) -> Option<&'static str> {
     Some(match error.clone().to_trap()? {
-        TrapCode::StackOverflow => "stack overflow: call stack exhausted (unbounded recursion?)",
-        TrapCode::IntegerDivisionByZero => "integer divide by zero",
-        TrapCode::HeapAccessOutOfBounds => "out-of-bounds memory access",
-        TrapCode::UnreachableCodeReached => "wasm `unreachable` executed (the guest aborted)",
+        TrapCode::StackOverflow => failure::STACK_OVERFLOW,
+        TrapCode::IntegerDivisionByZero => failure::DIVISION_BY_ZERO,
+        TrapCode::HeapAccessOutOfBounds => failure::OUT_OF_BOUNDS,
+        TrapCode::UnreachableCodeReached => failure::UNREACHABLE,
         _ => return None,
     })
 }
