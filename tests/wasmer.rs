@@ -151,3 +151,35 @@ fn what_wasmer_cannot_run_is_a_row_error() -> TestResult {
     );
     Ok(())
 }
+
+/// A module that uses SIMD under wasmer's single-pass compiler, which has
+/// none: a row error that says so in words (not the compiler's "not yet
+/// implemented"), while wasmer's Cranelift measures it.
+#[test]
+fn singlepass_says_it_has_no_simd() -> TestResult {
+    if !built_with_wasmer()? {
+        return Ok(());
+    }
+    let simd = e2e::fixture("conformance/simd.wat");
+    let mut args = vec!["run", simd.to_str().ok_or("path")?];
+    args.extend(["--engine", "wasmer-singlepass", "--engine", "wasmer"]);
+    args.extend(FAST);
+    let report = json(&args)?;
+    let rows = rows(&report)?;
+    let singlepass = rows
+        .iter()
+        .find(|r| r["name"] == "simd[wasmer-singlepass]")
+        .ok_or("no singlepass row")?;
+    let error = singlepass["error"].as_str().unwrap_or("");
+    assert!(
+        error.contains("wasmer-singlepass does not support SIMD"),
+        "{singlepass}"
+    );
+    assert!(!error.contains("not yet implemented"), "{error}");
+    let cranelift = rows
+        .iter()
+        .find(|r| r["name"] == "simd[wasmer]")
+        .ok_or("no wasmer row")?;
+    assert!(cranelift.get("error").is_none(), "{cranelift}");
+    Ok(())
+}

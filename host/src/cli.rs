@@ -164,13 +164,9 @@ pub struct MeasureArgs {
     #[arg(long, short)]
     pub quiet: bool,
 
-    /// Compiler: `cranelift` (optimising), `winch` (baseline) or `pulley`
-    /// (interpreter), or the PATH of an engine library (wasmtime's
-    /// bench-api, as Sightglass's `-e` loads it: a value with a `/`, or
-    /// ending in `.so` or `.dylib`), which runs programs only. Repeat it to
-    /// measure every workload under each; rows are then named
-    /// `name[engine]` (a library: its file name without extension), and
-    /// `host compare` compares them.
+    /// The engine: its help is written from the options' list of engines
+    /// (`options::engine::describe_engines`), which says which this host
+    /// has built in.
     #[arg(long, value_name = "ENGINE", default_value = "cranelift", value_parser = EngineArg::parse)]
     pub engine: Vec<EngineArg>,
 
@@ -227,7 +223,9 @@ pub struct MeasureArgs {
     /// Ask the kernel for transparent huge pages to back the linear
     /// memories of `run(count, seed)` workloads (`madvise`), so that where
     /// their pages land varies less between worker processes: `on` or
-    /// `off`. Recorded in the JSON's `environment.huge_pages`.
+    /// `off`. Under wasmtime's engines only (cranelift, winch, pulley):
+    /// wasmi, wasmer and V8 allocate their memories themselves. Recorded in
+    /// the JSON's `environment.huge_pages`.
     #[arg(long, value_name = "on|off", default_value = "on", value_parser = ["on", "off"])]
     pub huge_pages: String,
 
@@ -295,26 +293,21 @@ pub struct ExportArgs {
     pub export_bencher: Option<PathBuf>,
 }
 
-/// The compiler of `--engine`, or an engine library.
+/// What `--engine` names: an engine by name (the options check it against
+/// their list of engines), or an engine library.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EngineArg {
-    Cranelift,
-    Winch,
-    Pulley,
+    /// An engine's name or alias (`cranelift`, `wasmi`, `singlepass`).
+    Named(String),
     /// The path of an engine library.
     Library(PathBuf),
-    /// Another runtime, by name (`wasmi`, `v8`): the options check the name.
-    Runtime(String),
 }
 
 impl EngineArg {
-    /// `cranelift`, `winch`, `pulley`, a path (a value with a `/`, or
-    /// ending in `.so` or `.dylib`), or another runtime's name.
+    /// A path (a value with a `/`, or ending in `.so` or `.dylib`), or a
+    /// name.
     fn parse(value: &str) -> Result<Self, String> {
         match value {
-            "cranelift" => Ok(EngineArg::Cranelift),
-            "winch" => Ok(EngineArg::Winch),
-            "pulley" => Ok(EngineArg::Pulley),
             path if path.contains('/') || path.ends_with(".so") || path.ends_with(".dylib") => {
                 Ok(EngineArg::Library(PathBuf::from(path)))
             }
@@ -323,10 +316,10 @@ impl EngineArg {
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') =>
             {
-                Ok(EngineArg::Runtime(name.to_string()))
+                Ok(EngineArg::Named(name.to_string()))
             }
             other => Err(format!(
-                "`{other}` is neither cranelift, winch, pulley, a runtime's name nor the path of an engine library (./main.so)"
+                "`{other}` is neither an engine's name nor the path of an engine library (./main.so)"
             )),
         }
     }

@@ -4,18 +4,21 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 use host::cli::{Cli, Command};
 use host::command;
 use host::guest::sandbox;
-use host::options::{CompareSettings, HistorySettings, ProfileSettings, ReportSettings, Settings};
+use host::options::{
+    CompareSettings, HistorySettings, ProfileSettings, ReportSettings, Settings, describe_engines,
+};
 use host::output::escape::terminal;
 use host::util::error::one_line;
 use host::util::exit::ExitStatus;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = describe_engines(Cli::command()).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     // A worker keeps the default dispositions: its parent ends it, and so
     // does any signal sent to it alone.
     if !matches!(cli.command, Command::Worker) {

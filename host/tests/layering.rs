@@ -1,7 +1,8 @@
 //! The host's modules import each other one way only: every stage imports
 //! only the stages below it, and no file imports a file that imports it
-//! (through any chain). Read from the sources as text: every `crate::` path
-//! outside comments and `#[cfg(test)]` code is an import.
+//! (through any chain). Read from the sources as text, whole files: every
+//! `crate::` path and every `super::` path (to a sibling file, or else to
+//! the parent) outside comments and `#[cfg(test)]` items is an import.
 
 // The host's own sources, read with the plain readers clippy.toml forbids
 // in the host: they are the repository's, not a user's.
@@ -25,7 +26,7 @@ const LAYERS: [&str; 10] = [
 ];
 
 /// Every module of the library: its path (`guest::load`) and its source,
-/// without comments and without the code after `#[cfg(test)]`.
+/// without comments and `#[cfg(test)]` items.
 fn modules() -> BTreeMap<String, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut found = BTreeMap::new();
@@ -63,19 +64,56 @@ fn module_name(root: &Path, path: &Path) -> String {
     parts.join("::")
 }
 
-/// The code of a file, less comments and test code.
+/// The code of a file, less comments and the items marked
+/// `#[cfg(test)]`: the whole file else, what comes after a test module
+/// included.
 fn strip(text: &str) -> String {
-    let code = match text.find("#[cfg(test)]") {
-        Some(at) => &text[..at],
-        None => text,
-    };
-    code.lines()
+    let lines: Vec<&str> = text
+        .lines()
         .map(|line| match line.find("//") {
             Some(at) => &line[..at],
             None => line,
         })
-        .collect::<Vec<_>>()
-        .join("\n")
+        .collect();
+    let mut code = Vec::new();
+    let mut at = 0;
+    while at < lines.len() {
+        if lines[at].trim() == "#[cfg(test)]" {
+            at = after_item(&lines, at + 1);
+        } else {
+            code.push(lines[at]);
+            at += 1;
+        }
+    }
+    code.join("\n")
+}
+
+/// The line after the item that starts at line `at` (past its attributes):
+/// after its `;` (`mod tests;`), or after the brace that closes its body.
+fn after_item(lines: &[&str], mut at: usize) -> usize {
+    while at < lines.len() && lines[at].trim_start().starts_with("#[") {
+        at += 1;
+    }
+    let mut depth = 0usize;
+    let mut opened = false;
+    while at < lines.len() {
+        for c in lines[at].chars() {
+            match c {
+                '{' => {
+                    depth += 1;
+                    opened = true;
+                }
+                '}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        let line = lines[at].trim_end();
+        at += 1;
+        if (opened && depth == 0) || (!opened && line.ends_with(';')) {
+            break;
+        }
+    }
+    at
 }
 
 /// The modules a file's code names: through `crate::` paths (the longest
@@ -83,10 +121,16 @@ fn strip(text: &str) -> String {
 /// and through `use child::...` (a child module it re-exports from).
 fn imports(module: &str, code: &str, known: &BTreeSet<String>) -> BTreeSet<String> {
     let mut found = BTreeSet::new();
-    if code.contains("super::")
-        && let Some((parent, _)) = module.rsplit_once("::")
-    {
-        found.insert(parent.to_string());
+    if let Some((parent, _)) = module.rsplit_once("::") {
+        for (at, _) in code.match_indices("super::") {
+            for name in names_after(&code[at + "super::".len()..]) {
+                let sibling = format!("{parent}::{name}");
+                match known.contains(&sibling) {
+                    true => found.insert(sibling),
+                    false => found.insert(parent.to_string()),
+                };
+            }
+        }
     }
     for line in code.lines() {
         let line = line.trim_start().trim_start_matches("pub ");
@@ -117,6 +161,24 @@ fn imports(module: &str, code: &str, known: &BTreeSet<String>) -> BTreeSet<Strin
         }
     }
     found
+}
+
+/// The first name of each path a `super::` leads to: `a` of `a::b`, `a`
+/// and `c` of `{a, c::d}`.
+fn names_after(rest: &str) -> Vec<String> {
+    let first = |path: &str| -> String {
+        path.trim()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    match rest.strip_prefix('{') {
+        Some(group) => {
+            let group = group.split('}').next().unwrap_or("");
+            group.split(',').map(first).collect()
+        }
+        None => vec![first(rest)],
+    }
 }
 
 fn stage(module: &str) -> usize {
@@ -158,11 +220,16 @@ fn stages_import_only_the_stages_below() {
     );
 }
 
+/// The one circle left, V8's runtime and its programs importing each
+/// other, until it is broken: any other fails the test below, and so does
+/// this one once it is gone (take it off the list then).
+const KNOWN_CIRCLES: [(&str, &str); 1] = [("guest::runtime::v8", "guest::runtime::v8_program")];
+
 #[test]
 fn no_file_imports_a_file_that_imports_it() {
     let modules = modules();
     let known: BTreeSet<String> = modules.keys().cloned().collect();
-    let edges: BTreeMap<&str, BTreeSet<String>> = modules
+    let mut edges: BTreeMap<&str, BTreeSet<String>> = modules
         .iter()
         .map(|(module, code)| {
             let mut to = imports(module, code, &known);
@@ -170,6 +237,15 @@ fn no_file_imports_a_file_that_imports_it() {
             (module.as_str(), to)
         })
         .collect();
+    for (a, b) in KNOWN_CIRCLES {
+        let there = edges.get(a).is_some_and(|to| to.contains(b))
+            && edges.get(b).is_some_and(|to| to.contains(a));
+        assert!(
+            there,
+            "{a} <-> {b} is broken: take it off KNOWN_CIRCLES so that it cannot come back"
+        );
+        edges.entry(a).or_default().remove(b);
+    }
     // Depth-first search for a path back to the start, from every module.
     for start in edges.keys() {
         let mut stack: Vec<Vec<&str>> = vec![vec![start]];

@@ -235,6 +235,11 @@ pub struct ProcessSample {
     /// The compiled code's size, where the runtime told the worker.
     #[serde(default)]
     pub code_bytes: Option<u64>,
+    /// How long the runtime took to compile the guest in this process,
+    /// in ms, where it compiled here (not wasmtime, whose code the parent
+    /// compiled).
+    #[serde(default)]
+    pub compile_ms: Option<f64>,
 }
 
 /// What a program adds to a [`ProcessSample`].

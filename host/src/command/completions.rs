@@ -11,13 +11,14 @@ use clap::CommandFactory;
 use clap_complete::Shell;
 
 use crate::cli::Cli;
+use crate::options::describe_engines;
 
 /// The binary name completions and the man page are written for.
 const BIN_NAME: &str = "host";
 
 /// Write the completion script of `shell` for `host` to `out`.
 pub fn completions(shell: Shell, out: &mut dyn Write) -> Result<()> {
-    let mut command = Cli::command();
+    let mut command = describe_engines(Cli::command());
     // clap_complete panics on a failed write: generate into memory, then
     // write with a proper error.
     let mut script = Vec::new();
@@ -29,7 +30,7 @@ pub fn completions(shell: Shell, out: &mut dyn Write) -> Result<()> {
 
 /// Write the man page (roff) of the top-level `host` command to `out`.
 pub fn man_page(out: &mut dyn Write) -> Result<()> {
-    let command = Cli::command().name(BIN_NAME);
+    let command = describe_engines(Cli::command()).name(BIN_NAME);
     let mut page = Vec::new();
     clap_mangen::Man::new(command)
         .render(&mut page)

@@ -11,10 +11,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::guest::contract::Contract;
+use crate::guest::contract::workload_name;
 use crate::guest::engine::Engines;
 use crate::guest::format::Code;
 use crate::guest::limits::Limits;
-use crate::guest::load::{load, workload_name};
+use crate::guest::load::load;
 use crate::guest::program::Program;
 use crate::options::{Grants, Runtime, Settings};
 use crate::output::escape::terminal;

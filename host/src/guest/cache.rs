@@ -46,7 +46,8 @@ pub const MAX_ENTRY_BYTES: u64 = 1 << 30;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CacheOutcome {
-    /// The cache is off (`--no-cache`).
+    /// No cache: it is off (`--no-cache`), or the runtime (any but
+    /// wasmtime) compiled in its workers, timed there.
     Off,
     /// Compiled now and stored.
     Miss,

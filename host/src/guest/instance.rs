@@ -23,7 +23,7 @@ use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT, TIMI
 use crate::guest::failure::guest_failure;
 use crate::guest::format::{Code, Format};
 use crate::guest::limits::{Limiter, Limits};
-pub use crate::guest::runtime::RawSample;
+pub use crate::guest::runtime::seam::RawSample;
 use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
 

@@ -15,7 +15,9 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use crate::guest::cache::CacheOutcome;
-use crate::guest::contract::{Benchmark, Contract, Kind, RUN_EXPORT, check_contract};
+use crate::guest::contract::{
+    Benchmark, Contract, Kind, RUN_EXPORT, check_contract, workload_name,
+};
 use crate::guest::engine::Engines;
 use crate::guest::format::{Code, Format, detect};
 use crate::guest::runtime::native;
@@ -240,13 +242,6 @@ fn is_workload_file(path: &Path) -> bool {
     )
 }
 
-/// The name of a workload: its file name without the extension.
-pub fn workload_name(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string())
-}
-
 /// A compiled workload that follows the contract.
 pub struct Workload {
     pub path: PathBuf,
@@ -331,7 +326,8 @@ pub fn load_bytes(engines: &Engines, path: &Path, bytes: Arc<[u8]>) -> Result<Wo
         kind: Some(format.into()),
         error,
     };
-    crate::guest::runtime::check_available(engines.config.runtime, format).map_err(failed)?;
+    crate::guest::runtime::check_available(engines.config.runtime, format, &bytes)
+        .map_err(failed)?;
     let start = Instant::now();
     let (code, cache) = engines
         .compile(&engines.fast, format, &bytes)

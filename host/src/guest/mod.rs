@@ -40,6 +40,7 @@ pub mod runtime;
 pub mod sandbox;
 pub mod seeds;
 
+pub use contract::workload_name;
 pub use contract::{Contract, Kind};
 pub use format::Format;
-pub use load::{LoadError, Workload, discover, workload_name};
+pub use load::{LoadError, Workload, discover};

@@ -46,15 +46,8 @@ pub enum Runtime {
 }
 
 impl Runtime {
-    /// Every runtime other than wasmtime, as `--engine` names them.
-    pub const OTHERS: [Runtime; 4] = [
-        Runtime::Wasmi,
-        Runtime::V8,
-        Runtime::Wasmer,
-        Runtime::WasmerSinglepass,
-    ];
-
-    /// The name `--engine` gives it.
+    /// The name `--engine` gives it (the row's suffix, the report's
+    /// `runtime`).
     pub fn name(self) -> &'static str {
         match self {
             Runtime::Wasmtime => "wasmtime",
@@ -65,22 +58,245 @@ impl Runtime {
         }
     }
 
-    /// The runtime `--engine NAME` names.
-    pub fn named(name: &str) -> Result<Self> {
-        if let Some(runtime) = Runtime::OTHERS.into_iter().find(|r| r.name() == name) {
-            return Ok(runtime);
+    /// Its line of [`ENGINES`].
+    pub fn entry(self) -> &'static KnownEngine {
+        ENGINES
+            .iter()
+            .find(|e| matches!(e.runs, Runs::Runtime(r) if r == self))
+            .unwrap_or(&ENGINES[0])
+    }
+
+    fn is_wasmtime(&self) -> bool {
+        *self == Runtime::Wasmtime
+    }
+}
+
+/// What a name of `--engine` runs: a compiler of wasmtime's, or another
+/// runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Runs {
+    Wasmtime(Compiler),
+    Runtime(Runtime),
+}
+
+/// One engine `--engine` names: its name, its aliases, what it is, and
+/// whether this host has it built in. [`ENGINES`] lists every one; option
+/// parsing, `--help`, the man page, `--version`, `host doctor` and the
+/// "not built in" error read that list and nothing else.
+#[derive(Debug)]
+pub struct KnownEngine {
+    /// The name rows and reports give it.
+    pub name: &'static str,
+    /// Other names `--engine` takes for it.
+    pub aliases: &'static [&'static str],
+    /// What it is, in a few words.
+    pub what: &'static str,
+    pub runs: Runs,
+    /// The cargo feature that builds it in, when it is optional.
+    pub feature: Option<&'static str>,
+    /// Whether this host has it built in.
+    pub built_in: bool,
+    /// What it needs on the machine besides the host, if anything.
+    pub needs: Option<&'static str>,
+}
+
+/// Every engine `--engine` takes by name, in the order help lists them.
+pub const ENGINES: [KnownEngine; 7] = [
+    KnownEngine {
+        name: "cranelift",
+        aliases: &["wasmtime"],
+        what: "wasmtime with Cranelift, its optimising compiler (the default)",
+        runs: Runs::Wasmtime(Compiler::Cranelift),
+        feature: None,
+        built_in: true,
+        needs: None,
+    },
+    KnownEngine {
+        name: "winch",
+        aliases: &[],
+        what: "wasmtime with Winch, its baseline compiler",
+        runs: Runs::Wasmtime(Compiler::Winch),
+        feature: None,
+        built_in: true,
+        needs: None,
+    },
+    KnownEngine {
+        name: "pulley",
+        aliases: &[],
+        what: "wasmtime's Pulley interpreter",
+        runs: Runs::Wasmtime(Compiler::Pulley),
+        feature: None,
+        built_in: true,
+        needs: None,
+    },
+    KnownEngine {
+        name: "wasmi",
+        aliases: &[],
+        what: "wasmi, an interpreter",
+        runs: Runs::Runtime(Runtime::Wasmi),
+        feature: Some("wasmi"),
+        built_in: cfg!(feature = "wasmi"),
+        needs: None,
+    },
+    KnownEngine {
+        name: "wasmer",
+        aliases: &["wasmer-cranelift"],
+        what: "wasmer with its Cranelift",
+        runs: Runs::Runtime(Runtime::Wasmer),
+        feature: Some("wasmer"),
+        built_in: cfg!(feature = "wasmer"),
+        needs: None,
+    },
+    KnownEngine {
+        name: "wasmer-singlepass",
+        aliases: &["singlepass"],
+        what: "wasmer with its single-pass compiler (no SIMD)",
+        runs: Runs::Runtime(Runtime::WasmerSinglepass),
+        feature: Some("wasmer"),
+        built_in: cfg!(feature = "wasmer"),
+        needs: None,
+    },
+    KnownEngine {
+        name: "v8",
+        aliases: &["node"],
+        what: "V8, through Node.js",
+        runs: Runs::Runtime(Runtime::V8),
+        feature: None,
+        built_in: true,
+        needs: Some("`node` on the PATH, or $WASM_BENCH_NODE"),
+    },
+];
+
+impl KnownEngine {
+    /// The engine `--engine NAME` names, by its name or an alias.
+    pub fn named(name: &str) -> Result<&'static KnownEngine> {
+        if let Some(engine) = ENGINES
+            .iter()
+            .find(|e| e.name == name || e.aliases.contains(&name))
+        {
+            return Ok(engine);
         }
-        let mut known = vec!["cranelift", "winch", "pulley"];
-        known.extend(Runtime::OTHERS.iter().map(|r| r.name()));
+        let known: Vec<&str> = ENGINES.iter().map(|e| e.name).collect();
         bail!(
             "--engine {name}: unknown engine (known: {}, or the path of an engine library)",
             known.join(", ")
         )
     }
 
-    fn is_wasmtime(&self) -> bool {
-        *self == Runtime::Wasmtime
+    /// Why it cannot run in this host, if it is not built in: what to
+    /// build instead.
+    pub fn not_built(&self) -> Option<String> {
+        match (self.built_in, self.feature) {
+            (false, Some(feature)) => Some(format!(
+                "this host is built without {}: build it with `cargo build --release -p host --features all-engines` (or `--features {feature}`)",
+                self.name
+            )),
+            _ => None,
+        }
     }
+
+    /// Its name with its aliases: `cranelift (or wasmtime)`.
+    fn names(&self) -> String {
+        match self.aliases {
+            [] => self.name.to_string(),
+            aliases => format!("{} (or {})", self.name, aliases.join(", ")),
+        }
+    }
+}
+
+/// The engines built into this host, and those that are not, in one line:
+/// for `--version` and `host doctor`.
+pub fn engines_built_in() -> String {
+    let names = |built: bool| -> Vec<String> {
+        ENGINES
+            .iter()
+            .filter(|e| e.built_in == built)
+            .map(|e| match e.needs {
+                Some(needs) => format!("{} (needs {needs})", e.name),
+                None => e.name.to_string(),
+            })
+            .collect()
+    };
+    let mut line = format!("engines built in: {}", names(true).join(", "));
+    let missing = names(false);
+    if !missing.is_empty() {
+        line.push_str(&format!(
+            "; not built in: {} (cargo feature all-engines)",
+            missing.join(", ")
+        ));
+    }
+    line
+}
+
+/// The long help of `--engine`: every engine of [`ENGINES`] with its
+/// aliases, whether this host has it, and engine libraries.
+pub fn engine_help() -> String {
+    let mut help = String::from(
+        "The engine to measure under. Repeat it to measure every workload under each; rows are then named `name[engine]` (a library: its file name without extension), and `host compare` compares them. One of:\n",
+    );
+    help.push_str(&engine_list());
+    help.push_str(
+        "\n\nor the PATH of an engine library (wasmtime's bench-api, as Sightglass's `-e` loads it: a value with a `/`, or ending in `.so` or `.dylib`), which runs programs only. Runtimes other than wasmtime run core modules only, and ignore --opt-level, -W and --huge-pages.",
+    );
+    help
+}
+
+/// Every engine of [`ENGINES`], a line each: its names, what it is, and
+/// whether this host has it built in.
+fn engine_list() -> String {
+    let mut list = String::new();
+    for engine in &ENGINES {
+        let status = match (engine.not_built(), engine.needs) {
+            (Some(_), _) => format!(
+                "not built into this host (cargo feature `{}`, or all-engines)",
+                engine.feature.unwrap_or("all-engines")
+            ),
+            (None, Some(needs)) => format!("built in; needs {needs}"),
+            (None, None) => "built in".to_string(),
+        };
+        list.push_str(&format!(
+            "\n  {}: {}; {status}",
+            engine.names(),
+            engine.what
+        ));
+    }
+    list
+}
+
+/// `command` (the host's clap command) with the help of `--engine` and the
+/// long version written from [`ENGINES`], so that `--help`, the man page
+/// and `--version` say which engines this host has.
+pub fn describe_engines(command: clap::Command) -> clap::Command {
+    // clap keeps a version as `&'static str`: made once, at start-up.
+    let version: &'static str = format!(
+        "{} ({})",
+        command.get_version().unwrap_or_default(),
+        engines_built_in()
+    )
+    .leak();
+    let names: Vec<String> = command
+        .get_subcommands()
+        .filter(|c| c.get_arguments().any(|a| a.get_id() == "engine"))
+        .map(|c| c.get_name().to_string())
+        .collect();
+    let all: Vec<&str> = ENGINES.iter().map(|e| e.name).collect();
+    let short = format!(
+        "Engine: {} (the first is the default), or the PATH of an engine library; --help says which this host has",
+        all.join(", ")
+    );
+    let mut command = command.long_version(version).after_long_help(format!(
+        "Engines (--engine of {}):{}",
+        names.join(", "),
+        engine_list()
+    ));
+    for name in names {
+        command = command.mut_subcommand(name, |sub| {
+            sub.mut_arg("engine", |arg| {
+                arg.help(short.clone()).long_help(engine_help())
+            })
+        });
+    }
+    command
 }
 
 /// Cranelift's optimisation level.
@@ -529,21 +745,19 @@ pub(crate) fn engine_configs(
                     ..EngineConfig::default()
                 }
             }
-            EngineArg::Runtime(name) => EngineConfig {
-                runtime: Runtime::named(name)?,
-                ..EngineConfig::default()
-            },
-            builtin => EngineConfig {
-                compiler: match builtin {
-                    EngineArg::Winch => Compiler::Winch,
-                    EngineArg::Pulley => Compiler::Pulley,
-                    _ => Compiler::Cranelift,
+            EngineArg::Named(name) => match KnownEngine::named(name)?.runs {
+                Runs::Runtime(runtime) => EngineConfig {
+                    runtime,
+                    ..EngineConfig::default()
                 },
-                opt_level,
-                wasm,
-                library: None,
-                runtime: Runtime::Wasmtime,
-                version: None,
+                Runs::Wasmtime(compiler) => EngineConfig {
+                    compiler,
+                    opt_level,
+                    wasm,
+                    library: None,
+                    runtime: Runtime::Wasmtime,
+                    version: None,
+                },
             },
         };
         if !configs.contains(&config) {
@@ -583,6 +797,30 @@ mod tests {
             );
         }
         assert_eq!(parse("memory64,gc=n")?.to_string(), "gc=n,memory64=y");
+        Ok(())
+    }
+
+    #[test]
+    fn every_name_and_alias_names_one_engine_and_the_help_lists_it() -> Result<()> {
+        let help = engine_help();
+        let mut seen = std::collections::HashSet::new();
+        for engine in &ENGINES {
+            for name in std::iter::once(&engine.name).chain(engine.aliases) {
+                assert!(seen.insert(*name), "{name} names two engines");
+                assert_eq!(KnownEngine::named(name)?.name, engine.name);
+                assert!(help.contains(name), "the help lacks {name}");
+            }
+            assert_eq!(engine.not_built().is_some(), !engine.built_in);
+        }
+        assert!(KnownEngine::named("wasm3").is_err());
+        for runtime in [
+            Runtime::Wasmi,
+            Runtime::V8,
+            Runtime::Wasmer,
+            Runtime::WasmerSinglepass,
+        ] {
+            assert_eq!(runtime.entry().name, runtime.name());
+        }
         Ok(())
     }
 

@@ -1,5 +1,6 @@
 //! How much memory a process has held: its peak resident set (`VmHWM` in
-//! `/proc/PID/status`), the figure a program's row reports as its memory.
+//! `/proc/PID/status`), the figure a program's row reports as its memory,
+//! and that peak started afresh, so that a row's is its own.
 
 /// The peak resident set of process `pid` (this process when `None`), in
 /// bytes, where the kernel tells.
@@ -10,6 +11,21 @@ pub fn peak_rss_bytes(pid: Option<u32>) -> Option<u64> {
     };
     let status = crate::util::fs::read_system_text(&path)?;
     parse_peak(&status)
+}
+
+/// Start this process's peak resident set afresh, from what it holds now:
+/// the heap's free pages handed back to the kernel first (`malloc_trim`,
+/// with glibc), then the high-water mark reset (Linux: `5` written to
+/// `/proc/self/clear_refs`). Whether the mark was reset: where it was not,
+/// the peak is the process's since it started.
+pub fn reset_peak() -> bool {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only hands free pages of the heap back to the
+    // kernel; it touches no memory in use.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
 }
 
 /// `VmHWM:  1234 kB` of a status file, in bytes.
@@ -36,5 +52,22 @@ mod tests {
         assert_eq!(parse_peak("VmRSS: 1 kB\n"), None);
         #[cfg(target_os = "linux")]
         assert!(peak_rss_bytes(None).is_some_and(|b| b > 0));
+    }
+
+    /// 64 MiB touched and freed, then the peak reset: it reads less than
+    /// the 64 MiB it read before (by half of them, a wide margin).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_reset_peak_forgets_memory_freed_before_it() {
+        let big = vec![1u8; 64 << 20];
+        std::hint::black_box(&big);
+        let before = peak_rss_bytes(None).unwrap_or(0);
+        drop(big);
+        assert!(reset_peak(), "the kernel refused the reset");
+        let after = peak_rss_bytes(None).unwrap_or(u64::MAX);
+        assert!(
+            after + (32 << 20) < before,
+            "{after} after, {before} before"
+        );
     }
 }

@@ -260,7 +260,8 @@ pub struct Costs {
     pub peak_memory_bytes: Option<u64>,
     /// Programs: the peak resident memory of the process that ran them
     /// (the largest over the processes), in bytes: the worker's (the host's
-    /// own memory with it), or `node`'s under V8.
+    /// own memory with it; its high-water mark is reset before each row, so
+    /// that the peak is the row's own), or `node`'s under V8.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak_rss_bytes: Option<u64>,
 }

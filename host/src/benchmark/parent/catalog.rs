@@ -15,8 +15,9 @@ use anyhow::Result;
 
 use crate::benchmark::progress::{Progress, Step};
 use crate::benchmark::worker::session::{Loaded, all_engines};
+use crate::guest::contract::workload_name;
 use crate::guest::contract::{Contract, RUN_EXPORT};
-use crate::guest::load::{self, LoadError, Workload, workload_name};
+use crate::guest::load::{self, LoadError, Workload};
 use crate::options::Settings;
 use crate::results::Row;
 

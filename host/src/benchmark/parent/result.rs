@@ -11,7 +11,8 @@ use crate::analysis::summary::{self, Drift, Preparation, phase_stats};
 use crate::benchmark::parent::row::{Compiled, Counts, RowState};
 use crate::benchmark::parent::stop::{library_note, precision_reached, under_library};
 use crate::benchmark::protocol::ProcessSample;
-use crate::guest::load::workload_name;
+use crate::guest::cache::CacheOutcome;
+use crate::guest::contract::workload_name;
 use crate::guest::program::TimedRegion;
 use crate::guest::program::output::expected_files;
 use crate::options::Settings;
@@ -30,11 +31,20 @@ pub fn figures(
 ) -> Figures {
     let measurements: Vec<Measurement> = samples.iter().map(|s| s.measurement.clone()).collect();
     let instantiate: Vec<f64> = samples.iter().map(|s| s.instantiate_ms).collect();
-    let stages = Preparation {
-        kind: compiled.kind,
-        compile_ms: compiled.compile_ms,
-        compile_cache: compiled.cache.clone(),
-        instantiate_ms: stats::median(&instantiate),
+    let stages = match own_compile_ms(samples) {
+        // The runtime compiled in its workers, with no cache of its own.
+        Some(compile_ms) => Preparation {
+            kind: compiled.kind,
+            compile_ms,
+            compile_cache: CacheOutcome::Off,
+            instantiate_ms: stats::median(&instantiate),
+        },
+        None => Preparation {
+            kind: compiled.kind,
+            compile_ms: compiled.compile_ms,
+            compile_cache: compiled.cache.clone(),
+            instantiate_ms: stats::median(&instantiate),
+        },
     };
     let mut figures = summary::figures(
         &measurements,
@@ -55,6 +65,14 @@ pub fn figures(
         ..compiled.costs
     };
     figures
+}
+
+/// The median of the compile times the runtime took in the workers, where
+/// it compiled there (every runtime but wasmtime, whose code the parent
+/// compiled or loaded from its cache).
+fn own_compile_ms(samples: &[ProcessSample]) -> Option<f64> {
+    let times: Vec<f64> = samples.iter().filter_map(|s| s.compile_ms).collect();
+    (!times.is_empty()).then(|| stats::median(&times))
 }
 
 /// The result of a finished row of a run.
@@ -143,7 +161,8 @@ pub fn program_figures(
         TimedRegion::StartToEnd => {}
     }
 
-    // An engine library compiles every iteration: its median, else the
+    // An engine library compiles every iteration: its median; another
+    // runtime compiles once in each worker: the median of those; else the
     // parent's one compile.
     let compile_ns: Vec<f64> = programs
         .iter()
@@ -151,7 +170,7 @@ pub fn program_figures(
         .collect();
     figures.phases = Some(Phases {
         compile_ms: match compile_ns.is_empty() {
-            true => compiled.compile_ms,
+            true => own_compile_ms(samples).unwrap_or(compiled.compile_ms),
             false => stats::median(&compile_ns) / 1e6,
         },
         instantiate_ns: phase_stats(&instantiate),

@@ -120,6 +120,10 @@ pub fn compare(
             peak_memory_bytes: variant.instance.peak_memory_bytes(),
             peak_rss_bytes: None,
             code_bytes: variant.instance.code_bytes(),
+            compile_ms: variant
+                .instance
+                .compile_time()
+                .map(|t| t.as_secs_f64() * 1e3),
         });
     }
     Ok(Event::Compared {

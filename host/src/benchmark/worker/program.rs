@@ -31,6 +31,9 @@ pub struct Iterations {
     /// An engine library's compile time of each iteration; empty for a
     /// built-in engine.
     compile_ns: Vec<f64>,
+    /// The runtime's one compile of the program in this process, in ms,
+    /// where it compiled here ([`CompiledProgram::compile_time`]).
+    compile_ms: Option<f64>,
     region: TimedRegion,
 }
 
@@ -51,6 +54,7 @@ impl Iterations {
             execute_ns: Vec::new(),
             instantiate_ns: Vec::new(),
             compile_ns: Vec::new(),
+            compile_ms: program.compile_time().map(|t| t.as_secs_f64() * 1e3),
             region: iteration.region,
         })
     }
@@ -96,6 +100,7 @@ impl Iterations {
             peak_memory_bytes: None,
             peak_rss_bytes: None,
             code_bytes: None,
+            compile_ms: self.compile_ms,
             program: Some(ProgramSample {
                 instantiate_ns: self.instantiate_ns,
                 compile_ns: self.compile_ns,

@@ -77,6 +77,7 @@ pub fn measure_row(
         peak_memory_bytes: instance.peak_memory_bytes(),
         peak_rss_bytes: None,
         code_bytes: instance.code_bytes(),
+        compile_ms: instance.compile_time().map(|t| t.as_secs_f64() * 1e3),
     })
 }
 
@@ -88,6 +89,9 @@ fn measure_program(
     job: &RowJob,
     progress: &dyn Progress,
 ) -> Result<ProcessSample> {
+    // The row's peak resident set is its own, not that of the rows this
+    // process measured before it.
+    crate::platform::memory::reset_peak();
     let program = session.program(workload, &job.row, &plan.grants, progress)?;
     let counters = job.counters.then(|| {
         Err("not counted: they count `run(count, seed)` workloads, not programs".to_string())

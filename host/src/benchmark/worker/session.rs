@@ -338,7 +338,8 @@ impl Session {
 
     /// Instantiate the workload of `row` under its engine's runtime and
     /// call its `setup` (telling `progress` each). Returns it and the
-    /// instantiation time, in ms (setup not included).
+    /// instantiation time, in ms (neither setup nor a compile the runtime
+    /// did here included: [`Sampler::compile_time`]).
     pub fn instance(
         &self,
         workload: &Workload,
@@ -356,7 +357,11 @@ impl Session {
                 self.seeds,
             )?,
         };
-        let instantiate = start.elapsed();
+        // A runtime that compiled here timed it: that is its compile phase,
+        // not its instantiation.
+        let instantiate = start
+            .elapsed()
+            .saturating_sub(instance.compile_time().unwrap_or_default());
         let size = row.size.unwrap_or(0);
         progress.calling(Call::Setup { size });
         instance.setup(size)?;

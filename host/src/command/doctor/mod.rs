@@ -26,19 +26,19 @@ mod probes;
 mod system;
 
 use finding::{
-    BUILD, CLOCK, CLOCK_SOURCE, CORES, CPU, FIFO, GOVERNOR, INTERRUPTIONS, LOAD, NICE, PARANOID,
-    PERF, PINNING, TURBO, VM,
+    BUILD, CLOCK, CLOCK_SOURCE, CORES, CPU, ENGINES, FIFO, GOVERNOR, INTERRUPTIONS, LOAD, NICE,
+    PARANOID, PERF, PINNING, TURBO, VM,
 };
 pub use finding::{Finding, Status};
 
 use probes::{fifo, nice, pinning};
 use system::{
-    build, clock, clock_source, cores_available, cpu_model, governor, interruptions, load,
+    build, clock, clock_source, cores_available, cpu_model, engines, governor, interruptions, load,
     perf_counters, perf_paranoid, turbo, virtual_machine,
 };
 
 /// Every topic [`examine`] reports, in its order.
-pub const TOPICS: [&str; 15] = [
+pub const TOPICS: [&str; 16] = [
     CPU,
     CORES,
     PINNING,
@@ -54,6 +54,7 @@ pub const TOPICS: [&str; 15] = [
     PERF,
     PARANOID,
     BUILD,
+    ENGINES,
 ];
 
 /// Run every check, in the order of [`TOPICS`]. Takes a fraction of a
@@ -80,6 +81,7 @@ pub fn examine() -> Vec<Finding> {
         perf_counters(),
         perf_paranoid(),
         build(),
+        engines(),
     ]
 }
 

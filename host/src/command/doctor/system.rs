@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 use std::fs;
 
 use crate::command::doctor::finding::{
-    BUILD, CLOCK, CLOCK_SOURCE, CLOCKSOURCE, CORES, CPU, Finding, GOVERNOR, INTERRUPTIONS, LOAD,
-    PARANOID, PERF, SYS_CPU, TURBO, VM, errno_name, format_cpu_list, parse_cpu_list, read_text,
+    BUILD, CLOCK, CLOCK_SOURCE, CLOCKSOURCE, CORES, CPU, ENGINES, Finding, GOVERNOR, INTERRUPTIONS,
+    LOAD, PARANOID, PERF, SYS_CPU, TURBO, VM, errno_name, format_cpu_list, parse_cpu_list,
+    read_text,
 };
 use crate::output::units::format_ns;
 use crate::platform::gaps::{self, Interruptions};
@@ -394,5 +395,15 @@ pub(super) fn judge_build(debug: bool) -> Finding {
         .fix("cargo build --release")
     } else {
         Finding::ok(BUILD, "release")
+    }
+}
+
+/// Which engines this host has built in (the list `--engine` reads), and
+/// how to build the others.
+pub(super) fn engines() -> Finding {
+    let finding = Finding::info(ENGINES, crate::options::engines_built_in());
+    match crate::options::ENGINES.iter().all(|e| e.built_in) {
+        true => finding,
+        false => finding.fix("cargo build --release -p host --features all-engines"),
     }
 }

@@ -14,7 +14,7 @@ use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 use super::output::{check_output, expected, tail};
 use super::{Iteration, ROOT, SMALL_WORKLOAD_VAR, TimedRegion};
-use crate::guest::load::workload_name;
+use crate::guest::contract::workload_name;
 use crate::options::Grants;
 use crate::platform::valgrind;
 

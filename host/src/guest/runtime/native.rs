@@ -20,7 +20,7 @@ use anyhow::{Context, Result, bail};
 use libloading::Library;
 
 use crate::guest::contract::{RUN_EXPORT, SETUP_EXPORT};
-use crate::guest::runtime::{RawSample, Sampler};
+use crate::guest::runtime::seam::{RawSample, Sampler};
 use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 
-use super::RawSample;
+use super::seam::RawSample;
 
 /// The pauses of the current call.
 #[derive(Debug, Default)]

@@ -8,31 +8,25 @@
 //! [`super::wasi_p1`]) rather than wasmer's own WASI runtime (not built
 //! here). Components are refused: wasmer does not run them.
 
-use std::ptr::NonNull;
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use wasmer::sys::vm::{
-    LinearMemory, MemoryError, MemoryStyle, TableStyle, TrapCode, VMMemory, VMMemoryDefinition,
-    VMTable, VMTableDefinition,
-};
-use wasmer::sys::{BaseTunables, Cranelift, NativeEngineExt, Singlepass, Tunables};
+use wasmer::sys::{BaseTunables, Cranelift, NativeEngineExt, Singlepass};
 use wasmer::{
-    Engine, ExternType, Function, FunctionEnv, FunctionEnvMut, Imports, Instance, MemoryType,
-    Module, Pages, RuntimeError, Store, TableType, TypedFunction,
+    Engine, ExternType, Function, FunctionEnv, FunctionEnvMut, Imports, Instance, Module,
+    RuntimeError, Store, TypedFunction,
 };
-use wasmtime::ResourceLimiter;
 
 use wasmtime_wasi::WasiCtxBuilder;
 
 use super::pauses::Pauses;
+use super::wasmer_store::{Limited, explain, explain_with, lock};
 use super::{wasi_p1, wasmer_program};
 use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT};
-use crate::guest::failure;
 use crate::guest::format::Format;
 use crate::guest::limits::{Limiter, Limits};
-use crate::guest::runtime::{CompiledProgram, Guest, RawSample, Runner, Sampler};
+use crate::guest::runtime::seam::{CompiledProgram, Guest, RawSample, Runner, Sampler};
 use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
 use crate::options::Grants;
@@ -76,6 +70,13 @@ impl Wasmer {
         engine
     }
 
+    /// `bytes` compiled for `store`'s engine, and how long that took.
+    pub fn compile(&self, store: &Store, bytes: &[u8]) -> Result<(Module, Duration)> {
+        let start = Instant::now();
+        let module = Module::new(store, bytes).context("wasmer: compiling failed")?;
+        Ok((module, start.elapsed()))
+    }
+
     /// [`Runner::instantiate`], keeping the sampler's type.
     pub fn instance(
         &self,
@@ -86,7 +87,7 @@ impl Wasmer {
     ) -> Result<WasmerSampler> {
         let limiter = Arc::new(Mutex::new(Limiter::new(limits)));
         let mut store = Store::new(self.engine(limits, &limiter));
-        let module = Module::new(&store, guest.bytes).context("wasmer: compiling failed")?;
+        let (module, compile) = self.compile(&store, guest.bytes)?;
         let pauses = FunctionEnv::new(&mut store, Pauses::default());
         let wasi = FunctionEnv::new(
             &mut store,
@@ -114,6 +115,7 @@ impl Wasmer {
             limiter,
             module,
             seeds,
+            compile,
         };
         sampler.initialize(&instance)?;
         Ok(sampler)
@@ -143,8 +145,30 @@ impl Runner for Wasmer {
     ) -> Result<Box<dyn CompiledProgram>> {
         let limiter = Arc::new(Mutex::new(Limiter::new(limits)));
         let engine = self.engine(limits, &limiter);
-        super::wasmer_program::program(engine, limiter, guest, grants, limits)
+        let (module, compile) = self.compile(&Store::new(engine.clone()), guest.bytes)?;
+        let compiled = wasmer_program::Compiled {
+            engine,
+            module,
+            compile,
+        };
+        wasmer_program::program(compiled, limiter, guest, grants, limits)
     }
+}
+
+/// Why wasmer's single-pass compiler cannot compile the module `bytes`,
+/// if it cannot: it has no SIMD (128-bit vectors), and would stop at the
+/// first vector instruction with "not yet implemented". A module valid
+/// with SIMD and invalid without it uses it.
+pub fn singlepass_refuses(bytes: &[u8]) -> Option<String> {
+    let validates = |simd: bool| {
+        let mut config = wasmtime::Config::new();
+        config.wasm_relaxed_simd(simd).wasm_simd(simd);
+        wasmtime::Engine::new(&config)
+            .is_ok_and(|engine| wasmtime::Module::validate(&engine, bytes).is_ok())
+    };
+    (validates(true) && !validates(false)).then(|| {
+        "wasmer-singlepass does not support SIMD, and this module uses 128-bit vector instructions: measure it with --engine wasmer (its Cranelift) or under wasmtime".to_string()
+    })
 }
 
 /// The imports a workload gets: `bench.pause` and `bench.resume`, and
@@ -194,6 +218,8 @@ pub struct WasmerSampler {
     limiter: Arc<Mutex<Limiter>>,
     module: Module,
     seeds: Seeds,
+    /// How long wasmer took to compile the module.
+    compile: Duration,
 }
 
 impl WasmerSampler {
@@ -280,209 +306,9 @@ impl Sampler for WasmerSampler {
     fn code_bytes(&self) -> Option<u64> {
         WasmerSampler::code_bytes(self).ok()
     }
-}
 
-/// A trap in plain words, with the limit refused on the way.
-pub(super) fn explain(error: RuntimeError, limiter: &Mutex<Limiter>) -> anyhow::Error {
-    let words = plain_words(&error);
-    let error = anyhow::Error::from(error);
-    let error = match words {
-        Some(words) => error.context(words),
-        None => error,
-    };
-    explain_with(error, limiter)
-}
-
-/// The limiter, whether or not a guest call panicked while holding it.
-pub(super) fn lock(limiter: &Mutex<Limiter>) -> MutexGuard<'_, Limiter> {
-    limiter
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// `error` with the limit refused on the way, if one was.
-pub(super) fn explain_with(error: anyhow::Error, limiter: &Mutex<Limiter>) -> anyhow::Error {
-    match lock(limiter).refused() {
-        Some(refused) => error.context(refused.to_string()),
-        None => error,
-    }
-}
-
-/// What a trap means, in plain words, in the words wasmtime's rows use
-/// ([`crate::guest::failure`]).
-fn plain_words(error: &RuntimeError) -> Option<&'static str> {
-    Some(match error.clone().to_trap()? {
-        TrapCode::StackOverflow => failure::STACK_OVERFLOW,
-        TrapCode::IntegerDivisionByZero => failure::DIVISION_BY_ZERO,
-        TrapCode::HeapAccessOutOfBounds => failure::OUT_OF_BOUNDS,
-        TrapCode::UnreachableCodeReached => failure::UNREACHABLE,
-        _ => return None,
-    })
-}
-
-/// wasmer's default tunables, with every linear memory and table of the
-/// store held to the sandbox's limits by the same [`Limiter`] wasmtime's
-/// stores use: all memories together within `--max-memory` (a growth past
-/// it fails, and `memory.grow` returns -1), each table within the element
-/// cap (its maximum lowered to it).
-struct Limited {
-    base: BaseTunables,
-    limits: Limits,
-    limiter: Arc<Mutex<Limiter>>,
-}
-
-impl Limited {
-    /// Grant a new memory its initial pages, or say why not.
-    fn grant(&self, ty: &MemoryType, memory: VMMemory) -> Result<VMMemory, MemoryError> {
-        let bytes = ty.minimum.bytes().0;
-        let mut limiter = lock(&self.limiter);
-        if !matches!(limiter.memory_growing(0, bytes, None), Ok(true)) {
-            let why = limiter.refused().unwrap_or("a linear memory refused");
-            return Err(MemoryError::Generic(why.to_string()));
-        }
-        drop(limiter);
-        Ok(VMMemory(Box::new(LimitedMemory {
-            inner: memory,
-            limiter: Arc::clone(&self.limiter),
-        })))
-    }
-
-    /// `ty` with its initial elements checked against the limit and its
-    /// maximum lowered to it, so that `table.grow` past it fails (returns
-    /// -1) as under wasmtime.
-    fn capped(&self, ty: &TableType) -> Result<TableType, String> {
-        let mut limiter = lock(&self.limiter);
-        if !matches!(
-            limiter.table_growing(0, ty.minimum as usize, None),
-            Ok(true)
-        ) {
-            return Err(limiter.refused().unwrap_or("table refused").to_string());
-        }
-        let cap = u32::try_from(self.limits.max_table_elements()).unwrap_or(u32::MAX);
-        let mut capped = *ty;
-        capped.maximum = Some(ty.maximum.map_or(cap, |m| m.min(cap)));
-        Ok(capped)
-    }
-}
-
-impl Tunables for Limited {
-    fn memory_style(&self, memory: &MemoryType) -> MemoryStyle {
-        self.base.memory_style(memory)
-    }
-
-    fn table_style(&self, table: &TableType) -> TableStyle {
-        self.base.table_style(table)
-    }
-
-    fn create_host_memory(
-        &self,
-        ty: &MemoryType,
-        style: &MemoryStyle,
-    ) -> Result<VMMemory, MemoryError> {
-        self.grant(ty, self.base.create_host_memory(ty, style)?)
-    }
-
-    unsafe fn create_vm_memory(
-        &self,
-        ty: &MemoryType,
-        style: &MemoryStyle,
-        vm_definition_location: NonNull<VMMemoryDefinition>,
-    ) -> Result<VMMemory, MemoryError> {
-        // SAFETY: the caller's guarantee for `vm_definition_location`,
-        // passed on unchanged.
-        let memory = unsafe {
-            self.base
-                .create_vm_memory(ty, style, vm_definition_location)?
-        };
-        self.grant(ty, memory)
-    }
-
-    fn create_host_table(&self, ty: &TableType, style: &TableStyle) -> Result<VMTable, String> {
-        self.base.create_host_table(&self.capped(ty)?, style)
-    }
-
-    unsafe fn create_vm_table(
-        &self,
-        ty: &TableType,
-        style: &TableStyle,
-        vm_definition_location: NonNull<VMTableDefinition>,
-    ) -> Result<VMTable, String> {
-        let ty = self.capped(ty)?;
-        // SAFETY: the caller's guarantee for `vm_definition_location`,
-        // passed on unchanged.
-        unsafe {
-            self.base
-                .create_vm_table(&ty, style, vm_definition_location)
-        }
-    }
-}
-
-/// A linear memory whose growth the store's [`Limiter`] grants first.
-#[derive(Debug)]
-struct LimitedMemory {
-    inner: VMMemory,
-    limiter: Arc<Mutex<Limiter>>,
-}
-
-impl LimitedMemory {
-    /// Ask the limiter for growth from the current size to `desired` bytes.
-    fn ask(&self, desired: u64) -> Result<(), MemoryError> {
-        let current = LinearMemory::size(&self.inner).bytes().0;
-        let desired = usize::try_from(desired).unwrap_or(usize::MAX);
-        let mut limiter = lock(&self.limiter);
-        match limiter.memory_growing(current, desired, None) {
-            Ok(true) => Ok(()),
-            _ => Err(MemoryError::Generic(
-                limiter.refused().unwrap_or("growth refused").to_string(),
-            )),
-        }
-    }
-}
-
-impl LinearMemory for LimitedMemory {
-    fn ty(&self) -> MemoryType {
-        LinearMemory::ty(&self.inner)
-    }
-
-    fn size(&self) -> Pages {
-        LinearMemory::size(&self.inner)
-    }
-
-    fn style(&self) -> MemoryStyle {
-        LinearMemory::style(&self.inner)
-    }
-
-    fn grow(&mut self, delta: Pages) -> Result<Pages, MemoryError> {
-        let pages = u64::from(LinearMemory::size(&self.inner).0) + u64::from(delta.0);
-        self.ask(pages.saturating_mul(wasmer::WASM_PAGE_SIZE as u64))?;
-        LinearMemory::grow(&mut self.inner, delta)
-    }
-
-    fn grow_at_least(&mut self, min_size: u64) -> Result<(), MemoryError> {
-        if min_size > LinearMemory::size(&self.inner).bytes().0 as u64 {
-            self.ask(min_size)?;
-        }
-        LinearMemory::grow_at_least(&mut self.inner, min_size)
-    }
-
-    fn reset(&mut self) -> Result<(), MemoryError> {
-        LinearMemory::reset(&mut self.inner)
-    }
-
-    fn vmmemory(&self) -> NonNull<VMMemoryDefinition> {
-        LinearMemory::vmmemory(&self.inner)
-    }
-
-    fn try_clone(&self) -> Result<Box<dyn LinearMemory + Send + Sync + 'static>, MemoryError> {
-        LinearMemory::try_clone(&self.inner)
-    }
-
-    fn copy(&self) -> Result<Box<dyn LinearMemory + Send + Sync + 'static>, MemoryError> {
-        LinearMemory::copy(&self.inner)
-    }
-
-    fn as_shared(&self) -> Result<wasmer::sys::vm::VMSharedMemory, MemoryError> {
-        LinearMemory::as_shared(&self.inner)
+    fn compile_time(&self) -> Option<Duration> {
+        Some(self.compile)
     }
 }
 

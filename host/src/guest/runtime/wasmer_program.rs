@@ -6,7 +6,7 @@
 //! programs get it) and `bench.start`/`bench.end` reading the clock.
 
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use wasmer::{
@@ -15,9 +15,9 @@ use wasmer::{
 };
 use wasmtime_wasi::p1::WasiP1Ctx;
 
+use super::seam::{CompiledProgram, Guest};
 use super::wasi_p1::{self, Stop};
-use super::wasmer::{explain, explain_with, lock};
-use super::{CompiledProgram, Guest};
+use super::wasmer_store::{explain, explain_with, lock};
 use crate::guest::contract::{BENCH_MODULE, START_EXPORT};
 use crate::guest::limits::{Limiter, Limits};
 use crate::guest::program::world::{Ended, Ran, Timing};
@@ -35,10 +35,19 @@ pub(super) struct State {
     memory: Option<Memory>,
 }
 
+/// A module compiled by wasmer: the engine that compiled it, the module,
+/// and how long compiling took.
+pub struct Compiled {
+    pub engine: Engine,
+    pub module: Module,
+    pub compile: Duration,
+}
+
 /// A program compiled by wasmer.
 pub struct WasmerCommand {
     engine: Engine,
     module: Module,
+    compile: Duration,
     limiter: Arc<Mutex<Limiter>>,
     world: World,
     limits: Limits,
@@ -49,17 +58,20 @@ pub struct WasmerCommand {
 // iterations, so nothing here holds a pointer into one.
 unsafe impl Send for WasmerCommand {}
 
-/// Compile `guest` with `engine` (whose tunables hold memories through
-/// `limiter`), after checking that it imports only what a program may.
+/// The program `guest`, `compiled` by an engine whose tunables hold
+/// memories through `limiter`, once it imports only what a program may.
 pub fn program(
-    engine: Engine,
+    compiled: Compiled,
     limiter: Arc<Mutex<Limiter>>,
     guest: Guest<'_>,
     grants: &Grants,
     limits: Limits,
 ) -> Result<Box<dyn CompiledProgram>> {
-    let store = Store::new(engine.clone());
-    let module = Module::new(&store, guest.bytes).context("wasmer: compiling failed")?;
+    let Compiled {
+        engine,
+        module,
+        compile,
+    } = compiled;
     let mut imports_end = false;
     for import in module.imports() {
         let params = match import.ty() {
@@ -72,6 +84,7 @@ pub fn program(
     Ok(Box::new(WasmerCommand {
         engine,
         module,
+        compile,
         limiter,
         world: World::new(guest.path, grants, imports_end)?,
         limits,
@@ -214,5 +227,9 @@ impl CompiledProgram for WasmerCommand {
     /// The serialized module's size (the machine code with its metadata).
     fn code_bytes(&self) -> Option<u64> {
         self.module.serialize().ok().map(|bytes| bytes.len() as u64)
+    }
+
+    fn compile_time(&self) -> Option<Duration> {
+        Some(self.compile)
     }
 }

@@ -8,23 +8,23 @@
 //! through [`super::wasi_p1`]); programs (WASI commands) are
 //! [`super::wasmi_program`]'s. Components are not run.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use wasmi::{
-    Caller, Engine, ExternType, Linker, Module, Store, StoreLimits, StoreLimitsBuilder, TypedFunc,
+    Caller, Engine, ExternType, Linker, Store, StoreLimits, StoreLimitsBuilder, TypedFunc,
 };
 use wasmtime_wasi::WasiCtxBuilder;
 use wasmtime_wasi::p1::WasiP1Ctx;
 
 use super::pauses::Pauses;
 use super::wasi_p1;
-use super::wasmi_program::{WasiState, link_wasi};
+use super::wasmi_program::{WasiState, compile, link_wasi};
 
 use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT};
 use crate::guest::format::Format;
 use crate::guest::limits::Limits;
-use crate::guest::runtime::{CompiledProgram, Guest, RawSample, Runner, Sampler};
+use crate::guest::runtime::seam::{CompiledProgram, Guest, RawSample, Runner, Sampler};
 use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
 use crate::options::Grants;
@@ -97,9 +97,7 @@ impl Runner for Wasmi {
         limits: Limits,
         seeds: Seeds,
     ) -> Result<Box<dyn Sampler>> {
-        let module = Module::new(&self.engine, guest.bytes)
-            .map_err(|e| anyhow!("{e}"))
-            .context("wasmi does not compile it")?;
+        let (module, compile) = compile(&self.engine, guest.bytes)?;
         let mut linker = self.linker.clone();
         for import in module.imports() {
             match (import.module(), import.ty()) {
@@ -157,6 +155,7 @@ impl Runner for Wasmi {
             run,
             setup,
             seeds,
+            compile,
         }))
     }
 
@@ -181,6 +180,8 @@ struct WasmiInstance {
     run: TypedFunc<(i64, i64), i64>,
     setup: Option<TypedFunc<i64, ()>>,
     seeds: Seeds,
+    /// How long wasmi took to compile the module.
+    compile: Duration,
 }
 
 impl WasmiInstance {
@@ -230,5 +231,9 @@ impl Sampler for WasmiInstance {
             .map(|memory| memory.data_size(&self.store) as u64)
             .sum();
         (!memories.is_empty()).then_some(bytes)
+    }
+
+    fn compile_time(&self) -> Option<Duration> {
+        Some(self.compile)
     }
 }

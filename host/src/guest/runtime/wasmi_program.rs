@@ -4,7 +4,7 @@
 //! programs get it), `bench.start`/`bench.end` reading the clock, and
 //! wasmi's store limits holding memory and tables to `--max-memory`.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow};
 use wasmi::{
@@ -12,8 +12,8 @@ use wasmi::{
 };
 use wasmtime_wasi::p1::WasiP1Ctx;
 
+use super::seam::{CompiledProgram, Guest};
 use super::wasi_p1::{self, Stop};
-use super::{CompiledProgram, Guest};
 use crate::guest::contract::{BENCH_MODULE, START_EXPORT};
 use crate::guest::limits::Limits;
 use crate::guest::program::world::{Ended, Ran, Timing};
@@ -36,6 +36,8 @@ pub struct WasmiCommand {
     linker: Linker<State>,
     world: World,
     limits: Limits,
+    /// How long wasmi took to compile the module.
+    compile: Duration,
 }
 
 /// Compile `guest` and link its imports: each WASI import to
@@ -46,9 +48,7 @@ pub fn program(
     grants: &Grants,
     limits: Limits,
 ) -> Result<Box<dyn CompiledProgram>> {
-    let module = Module::new(engine, guest.bytes)
-        .map_err(|e| anyhow!("{e}"))
-        .context("wasmi does not compile it")?;
+    let (module, compile) = compile(engine, guest.bytes)?;
     let mut linker = Linker::new(engine);
     let mut imports_end = false;
     for import in module.imports() {
@@ -83,7 +83,18 @@ pub fn program(
         linker,
         world: World::new(guest.path, grants, imports_end)?,
         limits,
+        compile,
     }))
+}
+
+/// `bytes` compiled by wasmi (validated, its functions translated lazily,
+/// as wasmi does by default), and how long that took.
+pub(super) fn compile(engine: &Engine, bytes: &[u8]) -> Result<(Module, Duration)> {
+    let start = Instant::now();
+    let module = Module::new(engine, bytes)
+        .map_err(|e| anyhow!("{e}"))
+        .context("wasmi does not compile it")?;
+    Ok((module, start.elapsed()))
 }
 
 /// Store data that answers the guest's WASI preview 1 calls.
@@ -199,5 +210,9 @@ impl WasmiCommand {
 impl CompiledProgram for WasmiCommand {
     fn iterate(&self) -> Result<Iteration> {
         self.world.iterate_p1(|wasi| self.run(wasi))
+    }
+
+    fn compile_time(&self) -> Option<Duration> {
+        Some(self.compile)
     }
 }

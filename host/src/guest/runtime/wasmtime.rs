@@ -11,7 +11,7 @@ use crate::guest::format::{Format, not_wasm};
 use crate::guest::instance::{Instance, Linkers};
 use crate::guest::limits::Limits;
 use crate::guest::program::{Iteration, Program};
-use crate::guest::runtime::{CompiledProgram, Guest, RawSample, Runner, Sampler};
+use crate::guest::runtime::seam::{CompiledProgram, Guest, RawSample, Runner, Sampler};
 use crate::guest::seeds::Seeds;
 use crate::options::Grants;
 

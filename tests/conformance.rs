@@ -1,0 +1,327 @@
+//! One conformance suite, run for every runtime built into the host
+//! (wasmtime's Cranelift, Winch and Pulley always; wasmi, wasmer and
+//! wasmer-singlepass with the `all-engines` feature: `cargo test --release
+//! -p e2e --features all-engines --test conformance`). Each property is
+//! held against a module that would break it, every runtime in one run:
+//!
+//! - the empty guest reads 0, and a guest that does work does not;
+//! - a memory grown past `--max-memory` within one call fails the row;
+//! - `--timeout` ends a call that never returns, and the other rows are
+//!   measured;
+//! - a WASI program cannot write through a link out of its folder;
+//! - the compile phase is the runtime's own: a warm wasmtime cache is no
+//!   other runtime's;
+//! - a program row's peak resident memory is its own, not that of a row
+//!   measured before it in the same process;
+//! - a runtime not built in fails its own rows with a line that says how
+//!   to build it, and the other rows are measured.
+//!
+//! No test asserts a time: only zeros, failures, files and ratios with
+//! wide margins.
+
+use std::error::Error;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use e2e::{fixture, host_binary, workloads};
+use serde_json::Value;
+
+type TestResult = Result<(), Box<dyn Error>>;
+
+/// Every runtime `--engine` names, V8 aside (its own tests hold it).
+const RUNTIMES: [&str; 6] = [
+    "cranelift",
+    "winch",
+    "pulley",
+    "wasmi",
+    "wasmer",
+    "wasmer-singlepass",
+];
+
+/// The longest a run of the suite may take.
+const BOUND: Duration = Duration::from_secs(600);
+
+/// Short measuring flags.
+const FAST: [&str; 6] = [
+    "--warmup",
+    "20ms",
+    "--sample-time",
+    "500us",
+    "--samples",
+    "10",
+];
+
+fn conformance(name: &str) -> PathBuf {
+    fixture(&format!("conformance/{name}"))
+}
+
+/// The runtimes of [`RUNTIMES`] built into the host, as `host --version`
+/// lists them.
+fn built_in() -> Result<Vec<&'static str>, Box<dyn Error>> {
+    let out = Command::new(host_binary()).arg("--version").output()?;
+    let version = String::from_utf8(out.stdout)?;
+    let missing = version.split("not built in:").nth(1).unwrap_or("");
+    let listed = |name: &str| {
+        missing
+            .split(|c: char| c == ',' || c == ' ' || c == '(' || c == ')')
+            .any(|word| word == name)
+    };
+    let built: Vec<&str> = RUNTIMES.into_iter().filter(|r| !listed(r)).collect();
+    for runtime in RUNTIMES.iter().filter(|r| !built.contains(r)) {
+        eprintln!("{runtime} is not built into this host: its properties are not checked here");
+    }
+    Ok(built)
+}
+
+/// `host run FILES` under every runtime of `runtimes`, with `extra`
+/// arguments, in `dir` with its own cache and store: the exit code and
+/// the report.
+fn run(
+    files: &[PathBuf],
+    runtimes: &[&str],
+    extra: &[&str],
+    dir: &Path,
+) -> Result<(Option<i32>, Value), Box<dyn Error>> {
+    let mut command = Command::new(host_binary());
+    command.arg("run").args(files).args(extra);
+    for runtime in runtimes {
+        command.args(["--engine", runtime]);
+    }
+    command
+        .args(["--export-json", "-"])
+        .current_dir(dir)
+        .env("WASM_BENCH_CACHE", dir.join("cache"))
+        .env("WASM_BENCH_STORE", dir.join("store"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let finished = e2e::finish_within(e2e::prepare(&mut command).spawn()?, BOUND)?;
+    assert!(!finished.stderr.contains("panicked"), "{}", finished.stderr);
+    let report: Value = serde_json::from_str(&finished.stdout).map_err(|e| {
+        format!(
+            "stdout is not JSON ({e}): {}\nstderr: {}",
+            finished.stdout, finished.stderr
+        )
+    })?;
+    e2e::validate_export(&report)?;
+    Ok((finished.status.code(), report))
+}
+
+/// The row of `file`'s stem under `runtime`.
+fn row<'a>(report: &'a Value, stem: &str, runtime: &str) -> Result<&'a Value, Box<dyn Error>> {
+    let rows = report["results"].as_array().ok_or("no results")?;
+    let single = rows.len() == 1;
+    rows.iter()
+        .find(|r| r["name"] == format!("{stem}[{runtime}]") || (single && r["name"] == stem))
+        .ok_or_else(|| format!("no row {stem}[{runtime}]: {report}").into())
+}
+
+fn error(row: &Value) -> &str {
+    row["error"].as_str().unwrap_or("")
+}
+
+/// The empty guest reads 0 within 0.05 ns under every runtime, and xor,
+/// which does work, reads more.
+#[test]
+fn the_empty_guest_reads_zero_and_a_working_one_does_not() -> TestResult {
+    let runtimes = built_in()?;
+    let dir = tempfile::tempdir()?;
+    let files = [workloads().join("empty.wasm"), workloads().join("xor.wasm")];
+    let (_, report) = run(&files, &runtimes, &FAST, dir.path())?;
+    for runtime in &runtimes {
+        let empty = row(&report, "empty", runtime)?;
+        assert!(empty["error"].is_null(), "{runtime}: {empty}");
+        let median = empty["ns_per_op"]["median"].as_f64().ok_or("no median")?;
+        assert!(
+            median.abs() <= 0.05,
+            "{runtime}: the empty guest reads {median} ns"
+        );
+        let xor = row(&report, "xor", runtime)?;
+        let median = xor["ns_per_op"]["median"].as_f64().ok_or("no median")?;
+        assert!(median > 0.05, "{runtime}: xor reads {median} ns");
+    }
+    Ok(())
+}
+
+/// A `run` that grows its memory to 4 MiB within the one call fails its
+/// row under `--max-memory 2MiB` under every runtime, and is measured
+/// under 64 MiB.
+#[test]
+fn a_memory_grown_past_the_limit_within_one_call_fails_the_row() -> TestResult {
+    let runtimes = built_in()?;
+    let dir = tempfile::tempdir()?;
+    let files = [conformance("grow_in_run.wat")];
+    for (limit, fails) in [("2MiB", true), ("64MiB", false)] {
+        let mut extra = FAST.to_vec();
+        extra.extend(["--max-memory", limit]);
+        let (_, report) = run(&files, &runtimes, &extra, dir.path())?;
+        for runtime in &runtimes {
+            let row = row(&report, "grow_in_run", runtime)?;
+            assert_eq!(
+                !error(row).is_empty(),
+                fails,
+                "{runtime} under --max-memory {limit}: {row}"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A `run` that never returns is ended by `--timeout` under every
+/// runtime, its row failing with the deadline; xor, in the same run, is
+/// measured.
+#[test]
+fn the_timeout_ends_a_call_that_never_returns() -> TestResult {
+    let runtimes = built_in()?;
+    let dir = tempfile::tempdir()?;
+    let files = [conformance("hang.wat"), workloads().join("xor.wasm")];
+    let mut extra = FAST.to_vec();
+    extra.extend(["--timeout", "2s", "--processes", "1"]);
+    let (code, report) = run(&files, &runtimes, &extra, dir.path())?;
+    assert_eq!(code, Some(1), "{report}");
+    for runtime in &runtimes {
+        let hang = row(&report, "hang", runtime)?;
+        assert!(error(hang).contains("--timeout"), "{runtime}: {hang}");
+        let xor = row(&report, "xor", runtime)?;
+        assert!(xor["error"].is_null(), "{runtime}: {xor}");
+    }
+    Ok(())
+}
+
+/// A program whose folder holds a link to a file outside and a link to a
+/// folder outside cannot, under any runtime, truncate that file, write
+/// into it, or make a file in that folder.
+#[test]
+fn a_program_cannot_write_through_a_link_out_of_its_folder() -> TestResult {
+    let runtimes = built_in()?;
+    let dir = tempfile::tempdir()?;
+    let (outside, folder) = (dir.path().join("outside"), dir.path().join("program"));
+    std::fs::create_dir(&outside)?;
+    std::fs::create_dir(&folder)?;
+    std::fs::write(outside.join("secret.txt"), "the original words\n")?;
+    std::os::unix::fs::symlink("../outside/secret.txt", folder.join("link.txt"))?;
+    std::os::unix::fs::symlink("../outside", folder.join("dir"))?;
+    let program = folder.join("write_through_link.wat");
+    std::fs::copy(conformance("write_through_link.wat"), &program)?;
+    let mut extra = FAST.to_vec();
+    extra[5] = "2";
+    let (_, report) = run(&[program], &runtimes, &extra, dir.path())?;
+    for runtime in &runtimes {
+        row(&report, "write_through_link", runtime)?;
+    }
+    assert_eq!(
+        std::fs::read_to_string(outside.join("secret.txt"))?,
+        "the original words\n",
+        "{report}"
+    );
+    assert!(!outside.join("made.txt").exists(), "{report}");
+    Ok(())
+}
+
+/// With the wasmtime cache warm from a first run, wasmtime's rows read
+/// their code from it (`hit`), while every other runtime's rows, workload
+/// and program, report the compile their runtime did in the worker (no
+/// cache: `off`), never wasmtime's cache load.
+#[test]
+fn the_compile_phase_is_the_runtimes_own() -> TestResult {
+    let runtimes = built_in()?;
+    let dir = tempfile::tempdir()?;
+    let files = [workloads().join("xor.wasm"), workloads().join("fib.wasm")];
+    let mut extra = FAST.to_vec();
+    extra[5] = "2";
+    run(&files, &runtimes, &extra, dir.path())?;
+    let (_, report) = run(&files, &runtimes, &extra, dir.path())?;
+    for runtime in &runtimes {
+        let wasmtime = ["cranelift", "winch", "pulley"].contains(runtime);
+        let xor = row(&report, "xor", runtime)?;
+        let fib = row(&report, "fib", runtime)?;
+        assert!(xor["error"].is_null() && fib["error"].is_null(), "{report}");
+        let cache = if wasmtime { "hit" } else { "off" };
+        assert_eq!(xor["compile_cache"], cache, "{runtime}: {xor}");
+        let phase = fib["phases"]["compile_ms"].as_f64().ok_or("no compile")?;
+        assert!(phase > 0.0, "{runtime}: {fib}");
+        assert_eq!(fib["compile_cache"], cache, "{runtime}: {fib}");
+    }
+    Ok(())
+}
+
+/// A program that touches 192 MiB, then a small one, in one process: the
+/// small one's peak resident memory is not the big one's (it reads at
+/// least 128 MiB less), under every runtime.
+#[test]
+fn a_rows_peak_resident_memory_is_its_own() -> TestResult {
+    let runtimes = built_in()?;
+    let dir = tempfile::tempdir()?;
+    let files = [
+        conformance("big_then_gone.wat"),
+        fixture("programs/hello.wat"),
+    ];
+    let extra = ["--warmup", "20ms", "--samples", "2", "--processes", "1"];
+    let (_, report) = run(&files, &runtimes, &extra, dir.path())?;
+    for runtime in &runtimes {
+        let peak = |stem: &str| -> Result<u64, Box<dyn Error>> {
+            let row = row(&report, stem, runtime)?;
+            assert!(row["error"].is_null(), "{runtime}: {row}");
+            Ok(row["peak_rss_bytes"].as_u64().ok_or("no peak")?)
+        };
+        let (big, small) = (peak("big_then_gone")?, peak("hello")?);
+        assert!(
+            small + (128 << 20) < big,
+            "{runtime}: the small program's peak {small} B, the big one's {big} B"
+        );
+    }
+    Ok(())
+}
+
+/// Every runtime not built into the host fails its own rows with a line
+/// that says how to build it, while wasmtime's row of the same run is
+/// measured; `--version` and the rows agree on what is built in.
+#[test]
+fn a_runtime_not_built_in_fails_its_own_rows_and_says_how() -> TestResult {
+    let built = built_in()?;
+    let dir = tempfile::tempdir()?;
+    let (_, report) = run(
+        &[workloads().join("xor.wasm")],
+        &RUNTIMES,
+        &FAST,
+        dir.path(),
+    )?;
+    for runtime in RUNTIMES {
+        let row = row(&report, "xor", runtime)?;
+        if built.contains(&runtime) {
+            assert!(row["error"].is_null(), "{runtime}: {row}");
+        } else {
+            let error = error(row);
+            assert!(
+                error.contains("built without") && error.contains("--features all-engines"),
+                "{runtime}: {error}"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `host run --help` and `host compare --help` name every runtime and
+/// alias, and say which are built in.
+#[test]
+fn the_help_names_every_runtime() -> TestResult {
+    for command in ["run", "compare"] {
+        let out = Command::new(host_binary())
+            .args([command, "--help"])
+            .output()?;
+        let help = String::from_utf8(out.stdout)?;
+        for name in RUNTIMES
+            .iter()
+            .chain(&["v8", "wasmtime", "singlepass", "node"])
+        {
+            assert!(
+                help.contains(name),
+                "{command} --help lacks {name}:\n{help}"
+            );
+        }
+        assert!(help.contains("built in"), "{help}");
+        assert!(help.contains("--huge-pages"), "{help}");
+    }
+    Ok(())
+}
