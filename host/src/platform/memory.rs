@@ -28,6 +28,23 @@ pub fn reset_peak() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
 }
 
+/// Have glibc's allocator hand freed memory back to the kernel as it
+/// goes: an allocation of 128 KiB or more gets pages of its own (`mmap`),
+/// unmapped when freed, and the heap is trimmed once 128 KiB at its top are
+/// free. Left to itself, glibc raises both thresholds each time a large
+/// allocation is freed, so that a large row (a program's memory, a
+/// runtime's compile) would leave its memory resident for the rows after
+/// it, and their peak would be its. A worker sets this before its setup.
+pub fn hand_back_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt sets parameters of glibc's allocator (under the
+    // allocator's own lock), to valid values.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 128 * 1024);
+    }
+}
+
 /// `VmHWM:  1234 kB` of a status file, in bytes.
 fn parse_peak(status: &str) -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;

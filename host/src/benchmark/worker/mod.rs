@@ -78,7 +78,10 @@ pub fn serve() -> Result<()> {
                 callgrind::steady_allocator();
                 Session::counting(&job.plan, &files)?
             }
-            _ => Session::new(&job.plan, &files)?,
+            _ => {
+                crate::platform::memory::hand_back_freed_memory();
+                Session::new(&job.plan, &files)?
+            }
         };
         emitter.send(&Event::Ready {
             found: session.found(&job.plan),
