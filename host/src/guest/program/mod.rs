@@ -74,30 +74,10 @@ pub(crate) mod output;
 mod tests;
 pub mod world;
 
+pub(crate) use output::CAPTURE_LIMIT;
 pub use output::same_lines;
-pub use world::World;
 use world::{Ended, Ran, Timing};
-
-/// Most bytes captured from each of stdout and stderr per iteration.
-pub(crate) const CAPTURE_LIMIT: usize = 64 << 20;
-/// The one variable of the host's environment a program sees (when the
-/// host has it): some benchmarks read a smaller input then.
-pub const SMALL_WORKLOAD_VAR: &str = "WASM_BENCH_USE_SMALL_WORKLOAD";
-/// The guest's name of the root folder, which the workload's folder is too.
-const ROOT: &str = "/";
-
-/// What a program's timed region was.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TimedRegion {
-    /// Between `bench.start` and `bench.end`.
-    StartToEnd,
-    /// The whole run (the program calls neither).
-    WholeStart,
-    /// The whole run: the program imports `bench.start` but not
-    /// `bench.end`.
-    WholeStartNoEnd,
-}
+pub use world::{Iteration, SMALL_WORKLOAD_VAR, TimedRegion, World};
 
 /// A phase of an iteration, as a [`Bracket`] sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -207,20 +187,6 @@ impl WasiView for State<P2> {
             table: &mut self.wasi.table,
         }
     }
-}
-
-/// One iteration's figures.
-#[derive(Debug, Clone)]
-pub struct Iteration {
-    /// Instantiation (the WASI context is built before the clock starts).
-    pub instantiate_ns: f64,
-    /// The timed regions, in order: one per `bench.start`/`bench.end` pair,
-    /// or the whole run.
-    pub execute_ns: Vec<f64>,
-    pub region: TimedRegion,
-    /// Compilation in this iteration: an engine library compiles every
-    /// iteration; None for a built-in engine, which compiles once.
-    pub compile_ns: Option<f64>,
 }
 
 /// What [`Program::counting`] resolves once, so that a counting iteration

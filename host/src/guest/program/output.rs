@@ -8,6 +8,9 @@ use anyhow::{Result, bail};
 
 use crate::util::fs::{Cap, Links, is_not_found, read_bounded};
 
+/// Most bytes captured from each of stdout and stderr per iteration.
+pub(crate) const CAPTURE_LIMIT: usize = 64 << 20;
+
 /// The two files that may hold a stream's expected output, the first
 /// found wins: `<name>.<stream>.expected`, `default.<stream>.expected`.
 fn candidates(name: &str, stream: &str) -> [String; 2] {
@@ -37,7 +40,7 @@ pub fn expected_files(folder: &Path, name: &str) -> Vec<String> {
 /// or is a symbolic link leading out of `folder` is an error.
 pub(crate) fn expected(folder: &Path, name: &str, stream: &str) -> Result<Option<Vec<u8>>> {
     let cap = Cap {
-        bytes: super::CAPTURE_LIMIT as u64,
+        bytes: CAPTURE_LIMIT as u64,
         name: "the output a program may write,",
     };
     for file in candidates(name, stream) {

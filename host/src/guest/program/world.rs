@@ -8,15 +8,49 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-use super::output::{check_output, expected, tail};
-use super::{Iteration, ROOT, SMALL_WORKLOAD_VAR, TimedRegion};
+use super::output::{CAPTURE_LIMIT, check_output, expected, tail};
 use crate::guest::contract::workload_name;
 use crate::options::Grants;
 use crate::platform::valgrind;
+
+/// The one variable of the host's environment a program sees (when the
+/// host has it): some benchmarks read a smaller input then.
+pub const SMALL_WORKLOAD_VAR: &str = "WASM_BENCH_USE_SMALL_WORKLOAD";
+/// The guest's name of the root folder, which the workload's folder is too.
+const ROOT: &str = "/";
+
+/// What a program's timed region was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TimedRegion {
+    /// Between `bench.start` and `bench.end`.
+    StartToEnd,
+    /// The whole run (the program calls neither).
+    WholeStart,
+    /// The whole run: the program imports `bench.start` but not
+    /// `bench.end`.
+    WholeStartNoEnd,
+}
+
+/// One iteration's figures.
+#[derive(Debug, Clone)]
+pub struct Iteration {
+    /// Instantiation (the WASI context is built before the clock starts).
+    pub instantiate_ns: f64,
+    /// The timed regions, in order: one per `bench.start`/`bench.end` pair,
+    /// or the whole run.
+    pub execute_ns: Vec<f64>,
+    pub region: TimedRegion,
+    /// Compilation in this iteration: an engine library compiles every
+    /// iteration; None for a built-in engine, which compiles once.
+    pub compile_ns: Option<f64>,
+}
 
 /// The `bench.start`/`bench.end` calls of one iteration.
 #[derive(Default)]
@@ -224,8 +258,8 @@ impl World {
         &self,
         run: impl FnOnce(WasiP1Ctx) -> Result<Ran>,
     ) -> Result<Iteration> {
-        let stdout = MemoryOutputPipe::new(super::CAPTURE_LIMIT);
-        let stderr = MemoryOutputPipe::new(super::CAPTURE_LIMIT);
+        let stdout = MemoryOutputPipe::new(CAPTURE_LIMIT);
+        let stderr = MemoryOutputPipe::new(CAPTURE_LIMIT);
         let ran = run(self.p1(&stdout, &stderr)?)?;
         self.finish(ran, &stdout.contents(), &stderr.contents(), true)
     }
