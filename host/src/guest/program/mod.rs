@@ -50,8 +50,6 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use wasmtime::component::{Component, ResourceTable};
 use wasmtime::{
     Caller, InstancePre, Linker, Module, ModuleExport, Store, StoreContextMut, TypedFunc,
