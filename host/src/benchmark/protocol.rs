@@ -235,6 +235,11 @@ pub struct ProcessSample {
     /// The compiled code's size, where the runtime told the worker.
     #[serde(default)]
     pub code_bytes: Option<u64>,
+    /// The runtime's own compile in this process, in ms, where it compiles
+    /// the file itself and times it (V8): the row's compile phase, rather
+    /// than the parent's wasmtime compile (or cache load) of the file.
+    #[serde(default)]
+    pub compile_ms: Option<f64>,
 }
 
 /// What a program adds to a [`ProcessSample`].

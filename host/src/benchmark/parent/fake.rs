@@ -156,6 +156,7 @@ pub fn measured(row: usize, ns: f64) -> Next {
             peak_memory_bytes: None,
             peak_rss_bytes: None,
             code_bytes: None,
+            compile_ms: None,
             program: None,
         },
     })

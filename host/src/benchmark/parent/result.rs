@@ -11,6 +11,7 @@ use crate::analysis::summary::{self, Drift, Preparation, phase_stats};
 use crate::benchmark::parent::row::{Compiled, Counts, RowState};
 use crate::benchmark::parent::stop::{library_note, precision_reached, under_library};
 use crate::benchmark::protocol::ProcessSample;
+use crate::guest::cache::CacheOutcome;
 use crate::guest::load::workload_name;
 use crate::guest::program::TimedRegion;
 use crate::guest::program::output::expected_files;
@@ -30,10 +31,11 @@ pub fn figures(
 ) -> Figures {
     let measurements: Vec<Measurement> = samples.iter().map(|s| s.measurement.clone()).collect();
     let instantiate: Vec<f64> = samples.iter().map(|s| s.instantiate_ms).collect();
+    let (compile_ms, compile_cache) = compile_phase(samples, compiled);
     let stages = Preparation {
         kind: compiled.kind,
-        compile_ms: compiled.compile_ms,
-        compile_cache: compiled.cache.clone(),
+        compile_ms,
+        compile_cache,
         instantiate_ms: stats::median(&instantiate),
     };
     let mut figures = summary::figures(
@@ -55,6 +57,18 @@ pub fn figures(
         ..compiled.costs
     };
     figures
+}
+
+/// A row's compile phase and where its code came from: the runtime's own
+/// compile, timed in the processes that ran it (their median; V8's, which
+/// no cache of the host holds), else the parent's compile of the file (or
+/// its load from the compile cache).
+fn compile_phase(samples: &[ProcessSample], compiled: &Compiled) -> (f64, CacheOutcome) {
+    let own: Vec<f64> = samples.iter().filter_map(|s| s.compile_ms).collect();
+    match own.is_empty() {
+        true => (compiled.compile_ms, compiled.cache.clone()),
+        false => (stats::median(&own), CacheOutcome::Off),
+    }
 }
 
 /// The result of a finished row of a run.
@@ -144,14 +158,14 @@ pub fn program_figures(
     }
 
     // An engine library compiles every iteration: its median, else the
-    // parent's one compile.
+    // one compile of the runtime or of the parent.
     let compile_ns: Vec<f64> = programs
         .iter()
         .flat_map(|p| p.compile_ns.iter().copied())
         .collect();
     figures.phases = Some(Phases {
         compile_ms: match compile_ns.is_empty() {
-            true => compiled.compile_ms,
+            true => compile_phase(samples, compiled).0,
             false => stats::median(&compile_ns) / 1e6,
         },
         instantiate_ns: phase_stats(&instantiate),

@@ -120,6 +120,7 @@ pub fn compare(
             peak_memory_bytes: variant.instance.peak_memory_bytes(),
             peak_rss_bytes: None,
             code_bytes: variant.instance.code_bytes(),
+            compile_ms: variant.instance.compile_ns().map(|ns| ns / 1e6),
         });
     }
     Ok(Event::Compared {

@@ -77,6 +77,7 @@ pub fn measure_row(
         peak_memory_bytes: instance.peak_memory_bytes(),
         peak_rss_bytes: None,
         code_bytes: instance.code_bytes(),
+        compile_ms: instance.compile_ns().map(|ns| ns / 1e6),
     })
 }
 
@@ -92,5 +93,6 @@ fn measure_program(
     let counters = job.counters.then(|| {
         Err("not counted: they count `run(count, seed)` workloads, not programs".to_string())
     });
-    program::measure(&program, job.share, progress, &job.row.name, counters)
+    let plan = (job.share, plan.warmup_cap);
+    program::measure(&program, plan, progress, &job.row.name, counters)
 }

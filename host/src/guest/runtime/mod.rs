@@ -19,7 +19,9 @@ pub mod native;
 #[cfg(any(feature = "wasmi", feature = "wasmer"))]
 mod pauses;
 pub mod v8;
+mod v8_node;
 mod v8_program;
+mod v8_sandbox;
 #[cfg(any(feature = "wasmi", feature = "wasmer"))]
 pub mod wasi_p1;
 #[cfg(feature = "wasmer")]
@@ -86,6 +88,19 @@ pub trait Sampler: Send {
     fn code_bytes(&self) -> Option<u64> {
         None
     }
+
+    /// The runtime's own compile of the guest, in ns, where it compiles
+    /// the file itself and times it (V8, in its `node` process).
+    fn compile_ns(&self) -> Option<f64> {
+        None
+    }
+
+    /// The runtime's own instantiation, in ns, where it times it in a
+    /// process of its own (V8): the worker's clock would count starting
+    /// that process.
+    fn instantiate_ns(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// A guest to instantiate: the file's binary and wasmtime's compiled code of
@@ -141,6 +156,12 @@ pub trait CompiledProgram: Send {
 
     /// The size of the compiled code, as [`Sampler::code_bytes`].
     fn code_bytes(&self) -> Option<u64> {
+        None
+    }
+
+    /// The runtime's own compile of the program, as
+    /// [`Sampler::compile_ns`].
+    fn compile_ns(&self) -> Option<f64> {
         None
     }
 }
