@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow, bail};
 
 use super::v8_sandbox::Confinement;
-use crate::platform::processes::{end_tree, within};
 use crate::guest::limits::Limits;
+use crate::platform::processes::{end_tree, within};
 
 /// The JavaScript worker.
 pub const SCRIPT: &str = include_str!("v8.js");
@@ -215,9 +215,11 @@ impl NodeProcess {
         let pid = self.child.id();
         self.request.clear();
         self.request.push_str(request);
-        let (answered, late) = within(deadline, move || end_tree(pid), || {
-            self.exchange().map(|_| ())
-        });
+        let (answered, late) = within(
+            deadline,
+            move || end_tree(pid),
+            || self.exchange().map(|_| ()),
+        );
         if late {
             bail!(
                 "node did not answer within {}: killed",
@@ -329,5 +331,4 @@ mod tests {
         };
         assert_eq!(limit_flags(large)[1], "--wasm-max-table-size=10000000");
     }
-
 }

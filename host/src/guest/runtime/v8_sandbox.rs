@@ -86,7 +86,9 @@ impl Copy {
     /// Copy the regular files and folders of `from` into `to` (which
     /// exists); links and other files are left out.
     fn folder(&mut self, from: &Path, to: &Path) -> Result<()> {
-        for entry in std::fs::read_dir(from).with_context(|| format!("listing {}", from.display()))? {
+        for entry in
+            std::fs::read_dir(from).with_context(|| format!("listing {}", from.display()))?
+        {
             let entry = entry.with_context(|| format!("listing {}", from.display()))?;
             self.entries += 1;
             if self.entries > COPY_ENTRIES {
@@ -352,8 +354,14 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), folder.path().join("out")).expect("link");
         let scratch = Scratch::new(folder.path()).expect("copied");
         let copy = scratch.folder();
-        assert_eq!(std::fs::read(copy.join("input.txt")).expect("read"), b"data");
-        assert_eq!(std::fs::read(copy.join("sub/more.txt")).expect("read"), b"more");
+        assert_eq!(
+            std::fs::read(copy.join("input.txt")).expect("read"),
+            b"data"
+        );
+        assert_eq!(
+            std::fs::read(copy.join("sub/more.txt")).expect("read"),
+            b"more"
+        );
         assert!(std::fs::symlink_metadata(copy.join("out")).is_err());
         assert_eq!(scratch.written_bytes(), 0);
         std::fs::write(copy.join("new.txt"), "12345").expect("write");
