@@ -122,8 +122,9 @@ pub struct MeasureArgs {
     #[arg(long, value_enum, default_value_t = PriorityArg::Nice)]
     pub priority: PriorityArg,
 
-    /// Cap on the warm-up per workload, e.g. `1s`, `500ms` (warm-up ends
-    /// earlier once consecutive rounds agree).
+    /// Cap on the warm-up per workload or program, e.g. `1s`, `500ms`
+    /// (warm-up ends earlier once consecutive rounds, or a program's
+    /// iterations, agree).
     #[arg(long, value_name = "DURATION", default_value = "1s")]
     pub warmup: String,
 

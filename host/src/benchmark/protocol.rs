@@ -235,9 +235,10 @@ pub struct ProcessSample {
     /// The compiled code's size, where the runtime told the worker.
     #[serde(default)]
     pub code_bytes: Option<u64>,
-    /// How long the runtime took to compile the guest in this process,
-    /// in ms, where it compiled here (not wasmtime, whose code the parent
-    /// compiled).
+    /// How long the runtime took to compile the guest in this process (or
+    /// in its own, V8's), in ms, where it compiled the file itself: the
+    /// row's compile phase, rather than the parent's wasmtime compile (or
+    /// cache load) of the file.
     #[serde(default)]
     pub compile_ms: Option<f64>,
 }

@@ -13,7 +13,7 @@ use crate::output::units::{
 use crate::results::notes::{Note, Undisturbed};
 use crate::results::{
     BaselineComparison, BenchResult, CallgrindCounts, Costs, Figures, Foreign, HardwareCounts,
-    Phases,
+    Phases, WarmupFigures,
 };
 use crate::util::bytes::format_bytes;
 
@@ -61,7 +61,7 @@ pub fn row_notes(r: &BenchResult) -> Vec<Foreign> {
         return notes;
     };
     if let Some(p) = &f.phases {
-        notes.push(Foreign::new(phases_line(p)));
+        notes.push(Foreign::new(phases_line(p, &f.warmup)));
     }
     if let Some(fuel) = f.fuel_per_op {
         notes.push(Foreign::new(format!("instructions: {fuel:.2} per op")));
@@ -110,19 +110,24 @@ fn format_ratio_to(ratio: f64, decimals: usize) -> String {
     }
 }
 
-/// The phases of a program on one line.
-pub fn phases_line(p: &Phases) -> String {
+/// The phases of a program on one line, with how its warm-up ended.
+pub fn phases_line(p: &Phases, warmup: &WarmupFigures) -> String {
     let region = match p.timed_region {
         TimedRegion::StartToEnd => "bench.start..bench.end",
         TimedRegion::WholeStart => "whole _start",
         TimedRegion::WholeStartNoEnd => "whole _start, no bench.end",
     };
+    let ended = match warmup.warmup_settled {
+        true => "settled",
+        false => "stopped at the cap",
+    };
     format!(
-        "phases: compile {:.2} ms · instantiate {} · execute {} ({region}), medians of {} samples",
+        "phases: compile {:.2} ms · instantiate {} · execute {} ({region}), medians of {} samples · warm-up {ended} after {} iterations (all processes)",
         p.compile_ms,
         format_ns(p.instantiate_ns.median),
         format_ns(p.execute_ns.median),
-        p.execute_ns.samples
+        p.execute_ns.samples,
+        warmup.warmup_rounds
     )
 }
 

@@ -213,7 +213,7 @@ impl<W: Write> Table<W> {
             f.time.outliers,
         )?;
         if let Some(p) = &f.phases {
-            writeln!(self.out, "{:<w$}  {}", "", phases_line(p))?;
+            writeln!(self.out, "{:<w$}  {}", "", phases_line(p, &f.warmup))?;
         }
         if let Some(fuel) = f.fuel_per_op {
             writeln!(self.out, "{:<w$}  instructions: {fuel:.2} per op", "")?;

@@ -8,7 +8,8 @@
 //! - [`valgrind`]: Valgrind's client requests (Callgrind's counts);
 //! - [`pmu`]: whether hardware performance counters are there;
 //! - [`pages`]: transparent huge pages (the kernel's mode, asking for them);
-//! - [`memory`]: a process's peak resident memory.
+//! - [`memory`]: a process's peak resident memory;
+//! - [`processes`]: the processes a process started, ended whole.
 //!
 //! Nothing here knows of WebAssembly.
 
@@ -20,5 +21,6 @@ pub mod load;
 pub mod memory;
 pub mod pages;
 pub mod pmu;
+pub mod processes;
 pub mod thread;
 pub mod valgrind;

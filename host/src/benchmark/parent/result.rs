@@ -31,20 +31,12 @@ pub fn figures(
 ) -> Figures {
     let measurements: Vec<Measurement> = samples.iter().map(|s| s.measurement.clone()).collect();
     let instantiate: Vec<f64> = samples.iter().map(|s| s.instantiate_ms).collect();
-    let stages = match own_compile_ms(samples) {
-        // The runtime compiled in its workers, with no cache of its own.
-        Some(compile_ms) => Preparation {
-            kind: compiled.kind,
-            compile_ms,
-            compile_cache: CacheOutcome::Off,
-            instantiate_ms: stats::median(&instantiate),
-        },
-        None => Preparation {
-            kind: compiled.kind,
-            compile_ms: compiled.compile_ms,
-            compile_cache: compiled.cache.clone(),
-            instantiate_ms: stats::median(&instantiate),
-        },
+    let (compile_ms, compile_cache) = compile_phase(samples, compiled);
+    let stages = Preparation {
+        kind: compiled.kind,
+        compile_ms,
+        compile_cache,
+        instantiate_ms: stats::median(&instantiate),
     };
     let mut figures = summary::figures(
         &measurements,
@@ -67,12 +59,16 @@ pub fn figures(
     figures
 }
 
-/// The median of the compile times the runtime took in the workers, where
-/// it compiled there (every runtime but wasmtime, whose code the parent
-/// compiled or loaded from its cache).
-fn own_compile_ms(samples: &[ProcessSample]) -> Option<f64> {
-    let times: Vec<f64> = samples.iter().filter_map(|s| s.compile_ms).collect();
-    (!times.is_empty()).then(|| stats::median(&times))
+/// A row's compile phase and where its code came from: the runtime's own
+/// compile, timed in the processes that ran it (their median; V8's, which
+/// no cache of the host holds), else the parent's compile of the file (or
+/// its load from the compile cache).
+fn compile_phase(samples: &[ProcessSample], compiled: &Compiled) -> (f64, CacheOutcome) {
+    let own: Vec<f64> = samples.iter().filter_map(|s| s.compile_ms).collect();
+    match own.is_empty() {
+        true => (compiled.compile_ms, compiled.cache.clone()),
+        false => (stats::median(&own), CacheOutcome::Off),
+    }
 }
 
 /// The result of a finished row of a run.
@@ -161,16 +157,15 @@ pub fn program_figures(
         TimedRegion::StartToEnd => {}
     }
 
-    // An engine library compiles every iteration: its median; another
-    // runtime compiles once in each worker: the median of those; else the
-    // parent's one compile.
+    // An engine library compiles every iteration: its median, else the
+    // one compile of the runtime or of the parent.
     let compile_ns: Vec<f64> = programs
         .iter()
         .flat_map(|p| p.compile_ns.iter().copied())
         .collect();
     figures.phases = Some(Phases {
         compile_ms: match compile_ns.is_empty() {
-            true => own_compile_ms(samples).unwrap_or(compiled.compile_ms),
+            true => compile_phase(samples, compiled).0,
             false => stats::median(&compile_ns) / 1e6,
         },
         instantiate_ns: phase_stats(&instantiate),

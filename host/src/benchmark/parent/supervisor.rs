@@ -14,7 +14,9 @@
 //!   exit) is reported with its cause and the last lines it wrote on stdout
 //!   or stderr; one that closes its event channel has
 //!   [`EXIT_DEADLINE`] to exit, and one whose channel carries what is not
-//!   an event is killed: the parent waits on a worker with a deadline only;
+//!   an event is killed: the parent waits on a worker with a deadline only,
+//!   and what a worker leaves running in its process group is killed when
+//!   it exits;
 //! - its scratch files (its `TMPDIR`) are in a folder the parent made and
 //!   removes when the worker is gone, killed or not;
 //! - Ctrl-C, SIGTERM or SIGHUP to the parent kills it at once;
@@ -172,6 +174,13 @@ impl Worker {
                 Err(_) => break None,
             }
         };
+        // What the worker left running (a runtime's process, what that
+        // started) ends with it: its process group, whose id no new
+        // process takes while a member of it lives.
+        if let Ok(group) = libc::pid_t::try_from(self.child.id()) {
+            // SAFETY: kill has no memory preconditions.
+            unsafe { libc::kill(-group, libc::SIGKILL) };
+        }
         // Let the log reader take the last lines: it ends when the
         // worker's stdout and stderr close (at once, as a rule; at most
         // POLL when something else still holds them).

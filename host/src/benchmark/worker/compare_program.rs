@@ -1,5 +1,5 @@
-//! A comparison of WASI programs in one worker process: a warm-up iteration
-//! of each variant, then rounds in which every variant runs one iteration
+//! A comparison of WASI programs in one worker process: each variant warmed
+//! up as `host run` warms a program, then rounds in which every variant runs one iteration
 //! (a fresh instance, timed as `host run` times it: instantiation, and the
 //! regions between `bench.start` and `bench.end`), in the order of a
 //! Williams design rotated per round and per process, so that a state of
@@ -35,8 +35,8 @@ struct Taken {
     iterations: Iterations,
 }
 
-/// Compare the programs of `task` in this process: a warm-up iteration of
-/// each, then `task.rounds` rounds of one iteration each.
+/// Compare the programs of `task` in this process: each warmed up, then
+/// `task.rounds` rounds of one iteration each.
 pub fn compare(
     plan: &WorkerPlan,
     session: &Session,
@@ -72,10 +72,10 @@ pub fn compare(
     })
 }
 
-/// Load `row`'s program and run its untimed warm-up iteration.
+/// Load `row`'s program and run its untimed warm-up iterations.
 fn warm_up(plan: &WorkerPlan, session: &Session, row: &Row, progress: &Emitter) -> Result<Taken> {
     let program = program_of(plan, session, row, progress)?;
-    let iterations = Iterations::warm_up(&program, progress, &row.name)?;
+    let iterations = Iterations::warm_up(&program, plan.warmup_cap, progress, &row.name)?;
     Ok(Taken {
         program,
         iterations,

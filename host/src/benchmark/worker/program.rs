@@ -1,18 +1,21 @@
-//! The measuring sequence of a WASI program in one process: one warm-up
-//! iteration, then iterations (each a fresh instance, timed by the program
-//! itself between `bench.start` and `bench.end`) until the process has taken
-//! its [`Share`]. Each iteration is one block, of one sample per timed
-//! region; nothing is subtracted. Before every iteration the sequence tells its [`Progress`],
-//! so that the parent can hold the iteration to `--timeout`. A program runs
-//! under any runtime or an engine library alike ([`ProgramRunner`]).
+//! The measuring sequence of a WASI program in one process: untimed
+//! warm-up iterations until the program's times have stopped moving, by
+//! the rule that warms workloads ([`settled_at`]: V8 tiers a program's
+//! code up over seconds), or until the warm-up cap; then iterations (each
+//! a fresh instance, timed by the program itself between `bench.start` and
+//! `bench.end`) until the process has taken its [`Share`]. Each iteration
+//! is one block, of one sample per timed region; nothing is subtracted.
+//! Before every iteration the sequence tells its [`Progress`], so that the
+//! parent can hold the iteration to `--timeout`. A program runs under any
+//! runtime or an engine library alike ([`ProgramRunner`]).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
 use crate::benchmark::progress::{Call, Progress, Step};
 use crate::benchmark::protocol::{ProcessSample, ProgramSample};
-use crate::benchmark::worker::sequence::{MAX_SAMPLES, Share};
+use crate::benchmark::worker::sequence::{MAX_SAMPLES, Share, settled_at};
 use crate::guest::program::{Iteration, TimedRegion};
 use crate::guest::runtime::CompiledProgram;
 use crate::results::{HardwareCounts, Measurement, Warmup};
@@ -38,17 +41,33 @@ pub struct Iterations {
 }
 
 impl Iterations {
-    /// Run `program`'s untimed warm-up iteration.
-    pub fn warm_up(program: &ProgramRunner, progress: &dyn Progress, name: &str) -> Result<Self> {
+    /// Run `program`'s untimed warm-up iterations (at least one): until
+    /// the time of the last iterations (their timed regions together) is
+    /// that of the ones before them ([`settled_at`]), or until `cap` has
+    /// passed.
+    pub fn warm_up(
+        program: &ProgramRunner,
+        cap: Duration,
+        progress: &dyn Progress,
+        name: &str,
+    ) -> Result<Self> {
         progress.step(name, Step::Warmup);
         let warm = Instant::now();
-        progress.calling(Call::Start);
-        let iteration = program.iterate()?;
+        let mut history = Vec::new();
+        let (iteration, settled) = loop {
+            progress.calling(Call::Start);
+            let iteration = program.iterate()?;
+            history.push(iteration.execute_ns.iter().sum::<f64>());
+            let settled = settled_at(&history);
+            if settled || warm.elapsed() >= cap {
+                break (iteration, settled);
+            }
+        };
         Ok(Iterations {
             warmup: Warmup {
                 elapsed_ms: warm.elapsed().as_secs_f64() * 1e3,
-                settled: true,
-                rounds: 1,
+                settled,
+                rounds: history.len(),
                 per_op_ns: None,
             },
             execute_ns: Vec::new(),
@@ -110,16 +129,16 @@ impl Iterations {
     }
 }
 
-/// Measure a program in this process: a warm-up iteration, then iterations
-/// until the process has taken its `share`.
+/// Measure a program in this process: warm-up iterations for at most
+/// `warmup_cap`, then iterations until the process has taken its `share`.
 pub fn measure(
     program: &ProgramRunner,
-    share: Share,
+    (share, warmup_cap): (Share, Duration),
     progress: &dyn Progress,
     name: &str,
     hardware_counters: Option<Result<HardwareCounts, String>>,
 ) -> Result<ProcessSample> {
-    let mut taken = Iterations::warm_up(program, progress, name)?;
+    let mut taken = Iterations::warm_up(program, warmup_cap, progress, name)?;
     progress.step(name, Step::Sampling);
     let sampling = Instant::now();
     loop {

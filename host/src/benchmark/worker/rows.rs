@@ -96,5 +96,6 @@ fn measure_program(
     let counters = job.counters.then(|| {
         Err("not counted: they count `run(count, seed)` workloads, not programs".to_string())
     });
-    program::measure(&program, job.share, progress, &job.row.name, counters)
+    let plan = (job.share, plan.warmup_cap);
+    program::measure(&program, plan, progress, &job.row.name, counters)
 }

@@ -277,7 +277,7 @@ fn warm_up(
 /// Comparing medians of windows, not the range of one window, tells a trend
 /// (caches, the clock ramping up) from the noise of a busy machine, which
 /// never lets five rounds agree within 2%.
-fn settled_at(history: &[f64]) -> bool {
+pub fn settled_at(history: &[f64]) -> bool {
     let n = history.len();
     if n < 2 * SETTLE_ROUNDS {
         return false;

@@ -34,12 +34,17 @@ use crate::guest::seeds::Seeds;
 use crate::options::{EngineConfig, EngineLibrary, Grants, Runtime};
 use crate::platform::clock::{self, ClockCalibration};
 use crate::platform::cpu::cpu_model;
+use crate::platform::processes;
 use crate::platform::thread::{Prepared, prepare_measuring_thread};
 use crate::results::Row;
 
 /// Native stack of the measuring thread: room for wasm's own 512 KiB limit
 /// and the host frames around it.
 const MEASURING_STACK: usize = 8 << 20;
+/// How long a runtime in processes of its own (V8) has to run its
+/// built-in guests for the calibration, which comes before the parent
+/// watches any call: past it, its processes are killed and its rows fail.
+const CALIBRATION_DEADLINE: Duration = Duration::from_secs(30);
 
 /// Run `work` on a dedicated measuring thread with room on its native stack
 /// for wasm's own 512 KiB limit and the host frames around it, so that the
@@ -146,7 +151,24 @@ impl EngineSet {
                 components: None,
             });
         };
-        let modules = FormatSetup::new(engines, &**ready, limits, Format::Module, clock)?;
+        let modules = match calibrated(engines, &**ready, limits, clock) {
+            Ok(modules) => modules,
+            Err(e) if engines.config.runtime != Runtime::Wasmtime => {
+                // A broken runtime (a `node` that hangs or answers garbage)
+                // fails its own rows; the others are measured.
+                return Ok(EngineSet {
+                    engines: engines.clone(),
+                    linkers,
+                    runner: Err(format!(
+                        "{} failed to run the built-in empty guest: {e:#}",
+                        engines.config.runtime.name()
+                    )),
+                    modules: FormatSetup::uncalibrated(),
+                    components: None,
+                });
+            }
+            Err(e) => return Err(e),
+        };
         let any_component = any_of(loaded, Format::Component, Some(index));
         let components = match any_component && ready.runs(Format::Component) {
             true => Some(FormatSetup::new(
@@ -165,6 +187,28 @@ impl EngineSet {
             modules,
             components,
         })
+    }
+}
+
+/// The built-in modules of `engines` and their calibration under `runner`:
+/// a runtime other than wasmtime within [`CALIBRATION_DEADLINE`] (its
+/// processes killed past it).
+fn calibrated(
+    engines: &Engines,
+    runner: &dyn Runner,
+    limits: Limits,
+    clock: ClockCalibration,
+) -> Result<FormatSetup> {
+    let setup = || FormatSetup::new(engines, runner, limits, Format::Module, clock);
+    if engines.config.runtime == Runtime::Wasmtime {
+        return setup();
+    }
+    match processes::within(CALIBRATION_DEADLINE, processes::end_children, setup) {
+        (done, false) => done,
+        (_, true) => anyhow::bail!(
+            "not done within {}: its processes were killed",
+            humantime::format_duration(CALIBRATION_DEADLINE)
+        ),
     }
 }
 
@@ -358,14 +402,19 @@ impl Session {
             )?,
         };
         // A runtime that compiled here timed it: that is its compile phase,
-        // not its instantiation.
-        let instantiate = start
-            .elapsed()
-            .saturating_sub(instance.compile_time().unwrap_or_default());
+        // not its instantiation; one in a process of its own (V8) timed its
+        // instantiation there.
+        let instantiate_ms = match instance.instantiate_time() {
+            Some(own) => own.as_secs_f64() * 1e3,
+            None => {
+                let compile = instance.compile_time().unwrap_or_default();
+                start.elapsed().saturating_sub(compile).as_secs_f64() * 1e3
+            }
+        };
         let size = row.size.unwrap_or(0);
         progress.calling(Call::Setup { size });
         instance.setup(size)?;
-        Ok((instance, instantiate.as_secs_f64() * 1e3))
+        Ok((instance, instantiate_ms))
     }
 
     /// The runtime of `row`'s engine set, or why it cannot run here.

@@ -21,7 +21,9 @@ pub mod native;
 mod pauses;
 pub mod seam;
 pub mod v8;
+mod v8_node;
 mod v8_program;
+mod v8_sandbox;
 #[cfg(any(feature = "wasmi", feature = "wasmer"))]
 pub mod wasi_p1;
 #[cfg(feature = "wasmer")]

@@ -66,6 +66,13 @@ pub trait Sampler: Send {
     fn compile_time(&self) -> Option<Duration> {
         None
     }
+
+    /// How long the runtime took to instantiate the guest, where it timed
+    /// that in a process of its own (V8): the worker's clock would count
+    /// talking to that process.
+    fn instantiate_time(&self) -> Option<Duration> {
+        None
+    }
 }
 
 /// A guest to instantiate: the file's binary and wasmtime's compiled code of

@@ -1,14 +1,17 @@
 // wasm-bench's worker for V8 (Node.js): one workload, instantiated once,
 // called on request. Requests arrive one per line on stdin, answers leave
 // one per line on stdout (this process's own pipes, not the host's):
-//   load EXPORT MAX_MEMORY_BYTES HEX   -> ok NODE_VERSION V8_VERSION | err WHY
+//   load EXPORT MAX_MEMORY_BYTES HEX   -> ok COMPILE_NS INSTANTIATE_NS | err WHY
 //   setup SIZE                         -> ok | err WHY
 //   sample COUNT SEED                  -> ok ELAPSED_NS PAUSES CHECKSUM | err WHY
 //   memory                             -> ok PEAK_BYTES (-1: no exported memory)
-//   program MAX_MEMORY_BYTES HEX       -> ok IMPORTS_END (1 or 0) | err WHY
+//   program MAX_MEMORY_BYTES HEX       -> ok IMPORTS_END (1 or 0) COMPILE_NS | err WHY
 //   iterate JSON                       -> ok JSON | err WHY
+// `load` and `program` time V8's compile (new WebAssembly.Module) and
+// `load` the instantiation, with process.hrtime.bigint().
 // `program` compiles a WASI command module (a program) once; each
-// `iterate` is a fresh instance with a fresh node:wasi context (the JSON
+// `iterate` collects garbage (when node runs with --expose-gc), then makes
+// a fresh instance with a fresh node:wasi context (the JSON
 // names the folder to preopen, the grants, and the files its stdout and
 // stderr go to), and answers with the instantiation and the run's times,
 // the regions between bench.start and bench.end (read with
@@ -17,7 +20,9 @@
 // run(count, seed), and nothing else sits between the two reads; the time
 // spent between bench.pause and bench.resume is taken off. WASI preview 1
 // grants nothing: no arguments, environment or folders, stdin empty,
-// stdout and stderr discarded.
+// stdout and stderr discarded. The memory and table limits are node's
+// flags (--wasm-max-mem-pages, --wasm-max-table-size), held within a call;
+// the checks after a call here are a second line.
 'use strict';
 const fs = require('node:fs');
 const readline = require('node:readline');
@@ -58,7 +63,10 @@ function wasiImports() {
 
 function load(exportName, cap, hex) {
   memoryCap = Number(cap);
-  const module = new WebAssembly.Module(Buffer.from(hex, 'hex'));
+  const bytes = Buffer.from(hex, 'hex');
+  const c0 = process.hrtime.bigint();
+  const module = new WebAssembly.Module(bytes);
+  const c1 = process.hrtime.bigint();
   const imports = {};
   let wasi = null;
   for (const imp of WebAssembly.Module.imports(module)) {
@@ -71,7 +79,9 @@ function load(exportName, cap, hex) {
       throw new Error(`import ${imp.module}.${imp.name} is not provided under v8`);
     }
   }
+  const i0 = process.hrtime.bigint();
   const instance = new WebAssembly.Instance(module, imports);
+  const i1 = process.hrtime.bigint();
   exports_ = instance.exports;
   if (wasi) {
     // node:wasi reaches the guest's memory once initialized (which also
@@ -86,10 +96,11 @@ function load(exportName, cap, hex) {
   run = exports_[exportName];
   if (typeof run !== 'function') throw new Error(`export \`${exportName}\` is not a function`);
   checkMemory();
-  answer(`ok ${process.version} ${process.versions.v8}`);
+  answer(`ok ${c1 - c0} ${i1 - i0}`);
 }
 
-// The memory cap is checked after every call: V8 gives no hook on growth.
+// The memory cap is checked after every call too (node's flag holds it
+// within the call).
 function checkMemory() {
   const memory = exports_.memory;
   if (!(memory instanceof WebAssembly.Memory)) return;
@@ -126,7 +137,10 @@ let program = null;
 
 function compileProgram(cap, hex) {
   memoryCap = Number(cap);
-  const module = new WebAssembly.Module(Buffer.from(hex, 'hex'));
+  const bytes = Buffer.from(hex, 'hex');
+  const c0 = process.hrtime.bigint();
+  const module = new WebAssembly.Module(bytes);
+  const c1 = process.hrtime.bigint();
   let importsEnd = false;
   for (const imp of WebAssembly.Module.imports(module)) {
     if (imp.module === 'bench' && (imp.name === 'start' || imp.name === 'end')) {
@@ -136,11 +150,14 @@ function compileProgram(cap, hex) {
     }
   }
   program = module;
-  answer(`ok ${importsEnd ? 1 : 0}`);
+  answer(`ok ${importsEnd ? 1 : 0} ${c1 - c0}`);
 }
 
 // One fresh instance of the program, run as `world` says.
 function iterate(world) {
+  // What earlier instances left (their memories) is collected here, not
+  // during the run.
+  if (typeof global.gc === 'function') global.gc();
   const { WASI } = require('node:wasi');
   const preopens = {};
   if (world.root) preopens['/'] = world.folder;

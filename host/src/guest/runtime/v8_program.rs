@@ -1,49 +1,62 @@
 //! Programs under V8: the WASI command module compiled once in a `node`
-//! process of its own ([`super::v8`]'s script); each iteration a fresh
-//! instance with a fresh `node:wasi` context, timed by Node with
-//! `process.hrtime.bigint()` (instantiation, the run, and each region
-//! between `bench.start` and `bench.end`). The program's folder is
-//! preopened as `/` and `.` by `node:wasi`, which cannot make a preopen
-//! read-only: under V8 a program could write into its own folder (the
-//! expected output is read before the first iteration). Its stdout and
-//! stderr go to files in a temporary folder, capped by the `node`
-//! process's file-size limit, and are read back bounded. A program given
-//! no `--arg` gets its file name as `argv[0]` (see [`V8Command::args`]).
+//! process of its own ([`super::v8_node`]); each iteration a fresh instance
+//! with a fresh `node:wasi` context, timed by Node with
+//! `process.hrtime.bigint()` (the compile, each instantiation, the run,
+//! and each region between `bench.start` and `bench.end`), with V8's
+//! garbage collected before it (so that what earlier instances left is not
+//! collected during the run). `node:wasi` is no sandbox: the program gets
+//! a private copy of its folder ([`super::v8_sandbox`]), preopened as `/`
+//! and `.`, which goes with the row, and `node` is confined by Landlock
+//! where the kernel has it (the copy read-only). Its stdout and stderr go
+//! to files in the scratch folder, capped by the `node` process's
+//! file-size limit, and are read back bounded. A program given no `--arg`
+//! gets its file name as `argv[0]` (see [`V8Command::args`]).
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 use serde::Deserialize;
 
-use super::v8::NodeInstance;
+use super::v8_node::{COMPILE_DEADLINE, NodeProcess};
+use super::v8_sandbox::{Confinement, Scratch, WRITE_LIMIT, over_limit};
 use super::{CompiledProgram, Guest};
 use crate::guest::limits::Limits;
 use crate::guest::program::world::{Ended, Ran, Timing};
 use crate::guest::program::{CAPTURE_LIMIT, Iteration, World};
-use crate::guest::seeds::Seeds;
 use crate::options::Grants;
+use crate::platform::processes::end_tree;
 use crate::util::bytes::hex;
 use crate::util::fs::{Cap, Links, read_bounded};
 
-/// The V8 flag a program's `node` runs with: node:wasi's functions are
-/// called the ordinary way, not as V8's fast API calls. Node 20 lets a
-/// garbage collection run inside a fast call (when node:wasi allocates),
+/// The V8 flags a program's `node` runs with: node:wasi's functions are
+/// called the ordinary way, not as V8's fast API calls (Node 20 lets a
+/// garbage collection run inside a fast call, when node:wasi allocates,
 /// which finalizes WASI contexts with their locks held and aborts the
-/// process (`tests/fixtures/programs/big_writer.wat` aborts at the first or
-/// fourth iteration without it). Workloads' `node` keeps fast calls:
+/// process: `tests/fixtures/programs/big_writer.wat` aborts at the first
+/// or fourth iteration without it); and `gc()` is there for the script to
+/// collect between iterations. Workloads' `node` keeps fast calls:
 /// `process.hrtime.bigint()` is one.
-const NO_FAST_CALLS: &str = "--no-turbo-fast-api-calls";
+const FLAGS: [&str; 2] = ["--no-turbo-fast-api-calls", "--expose-gc"];
+/// How often the scratch folder's size is looked at during an iteration
+/// where Landlock does not make it read-only.
+const WATCH: Duration = Duration::from_millis(20);
 
 /// A program compiled in a `node` process.
 pub struct V8Command {
-    node: Mutex<NodeInstance>,
+    node: Mutex<NodeProcess>,
     /// The program's file name, its `argv[0]` when it has no `--arg`.
     name: String,
     world: World,
-    /// Where node writes the program's stdout and stderr; removed on drop.
-    capture: tempfile::TempDir,
+    /// The copy of its folder, where its output goes too; removed on drop
+    /// (after `node`, dropped first).
+    scratch: Scratch,
+    /// Whether Landlock confines `node` (else its writes are watched).
+    confined: bool,
+    /// V8's compile of the module, timed by Node, in ns.
+    compile_ns: f64,
 }
 
 /// What Node says of one iteration.
@@ -62,35 +75,44 @@ struct Answer {
     error: Option<String>,
 }
 
-/// Start `node`, compile `guest` in it, and hold its file writes to the
-/// output a program may write.
+/// Copy the program's folder, start `node` confined to the copy, compile
+/// `guest` in it, and hold its file writes to the output a program may
+/// write.
 pub fn program(
     node: &Path,
     guest: Guest<'_>,
     grants: &Grants,
     limits: Limits,
 ) -> Result<Box<dyn CompiledProgram>> {
-    let mut instance = NodeInstance::start(node, &[NO_FAST_CALLS], Seeds::same(0))?;
-    limit_file_size(instance.child.id(), CAPTURE_LIMIT as u64)?;
-    let imports_end = instance
-        .request(&format!(
-            "program {} {}",
-            limits.max_memory_bytes,
-            hex(guest.bytes)
-        ))
-        .with_context(|| format!("{}: V8 does not compile it", guest.path.display()))?
-        == "1";
+    let world = World::new(guest.path, grants, false)?;
+    let scratch = Scratch::new(world.folder())?;
+    let dirs: Vec<&Path> = grants.dirs.iter().map(|(host, _)| host.as_path()).collect();
+    let output = scratch.output_folder();
+    let writable: Vec<&Path> = [output.as_path()].into_iter().chain(dirs).collect();
+    let folder = scratch.folder();
+    let confinement = Confinement::new(node, &[folder.as_path()], &writable)?;
+    let mut process = NodeProcess::start(node, limits, &FLAGS, Some(&confinement))?;
+    limit_file_size(process.id(), CAPTURE_LIMIT as u64)?;
+    let answer = process
+        .request_within(
+            &format!("program {} {}", limits.max_memory_bytes, hex(guest.bytes)),
+            COMPILE_DEADLINE,
+        )
+        .with_context(|| format!("{}: V8 does not compile it", guest.path.display()))?;
+    let (imports_end, compile_ns) = match answer.split_once(' ') {
+        Some((end, ns)) => (end == "1", ns.parse::<f64>().unwrap_or(0.0)),
+        None => bail!("node's answer to a compile: `{answer}`"),
+    };
     Ok(Box::new(V8Command {
-        node: Mutex::new(instance),
+        node: Mutex::new(process),
         name: guest
             .path
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
         world: World::new(guest.path, grants, imports_end)?,
-        capture: tempfile::Builder::new()
-            .prefix("wasm-bench-v8-")
-            .tempdir()
-            .context("making a folder for the program's output")?,
+        scratch,
+        confined: confinement.active(),
+        compile_ns,
     }))
 }
 
@@ -118,14 +140,14 @@ fn limit_file_size(pid: u32, bytes: u64) -> Result<()> {
 
 impl V8Command {
     fn output(&self, stream: &str) -> PathBuf {
-        self.capture.path().join(stream)
+        self.scratch.output_folder().join(stream)
     }
 
     /// The request of one iteration: what the guest is granted.
     fn request(&self) -> Result<String> {
         let world = &self.world;
         let text = |p: &Path| p.to_str().map(str::to_string);
-        let folder = text(world.folder()).context("the program's folder is not UTF-8")?;
+        let folder = text(&self.scratch.folder()).context("the scratch folder is not UTF-8")?;
         let dirs: Vec<(String, String)> = world
             .grants()
             .dirs
@@ -164,14 +186,47 @@ impl V8Command {
         };
         read_bounded(&self.output(stream), cap, Links::Refuse)
     }
+
+    /// Node's answer to `request`, an iteration; where Landlock does not
+    /// make the folder read-only, `node` is killed as soon as the program
+    /// has written more than [`WRITE_LIMIT`] into it.
+    fn answer(&self, node: &mut NodeProcess, request: &str) -> Result<Answer> {
+        if self.confined {
+            return serde_json::from_str(node.request(request)?)
+                .context("node's answer to an iteration");
+        }
+        let pid = node.id();
+        let done = AtomicBool::new(false);
+        let overflow = std::thread::scope(|scope| {
+            let watcher = scope.spawn(|| {
+                while !done.load(Ordering::Relaxed) {
+                    let written = self.scratch.written_bytes();
+                    if written > WRITE_LIMIT {
+                        end_tree(pid);
+                        return Some(written);
+                    }
+                    std::thread::sleep(WATCH);
+                }
+                None
+            });
+            let answer = node.request(request).map(str::to_string);
+            done.store(true, Ordering::Relaxed);
+            (answer, watcher.join().ok().flatten())
+        });
+        match overflow {
+            (_, Some(written)) => bail!("{}", over_limit(written)),
+            (answer, None) => {
+                serde_json::from_str(&answer?).context("node's answer to an iteration")
+            }
+        }
+    }
 }
 
 impl CompiledProgram for V8Command {
     fn iterate(&self) -> Result<Iteration> {
         let request = self.request()?;
         let mut node = self.node.lock().unwrap_or_else(PoisonError::into_inner);
-        let answer: Answer = serde_json::from_str(node.request(&request)?)
-            .context("node's answer to an iteration")?;
+        let answer = self.answer(&mut node, &request)?;
         drop(node);
         let mut timing = Timing::from_regions(&answer.regions, answer.open);
         if answer.error.is_some() {
@@ -195,6 +250,10 @@ impl CompiledProgram for V8Command {
     /// The `node` process's peak resident memory.
     fn peak_rss_bytes(&self) -> Option<u64> {
         let node = self.node.lock().unwrap_or_else(PoisonError::into_inner);
-        crate::platform::memory::peak_rss_bytes(Some(node.child.id()))
+        crate::platform::memory::peak_rss_bytes(Some(node.id()))
+    }
+
+    fn compile_time(&self) -> Option<Duration> {
+        Some(Duration::from_secs_f64(self.compile_ns.max(0.0) / 1e9))
     }
 }
