@@ -49,6 +49,12 @@ pub const DRIFT_BUDGET: u64 = 128 << 20;
 const MAX_ENTRIES: usize = 100_000;
 /// The largest baseline pointer read.
 const MAX_POINTER_BYTES: u64 = 1024;
+/// The largest figure a kept run holds (a time per op in ns, a count per
+/// op): some 30 years, 10^18 instructions. A larger one, or a negative one,
+/// was not written by the host.
+const MAX_FIGURE: f64 = 1e18;
+/// The most worker processes of one kept row.
+const MAX_PROCESSES: usize = 10_000;
 
 /// The machine a run was kept on: what tells machines apart in a series
 /// (not its host name, which changes with every CI job).
@@ -433,6 +439,7 @@ impl Store {
         if run.format != FORMAT || run.id != id {
             bail!("{} is not a kept run of this format", path.display());
         }
+        check_plausible(&run).with_context(|| format!("{} is not a kept run", path.display()))?;
         Ok((run, bytes.len() as u64))
     }
 
@@ -509,6 +516,41 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// That the numbers of `run` are ones the host writes: every figure absent
+/// (NaN) or between 0 and [`MAX_FIGURE`], every row's engine among the
+/// run's, its epochs thinned, its processes within [`MAX_PROCESSES`].
+/// Crafted numbers (1e308, a million processes) would otherwise reach the
+/// plots and the searches of `host history`.
+fn check_plausible(run: &KeptRun) -> Result<()> {
+    let figure = |v: f64| v.is_nan() || (0.0..=MAX_FIGURE).contains(&v);
+    for (i, row) in run.rows.iter().enumerate() {
+        let epochs: usize = row.epochs_ns_per_op.iter().map(Vec::len).sum();
+        let counts = row.callgrind.map_or([f64::NAN; 5], |c| {
+            [
+                c.instructions,
+                c.l1_misses,
+                c.ll_misses,
+                c.branch_mispredictions,
+                c.cycles_est,
+            ]
+        });
+        let mut figures = [row.median_ns, row.ci95_low, row.ci95_high]
+            .into_iter()
+            .chain(row.process_medians_ns.iter().copied())
+            .chain(row.fuel_per_op)
+            .chain(counts)
+            .chain(row.epochs_ns_per_op.iter().flatten().map(|&e| f64::from(e)));
+        if row.engine >= run.engines.len()
+            || row.process_medians_ns.len() > MAX_PROCESSES
+            || epochs > MAX_KEPT_EPOCHS + row.epochs_ns_per_op.len()
+            || !figures.all(figure)
+        {
+            bail!("row {} holds numbers the host does not keep", i + 1);
+        }
+    }
+    Ok(())
 }
 
 /// A kept run of one measured row `benchmark` (its interval ±1%, five

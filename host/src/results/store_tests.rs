@@ -178,3 +178,39 @@ fn the_run_just_kept_is_never_pruned() {
     assert!(store.read("0000000009999-1-0").is_ok());
     assert_eq!(store.ids().expect("lists").len(), MAX_KEPT_RUNS + 1);
 }
+
+/// Crafted numbers (1e308, a negative time, an epoch that overflows, an
+/// engine that is not there, more epochs than are kept) make the file no
+/// kept run: it is skipped with a note, the others are read.
+#[test]
+fn crafted_numbers_are_refused() {
+    let craft: [fn(&mut KeptRow); 6] = [
+        |r| r.median_ns = 1e308,
+        |r| r.ci95_high = -1.0,
+        |r| r.epochs_ns_per_op = vec![vec![12345.0]],
+        |r| r.engine = 7,
+        |r| r.fuel_per_op = Some(1e300),
+        |r| r.epochs_ns_per_op = vec![vec![1.0; MAX_KEPT_EPOCHS + 2]],
+    ];
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::new(dir.path());
+    store.prepare().expect("prepares");
+    for (i, change) in craft.iter().enumerate() {
+        let id = format!("{:013}-1-0", i + 1);
+        let mut crafted = run(&id, 10.0);
+        change(&mut crafted.rows[0]);
+        // An epoch beyond single precision: written as text.
+        let text = serde_json::to_string(&crafted).expect("serialises");
+        let text = text.replace("[[12345.0]]", "[[1e308]]");
+        replace_atomically(&dir.path().join("runs").join(format!("{id}.json")), text.as_bytes())
+            .expect("writes");
+        let error = one_line(&store.read(&id).expect_err("refused"));
+        assert!(error.contains("numbers the host does not keep"), "{error}");
+    }
+    store
+        .keep(&run("0000000000100-1-0", 10.0), None)
+        .expect("keeps");
+    let (runs, notes) = store.newest(100, 0, HISTORY_BUDGET);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(notes.len(), craft.len(), "{notes:?}");
+}
