@@ -98,7 +98,9 @@ fn a_store_that_cannot_be_made_keeps_the_results() -> TestResult {
     let finished = host(&run_args(&file.join("store")))?;
     assert_measured_not_kept(&finished, "cannot create the store")?;
     assert!(
-        finished.stderr.contains("the run will be measured, not kept"),
+        finished
+            .stderr
+            .contains("the run will be measured, not kept"),
         "said before measuring: {}",
         finished.stderr
     );
@@ -134,7 +136,8 @@ fn in_a_tmpfs(store: &Path, size: &str, setup: &str, args: &[String]) -> Option<
         eprintln!("skipped: no mount namespace with a tmpfs on this machine (unshare)");
         return None;
     }
-    let script = format!("mount -t tmpfs -o size={size} tmpfs \"$1\" && {setup} && shift && exec \"$@\"");
+    let script =
+        format!("mount -t tmpfs -o size={size} tmpfs \"$1\" && {setup} && shift && exec \"$@\"");
     let mut command = Command::new("unshare");
     command
         .args(["--map-root-user", "--mount", "sh", "-c", &script, "sh"])

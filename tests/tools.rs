@@ -578,13 +578,19 @@ fn the_ci_recipes_run_as_written() -> TestResult {
                     assert!(!run.contains("--label"), "{run}");
                 }
                 if run.contains("--export-markdown") {
-                    assert!(run.ends_with(r#"--export-markdown - >> "$GITHUB_STEP_SUMMARY""#), "{run}");
+                    assert!(
+                        run.ends_with(r#"--export-markdown - >> "$GITHUB_STEP_SUMMARY""#),
+                        "{run}"
+                    );
                     summaries += 1;
                 }
                 if let Some(key) = step["with"]["key"].as_str()
                     && key.contains("github.run_id")
                 {
-                    assert!(key.ends_with("${{ github.run_id }}-${{ github.run_attempt }}"), "{key}");
+                    assert!(
+                        key.ends_with("${{ github.run_id }}-${{ github.run_attempt }}"),
+                        "{key}"
+                    );
                 }
                 if uses.starts_with("actions/download-artifact@") {
                     assert_eq!(step["with"]["merge-multiple"], true, "{step:?}");

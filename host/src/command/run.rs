@@ -13,15 +13,15 @@ use crate::benchmark::progress::Progress;
 use crate::command::expected::save_expected;
 use crate::guest::discover;
 use crate::options::{Exports, Settings};
+use crate::output::escape::terminal;
 use crate::output::export::{check_writable_folders, write_run_exports};
 use crate::output::progress::Bar;
 use crate::output::table::Table;
 use crate::results::store::{KeptRun, Provenance, Store};
 use crate::results::{BenchResult, Environment, RunReport, baseline};
-use crate::output::escape::terminal;
 use crate::util::error::one_line;
-use crate::util::foreign::Foreign;
 use crate::util::exit::ExitStatus;
+use crate::util::foreign::Foreign;
 
 /// Measure, print, save and export what `settings` asks for.
 pub fn run(settings: &Settings) -> Result<ExitStatus> {

@@ -139,7 +139,17 @@ fn one_noise_band_for_every_comparison() -> Result<()> {
 fn hostile_baseline_names_are_refused_with_the_flags() -> Result<()> {
     let long = "a".repeat(MAX_BASELINE_NAME + 1);
     for flag in ["--save-baseline", "--baseline"] {
-        for name in ["../x", "a/b", ".hidden", "..", "", "é", "a b", "x\u{1b}[2J", &long] {
+        for name in [
+            "../x",
+            "a/b",
+            ".hidden",
+            "..",
+            "",
+            "é",
+            "a b",
+            "x\u{1b}[2J",
+            &long,
+        ] {
             let refused = settings(&["x.wasm", flag, name]).is_err();
             assert!(refused, "{flag} {name:?}");
         }

@@ -97,14 +97,24 @@ pub struct GitState {
 /// The state of the repository holding `folder`; `None` when it is in none,
 /// or `git` is missing or too slow.
 pub fn state(folder: &Path) -> Option<GitState> {
-    let commit = run(folder, &[], &["rev-parse", "--verify", "--quiet", "HEAD"], MAX_NAME)?
-        .text()?;
+    let commit = run(
+        folder,
+        &[],
+        &["rev-parse", "--verify", "--quiet", "HEAD"],
+        MAX_NAME,
+    )?
+    .text()?;
     if commit.is_empty() || !commit.chars().all(|c| c.is_ascii_hexdigit()) {
         return None;
     }
-    let branch = run(folder, &[], &["symbolic-ref", "--quiet", "--short", "HEAD"], MAX_NAME)
-        .and_then(|out| out.text())
-        .filter(|b| !b.is_empty());
+    let branch = run(
+        folder,
+        &[],
+        &["symbolic-ref", "--quiet", "--short", "HEAD"],
+        MAX_NAME,
+    )
+    .and_then(|out| out.text())
+    .filter(|b| !b.is_empty());
     Some(GitState {
         commit,
         branch,
@@ -203,12 +213,7 @@ impl Output {
 /// Runs `git --no-pager -C folder args` with [`FORCED`] and `extra`
 /// settings in [`ENVIRONMENT`], reading at most `max` bytes of its output;
 /// `None` when it could not start or was killed at [`DEADLINE`].
-fn run(
-    folder: &Path,
-    extra: &[(OsString, OsString)],
-    args: &[&str],
-    max: u64,
-) -> Option<Output> {
+fn run(folder: &Path, extra: &[(OsString, OsString)], args: &[&str], max: u64) -> Option<Output> {
     let mut command = Command::new("git");
     command
         .arg("--no-pager")
@@ -279,7 +284,12 @@ mod tests {
             .arg("-C")
             .arg(folder)
             .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-            .args(["-c", "init.defaultBranch=main", "-c", "commit.gpgSign=false"])
+            .args([
+                "-c",
+                "init.defaultBranch=main",
+                "-c",
+                "commit.gpgSign=false",
+            ])
             .args(args)
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -359,7 +369,10 @@ mod tests {
             self.touch_files();
             let state = state(&self.work).expect("the commit is recorded");
             assert_eq!(state.commit.len(), 40);
-            assert!(!self.sprang(), "the host's git ran the repository's command");
+            assert!(
+                !self.sprang(),
+                "the host's git ran the repository's command"
+            );
             state
         }
     }
@@ -398,7 +411,10 @@ mod tests {
     fn a_file_system_monitor_never_runs() {
         let Some(repo) = Repo::new(&[]) else { return };
         let config = repo.work.join(".git/config");
-        repo.configure(&config, &format!("[core]\n\tfsmonitor = {}\n", repo.touch()));
+        repo.configure(
+            &config,
+            &format!("[core]\n\tfsmonitor = {}\n", repo.touch()),
+        );
         repo.assert_disarmed();
     }
 
@@ -408,8 +424,11 @@ mod tests {
     #[test]
     fn filter_drivers_never_run() {
         let Some(repo) = Repo::new(&[]) else { return };
-        std::fs::write(repo.work.join(".gitattributes"), "a filter=Evil.x\nb filter=y\n")
-            .expect("writes");
+        std::fs::write(
+            repo.work.join(".gitattributes"),
+            "a filter=Evil.x\nb filter=y\n",
+        )
+        .expect("writes");
         assert!(plain(&repo.work, &["add", ".gitattributes"]));
         assert!(plain(&repo.work, &["commit", "-q", "-m", "attributes"]));
         let config = repo.work.join(".git/config");
@@ -566,8 +585,14 @@ mod tests {
         );
         repo.configure(&bare.join("config"), &text);
         let _ = plain(&bare, &["status"]);
-        assert!(repo.sprang(), "plain `git status` uses the planted repository");
+        assert!(
+            repo.sprang(),
+            "plain `git status` uses the planted repository"
+        );
         assert_eq!(state(&bare), None);
-        assert!(!repo.sprang(), "the host's git ran the planted repository's monitor");
+        assert!(
+            !repo.sprang(),
+            "the host's git ran the planted repository's monitor"
+        );
     }
 }

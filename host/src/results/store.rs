@@ -510,7 +510,9 @@ impl Store {
             Err(_) => Vec::new(),
         };
         let excess = ids.len() - MAX_KEPT_RUNS;
-        let removable = ids.iter().filter(|id| !named.contains(id) && id.as_str() != kept);
+        let removable = ids
+            .iter()
+            .filter(|id| !named.contains(id) && id.as_str() != kept);
         for id in removable.take(excess) {
             let _ = std::fs::remove_file(self.runs().join(format!("{id}.json")));
         }

@@ -105,7 +105,10 @@ fn links_inside_the_store_are_refused() {
         std::os::unix::fs::symlink(elsewhere.path(), dir.path().join(inner)).expect("links");
         let kept = store.keep(&run("0000000000002-1-0", 10.0), Some("main"));
         let error = one_line(&kept.expect_err("refused"));
-        assert!(error.contains("a symbolic link inside the store"), "{error}");
+        assert!(
+            error.contains("a symbolic link inside the store"),
+            "{error}"
+        );
         match inner {
             "runs" => {
                 assert!(store.prepare().is_err());
@@ -149,7 +152,11 @@ fn runs_dated_ahead_are_pruned_first() {
         .expect("keeps");
     let ids = store.ids().expect("lists");
     assert_eq!(ids.len(), MAX_KEPT_RUNS);
-    for id in ["0000000000100-1-0", "0000000000200-1-0", "0000000000300-1-0"] {
+    for id in [
+        "0000000000100-1-0",
+        "0000000000200-1-0",
+        "0000000000300-1-0",
+    ] {
         assert!(ids.iter().any(|i| i == id), "{id} was pruned");
     }
     assert!(!ids.iter().any(|i| i == "9000000000000-1-0"));
@@ -202,8 +209,11 @@ fn crafted_numbers_are_refused() {
         // An epoch beyond single precision: written as text.
         let text = serde_json::to_string(&crafted).expect("serialises");
         let text = text.replace("[[12345.0]]", "[[1e308]]");
-        replace_atomically(&dir.path().join("runs").join(format!("{id}.json")), text.as_bytes())
-            .expect("writes");
+        replace_atomically(
+            &dir.path().join("runs").join(format!("{id}.json")),
+            text.as_bytes(),
+        )
+        .expect("writes");
         let error = one_line(&store.read(&id).expect_err("refused"));
         assert!(error.contains("numbers the host does not keep"), "{error}");
     }
