@@ -529,3 +529,82 @@ fn the_table_is_quiet_and_the_json_complete() -> TestResult {
     assert!(info.contains("loaded from the cache"), "{info}");
     Ok(())
 }
+
+/// The GitHub Actions workflows of docs/tools.md, read by a YAML parser.
+fn recipes() -> Result<Vec<serde_yaml::Value>, Box<dyn Error>> {
+    let path = e2e::workspace_root().join("docs").join("tools.md");
+    let text = std::fs::read_to_string(path)?;
+    let mut workflows = Vec::new();
+    for block in text.split("```yaml\n").skip(1) {
+        let yaml = block.split("```").next().ok_or("an unclosed block")?;
+        workflows.push(serde_yaml::from_str(yaml)?);
+    }
+    Ok(workflows)
+}
+
+/// Each step of `workflow`, by job.
+fn steps(workflow: &serde_yaml::Value) -> Vec<&serde_yaml::Value> {
+    let jobs = workflow["jobs"].as_mapping().into_iter().flatten();
+    jobs.flat_map(|(_, job)| job["steps"].as_sequence().into_iter().flatten())
+        .collect()
+}
+
+/// docs/tools.md's workflows run as written on a runner without root:
+/// every job installs `host` (or restores it) before calling it, shard
+/// exports are merged into one folder, the store's cache key names the
+/// attempt, the commit is not labelled twice, and the Markdown reaches the
+/// job summary.
+#[test]
+fn the_ci_recipes_run_as_written() -> TestResult {
+    let workflows = recipes()?;
+    assert_eq!(workflows.len(), 2, "the sharded run and the history");
+    let mut summaries = 0;
+    for workflow in &workflows {
+        assert!(workflow["on"].as_sequence().is_some(), "{workflow:?}");
+        for (name, job) in workflow["jobs"].as_mapping().ok_or("no jobs")? {
+            let mut installed = false;
+            for step in job["steps"].as_sequence().ok_or("no steps")? {
+                let uses = step["uses"].as_str().unwrap_or_default();
+                let run = step["run"].as_str().unwrap_or_default();
+                assert!(uses.is_empty() != run.is_empty(), "{name:?}: {step:?}");
+                let restores = uses.starts_with("actions/cache@")
+                    && step["with"]["path"] == "~/.cargo/bin/host";
+                installed |= restores || run.starts_with("cargo install --path host");
+                if run.starts_with("host ") {
+                    assert!(installed, "{name:?}: `host` before it is installed");
+                }
+                if run.starts_with("host run") {
+                    assert!(run.contains("--priority none"), "{run}");
+                    assert!(!run.contains("--label"), "{run}");
+                }
+                if run.contains("--export-markdown") {
+                    assert!(
+                        run.ends_with(r#"--export-markdown - >> "$GITHUB_STEP_SUMMARY""#),
+                        "{run}"
+                    );
+                    summaries += 1;
+                }
+                if let Some(key) = step["with"]["key"].as_str()
+                    && key.contains("github.run_id")
+                {
+                    assert!(
+                        key.ends_with("${{ github.run_id }}-${{ github.run_attempt }}"),
+                        "{key}"
+                    );
+                }
+                if uses.starts_with("actions/download-artifact@") {
+                    assert_eq!(step["with"]["merge-multiple"], true, "{step:?}");
+                    assert_eq!(step["with"]["pattern"], "shard-*", "{step:?}");
+                }
+            }
+        }
+    }
+    assert_eq!(summaries, 2);
+    let uploads: Vec<_> = steps(&workflows[0])
+        .into_iter()
+        .filter(|s| s["uses"] == "actions/upload-artifact@v4")
+        .collect();
+    assert_eq!(uploads.len(), 1);
+    assert_eq!(uploads[0]["with"]["name"], "shard-${{ matrix.shard }}");
+    Ok(())
+}

@@ -418,7 +418,9 @@ pub struct StoreArgs {
     /// The store of kept runs (default: `$WASM_BENCH_STORE`, else
     /// `$XDG_DATA_HOME/wasm-bench/store`, else
     /// `~/.local/share/wasm-bench/store`). Baselines, the drift between runs
-    /// and `host history` are read from it.
+    /// and `host history` are read from it. A store that cannot keep the run
+    /// (read-only, full, a symbolic link inside it) is warned about, the run
+    /// is measured and exported all the same, and the exit status is 4.
     #[arg(long, value_name = "DIR")]
     pub store: Option<PathBuf>,
 

@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 
 use crate::benchmark::parent::compare::compare_rounds;
 use crate::benchmark::parent::suite::{SuitePlan, compare_suite, plan_suite};
-use crate::command::run::{progress_display, table_stream};
+use crate::command::run::{Keeper, progress_display, table_stream};
 use crate::guest::{discover, sandbox};
 use crate::options::CompareSettings;
 use crate::output::escape::terminal;
@@ -30,8 +30,12 @@ pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
     }
     let files = discover(&common.paths)?;
     check_writable_folders(&common.exports)?;
+    let keeper = match (&common.store.folder, common.store.keep) {
+        (Some(folder), true) => Some(Keeper::new(Store::new(folder))),
+        _ => None,
+    };
     let progress = progress_display(common);
-    let report = match compare_rounds(settings, &files, progress.as_ref()) {
+    let mut report = match compare_rounds(settings, &files, progress.as_ref()) {
         Ok(report) => report,
         Err(e) => {
             eprintln!("error: {}", terminal(&one_line(&e)));
@@ -42,21 +46,26 @@ pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
             });
         }
     };
+    let mut kept = true;
+    if let (Some(keeper), None) = (keeper, &report.stopped) {
+        let run = KeptRun::of_comparison(&report, crate::command::run::provenance(common, &files));
+        if let Err(warning) = keeper.keep(&run, None) {
+            kept = false;
+            report.environment.warnings.push(warning);
+        }
+    }
     let mut table = Table::new(table_stream(&common.exports));
     let _ = table.comparison(&report);
     if let (Some(profile), Some(profiling)) = (&report.profile, &settings.profile) {
         let _ = table.profiles(profile, profiling.top);
     }
     write_compare_exports(&common.exports, &report)?;
-    if let (Some(folder), true, None) = (&common.store.folder, common.store.keep, &report.stopped) {
-        let kept = KeptRun::of_comparison(&report, crate::command::run::provenance(common, &files));
-        Store::new(folder).keep(&kept, None)?;
-    }
     Ok(match &report.stopped {
         Some(why) => {
             eprintln!("stopped: {why}: the verdicts are of the rounds taken so far");
             ExitStatus::Interrupted
         }
+        None if !kept => ExitStatus::NotKept,
         None => ExitStatus::Success,
     })
 }

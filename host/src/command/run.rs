@@ -1,6 +1,7 @@
 //! `host run`: measure every row, print the table as rows finish, compare
 //! with a baseline, keep the run in the store, export, and say how the run
-//! ended.
+//! ended. A store that cannot keep the run never costs its results: they are
+//! printed and exported, and the exit status says "measured, not kept".
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -12,12 +13,15 @@ use crate::benchmark::progress::Progress;
 use crate::command::expected::save_expected;
 use crate::guest::discover;
 use crate::options::{Exports, Settings};
+use crate::output::escape::terminal;
 use crate::output::export::{check_writable_folders, write_run_exports};
 use crate::output::progress::Bar;
 use crate::output::table::Table;
 use crate::results::store::{KeptRun, Provenance, Store};
 use crate::results::{BenchResult, Environment, RunReport, baseline};
+use crate::util::error::one_line;
 use crate::util::exit::ExitStatus;
+use crate::util::foreign::Foreign;
 
 /// Measure, print, save and export what `settings` asks for.
 pub fn run(settings: &Settings) -> Result<ExitStatus> {
@@ -39,7 +43,7 @@ pub fn run(settings: &Settings) -> Result<ExitStatus> {
     }
     let mut printer = Printer(Table::new(table_stream(&settings.exports)));
     let progress = progress_display(settings);
-    let report = measure(settings, &files, &mut printer, progress.as_ref())?;
+    let Measured { report, kept } = measure(settings, &files, &mut printer, progress.as_ref())?;
     let _ = printer.0.footer(&report);
     write_run_exports(&settings.exports, &report)?;
     Ok(if report.stopped.is_some() {
@@ -48,20 +52,32 @@ pub fn run(settings: &Settings) -> Result<ExitStatus> {
         ExitStatus::Failed
     } else if report.regressions() > 0 {
         ExitStatus::Regression
+    } else if !kept {
+        ExitStatus::NotKept
     } else {
         ExitStatus::Success
     })
 }
 
+/// A measured run, and whether the store kept it.
+pub struct Measured {
+    pub report: RunReport,
+    /// `false` when it was to be kept and the store could not keep it.
+    pub kept: bool,
+}
+
 /// Measure `files`: read the baseline to compare with (an error before
 /// anything is measured when it is missing or damaged), measure every row,
-/// and keep the run in the store (named as a baseline when asked).
+/// and keep the run in the store (named as a baseline when asked). A store
+/// that cannot keep it (a symbolic link inside it, read-only, full) is
+/// found before measuring when it can be, said on stderr and in the
+/// report's warnings, and the rows are measured and reported all the same.
 pub fn measure(
     settings: &Settings,
     files: &[PathBuf],
     observer: &mut dyn Observer,
     progress: &dyn Progress,
-) -> Result<RunReport> {
+) -> Result<Measured> {
     let store = settings.store.folder.as_deref().map(Store::new);
     let saved = match (&settings.baselines.compare, &store) {
         (Some(name), Some(store)) => Some(baseline::load(store, name)?),
@@ -69,23 +85,65 @@ pub fn measure(
         (None, _) => None,
     };
     let keep = settings.store.keep || settings.baselines.save.is_some();
-    match (&store, keep) {
-        (Some(store), true) => store.prepare()?,
-        (None, true) if settings.baselines.save.is_some() => {
-            bail!("--save-baseline: no store (name one with --store DIR)")
-        }
-        _ => {}
+    if keep && store.is_none() && settings.baselines.save.is_some() {
+        bail!("--save-baseline: no store (name one with --store DIR)");
     }
+    let keeper = store.filter(|_| keep).map(Keeper::new);
     let mut report = run_rows(settings, files, saved.as_ref(), observer, progress)?;
-    if let (Some(store), true, None) = (&store, keep, &report.stopped) {
-        let kept = KeptRun::new(&report, provenance(settings, files));
+    let mut kept = true;
+    if let (Some(keeper), None) = (keeper, &report.stopped) {
+        let run = KeptRun::new(&report, provenance(settings, files));
         let name = settings.baselines.save.as_deref();
-        let path = store.keep(&kept, name)?;
-        if name.is_some() {
-            report.saved_baseline = Some(path.display().to_string().into());
+        match keeper.keep(&run, name) {
+            Ok(path) if name.is_some() => {
+                report.saved_baseline = Some(path.display().to_string().into());
+            }
+            Ok(_) => {}
+            Err(warning) => {
+                kept = false;
+                report.environment.warnings.push(warning);
+            }
         }
     }
-    Ok(report)
+    Ok(Measured { report, kept })
+}
+
+/// The store a run is to be kept in, looked at before the run is measured.
+pub struct Keeper {
+    store: Store,
+    /// Why the store cannot keep runs, found before measuring.
+    unusable: Option<anyhow::Error>,
+}
+
+impl Keeper {
+    /// `store`, prepared for keeping a run ([`Store::prepare`]); what stops
+    /// it (a symbolic link inside it, a read-only folder) is said on stderr
+    /// now, and the run is measured all the same.
+    pub fn new(store: Store) -> Self {
+        let unusable = store.prepare().err();
+        if let Some(e) = &unusable {
+            eprintln!(
+                "warning: {}: the run will be measured, not kept",
+                terminal(&one_line(e))
+            );
+        }
+        Keeper { store, unusable }
+    }
+
+    /// Keep `run` (named as baseline `name` when given): its file, or the
+    /// warning that it was measured but not kept, and why (also said on
+    /// stderr).
+    pub fn keep(self, run: &KeptRun, name: Option<&str>) -> Result<PathBuf, Foreign> {
+        let result = match self.unusable {
+            Some(e) => Err(e),
+            None => self.store.keep(run, name),
+        };
+        result.map_err(|e| {
+            let warning = format!("measured, not kept in the store: {}", one_line(&e));
+            eprintln!("warning: {}", terminal(&warning));
+            Foreign::from(warning)
+        })
+    }
 }
 
 /// What a run measured by `settings` over `files` is kept with: its label,

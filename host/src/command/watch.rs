@@ -155,7 +155,7 @@ fn measure<W: Write + Send>(
     printer: &mut Printer<W>,
     previous: &mut HashMap<Foreign, BenchResult>,
 ) -> Result<()> {
-    let report = run::measure(settings, files, printer, &Silent)?;
+    let report = run::measure(settings, files, printer, &Silent)?.report;
     for result in report.results {
         if let (Some(now), Some(before)) = (
             result.figures.as_ref(),

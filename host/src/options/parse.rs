@@ -46,15 +46,21 @@ pub(crate) fn positive_duration(flag: &str, text: &str) -> Result<Duration> {
 /// Baseline names become file names: keep them plain.
 pub(crate) fn check_baseline_name(name: &str) -> Result<()> {
     let plain = !name.is_empty()
+        && name.len() <= MAX_BASELINE_NAME
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         && !name.starts_with('.');
     if !plain {
-        bail!("baseline name `{name}`: use letters, digits, `-`, `_` and `.` only");
+        bail!(
+            "baseline name `{name}`: at most {MAX_BASELINE_NAME} letters, digits, `-`, `_` and `.`, not starting with `.`"
+        );
     }
     Ok(())
 }
+
+/// The longest baseline name, in bytes.
+pub(crate) const MAX_BASELINE_NAME: usize = 100;
 
 /// Most rows one `--size` range may produce.
 pub(super) const MAX_SIZES: usize = 1_000;

@@ -131,3 +131,31 @@ fn one_noise_band_for_every_comparison() -> Result<()> {
     assert!(settings(&["x.wasm", "--noise=-1"]).is_err());
     Ok(())
 }
+
+/// A baseline name becomes a file name in the store: one that could leave
+/// its folder, hide, or be longer than the store keeps is refused with the
+/// flags, before anything is measured.
+#[test]
+fn hostile_baseline_names_are_refused_with_the_flags() -> Result<()> {
+    let long = "a".repeat(MAX_BASELINE_NAME + 1);
+    for flag in ["--save-baseline", "--baseline"] {
+        for name in [
+            "../x",
+            "a/b",
+            ".hidden",
+            "..",
+            "",
+            "é",
+            "a b",
+            "x\u{1b}[2J",
+            &long,
+        ] {
+            let refused = settings(&["x.wasm", flag, name]).is_err();
+            assert!(refused, "{flag} {name:?}");
+        }
+        let longest = "a".repeat(MAX_BASELINE_NAME);
+        settings(&["x.wasm", flag, "main-1.2_x"])?;
+        settings(&["x.wasm", flag, &longest])?;
+    }
+    Ok(())
+}

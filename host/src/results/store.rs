@@ -12,16 +12,19 @@
 //!
 //! Every file is written through [`replace_atomically`] and read through
 //! [`read_bounded`] (a regular file, no symbolic link, at most
-//! [`MAX_RUN_BYTES`]); only names the store itself makes are read, and at
-//! most [`MAX_KEPT_RUNS`] runs are kept (the oldest that no baseline names
-//! are removed on keeping a new one).
+//! [`MAX_RUN_BYTES`]); only names the store itself makes are read, its
+//! folders (`runs`, `baselines`) are refused when they are symbolic links
+//! (nothing is read or written outside the store), and at most
+//! [`MAX_KEPT_RUNS`] runs are kept (on keeping a new one, the runs dated
+//! after it go first, then the oldest; none that a baseline names, never
+//! the new one).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::options::{EngineConfig, Metric};
+use crate::options::{EngineConfig, Metric, check_baseline_name};
 use crate::platform::git::GitState;
 use crate::results::json::nan_if_null;
 use crate::results::{BenchResult, CallgrindCounts, CompareReport, Environment, RunReport, Tool};
@@ -46,6 +49,12 @@ pub const DRIFT_BUDGET: u64 = 128 << 20;
 const MAX_ENTRIES: usize = 100_000;
 /// The largest baseline pointer read.
 const MAX_POINTER_BYTES: u64 = 1024;
+/// The largest figure a kept run holds (a time per op in ns, a count per
+/// op): some 30 years, 10^18 instructions. A larger one, or a negative one,
+/// was not written by the host.
+const MAX_FIGURE: f64 = 1e18;
+/// The most worker processes of one kept row.
+const MAX_PROCESSES: usize = 10_000;
 
 /// The machine a run was kept on: what tells machines apart in a series
 /// (not its host name, which changes with every CI job).
@@ -288,15 +297,18 @@ fn valid_id(id: &str) -> bool {
     !id.is_empty() && id.len() <= 64 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
 }
 
-/// Whether `name` may name a baseline: letters, digits, `-`, `_`, `.`,
-/// not starting with `.`, at most 100 bytes.
-pub fn valid_baseline_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 100
-        && !name.starts_with('.')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+/// That `folder`, a folder of the store, is not a symbolic link nor
+/// anything but a folder. One that is not there (or cannot be looked at)
+/// passes: what is done with it next fails on its own.
+fn check_inside(folder: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(folder) {
+        Ok(meta) if meta.file_type().is_symlink() => bail!(
+            "{}: a symbolic link inside the store: refused without following it",
+            folder.display()
+        ),
+        Ok(meta) if !meta.is_dir() => bail!("{}: not a folder", folder.display()),
+        _ => Ok(()),
+    }
 }
 
 impl Store {
@@ -318,16 +330,26 @@ impl Store {
         self.folder.join("baselines")
     }
 
-    /// Make sure runs can be kept, before anything is measured.
+    /// Make sure runs can be kept, before anything is measured: the folder
+    /// of runs is made (a symbolic link is refused) and a file can be
+    /// created in it.
     pub fn prepare(&self) -> Result<()> {
+        check_inside(&self.runs())?;
         std::fs::create_dir_all(self.runs())
-            .with_context(|| format!("cannot create the store {}", self.folder.display()))
+            .with_context(|| format!("cannot create the store {}", self.folder.display()))?;
+        check_inside(&self.runs())?;
+        tempfile::Builder::new()
+            .prefix(".probe")
+            .tempfile_in(self.runs())
+            .map(drop)
+            .with_context(|| format!("cannot write in the store {}", self.folder.display()))
     }
 
     /// Keep `run`, named as a baseline when `baseline` is given, and remove
     /// the oldest runs beyond [`MAX_KEPT_RUNS`]; returns its file.
     pub fn keep(&self, run: &KeptRun, baseline: Option<&str>) -> Result<PathBuf> {
         self.prepare()?;
+        check_inside(&self.baselines())?;
         let path = self.runs().join(format!("{}.json", run.id));
         let mut bytes = serde_json::to_vec(run).context("serialising the kept run")?;
         bytes.push(b'\n');
@@ -335,15 +357,14 @@ impl Store {
         if let Some(name) = baseline {
             self.name_baseline(name, &run.id)?;
         }
-        self.prune()?;
+        self.prune(&run.id)?;
         Ok(path)
     }
 
     /// Point baseline `name` at kept run `id`.
     fn name_baseline(&self, name: &str, id: &str) -> Result<()> {
-        if !valid_baseline_name(name) {
-            bail!("baseline name `{name}`: use letters, digits, `-`, `_` and `.`");
-        }
+        check_baseline_name(name)?;
+        check_inside(&self.baselines())?;
         std::fs::create_dir_all(self.baselines())
             .with_context(|| format!("creating {}", self.baselines().display()))?;
         replace_atomically(&self.baselines().join(name), format!("{id}\n").as_bytes())
@@ -351,9 +372,8 @@ impl Store {
 
     /// The kept run baseline `name` points at.
     pub fn baseline_id(&self, name: &str) -> Result<String> {
-        if !valid_baseline_name(name) {
-            bail!("baseline name `{name}`: use letters, digits, `-`, `_` and `.`");
-        }
+        check_baseline_name(name)?;
+        check_inside(&self.baselines())?;
         let path = self.baselines().join(name);
         let cap = Cap {
             bytes: MAX_POINTER_BYTES,
@@ -376,6 +396,7 @@ impl Store {
 
     /// The ids of the kept runs, oldest first.
     pub fn ids(&self) -> Result<Vec<String>> {
+        check_inside(&self.runs())?;
         let entries = match std::fs::read_dir(self.runs()) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -410,6 +431,7 @@ impl Store {
         if !valid_id(id) {
             bail!("`{id}` is not the name of a kept run");
         }
+        check_inside(&self.runs())?;
         let path = self.runs().join(format!("{id}.json"));
         let bytes = read_bounded(&path, cap, Links::Refuse)?;
         let run: KeptRun = serde_json::from_slice(&bytes)
@@ -417,6 +439,7 @@ impl Store {
         if run.format != FORMAT || run.id != id {
             bail!("{} is not a kept run of this format", path.display());
         }
+        check_plausible(&run).with_context(|| format!("{} is not a kept run", path.display()))?;
         Ok((run, bytes.len() as u64))
     }
 
@@ -467,13 +490,17 @@ impl Store {
         (runs, notes)
     }
 
-    /// Remove the oldest runs beyond [`MAX_KEPT_RUNS`] that no baseline
-    /// names.
-    fn prune(&self) -> Result<()> {
-        let ids = self.ids()?;
+    /// Remove runs beyond [`MAX_KEPT_RUNS`] that no baseline names, `kept`
+    /// (the run just kept) never: first those dated after it (a clock ahead,
+    /// or a name the store did not make), then the oldest.
+    fn prune(&self, kept: &str) -> Result<()> {
+        let mut ids = self.ids()?;
         if ids.len() <= MAX_KEPT_RUNS {
             return Ok(());
         }
+        let at = ids.partition_point(|id| id.as_str() <= kept);
+        ids.rotate_left(at);
+        check_inside(&self.baselines())?;
         let named: Vec<String> = match std::fs::read_dir(self.baselines()) {
             Ok(entries) => entries
                 .take(MAX_ENTRIES)
@@ -483,11 +510,49 @@ impl Store {
             Err(_) => Vec::new(),
         };
         let excess = ids.len() - MAX_KEPT_RUNS;
-        for id in ids.iter().filter(|id| !named.contains(id)).take(excess) {
+        let removable = ids
+            .iter()
+            .filter(|id| !named.contains(id) && id.as_str() != kept);
+        for id in removable.take(excess) {
             let _ = std::fs::remove_file(self.runs().join(format!("{id}.json")));
         }
         Ok(())
     }
+}
+
+/// That the numbers of `run` are ones the host writes: every figure absent
+/// (NaN) or between 0 and [`MAX_FIGURE`], every row's engine among the
+/// run's, its epochs thinned, its processes within [`MAX_PROCESSES`].
+/// Crafted numbers (1e308, a million processes) would otherwise reach the
+/// plots and the searches of `host history`.
+fn check_plausible(run: &KeptRun) -> Result<()> {
+    let figure = |v: f64| v.is_nan() || (0.0..=MAX_FIGURE).contains(&v);
+    for (i, row) in run.rows.iter().enumerate() {
+        let epochs: usize = row.epochs_ns_per_op.iter().map(Vec::len).sum();
+        let counts = row.callgrind.map_or([f64::NAN; 5], |c| {
+            [
+                c.instructions,
+                c.l1_misses,
+                c.ll_misses,
+                c.branch_mispredictions,
+                c.cycles_est,
+            ]
+        });
+        let mut figures = [row.median_ns, row.ci95_low, row.ci95_high]
+            .into_iter()
+            .chain(row.process_medians_ns.iter().copied())
+            .chain(row.fuel_per_op)
+            .chain(counts)
+            .chain(row.epochs_ns_per_op.iter().flatten().map(|&e| f64::from(e)));
+        if row.engine >= run.engines.len()
+            || row.process_medians_ns.len() > MAX_PROCESSES
+            || epochs > MAX_KEPT_EPOCHS + row.epochs_ns_per_op.len()
+            || !figures.all(figure)
+        {
+            bail!("row {} holds numbers the host does not keep", i + 1);
+        }
+    }
+    Ok(())
 }
 
 /// A kept run of one measured row `benchmark` (its interval ±1%, five

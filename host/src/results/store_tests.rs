@@ -89,3 +89,138 @@ fn a_budget_bounds_what_is_read() {
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].contains("older runs left unread"), "{notes:?}");
 }
+
+/// `runs` or `baselines` made symbolic links to a folder elsewhere: the
+/// store refuses them, and nothing is read from or written to that folder.
+#[test]
+fn links_inside_the_store_are_refused() {
+    for inner in ["runs", "baselines"] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let elsewhere = tempfile::tempdir().expect("temp dir");
+        let store = Store::new(dir.path());
+        let planted = "0000000000001-1-0";
+        let bytes = serde_json::to_vec(&run(planted, 10.0)).expect("serialises");
+        std::fs::write(elsewhere.path().join(format!("{planted}.json")), bytes).expect("writes");
+        std::fs::write(elsewhere.path().join("main"), format!("{planted}\n")).expect("writes");
+        std::os::unix::fs::symlink(elsewhere.path(), dir.path().join(inner)).expect("links");
+        let kept = store.keep(&run("0000000000002-1-0", 10.0), Some("main"));
+        let error = one_line(&kept.expect_err("refused"));
+        assert!(
+            error.contains("a symbolic link inside the store"),
+            "{error}"
+        );
+        match inner {
+            "runs" => {
+                assert!(store.prepare().is_err());
+                assert!(store.ids().is_err());
+                assert!(store.read(planted).is_err());
+                let (runs, notes) = store.newest(10, 0, HISTORY_BUDGET);
+                assert!(runs.is_empty() && notes.len() == 1, "{notes:?}");
+            }
+            _ => assert!(store.baseline_id("main").is_err()),
+        }
+        let left: Vec<_> = std::fs::read_dir(elsewhere.path())
+            .expect("lists")
+            .map(|e| e.expect("an entry").file_name())
+            .collect();
+        assert_eq!(left.len(), 2, "written outside the store: {left:?}");
+    }
+}
+
+/// Runs dated ahead of the clock (or named so) never push out the run just
+/// kept nor the others of today: they are the first pruned.
+#[test]
+fn runs_dated_ahead_are_pruned_first() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::new(dir.path());
+    store.prepare().expect("prepares");
+    let plant = |id: &str| {
+        let bytes = serde_json::to_vec(&run(id, 10.0)).expect("serialises");
+        replace_atomically(&dir.path().join("runs").join(format!("{id}.json")), &bytes)
+            .expect("writes");
+    };
+    plant("0000000000100-1-0");
+    plant("ffffffff");
+    for i in 0..MAX_KEPT_RUNS - 2 {
+        plant(&format!("9{i:012}-1-0"));
+    }
+    store
+        .keep(&run("0000000000200-1-0", 10.0), None)
+        .expect("keeps");
+    store
+        .keep(&run("0000000000300-1-0", 10.0), None)
+        .expect("keeps");
+    let ids = store.ids().expect("lists");
+    assert_eq!(ids.len(), MAX_KEPT_RUNS);
+    for id in [
+        "0000000000100-1-0",
+        "0000000000200-1-0",
+        "0000000000300-1-0",
+    ] {
+        assert!(ids.iter().any(|i| i == id), "{id} was pruned");
+    }
+    assert!(!ids.iter().any(|i| i == "9000000000000-1-0"));
+    assert!(!ids.iter().any(|i| i == "9000000000001-1-0"));
+}
+
+/// When every other run is named by a baseline, the run just kept is not
+/// removed to make room (the store holds one more than the cap).
+#[test]
+fn the_run_just_kept_is_never_pruned() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::new(dir.path());
+    store.prepare().expect("prepares");
+    std::fs::create_dir(dir.path().join("baselines")).expect("creates");
+    for i in 0..MAX_KEPT_RUNS {
+        let id = format!("{i:013}-1-0");
+        let bytes = serde_json::to_vec(&run(&id, 10.0)).expect("serialises");
+        replace_atomically(&dir.path().join("runs").join(format!("{id}.json")), &bytes)
+            .expect("writes");
+        let pointer = dir.path().join("baselines").join(format!("b{i}"));
+        replace_atomically(&pointer, format!("{id}\n").as_bytes()).expect("writes");
+    }
+    store
+        .keep(&run("0000000009999-1-0", 10.0), None)
+        .expect("keeps");
+    assert!(store.read("0000000009999-1-0").is_ok());
+    assert_eq!(store.ids().expect("lists").len(), MAX_KEPT_RUNS + 1);
+}
+
+/// Crafted numbers (1e308, a negative time, an epoch that overflows, an
+/// engine that is not there, more epochs than are kept) make the file no
+/// kept run: it is skipped with a note, the others are read.
+#[test]
+fn crafted_numbers_are_refused() {
+    let craft: [fn(&mut KeptRow); 6] = [
+        |r| r.median_ns = 1e308,
+        |r| r.ci95_high = -1.0,
+        |r| r.epochs_ns_per_op = vec![vec![12345.0]],
+        |r| r.engine = 7,
+        |r| r.fuel_per_op = Some(1e300),
+        |r| r.epochs_ns_per_op = vec![vec![1.0; MAX_KEPT_EPOCHS + 2]],
+    ];
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::new(dir.path());
+    store.prepare().expect("prepares");
+    for (i, change) in craft.iter().enumerate() {
+        let id = format!("{:013}-1-0", i + 1);
+        let mut crafted = run(&id, 10.0);
+        change(&mut crafted.rows[0]);
+        // An epoch beyond single precision: written as text.
+        let text = serde_json::to_string(&crafted).expect("serialises");
+        let text = text.replace("[[12345.0]]", "[[1e308]]");
+        replace_atomically(
+            &dir.path().join("runs").join(format!("{id}.json")),
+            text.as_bytes(),
+        )
+        .expect("writes");
+        let error = one_line(&store.read(&id).expect_err("refused"));
+        assert!(error.contains("numbers the host does not keep"), "{error}");
+    }
+    store
+        .keep(&run("0000000000100-1-0", 10.0), None)
+        .expect("keeps");
+    let (runs, notes) = store.newest(100, 0, HISTORY_BUDGET);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(notes.len(), craft.len(), "{notes:?}");
+}

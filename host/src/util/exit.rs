@@ -18,6 +18,10 @@ pub enum ExitStatus {
     /// A workload is certainly slower than the baseline beyond
     /// `--fail-on-regression`.
     Regression,
+    /// Every workload was measured, reported and exported, but the store
+    /// could not keep the run (a symbolic link inside it, read-only, full):
+    /// measured, not kept.
+    NotKept,
     /// Ctrl-C: the finished rows were reported.
     Interrupted,
 }
@@ -30,6 +34,7 @@ impl ExitStatus {
             ExitStatus::Failed => 1,
             ExitStatus::Usage => 2,
             ExitStatus::Regression => 3,
+            ExitStatus::NotKept => 4,
             ExitStatus::Interrupted => 130,
         }
     }
