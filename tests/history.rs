@@ -181,6 +181,150 @@ fn twelve_runs_of_xor_show_no_change() -> TestResult {
     Ok(())
 }
 
+/// `host run FILE` in `store` with `extra` flags, short: its one row's
+/// JSON. (A rewritten kept run is read as not busy: a busy run feeds no
+/// drift.)
+fn run_row(store: &Path, file: &Path, extra: &[&str]) -> Result<Value, Box<dyn Error>> {
+    let out = prepare(
+        Command::new(host_binary())
+            .arg("run")
+            .arg(file)
+            .args(["--time", "100ms", "--processes", "3", "--warmup", "50ms"])
+            .args(["--quiet", "--export-json", "-", "--store"])
+            .arg(store)
+            .args(extra),
+    )
+    .output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "host run: {}\n{stderr}", out.status);
+    let json: Value = serde_json::from_slice(&out.stdout)?;
+    Ok(json["results"][0].clone())
+}
+
+/// The kept runs of `store`, as files.
+fn kept_files(store: &Path) -> Result<Vec<std::path::PathBuf>, Box<dyn Error>> {
+    let mut files: Vec<_> = std::fs::read_dir(store.join("runs"))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    files.sort();
+    Ok(files)
+}
+
+/// Scale the kept row of `file` (its median and its processes') by
+/// `factor`: a run on another speed, on a machine that was not busy.
+fn scale_kept(file: &Path, factor: f64) -> TestResult {
+    let mut run: Value = serde_json::from_slice(&std::fs::read(file)?)?;
+    let row = &mut run["rows"][0];
+    row["median_ns"] = (row["median_ns"].as_f64().ok_or("a median")? * factor).into();
+    let medians: Vec<f64> = row["process_medians_ns"]
+        .as_array()
+        .ok_or("process medians")?
+        .iter()
+        .filter_map(Value::as_f64)
+        .map(|m| m * factor)
+        .collect();
+    row["process_medians_ns"] = medians.into();
+    // However busy the machine was while the test kept it.
+    run["busy_machine"] = false.into();
+    std::fs::write(file, serde_json::to_vec(&run)?)?;
+    Ok(())
+}
+
+/// A number of `row`: its own, or of its `ns_per_op` (the intervals).
+fn number(row: &Value, key: &str) -> Result<f64, Box<dyn Error>> {
+    Ok(row[key]
+        .as_f64()
+        .or_else(|| row["ns_per_op"][key].as_f64())
+        .ok_or_else(|| format!("no {key}: {row}"))?)
+}
+
+/// Five kept runs of xor, rewritten to scatter over 0.7×–1.4× (runs on
+/// other speeds): a sixth run widens its interval for them, and stops
+/// within 10% past the fastest and slowest process kept or measured;
+/// `--no-store` reads none of them (no earlier run, this run's interval,
+/// as in an empty store) and keeps nothing; `--forget-drift rows` forgets
+/// them.
+#[test]
+fn drift_is_read_only_from_the_store_and_bounded_by_what_was_measured() -> TestResult {
+    let _turn = turn();
+    let dir = tempfile::tempdir()?;
+    let store = dir.path().join("store");
+    let xor = workloads().join("xor.wasm");
+    for _ in 0..5 {
+        keep_run(&store, &xor, &[])?;
+    }
+    let files = kept_files(&store)?;
+    assert_eq!(files.len(), 5);
+    let mut measured = Vec::new();
+    for (file, factor) in files.iter().zip([0.7, 0.85, 1.0, 1.2, 1.4]) {
+        scale_kept(file, factor)?;
+        let run: Value = serde_json::from_slice(&std::fs::read(file)?)?;
+        measured.extend(
+            run["rows"][0]["process_medians_ns"]
+                .as_array()
+                .ok_or("medians")?
+                .iter()
+                .filter_map(Value::as_f64),
+        );
+    }
+    let this_run = |row: &Value| -> Result<bool, Box<dyn Error>> {
+        Ok(
+            number(row, "ci95_low")? == number(row, "ci95_this_run_low")?
+                && number(row, "ci95_high")? == number(row, "ci95_this_run_high")?,
+        )
+    };
+
+    // --no-store: as an empty store.
+    let alone = run_row(&store, &xor, &["--no-store"])?;
+    let empty = run_row(&dir.path().join("empty"), &xor, &["--no-store"])?;
+    for row in [&alone, &empty] {
+        assert_eq!(row["earlier_runs"], 0, "{row}");
+        assert_eq!(row["run_drift_pct"], Value::Null, "{row}");
+        assert!(this_run(row)?, "{row}");
+    }
+    assert_eq!(kept_files(&store)?.len(), 5, "--no-store keeps nothing");
+
+    // The sixth run reads the five.
+    let sixth = run_row(&store, &xor, &[])?;
+    assert_eq!(sixth["earlier_runs"], 5, "{sixth}");
+    assert!(number(&sixth, "run_drift_pct")? > 10.0, "{sixth}");
+    assert!(!this_run(&sixth)?, "{sixth}");
+    measured.extend(
+        sixth["process_medians_ns"]
+            .as_array()
+            .ok_or("medians")?
+            .iter()
+            .filter_map(Value::as_f64),
+    );
+    let least = measured.iter().copied().fold(f64::INFINITY, f64::min);
+    let greatest = measured.iter().copied().fold(0.0, f64::max);
+    let (low, high) = (number(&sixth, "ci95_low")?, number(&sixth, "ci95_high")?);
+    assert!(
+        low >= least / 1.1 * (1.0 - 1e-9) && high <= greatest * 1.1 * (1.0 + 1e-9),
+        "[{low}, {high}] against processes {least}..{greatest}"
+    );
+    let notes = sixth["notes"].to_string();
+    assert!(
+        notes.contains("runs of this benchmark differed by")
+            && notes.contains("this run's processes alone give"),
+        "{notes}"
+    );
+
+    // --interval this-run shows this run's, and says where a later run may land.
+    let shown = run_row(&store, &xor, &["--interval", "this-run"])?;
+    assert!(this_run(&shown)?, "{shown}");
+    assert!(
+        shown["notes"]
+            .to_string()
+            .contains("a later run may land in"),
+        "{shown}"
+    );
+    let forgot = run_row(&store, &xor, &["--forget-drift", "rows"])?;
+    assert_eq!(forgot["earlier_runs"], 0, "{forgot}");
+    assert!(this_run(&forgot)?, "{forgot}");
+    Ok(())
+}
+
 #[test]
 fn instruction_counts_show_an_exact_one_percent_change() -> TestResult {
     let _turn = turn();

@@ -334,6 +334,24 @@ pub enum OptLevelArg {
     SpeedAndSize,
 }
 
+/// `--interval` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum IntervalArg {
+    /// Where a later run's median may land.
+    LaterRun,
+    /// This run's processes alone.
+    ThisRun,
+}
+
+/// `--forget-drift` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ForgetArg {
+    /// The earlier runs of the rows measured now.
+    Rows,
+    /// Every earlier run on this CPU.
+    Machine,
+}
+
 /// What comparisons judge by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum MetricArg {
@@ -377,6 +395,13 @@ pub struct RunArgs {
     /// from separate worker processes.
     #[arg(long, value_name = "PCT", default_value_t = 0.0)]
     pub drift: f64,
+
+    /// Which 95% interval the table shows: where a later run's median may
+    /// land (this run's processes with the drift measured over earlier runs
+    /// of the same row), or this run's processes alone. The row says the
+    /// other when it differs; the JSON holds both.
+    #[arg(long, value_enum, value_name = "WHICH", default_value_t = IntervalArg::LaterRun)]
+    pub interval: IntervalArg,
 
     /// Keep this run in the store as baseline NAME.
     #[arg(long, value_name = "NAME")]
@@ -424,10 +449,18 @@ pub struct StoreArgs {
     #[arg(long, value_name = "DIR")]
     pub store: Option<PathBuf>,
 
-    /// Do not keep this run in the store (baselines and drift are still
-    /// read from it).
+    /// Neither keep this run in the store nor read the drift of earlier
+    /// runs from it: the intervals are those of an empty store (a baseline
+    /// named by `--baseline` is still read).
     #[arg(long)]
     pub no_store: bool,
+
+    /// Forget the drift between runs before measuring: the earlier runs
+    /// kept of the rows measured now (`rows`), or every earlier run on this
+    /// CPU (`machine`), no longer widen any interval. The runs stay kept
+    /// (for baselines and `host history`).
+    #[arg(long, value_enum, value_name = "WHAT", conflicts_with = "no_store")]
+    pub forget_drift: Option<ForgetArg>,
 
     /// A label kept with the run (shown by `host history`), e.g. a build
     /// name where the workloads are in no git repository.

@@ -1,21 +1,30 @@
 //! Run-to-run drift measured on this machine: how far the medians of
-//! earlier runs of the same subject (or, while it has too few, of every
-//! subject measured on this CPU) spread around their means. Processes of
-//! one run share the machine's state of that second, so the variation
-//! between them misses slower drift; the history of separate runs measures
-//! it instead of assuming a constant.
+//! earlier runs of the same subject (or, while it has too few, of the
+//! subjects measured the same way on this CPU) spread around their means.
+//! Processes of one run share the machine's state of that second, so the
+//! variation between them misses slower drift; the history of separate
+//! runs measures it instead of assuming a constant.
 //!
 //! A subject's estimate is the sample standard deviation of its log
-//! medians (k runs, k − 1 degrees of freedom, at least [`MIN_DF`]). The
-//! machine's is the median subject's (by spread, with that subject's
-//! degrees of freedom), so that one wild subject does not set it. A subject
-//! with at least [`OWN_DF`] degrees of freedom of its own uses its own;
-//! before that, the larger of its own and the machine's, so that a young
-//! estimate errs wide; a new subject uses the machine's. The interval then adds t(df) · sd in quadrature
-//! ([`crate::analysis::stats::widen`]), so few earlier runs widen it more.
+//! medians (k runs, k − 1 degrees of freedom), once it has at least
+//! [`MIN_RUNS`] earlier runs: with fewer, an sd is so uncertain that the
+//! t multiplier it needs (t(3) = 3.18 for four runs) widens an interval
+//! more than anything measured, so the row says there are too few to say
+//! instead. The machine's estimate is the median subject's (by spread,
+//! with that subject's degrees of freedom) among the subjects with
+//! [`MIN_RUNS`] runs measured with the same settings (engine, size,
+//! metric, huge pages, plan: [`crate::results::history::settings_key`]),
+//! so that one wild subject does not set it and a run made another way
+//! never feeds it. A subject with at least [`OWN_DF`] degrees of freedom
+//! of its own uses its own; before that, the larger of its own and the
+//! machine's, so that a young estimate errs wide; a new subject uses the
+//! machine's. The interval then adds t(df) · sd on the log scale
+//! ([`crate::analysis::interval`]).
 //!
 //! The earlier runs of the subject also give where they lie
-//! ([`Earlier`]: the median of their medians, with its own 95% margin).
+//! ([`Earlier`]: the median of their medians, with its own 95% margin) and
+//! what their processes measured ([`EarlierRuns::range_ns`]), which bounds
+//! how far an interval reaches.
 //! Run medians do not scatter like a normal law: most runs agree closely,
 //! and now and then a whole run lands on another speed of the CPU, a few
 //! percent away. An sd measured over runs that agreed cannot foresee that
@@ -26,14 +35,15 @@
 use std::collections::HashMap;
 
 use crate::analysis::stats;
-use crate::results::history::{Entry, plausible};
+use crate::results::history::{Entry, plausible, settings_key};
 
 /// Runs older than this (in seconds) no longer count: the machine of last
 /// week is not the machine of now.
 pub const MAX_AGE_S: u64 = 24 * 3600;
 
-/// Degrees of freedom an estimate needs before it is used.
-pub const MIN_DF: usize = 2;
+/// Earlier runs a subject needs before their spread is used (4 degrees of
+/// freedom: t = 2.78).
+pub const MIN_RUNS: usize = 5;
 /// Degrees of freedom of its own after which a subject's estimate stands
 /// alone.
 pub const OWN_DF: usize = 8;
@@ -51,6 +61,17 @@ pub struct RunDrift {
     pub own: bool,
     /// Where this subject's earlier runs lie, when it has enough of them.
     pub earlier: Option<Earlier>,
+}
+
+/// What the earlier runs of a subject say, as a row uses it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct EarlierRuns {
+    /// How many earlier runs of the subject count.
+    pub runs: usize,
+    /// The least and the greatest median of their worker processes, ns.
+    pub range_ns: Option<(f64, f64)>,
+    /// The drift between runs, once it can be told ([`run_drift`]).
+    pub drift: Option<RunDrift>,
 }
 
 /// Where the earlier runs of a subject lie: the median of their medians.
@@ -119,25 +140,42 @@ fn squares(medians: &[f64]) -> (f64, usize) {
     (logs.iter().map(|l| (l - mean).powi(2)).sum(), logs.len())
 }
 
+/// What the runs of `history` of the last [`MAX_AGE_S`] before `now` (Unix
+/// seconds) on `machine` say of `subject`: how many, the range of their
+/// processes, and the drift ([`run_drift`]).
+pub fn earlier_runs(history: &[Entry], machine: &str, subject: &str, now: u64) -> EarlierRuns {
+    let by_subject = by_subject(history, machine, now);
+    let own = by_subject.get(subject);
+    EarlierRuns {
+        runs: own.map_or(0, |r| r.medians.len()),
+        range_ns: own.map(|r| r.range_ns),
+        drift: drift_of(&by_subject, subject),
+    }
+}
+
 /// The drift of `subject` on `machine`, from the runs of `history` of the
 /// last [`MAX_AGE_S`] before `now` (Unix seconds); `None` while there are
 /// too few earlier runs. One pass over the history, whatever its length;
 /// a median that is not a plausible time is left out.
 pub fn run_drift(history: &[Entry], machine: &str, subject: &str, now: u64) -> Option<RunDrift> {
-    let medians = medians_by_subject(history, machine, now);
-    let estimate = |ss: f64, n: usize, groups: usize, own: bool| {
-        let df = n.saturating_sub(groups);
-        (df >= MIN_DF).then(|| RunDrift {
-            rel_sd: (ss / df as f64).sqrt(),
-            df,
+    drift_of(&by_subject(history, machine, now), subject)
+}
+
+/// The drift of `subject` from the earlier runs `by_subject`.
+fn drift_of(by_subject: &HashMap<&str, Runs<'_>>, subject: &str) -> Option<RunDrift> {
+    let estimate = |medians: &[f64], own: bool| {
+        let (ss, n) = squares(medians);
+        (n >= MIN_RUNS).then(|| RunDrift {
+            rel_sd: (ss / (n - 1) as f64).sqrt(),
+            df: n - 1,
             runs: n,
             own,
             earlier: None,
         })
     };
-    let own_medians: &[f64] = medians.get(subject).map_or(&[], Vec::as_slice);
-    let (ss, n) = squares(own_medians);
-    let own = estimate(ss, n, 1, true);
+    let own_runs = by_subject.get(subject);
+    let own_medians: &[f64] = own_runs.map_or(&[], |r| r.medians.as_slice());
+    let own = estimate(own_medians, true);
     let earlier = own.map(|d| Earlier {
         median_ns: stats::median(own_medians),
         rel_margin: stats::student_t_975(d.df) * 1.2533 * d.rel_sd / (d.runs as f64).sqrt(),
@@ -147,14 +185,14 @@ pub fn run_drift(history: &[Entry], machine: &str, subject: &str, now: u64) -> O
     if own.is_some_and(|d| d.df >= OWN_DF) {
         return own.map(with_earlier);
     }
-    // The machine's figure: the median subject, so that one wild subject
-    // (a tiny timing, a program with bimodal runs) does not set it.
-    let mut estimates: Vec<RunDrift> = medians
+    // The machine's figure: the median subject measured the same way, so
+    // that one wild subject (a tiny timing, a program with bimodal runs)
+    // does not set it.
+    let settings = settings_key(subject);
+    let mut estimates: Vec<RunDrift> = by_subject
         .values()
-        .filter_map(|m| {
-            let (ss, n) = squares(m);
-            estimate(ss, n, 1, false)
-        })
+        .filter(|r| settings.as_deref() == Some(r.settings))
+        .filter_map(|r| estimate(&r.medians, false))
         .collect();
     let pool = (!estimates.is_empty()).then(|| {
         estimates.sort_by(|a, b| a.rel_sd.total_cmp(&b.rel_sd).then(a.df.cmp(&b.df)));
@@ -172,98 +210,151 @@ pub fn run_drift(history: &[Entry], machine: &str, subject: &str, now: u64) -> O
     chosen.map(with_earlier)
 }
 
-/// The plausible medians of the runs on `machine` of the last
-/// [`MAX_AGE_S`] before `now`, per subject, oldest first.
-fn medians_by_subject<'a>(
-    history: &'a [Entry],
-    machine: &str,
-    now: u64,
-) -> HashMap<&'a str, Vec<f64>> {
-    let mut medians: HashMap<&str, Vec<f64>> = HashMap::new();
+/// The earlier runs of one subject.
+struct Runs<'a> {
+    /// How it was measured ([`Entry::settings`]).
+    settings: &'a str,
+    /// Their medians, oldest first.
+    medians: Vec<f64>,
+    /// The least and the greatest of their processes' medians.
+    range_ns: (f64, f64),
+}
+
+/// The runs on `machine` of the last [`MAX_AGE_S`] before `now` with a
+/// plausible median, per subject.
+fn by_subject<'a>(history: &'a [Entry], machine: &str, now: u64) -> HashMap<&'a str, Runs<'a>> {
+    let mut runs: HashMap<&str, Runs> = HashMap::new();
     for e in history {
         if e.machine == machine
             && now.saturating_sub(e.unix_s) <= MAX_AGE_S
             && plausible(e.median_ns)
         {
-            medians
-                .entry(e.subject.as_str())
-                .or_default()
-                .push(e.median_ns);
+            let (low, high) = e.processes_ns;
+            let r = runs.entry(e.subject.as_str()).or_insert_with(|| Runs {
+                settings: e.settings.as_str(),
+                medians: Vec::new(),
+                range_ns: (low, high),
+            });
+            r.medians.push(e.median_ns);
+            r.range_ns = (r.range_ns.0.min(low), r.range_ns.1.max(high));
         }
     }
-    medians
+    runs
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::{Metric, StopRule};
+    use crate::results::history::Subject;
+    use std::time::Duration;
+
+    /// The subject key of benchmark `name`, measured by default (or
+    /// judged by instructions when `name` ends in `#fuel`).
+    fn key(name: &str) -> String {
+        let metric = match name.ends_with("#fuel") {
+            true => Metric::Instructions,
+            false => Metric::Time,
+        };
+        Subject::new(
+            name.as_bytes(),
+            name,
+            None,
+            (None, metric, true),
+            (
+                StopRule::Time(Duration::from_secs(2)),
+                None,
+                None,
+                Duration::from_millis(1),
+            ),
+        )
+        .key()
+    }
 
     fn entries(subject: &str, medians: &[f64]) -> Vec<Entry> {
+        let subject = key(subject);
         medians
             .iter()
             .map(|&median_ns| Entry {
                 machine: "cpu".into(),
-                subject: subject.into(),
+                settings: settings_key(&subject).expect("a key"),
+                subject: subject.clone(),
                 median_ns,
+                processes_ns: (median_ns * 0.9, median_ns * 1.2),
                 unix_s: 0,
             })
             .collect()
     }
 
+    fn drift(h: &[Entry], subject: &str, now: u64) -> Option<RunDrift> {
+        run_drift(h, "cpu", &key(subject), now)
+    }
+
     #[test]
     fn too_few_runs_measure_nothing() {
-        assert_eq!(
-            run_drift(&entries("a", &[100.0, 101.0]), "cpu", "a", 0),
-            None
-        );
-        assert_eq!(run_drift(&[], "cpu", "a", 0), None);
+        let four = entries("a", &[100.0, 101.0, 99.0, 100.5]);
+        assert_eq!(drift(&four, "a", 0), None);
+        let e = earlier_runs(&four, "cpu", &key("a"), 0);
+        assert_eq!((e.runs, e.drift), (4, None));
+        assert_eq!(e.range_ns, Some((99.0 * 0.9, 101.0 * 1.2)));
+        assert_eq!(drift(&[], "a", 0), None);
         // Runs older than a day do not count.
-        let old = entries("a", &[99.0, 100.0, 101.0]);
-        assert!(run_drift(&old, "cpu", "a", MAX_AGE_S).is_some());
-        assert_eq!(run_drift(&old, "cpu", "a", MAX_AGE_S + 1), None);
+        let old = entries("a", &[99.0, 100.0, 101.0, 100.5, 99.5]);
+        assert!(drift(&old, "a", MAX_AGE_S).is_some());
+        assert_eq!(drift(&old, "a", MAX_AGE_S + 1), None);
+        assert_eq!(earlier_runs(&old, "cpu", &key("a"), MAX_AGE_S + 1).runs, 0);
     }
 
     #[test]
     fn a_subject_with_runs_of_its_own_uses_them() {
-        let h = entries("a", &[99.0, 100.0, 101.0]);
-        let d = run_drift(&h, "cpu", "a", 0).expect("enough runs");
+        let h = entries("a", &[99.0, 100.0, 101.0, 100.0, 100.0]);
+        let d = drift(&h, "a", 0).expect("enough runs");
         assert!(d.own);
-        assert_eq!((d.df, d.runs), (2, 3));
-        // sd of ln(99), ln(100), ln(101) is about 1%.
-        assert!((d.rel_sd - 0.01).abs() < 1e-4, "{}", d.rel_sd);
+        assert_eq!((d.df, d.runs), (4, 5));
+        // sd of ln(99), ln(100), ln(101), ln(100), ln(100): about 0.71%.
+        assert!((d.rel_sd - 0.00707).abs() < 1e-4, "{}", d.rel_sd);
     }
 
     #[test]
     fn a_young_estimate_takes_the_wider_of_its_own_and_the_pool() {
-        let mut h = entries("a", &[99.0, 100.0, 101.0]);
-        h.extend(entries("b", &[90.0, 110.0, 100.0]));
-        let d = run_drift(&h, "cpu", "a", 0).expect("enough runs");
+        let mut h = entries("a", &[99.0, 100.0, 101.0, 100.0, 100.0]);
+        h.extend(entries("b", &[90.0, 110.0, 100.0, 95.0, 105.0]));
+        let d = drift(&h, "a", 0).expect("enough runs");
         assert!(!d.own && d.rel_sd > 0.05, "{d:?}");
         // With OWN_DF degrees of freedom of its own, its own stands.
         let own: Vec<f64> = (0..=OWN_DF).map(|i| 99.0 + (i % 3) as f64).collect();
         let mut h = entries("a", &own);
-        h.extend(entries("b", &[90.0, 110.0, 100.0]));
-        let d = run_drift(&h, "cpu", "a", 0).expect("enough runs");
+        h.extend(entries("b", &[90.0, 110.0, 100.0, 95.0, 105.0]));
+        let d = drift(&h, "a", 0).expect("enough runs");
         assert!(d.own && d.rel_sd < 0.02, "{d:?}");
         assert_eq!(d.df, OWN_DF);
+    }
+
+    /// Runs made another way (here: judged by instructions) never feed
+    /// the drift of a subject measured by time.
+    #[test]
+    fn runs_with_other_settings_feed_no_drift() {
+        let h = entries("b#fuel", &[90.0, 110.0, 100.0, 95.0, 105.0]);
+        assert_eq!(drift(&h, "new", 0), None);
+        assert!(drift(&h, "new#fuel", 0).is_some());
     }
 
     #[test]
     fn the_earlier_runs_give_their_median_and_its_margin() {
         let h = entries("a", &[99.0, 100.0, 101.0, 100.5, 99.5]);
-        let d = run_drift(&h, "cpu", "a", 0).expect("enough runs");
+        let d = drift(&h, "a", 0).expect("enough runs");
         let e = d.earlier.expect("runs of its own");
         assert_eq!((e.median_ns, e.runs), (100.0, 5));
         let expected = stats::student_t_975(4) * 1.2533 * d.rel_sd / 5f64.sqrt();
         assert!((e.rel_margin - expected).abs() < 1e-12, "{e:?}");
         // A young subject that borrows the machine's sd keeps its own median.
-        let mut h = entries("a", &[99.0, 100.0, 101.0]);
-        h.extend(entries("b", &[90.0, 110.0, 100.0]));
-        let d = run_drift(&h, "cpu", "a", 0).expect("enough runs");
+        let mut h = entries("a", &[99.0, 100.0, 101.0, 100.0, 100.0]);
+        h.extend(entries("b", &[90.0, 110.0, 100.0, 95.0, 105.0]));
+        let d = drift(&h, "a", 0).expect("enough runs");
         assert!(!d.own);
-        assert_eq!(d.earlier.map(|e| (e.median_ns, e.runs)), Some((100.0, 3)));
+        assert_eq!(d.earlier.map(|e| (e.median_ns, e.runs)), Some((100.0, 5)));
         // A new subject has no earlier runs of its own.
-        assert_eq!(run_drift(&h, "cpu", "new", 0).and_then(|d| d.earlier), None);
+        assert_eq!(drift(&h, "new", 0).and_then(|d| d.earlier), None);
     }
 
     #[test]
@@ -294,32 +385,31 @@ mod tests {
 
     #[test]
     fn a_new_subject_borrows_the_machines_median_subject() {
-        let mut h = entries("a", &[100.0, 102.0, 101.0]);
-        h.extend(entries("b", &[10.0, 10.4, 10.2]));
-        h.extend(entries("wild", &[1.0, 2.0, 1.5]));
-        h.extend(entries("c", &[5.0, 5.1]));
+        let mut h = entries("a", &[100.0, 102.0, 101.0, 101.0, 101.0]);
+        h.extend(entries("b", &[10.0, 10.4, 10.2, 10.2, 10.2]));
+        h.extend(entries("wild", &[1.0, 2.0, 1.5, 1.5, 1.5]));
+        h.extend(entries("c", &[5.0, 5.1, 5.0, 5.1]));
         // Other machines do not count.
         h.push(Entry {
             machine: "other".into(),
-            subject: "a".into(),
-            median_ns: 200.0,
-            unix_s: 0,
+            ..entries("a", &[200.0])[0].clone()
         });
-        let d = run_drift(&h, "cpu", "new", 0).expect("enough runs");
+        let d = drift(&h, "new", 0).expect("enough runs");
         assert!(!d.own);
-        // The median of a (about 1%), b (about 2%) and wild (about 35%): b.
-        assert_eq!((d.df, d.runs), (2, 9));
-        let logs = [10.0f64.ln(), 10.4f64.ln(), 10.2f64.ln()];
-        let mean = logs.iter().sum::<f64>() / 3.0;
-        let expected = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+        // The median of a (about 0.7%), b (about 1.4%) and wild (about
+        // 25%): b; c has too few runs.
+        assert_eq!((d.df, d.runs), (4, 15));
+        let logs = [10.0f64, 10.4, 10.2, 10.2, 10.2].map(f64::ln);
+        let mean = logs.iter().sum::<f64>() / 5.0;
+        let expected = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / 4.0).sqrt();
         assert!(
             (d.rel_sd - expected).abs() < 1e-9,
             "{} vs {expected}",
             d.rel_sd
         );
         // A spread of 0 is measured as 0, not as missing.
-        let flat = entries("f", &[3.0, 3.0, 3.0]);
-        assert_eq!(run_drift(&flat, "cpu", "f", 0).map(|d| d.rel_sd), Some(0.0));
+        let flat = entries("f", &[3.0; 5]);
+        assert_eq!(drift(&flat, "f", 0).map(|d| d.rel_sd), Some(0.0));
     }
 
     /// Medians that are no time at all (the smallest double, the largest,
@@ -329,11 +419,22 @@ mod tests {
     fn implausible_medians_do_not_count() {
         let h = entries(
             "a",
-            &[5e-324, 1.7e308, f64::NAN, -1.0, 0.0, 99.0, 100.0, 101.0],
+            &[
+                5e-324,
+                1.7e308,
+                f64::NAN,
+                -1.0,
+                0.0,
+                99.0,
+                100.0,
+                101.0,
+                100.0,
+                100.0,
+            ],
         );
-        let d = run_drift(&h, "cpu", "a", 0).expect("enough runs");
-        assert_eq!((d.runs, d.df), (3, 2));
-        assert!((d.rel_sd - 0.01).abs() < 1e-4, "{d:?}");
+        let d = drift(&h, "a", 0).expect("enough runs");
+        assert_eq!((d.runs, d.df), (5, 4));
+        assert!((d.rel_sd - 0.00707).abs() < 1e-4, "{d:?}");
         assert_eq!(d.earlier.map(|e| e.median_ns), Some(100.0));
     }
 
@@ -342,17 +443,21 @@ mod tests {
     /// pass this replaced took about 30 s).
     #[test]
     fn a_history_of_100k_entries_takes_one_pass() {
+        let keys: Vec<String> = (0..10_000).map(|i| key(&format!("s{i}"))).collect();
+        let settings = settings_key(&keys[0]).expect("a key");
         let h: Vec<Entry> = (0..100_000)
             .map(|i| Entry {
                 machine: "cpu".into(),
-                subject: format!("s{}", i % 10_000),
+                subject: keys[i % 10_000].clone(),
+                settings: settings.clone(),
                 median_ns: 100.0 + (i % 7) as f64,
+                processes_ns: (100.0, 107.0),
                 unix_s: 0,
             })
             .collect();
         let start = std::time::Instant::now();
-        let d = run_drift(&h, "cpu", "s1", 0).expect("enough runs");
-        let new = run_drift(&h, "cpu", "new", 0).expect("the machine's");
+        let d = run_drift(&h, "cpu", &keys[1], 0).expect("enough runs");
+        let new = drift(&h, "new", 0).expect("the machine's");
         let took = start.elapsed();
         assert_eq!((d.runs, new.own), (10, false));
         assert!(took < std::time::Duration::from_secs(5), "{took:?}");

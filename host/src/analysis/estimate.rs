@@ -166,7 +166,7 @@ pub struct Estimate {
     pub centre: f64,
     /// The median of each process's kept epochs.
     pub process_medians: Vec<f64>,
-    /// The interval over the processes: Student's t over the process
+    /// The interval over the processes: Student's t over the log process
     /// medians, around `centre`, for every epoch; for the undisturbed
     /// epochs, of which one process keeps one and another hundreds, a
     /// bootstrap that draws whole processes and takes the median of their
@@ -235,7 +235,7 @@ fn estimate_at(
     let process_medians = process_medians(&per_process);
     let (low, high) = match (per_process.len(), location) {
         (0 | 1, _) => stats::median_ci(&per_process.concat(), 0.95, stats::RESAMPLES_FINAL, seed),
-        (_, Location::Every) => stats::between_processes_ci(centre, &process_medians),
+        (_, Location::Every) => stats::between_processes_ci_log(centre, &process_medians),
         // Processes keep from one epoch to hundreds (or a round each):
         // resample whole processes, as the pooled median weighs them.
         (_, Location::Undisturbed { .. } | Location::RoundMinima) => {

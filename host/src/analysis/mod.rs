@@ -5,6 +5,8 @@
 //! - [`epochs`]: the correction (a call's fixed cost, pause pairs), epoch
 //!   by epoch;
 //! - [`estimate`]: which epochs a row's time stands on, and its interval;
+//! - [`interval`]: a row's two intervals, this run's and a later run's;
+//! - [`groups`]: whether a row's processes fall into separate groups;
 //! - [`summary`]: the figures of a row and its notes;
 //! - [`verdict`]: ratios with intervals, and the verdict against the noise
 //!   band;
@@ -27,6 +29,8 @@ pub mod cost;
 pub mod drift;
 pub mod epochs;
 pub mod estimate;
+pub mod groups;
+pub mod interval;
 pub mod profile;
 pub mod stats;
 pub mod suite;

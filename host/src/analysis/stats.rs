@@ -100,6 +100,24 @@ pub fn between_processes_ci(centre: f64, process_medians: &[f64]) -> (f64, f64) 
     (centre - half, centre + half)
 }
 
+/// The same on the log scale: `centre · exp(±t(0.975, P − 1) · sd / √P)`
+/// with sd that of the log medians, so that the interval is symmetric in
+/// ratio and never reaches 0 (the linear interval where a median is no
+/// positive time).
+pub fn between_processes_ci_log(centre: f64, process_medians: &[f64]) -> (f64, f64) {
+    let positive = centre > 0.0 && process_medians.iter().all(|m| *m > 0.0 && m.is_finite());
+    if !positive {
+        return between_processes_ci(centre, process_medians);
+    }
+    let p = process_medians.len();
+    if p < 2 {
+        return (f64::NAN, f64::NAN);
+    }
+    let logs: Vec<f64> = process_medians.iter().map(|m| m.ln()).collect();
+    let half = student_t_975(p - 1) * sample_sd(&logs) / (p as f64).sqrt();
+    (centre * (-half).exp(), centre * half.exp())
+}
+
 /// nanobench's err%: the median absolute percentage error of `samples`
 /// around `median`, in percent, skipping samples equal to 0 (0 when none is
 /// left).

@@ -1,17 +1,21 @@
 //! Summaries: from the raw [`Measurement`]s of a row's processes, and the
 //! [`Estimate`] of its time ([`crate::analysis::estimate`]), to the
-//! [`Figures`] of the row: statistics of the epochs it stands on, the
-//! interval widened by the drift between runs (on a busy machine, to hold
-//! every process's median too), and the [`Note`]s a reader needs (as data:
-//! the output stage words them). Pure arithmetic: no I/O, no clocks.
+//! [`Figures`] of the row: statistics of the epochs it stands on, its two
+//! intervals ([`crate::analysis::interval`]: this run's, and a later run's
+//! widened by the drift between runs), the groups its processes fall into
+//! ([`crate::analysis::groups`]), and the [`Note`]s a reader needs (as
+//! data: the output stage words them). Pure arithmetic: no I/O, no clocks.
 
-use crate::analysis::drift::RunDrift;
+use crate::analysis::drift::MIN_RUNS;
 use crate::analysis::estimate::{Estimate, Location};
+use crate::analysis::groups;
+use crate::analysis::interval::{Intervals, intervals};
 use crate::analysis::stats::{self, Summary};
 use crate::guest::Kind;
 use crate::guest::cache::CacheOutcome;
+use crate::options::Headline;
 use crate::platform::gaps;
-use crate::results::notes::Undisturbed;
+use crate::results::notes::{Undisturbed, Widened};
 use crate::results::{
     Checksum, Counts, DriftFigures, Durations, Figures, Measurement, Note, Notes, NsPerOp, Pauses,
     PhaseStats, ProcessFigures, Series, Time, WarmupFigures,
@@ -98,51 +102,7 @@ pub fn phase_stats(values: &[f64]) -> PhaseStats {
     }
 }
 
-/// What widens an interval beyond the variation inside one run.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Drift {
-    /// `--drift`: a stated relative sd, in percent (0: none).
-    pub stated_pct: f64,
-    /// Measured over earlier runs on this machine, when there were enough.
-    pub measured: Option<RunDrift>,
-    /// Whether the machine was busy before the run: its processes then see
-    /// different contention, and the run may not repeat.
-    pub busy_machine: bool,
-}
-
-/// The interval of a row's median `median` from `estimate`, widened by the
-/// drift between runs: the stated one, then the one measured; on a busy
-/// machine, then to hold every process's median.
-fn widened(median: f64, estimate: &Estimate, drift: Drift) -> (f64, f64) {
-    let (low, high) = stats::widen_for_drift(
-        median,
-        estimate.low,
-        estimate.high,
-        drift.stated_pct / 100.0,
-    );
-    let (low, high) = match drift.measured {
-        Some(d) => stats::widen(
-            median,
-            low,
-            high,
-            stats::student_t_975(d.df) * d.rel_sd * median.abs(),
-        ),
-        None => (low, high),
-    };
-    match drift.busy_machine {
-        true => spanning(low, high, &estimate.process_medians),
-        false => (low, high),
-    }
-}
-
-/// The hull of the interval [`low`, `high`] and every one of `medians`
-/// (NaNs left out).
-fn spanning(low: f64, high: f64, medians: &[f64]) -> (f64, f64) {
-    medians
-        .iter()
-        .filter(|m| !m.is_nan())
-        .fold((low, high), |(low, high), &m| (low.min(m), high.max(m)))
-}
+pub use crate::analysis::interval::Drift;
 
 /// Summarise the measurements of a row's processes, `estimate` from them
 /// ([`crate::analysis::estimate::locate`]), into its figures: statistics of the epochs it stands on,
@@ -159,11 +119,11 @@ pub fn figures(
     let m = &pool(processes);
     let per_op: Vec<Vec<f64>> = estimate.per_process.concat();
     let summary = stats::summarize(&per_op, stats::RESAMPLES_FINAL, seed);
-    let (low, high) = widened(summary.median, estimate, drift);
-    let earlier = drift.measured.and_then(|d| d.earlier);
-    let departed = earlier.is_some_and(|e| e.apart(low, high));
-    // A run that departs from its earlier runs holds their median too.
-    let (ci95_low, ci95_high) = earlier.map_or((low, high), |e| e.widen_to_hold(low, high));
+    let intervals = intervals(summary.median, estimate, &drift);
+    let (ci95_low, ci95_high) = match drift.shown {
+        Headline::LaterRun => intervals.later_run,
+        Headline::ThisRun => intervals.this_run,
+    };
     // Within one clock step over the count of 0, or NaN (no samples): as
     // the empty guest. A program has no empty guest to be told apart from:
     // such an interval is just too wide to bound its time.
@@ -178,7 +138,8 @@ pub fn figures(
         preparation: &preparation,
         drift,
         epochs,
-        departed,
+        intervals,
+        shown: (ci95_low, ci95_high),
         reaches_zero,
         program,
     };
@@ -190,7 +151,7 @@ pub fn figures(
             epochs_disturbed: estimate.left_out,
             undisturbed: matches!(estimate.location, Location::Undisturbed { .. }),
         },
-        ns_per_op: ns_per_op(&summary, (ci95_low, ci95_high)),
+        ns_per_op: ns_per_op(&summary, &intervals, drift.shown),
         time: time(m, &summary),
         warmup: WarmupFigures {
             warmup_ms: m.warmup.elapsed_ms,
@@ -231,8 +192,13 @@ pub fn figures(
     }
 }
 
-/// The statistics of a row's epochs, with the final interval `ci95`.
-fn ns_per_op(summary: &Summary, ci95: (f64, f64)) -> NsPerOp {
+/// The statistics of a row's epochs, with its two intervals, of which it
+/// shows `shown`.
+fn ns_per_op(summary: &Summary, intervals: &Intervals, shown: Headline) -> NsPerOp {
+    let ci95 = match shown {
+        Headline::LaterRun => intervals.later_run,
+        Headline::ThisRun => intervals.this_run,
+    };
     NsPerOp {
         median: summary.median,
         mean: summary.mean,
@@ -241,6 +207,11 @@ fn ns_per_op(summary: &Summary, ci95: (f64, f64)) -> NsPerOp {
         max: summary.max,
         ci95_low: ci95.0,
         ci95_high: ci95.1,
+        ci95_shown: shown,
+        ci95_this_run_low: intervals.this_run.0,
+        ci95_this_run_high: intervals.this_run.1,
+        ci95_later_run_low: intervals.later_run.0,
+        ci95_later_run_high: intervals.later_run.1,
         ci95_within_run_low: summary.ci95_low,
         ci95_within_run_high: summary.ci95_high,
     }
@@ -252,6 +223,7 @@ fn drift_figures(drift: Drift, median: f64) -> DriftFigures {
     DriftFigures {
         run_drift_pct: drift.measured.map(|d| d.rel_sd * 100.0),
         run_drift_runs: drift.measured.map_or(0, |d| d.runs),
+        earlier_runs: drift.earlier_runs,
         earlier_runs_departure_pct: drift
             .measured
             .and_then(|d| d.earlier)
@@ -283,17 +255,25 @@ fn pauses_per_sample(m: &Measurement) -> u64 {
     }
 }
 
-/// The processes of a row: how many, their medians, and how far apart.
+/// The processes of a row: how many, their medians, how far apart, and
+/// the groups they fall into.
 fn process_figures(processes: usize, estimate: &Estimate, median: f64) -> ProcessFigures {
     let medians = estimate.process_medians.clone();
     let between_process_sd_pct = match medians.len() {
         0 | 1 => 0.0,
         _ => stats::sample_sd(&medians) / median.abs() * 100.0,
     };
+    let groups = groups::groups(&medians);
+    let spread = match (groups.first(), groups.last()) {
+        (Some(fastest), Some(slowest)) => Some((slowest.high_ns / fastest.low_ns - 1.0) * 100.0),
+        _ => None,
+    };
     ProcessFigures {
         processes,
         process_medians_ns: medians,
         between_process_sd_pct,
+        process_spread_pct: spread,
+        process_groups: groups,
     }
 }
 
@@ -307,9 +287,9 @@ struct Found<'a> {
     drift: Drift,
     /// Epochs the row stands on.
     epochs: usize,
-    /// Whether this run departs from its earlier runs beyond both
-    /// intervals.
-    departed: bool,
+    /// Its two intervals, and the one shown.
+    intervals: Intervals,
+    shown: (f64, f64),
     reaches_zero: bool,
     program: bool,
 }
@@ -342,12 +322,22 @@ fn notes(found: &Found, warmup_cap_ms: f64) -> Notes {
         notes.add(Note::BusyMachine);
     }
     if let Some(e) = found.drift.measured.and_then(|d| d.earlier)
-        && found.departed
+        && found.intervals.departed
     {
         notes.add(Note::DepartsFromEarlierRuns {
             departure: e.departure(summary.median),
             runs: e.runs,
         });
+    }
+    if let Some(other) = other_interval(found) {
+        notes.add(other);
+    }
+    let disagree = disagreement(found.estimate);
+    if let Some(note) = &disagree {
+        notes.add(note.clone());
+    }
+    if let Some(note) = err_beside_interval(found, disagree.is_some()) {
+        notes.add(note);
     }
     let severe = summary.outliers.high_severe + summary.outliers.low_severe;
     if severe > found.epochs / 10 {
@@ -359,6 +349,86 @@ fn notes(found: &Found, warmup_cap_ms: f64) -> Notes {
     notes
 }
 
+/// The interval a row does not show, when it differs from the one shown
+/// by more than a thousandth of either end, with what widened a later
+/// run's.
+fn other_interval(found: &Found) -> Option<Note> {
+    let Intervals {
+        this_run,
+        later_run,
+        departed,
+        bounded,
+    } = found.intervals;
+    let apart = |a: f64, b: f64| (a - b).abs() > 1e-3 * a.abs().max(b.abs());
+    let differ = apart(this_run.0, later_run.0) || apart(this_run.1, later_run.1);
+    if !differ {
+        return None;
+    }
+    let drift = found.drift;
+    let (low, high) = match drift.shown {
+        Headline::LaterRun => this_run,
+        Headline::ThisRun => later_run,
+    };
+    Some(Note::OtherInterval {
+        shown: drift.shown,
+        low,
+        high,
+        why: Widened {
+            drift: drift.measured.map(|d| (d.rel_sd, d.runs, d.own)),
+            stated_pct: drift.stated_pct,
+            busy: drift.busy_machine,
+            departed,
+        },
+        bounded,
+    })
+}
+
+/// The widest the processes' medians may spread before a row says they
+/// disagree: 5%.
+pub const DISAGREE_PCT: f64 = 5.0;
+
+/// That a row's processes disagree, when their medians span more than
+/// [`DISAGREE_PCT`], or fall into separate groups.
+fn disagreement(estimate: &Estimate) -> Option<Note> {
+    let groups = groups::groups(&estimate.process_medians);
+    let (low, high) = (groups.first()?.low_ns, groups.last()?.high_ns);
+    let spread = (high / low - 1.0) * 100.0;
+    (spread > DISAGREE_PCT || groups.len() > 1).then(|| Note::ProcessesDisagree {
+        low,
+        high,
+        processes: groups.iter().map(|g| g.processes).sum(),
+        groups: match groups.len() {
+            1 => Vec::new(),
+            _ => groups,
+        },
+    })
+}
+
+/// How many times err% the interval shown may reach before a row says
+/// why the two differ.
+pub const ERR_BESIDE_INTERVAL: f64 = 3.0;
+
+/// Why err% is much narrower than the interval shown, when it is (by more
+/// than [`ERR_BESIDE_INTERVAL`] times, and more than 1%): the processes
+/// disagree (`disagree`), or a later run's interval was widened.
+fn err_beside_interval(found: &Found, disagree: bool) -> Option<Note> {
+    let median = found.summary.median;
+    let err_pct = found.summary.err_pct;
+    let (low, high) = found.shown;
+    if !(median > 0.0 && low.is_finite() && high.is_finite()) {
+        return None;
+    }
+    let below_pct = (1.0 - low / median) * 100.0;
+    let above_pct = (high / median - 1.0) * 100.0;
+    let widest = below_pct.max(above_pct);
+    (widest > ERR_BESIDE_INTERVAL * err_pct && widest > 1.0).then_some(Note::ErrBesideInterval {
+        err_pct,
+        below_pct,
+        above_pct,
+        processes: disagree,
+    })
+}
+
 /// The facts about a row that need no action.
 fn info(found: &Found) -> Notes {
     let mut info = Notes::default();
@@ -367,11 +437,10 @@ fn info(found: &Found) -> Notes {
             load_ms: found.preparation.compile_ms,
         });
     }
-    if let Some(d) = found.drift.measured {
-        info.add(Note::DriftMeasured {
-            rel_sd: d.rel_sd,
-            runs: d.runs,
-            own: d.own,
+    if found.drift.read && found.drift.measured.is_none() {
+        info.add(Note::TooFewEarlierRuns {
+            runs: found.drift.earlier_runs,
+            needed: MIN_RUNS,
         });
     }
     if let Some(undisturbed) = undisturbed(found.estimate) {
@@ -409,6 +478,7 @@ fn undisturbed(estimate: &Estimate) -> Option<Undisturbed> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::drift::RunDrift;
     use crate::analysis::estimate::{kept, locate, location};
     use crate::platform::gaps::Interruptions;
 
@@ -514,6 +584,7 @@ mod tests {
                 earlier: Some(e),
             }),
             busy_machine: false,
+            ..Drift::default()
         };
         // Three processes at 103.5–103.9 ns and earlier runs at 100 ns.
         let departed = row(drift(earlier(100.0)));
@@ -537,6 +608,7 @@ mod tests {
                 .measured
                 .map(|d| RunDrift { earlier: None, ..d }),
             busy_machine: false,
+            ..Drift::default()
         });
         assert_eq!(
             (agreed.ns_per_op.ci95_low, agreed.ns_per_op.ci95_high),
@@ -546,7 +618,7 @@ mod tests {
             !agreed
                 .notes
                 .iter()
-                .any(|n| n.words().unescaped().contains("earlier run"))
+                .any(|n| n.words().unescaped().contains("from the median of"))
         );
         assert_eq!(alone.drift.earlier_runs_departure_pct, None);
     }
@@ -572,13 +644,14 @@ mod tests {
                     earlier: Some(earlier),
                 }),
                 busy_machine: false,
+                ..Drift::default()
             };
             row_of(&processes, drift).notes
         };
         let departs = |notes: Notes| {
             notes
                 .iter()
-                .any(|n| n.words().unescaped().contains("earlier run"))
+                .any(|n| n.words().unescaped().contains("from the median of"))
         };
         // 0.01% away, within the earlier runs' own margin of 0.2%.
         assert!(!departs(notes(0.242_475)));
@@ -610,11 +683,101 @@ mod tests {
         assert!(busy_note(&busy) && !busy_note(&quiet));
     }
 
+    fn said(notes: &Notes) -> String {
+        notes
+            .iter()
+            .map(|n| n.words().into_unescaped())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Processes in two modes (bz2's, in ms per op): the row says they
+    /// disagree, names the groups, and says why err% (0 here: every
+    /// process's samples are equal) is narrower than the interval; the
+    /// JSON has the groups and the spread.
     #[test]
-    fn spanning_holds_the_interval_and_every_median_but_nan() {
-        assert_eq!(spanning(2.0, 3.0, &[2.5, 1.0, f64::NAN]), (1.0, 3.0));
-        assert_eq!(spanning(2.0, 3.0, &[]), (2.0, 3.0));
-        assert_eq!(spanning(2.0, 3.0, &[4.0]), (2.0, 4.0));
+    fn processes_in_separate_groups_are_said_as_such() {
+        let medians = [6.09e6, 6.12e6, 6.2e6, 6.31e6, 6.38e6, 6.4e6, 8.02e6, 8.68e6];
+        let processes: Vec<Measurement> = medians.iter().map(|&m| process(m)).collect();
+        let row = row_of(&processes, Drift::default());
+        let words = said(&row.notes);
+        assert!(
+            words.contains("processes disagree: 6.090 ms–8.680 ms over 8 processes, in 2 groups: 6.090 ms–6.400 ms (6), 8.020 ms–8.680 ms (2)"),
+            "{words}"
+        );
+        assert!(
+            words.contains("is the spread of epochs within each process; the interval reaches")
+                && words.contains("because the processes disagree"),
+            "{words}"
+        );
+        assert_eq!(row.processes.process_groups.len(), 2);
+        let spread = row.processes.process_spread_pct.expect("a spread");
+        assert!(
+            (spread - (8.68 / 6.09 - 1.0) * 100.0).abs() < 1e-9,
+            "{spread}"
+        );
+        // Processes that agree: nothing of the kind.
+        let agree: Vec<Measurement> = [100.0, 100.2, 100.4].map(process).to_vec();
+        let words = said(&row_of(&agree, Drift::default()).notes);
+        assert!(
+            !words.contains("disagree") && !words.contains("err%"),
+            "{words}"
+        );
+    }
+
+    /// With drift measured over five earlier runs, the row shows a later
+    /// run's interval and says this run's; with `--interval this-run` the
+    /// other way round; with fewer runs, that there are too few to say.
+    #[test]
+    fn the_row_says_the_interval_it_does_not_show() {
+        let processes: Vec<Measurement> = [8.40e6, 8.46e6, 8.52e6].map(process).to_vec();
+        let drift = |shown| Drift {
+            measured: Some(RunDrift {
+                rel_sd: 0.195,
+                df: 4,
+                runs: 5,
+                own: true,
+                earlier: None,
+            }),
+            read: true,
+            earlier_runs: 5,
+            earlier_range_ns: Some((6.09e6, 9.4e6)),
+            shown,
+            ..Drift::default()
+        };
+        let later = row_of(&processes, drift(Headline::LaterRun));
+        let words = said(&later.notes);
+        assert!(
+            words.contains("runs of this benchmark differed by 19.5% today (sd over 5 earlier runs): the interval is where a later run may land; this run's processes alone give ["),
+            "{words}"
+        );
+        let ns = &later.ns_per_op;
+        assert_eq!(
+            (ns.ci95_low, ns.ci95_high),
+            (ns.ci95_later_run_low, ns.ci95_later_run_high)
+        );
+        assert!(
+            ns.ci95_low >= 6.09e6 / 1.1 && ns.ci95_high <= 9.4e6 * 1.1,
+            "{ns:?}"
+        );
+        let this = row_of(&processes, drift(Headline::ThisRun));
+        let words = said(&this.notes);
+        assert!(words.contains("a later run may land in ["), "{words}");
+        let ns = &this.ns_per_op;
+        assert_eq!(
+            (ns.ci95_low, ns.ci95_high),
+            (ns.ci95_this_run_low, ns.ci95_this_run_high)
+        );
+        let few = Drift {
+            read: true,
+            earlier_runs: 3,
+            ..Drift::default()
+        };
+        let words = said(&row_of(&processes, few).info);
+        assert!(
+            words.contains("too few earlier runs of this benchmark to say where a later run lands (3 kept today, 5 needed)"),
+            "{words}"
+        );
     }
 
     fn watched(per_second: f64) -> Interruptions {

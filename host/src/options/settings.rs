@@ -11,7 +11,7 @@ use anyhow::{Context, Result, bail};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{MeasureArgs, MetricArg, PriorityArg, RunArgs};
+use crate::cli::{IntervalArg, MeasureArgs, MetricArg, PriorityArg, RunArgs};
 use crate::options::engine::{EngineConfig, WasmFlags, default_cache_folder, engine_configs};
 use crate::options::exports::Exports;
 use crate::options::parse::{
@@ -89,6 +89,8 @@ pub struct Settings {
     pub seed_rule: SeedRule,
     /// Run-to-run drift added to the interval, in percent.
     pub drift_pct: f64,
+    /// Which interval a row shows (`--interval`).
+    pub interval: Headline,
     /// Input sizes, ascending; empty when none were given (then `setup(0)`).
     pub sizes: Vec<u64>,
     /// Where each export goes.
@@ -123,6 +125,16 @@ pub struct Settings {
     /// `host run --save-expected`: save each program's output from one run
     /// as its expected output before measuring.
     pub save_expected: bool,
+}
+
+/// Which of a row's two 95% intervals it shows: where a later run's median
+/// may land (the default), or this run's processes alone.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Headline {
+    #[default]
+    LaterRun,
+    ThisRun,
 }
 
 /// What comparisons judge by.
@@ -284,6 +296,10 @@ impl Settings {
         settings.exports.check()?;
         settings.shard = args.shard.as_deref().map(Shard::parse).transpose()?;
         settings.save_expected = args.save_expected;
+        settings.interval = match args.interval {
+            IntervalArg::LaterRun => Headline::LaterRun,
+            IntervalArg::ThisRun => Headline::ThisRun,
+        };
         settings.store = crate::options::store::StoreSettings::from_args(store)?;
         Ok(settings)
     }
@@ -330,6 +346,7 @@ impl Settings {
                 false => SeedRule::PerCall,
             },
             drift_pct,
+            interval: Headline::default(),
             sizes: parse_sizes(&args.size)?,
             exports: Exports::from_args(args.exports),
             noise: NoiseBand::from_width_pct(args.noise)?,

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{HistoryArgs, StoreArgs};
+use crate::cli::{ForgetArg, HistoryArgs, StoreArgs};
 use crate::options::exports::Output;
 
 /// The longest `--label` kept.
@@ -21,7 +21,20 @@ pub struct StoreSettings {
     pub folder: Option<PathBuf>,
     /// Whether this run is kept (not with `--no-store`, nor in `host watch`).
     pub keep: bool,
+    /// Whether the drift of earlier runs is read (not with `--no-store`).
+    pub read: bool,
+    /// Whose drift to forget before measuring (`--forget-drift`).
+    pub forget: Option<ForgetDrift>,
     pub label: Option<String>,
+}
+
+/// Whose drift `--forget-drift` forgets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ForgetDrift {
+    /// The earlier runs of the rows measured now.
+    Rows,
+    /// Every earlier run on this CPU.
+    Machine,
 }
 
 impl StoreSettings {
@@ -35,6 +48,11 @@ impl StoreSettings {
         Ok(StoreSettings {
             folder: args.store.or_else(default_store_folder),
             keep: !args.no_store,
+            read: !args.no_store,
+            forget: args.forget_drift.map(|f| match f {
+                ForgetArg::Rows => ForgetDrift::Rows,
+                ForgetArg::Machine => ForgetDrift::Machine,
+            }),
             label: args.label,
         })
     }

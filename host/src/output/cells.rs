@@ -6,11 +6,12 @@
 use std::fmt;
 
 use crate::guest::program::TimedRegion;
+use crate::options::Headline;
 use crate::output::units::{
     decimals_apart, format_count, format_err_pct, format_interval_in, format_ns, format_rate,
     unit_for,
 };
-use crate::results::notes::{Note, Undisturbed};
+use crate::results::notes::{Note, Undisturbed, Widened};
 use crate::results::{
     BaselineComparison, BenchResult, CallgrindCounts, Costs, Figures, Foreign, HardwareCounts,
     Phases, WarmupFigures,
@@ -232,14 +233,71 @@ impl fmt::Display for OwnWords<'_> {
             Note::CacheHit { load_ms } => {
                 write!(f, "compiled code loaded from the cache in {load_ms:.2} ms")
             }
-            Note::DriftMeasured { rel_sd, runs, own } => write!(
+            Note::OtherInterval {
+                shown,
+                low,
+                high,
+                why,
+                bounded,
+            } => {
+                let other = interval_words(*low, *high);
+                match shown {
+                    Headline::LaterRun => write!(
+                        f,
+                        "{why}: the interval is where a later run may land; this run's processes alone give {other}"
+                    )?,
+                    Headline::ThisRun => write!(f, "{why}: a later run may land in {other}")?,
+                }
+                if let Some((low, high)) = bounded {
+                    write!(
+                        f,
+                        " (a later run's interval stops at {}, 10% beyond the fastest and slowest process measured today)",
+                        interval_words(*low, *high)
+                    )?;
+                }
+                Ok(())
+            }
+            Note::TooFewEarlierRuns { runs, needed } => write!(
                 f,
-                "interval widened by a run-to-run drift of {:.2}% measured over {runs} earlier run(s) {}",
-                rel_sd * 100.0,
-                if *own {
-                    "of this benchmark"
-                } else {
-                    "on this machine"
+                "too few earlier runs of this benchmark to say where a later run lands ({runs} kept today, {needed} needed): the interval is this run's processes alone"
+            ),
+            Note::ProcessesDisagree {
+                low,
+                high,
+                processes,
+                groups,
+            } => {
+                write!(
+                    f,
+                    "processes disagree: {} over {processes} processes",
+                    range_words(*low, *high)
+                )?;
+                if !groups.is_empty() {
+                    let each: Vec<String> = groups
+                        .iter()
+                        .map(|g| format!("{} ({})", range_words(g.low_ns, g.high_ns), g.processes))
+                        .collect();
+                    write!(
+                        f,
+                        ", in {} groups: {}; the median depends on how many land in each",
+                        groups.len(),
+                        each.join(", ")
+                    )?;
+                }
+                f.write_str("; the interval is as wide as they disagree")
+            }
+            Note::ErrBesideInterval {
+                err_pct,
+                below_pct,
+                above_pct,
+                processes,
+            } => write!(
+                f,
+                "err% {} is the spread of epochs within each process; the interval reaches -{below_pct:.1}%/+{above_pct:.1}% because {}",
+                format_err_pct(*err_pct),
+                match processes {
+                    true => "the processes disagree",
+                    false => "a later run may land elsewhere",
                 }
             ),
             Note::StandsOnUndisturbed(undisturbed) => undisturbed.fmt(f),
@@ -255,6 +313,51 @@ impl fmt::Display for OwnWords<'_> {
             }
         }
     }
+}
+
+/// What widened a later run's interval, in words.
+impl fmt::Display for Widened {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut why = Vec::new();
+        match self.drift {
+            Some((rel_sd, runs, true)) => why.push(format!(
+                "runs of this benchmark differed by {:.1}% today (sd over {runs} earlier runs)",
+                rel_sd * 100.0
+            )),
+            Some((rel_sd, runs, false)) => why.push(format!(
+                "runs measured the same way on this machine differed by {:.1}% today (sd of the median benchmark, {runs} earlier runs)",
+                rel_sd * 100.0
+            )),
+            None => {}
+        }
+        if self.stated_pct > 0.0 {
+            why.push(format!("--drift {}%", self.stated_pct));
+        }
+        if self.busy {
+            why.push("the machine was busy".to_string());
+        }
+        if self.departed {
+            why.push("this run departs from the earlier runs".to_string());
+        }
+        match why.is_empty() {
+            true => f.write_str("a later run may land elsewhere"),
+            false => f.write_str(&why.join("; ")),
+        }
+    }
+}
+
+/// An interval `[low, high]` in ns, in a unit that fits both.
+fn interval_words(low: f64, high: f64) -> String {
+    let unit = unit_for(&[low, high]);
+    let [_, low, high] = format_interval_in(low, low, high, unit);
+    format!("[{low}, {high}]")
+}
+
+/// A range `low–high` in ns, in a unit that fits both.
+fn range_words(low: f64, high: f64) -> String {
+    let unit = unit_for(&[low, high]);
+    let [_, low, high] = format_interval_in(low, low, high, unit);
+    format!("{low}–{high}")
 }
 
 /// What a row that stands on its undisturbed epochs says of it: how many

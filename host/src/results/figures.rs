@@ -10,8 +10,14 @@ use serde::{Deserialize, Serialize};
 use crate::guest::Kind;
 use crate::guest::cache::CacheOutcome;
 use crate::guest::program::TimedRegion;
+use crate::options::Headline;
 use crate::results::json::nan_if_null;
 use crate::results::notes::Notes;
+
+/// NaN, the value of an interval end a report of an older version lacks.
+fn unknown() -> f64 {
+    f64::NAN
+}
 
 /// What stopped a row's sampling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -100,19 +106,43 @@ pub struct NsPerOp {
     pub stddev: f64,
     pub min: f64,
     pub max: f64,
-    /// 95% interval of the median: Student's t over the medians of the
-    /// worker processes (a block bootstrap when there is one process),
-    /// widened by the run-to-run drift measured on this machine
-    /// (`run_drift_pct`) and by `--drift` when given
-    /// (`environment.drift_pct`), and reaching back to the median of the
-    /// earlier runs of the same benchmark when this run departs from them
-    /// (`earlier_runs_departure_pct`).
+    /// The 95% interval of the median the row shows (`ci95_shown`): by
+    /// default where a later run's median may land
+    /// (`ci95_later_run_low/high`), with `--interval this-run` this run's
+    /// (`ci95_this_run_low/high`).
     #[serde(deserialize_with = "nan_if_null")]
     #[schemars(with = "Option<f64>")]
     pub ci95_low: f64,
     #[serde(deserialize_with = "nan_if_null")]
     #[schemars(with = "Option<f64>")]
     pub ci95_high: f64,
+    /// Which interval `ci95_low/high` is.
+    #[serde(default)]
+    pub ci95_shown: Headline,
+    /// 95% interval of this run's median from its worker processes alone:
+    /// Student's t over their log medians (a bootstrap of whole processes
+    /// for a row on its undisturbed epochs; of blocks with one process),
+    /// no further than 10% past the fastest and slowest process.
+    #[serde(default = "unknown", deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
+    pub ci95_this_run_low: f64,
+    #[serde(default = "unknown", deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
+    pub ci95_this_run_high: f64,
+    /// 95% interval of where a later run's median may land: this run's,
+    /// widened on the log scale by the drift measured over earlier runs
+    /// (`run_drift_pct`, once there are 5) and by `--drift`
+    /// (`environment.drift_pct`), on a busy machine to hold every process's
+    /// median, reaching back to the earlier runs' median when this run
+    /// departs from them (`earlier_runs_departure_pct`), and no further
+    /// than 10% past the fastest and slowest process of this run and of the
+    /// earlier runs kept today.
+    #[serde(default = "unknown", deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
+    pub ci95_later_run_low: f64,
+    #[serde(default = "unknown", deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>")]
+    pub ci95_later_run_high: f64,
     /// The block-bootstrap interval over all epochs: what the blocks alone
     /// can tell, blind to variation between processes.
     pub ci95_within_run_low: f64,
@@ -292,6 +322,16 @@ pub struct Pauses {
     pub pauses_total: u64,
 }
 
+/// One group of process medians (`process_groups`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ProcessGroup {
+    /// The least and the greatest median of its processes, ns.
+    pub low_ns: f64,
+    pub high_ns: f64,
+    /// How many processes.
+    pub processes: usize,
+}
+
 /// The worker processes a row's samples come from.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ProcessFigures {
@@ -303,19 +343,34 @@ pub struct ProcessFigures {
     #[serde(deserialize_with = "nan_if_null")]
     #[schemars(with = "Option<f64>")]
     pub between_process_sd_pct: f64,
+    /// How far the slowest process median lies above the fastest, in
+    /// percent (null with no positive process median).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_spread_pct: Option<f64>,
+    /// The groups the process medians fall into, fastest first: one when
+    /// they scatter around one value, more when they cluster apart
+    /// (`crate::analysis::groups`).
+    #[serde(default)]
+    pub process_groups: Vec<ProcessGroup>,
 }
 
 /// The drift between runs, measured over the run history.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct DriftFigures {
     /// Run-to-run drift measured on this machine (relative sd of a run's
-    /// median over earlier runs, in percent), added to the interval at
-    /// Student's t; null while there were too few earlier runs.
+    /// median over earlier runs, in percent), added to a later run's
+    /// interval at Student's t on the log scale; null while there were too
+    /// few earlier runs (fewer than 5 of this row, and none measured the
+    /// same way).
     #[serde(default)]
     pub run_drift_pct: Option<f64>,
     /// How many earlier runs that drift was measured over (0: none).
     #[serde(default)]
     pub run_drift_runs: usize,
+    /// How many earlier runs of this row kept today count (not busy, not
+    /// forgotten, measured the same way; 0 with `--no-store`).
+    #[serde(default)]
+    pub earlier_runs: usize,
     /// How far this run's median lies from the median of the earlier runs
     /// of the same benchmark on this machine, in percent; null while there
     /// were too few of them.

@@ -28,7 +28,7 @@ pub use comparison::{
 pub use figures::{
     CallgrindCounts, Checksum, Costs, Counts, DriftFigures, Durations, Figures, HardwareCounts,
     Measurement, NsPerOp, OutlierClass, Outliers, Pauses, PhaseStats, Phases, ProcessFigures,
-    Series, StopReason, Time, Warmup, WarmupFigures, exact_per_op,
+    ProcessGroup, Series, StopReason, Time, Warmup, WarmupFigures, exact_per_op,
 };
 pub use notes::{Note, Notes};
 pub use report::{

@@ -11,6 +11,8 @@ use std::borrow::Cow;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::options::Headline;
+use crate::results::ProcessGroup;
 use crate::util::foreign::Foreign;
 
 /// One note about a row.
@@ -51,14 +53,48 @@ pub enum Note {
     OutputChecked { files: Vec<String> },
     /// The compiled code came from the cache (info).
     CacheHit { load_ms: f64 },
-    /// The interval was widened by the drift measured over earlier runs
-    /// (info).
-    DriftMeasured {
-        /// Relative standard deviation between runs.
-        rel_sd: f64,
+    /// The interval the row does not show differs from the one it shows
+    /// (`--interval`): what made a later run's differ from this run's,
+    /// and the other's ends.
+    OtherInterval {
+        /// Which interval the row shows.
+        shown: Headline,
+        /// The other interval, ns.
+        low: f64,
+        high: f64,
+        /// What widened a later run's interval.
+        why: Widened,
+        /// The bound that cut a later run's interval, ns.
+        bounded: Option<(f64, f64)>,
+    },
+    /// Too few earlier runs of the row to say where a later run lands: the
+    /// interval is this run's processes' alone (info).
+    TooFewEarlierRuns {
+        /// Earlier runs of the row that count.
         runs: usize,
-        /// Over the runs of this benchmark, rather than of this machine.
-        own: bool,
+        /// How many are needed.
+        needed: usize,
+    },
+    /// The processes disagree beyond what a row's err% shows: their
+    /// medians' range, and the groups they fall into.
+    ProcessesDisagree {
+        low: f64,
+        high: f64,
+        processes: usize,
+        /// More than one when they cluster apart.
+        groups: Vec<ProcessGroup>,
+    },
+    /// err% (the spread of epochs within the processes) is much narrower
+    /// than the interval shown: why.
+    ErrBesideInterval {
+        err_pct: f64,
+        /// How far the interval reaches below and above the median, in
+        /// percent.
+        below_pct: f64,
+        above_pct: f64,
+        /// Whether the processes disagree (else: what widened a later
+        /// run's interval).
+        processes: bool,
     },
     /// The row stands on its undisturbed epochs (info).
     StandsOnUndisturbed(Undisturbed),
@@ -66,6 +102,21 @@ pub enum Note {
     Pauses { per_sample: u64, pair_ns: f64 },
     /// A note as a saved report holds it: its words.
     Text(Foreign),
+}
+
+/// What widened a later run's interval beyond this run's.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Widened {
+    /// The drift measured between earlier runs: relative sd, how many
+    /// runs, and whether of this row (else of others measured the same way
+    /// on this machine).
+    pub drift: Option<(f64, usize, bool)>,
+    /// `--drift`, in percent (0: none).
+    pub stated_pct: f64,
+    /// The machine was busy.
+    pub busy: bool,
+    /// This run departs from the earlier runs' median.
+    pub departed: bool,
 }
 
 /// What a row that stands on its undisturbed epochs says of them.

@@ -1,6 +1,7 @@
 //! The store of kept runs: every `host run` and `host compare` kept as one
 //! JSON file
-//! ([`KeptRun`]) in `<store>/runs/`, with its time, the git state of the
+//! ([`KeptRun`]) in `<store>/runs/`, and the drift the user asked to forget
+//! ([`Forgotten`], `<store>/forgotten.json`), with its time, the git state of the
 //! workloads' repository or a label, the machine, the engines, and per row
 //! what a later comparison needs (median, interval, the medians of the
 //! worker processes, the epochs thinned to [`MAX_KEPT_EPOCHS`], the
@@ -55,6 +56,47 @@ const MAX_POINTER_BYTES: u64 = 1024;
 const MAX_FIGURE: f64 = 1e18;
 /// The most worker processes of one kept row.
 const MAX_PROCESSES: usize = 10_000;
+/// The largest file of forgotten drift read: 1 MiB.
+const MAX_FORGOTTEN_BYTES: u64 = 1 << 20;
+/// The most marks of forgotten drift kept (the newest).
+const MAX_FORGET_MARKS: usize = 1000;
+/// Marks older than this (ms) are dropped: the runs they forget no longer
+/// count anyway ([`crate::analysis::drift::MAX_AGE_S`]).
+const FORGET_MARK_AGE_MS: u64 = 24 * 3600 * 1000;
+
+/// The drift the user asked to forget (`host run --forget-drift`): runs
+/// kept up to a time no longer feed the drift of one subject, or of every
+/// subject on a CPU.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Forgotten {
+    pub format: u32,
+    pub marks: Vec<Forget>,
+}
+
+/// One mark of forgotten drift.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Forget {
+    /// The CPU model the runs were kept on.
+    pub cpu: Foreign,
+    /// The subject ([`crate::results::history::Subject::key`]) whose
+    /// drift is forgotten; every subject's on the CPU when absent.
+    pub subject: Option<String>,
+    /// Runs kept at or before this time (ms since the Unix epoch) are
+    /// forgotten.
+    pub until_ms: u64,
+}
+
+impl Forgotten {
+    /// Whether the row of `subject` of a run kept at `unix_ms` on `cpu`
+    /// is forgotten.
+    pub fn forgets(&self, cpu: &Foreign, subject: &str, unix_ms: u64) -> bool {
+        self.marks.iter().any(|m| {
+            m.cpu == *cpu
+                && unix_ms <= m.until_ms
+                && m.subject.as_deref().is_none_or(|s| s == subject)
+        })
+    }
+}
 
 /// The machine a run was kept on: what tells machines apart in a series
 /// (not its host name, which changes with every CI job).
@@ -488,6 +530,51 @@ impl Store {
         }
         runs.reverse();
         (runs, notes)
+    }
+
+    fn forgotten_file(&self) -> PathBuf {
+        self.folder.join("forgotten.json")
+    }
+
+    /// The drift forgotten in this store (none when it never was).
+    pub fn forgotten(&self) -> Result<Forgotten> {
+        let cap = Cap {
+            bytes: MAX_FORGOTTEN_BYTES,
+            name: "the cap on the file of forgotten drift",
+        };
+        let path = self.forgotten_file();
+        let bytes = match read_bounded(&path, cap, Links::Refuse) {
+            Ok(bytes) => bytes,
+            Err(e) if is_not_found(&e) => return Ok(Forgotten::default()),
+            Err(e) => return Err(e.context(format!("cannot read {}", path.display()))),
+        };
+        let forgotten: Forgotten = serde_json::from_slice(&bytes)
+            .with_context(|| format!("{} is not a file of forgotten drift", path.display()))?;
+        if forgotten.format != FORMAT {
+            bail!(
+                "{} is not a file of forgotten drift of this format",
+                path.display()
+            );
+        }
+        Ok(forgotten)
+    }
+
+    /// Add `marks` to the forgotten drift, at `now_ms`, dropping marks
+    /// older than a day and the oldest beyond [`MAX_FORGET_MARKS`].
+    pub fn forget(&self, marks: Vec<Forget>, now_ms: u64) -> Result<()> {
+        self.prepare()?;
+        let mut forgotten = self.forgotten()?;
+        forgotten.format = FORMAT;
+        forgotten
+            .marks
+            .retain(|m| now_ms.saturating_sub(m.until_ms) <= FORGET_MARK_AGE_MS);
+        forgotten.marks.extend(marks);
+        let excess = forgotten.marks.len().saturating_sub(MAX_FORGET_MARKS);
+        forgotten.marks.drain(..excess);
+        let mut bytes =
+            serde_json::to_vec(&forgotten).context("serialising the forgotten drift")?;
+        bytes.push(b'\n');
+        replace_atomically(&self.forgotten_file(), &bytes)
     }
 
     /// Remove runs beyond [`MAX_KEPT_RUNS`] that no baseline names, `kept`

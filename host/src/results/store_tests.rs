@@ -223,4 +223,34 @@ fn crafted_numbers_are_refused() {
     let (runs, notes) = store.newest(100, 0, HISTORY_BUDGET);
     assert_eq!(runs.len(), 1);
     assert_eq!(notes.len(), craft.len(), "{notes:?}");
+
+/// Forgotten drift is kept in the store: marks add up, those older than a
+/// day are dropped, a link in its place is refused, and a store that never
+/// forgot anything forgets nothing.
+#[test]
+fn forgotten_drift_is_kept_and_bounded() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::new(dir.path());
+    assert_eq!(store.forgotten().expect("reads"), Forgotten::default());
+    let mark = |subject: Option<&str>, until_ms| Forget {
+        cpu: "cpu".into(),
+        subject: subject.map(str::to_string),
+        until_ms,
+    };
+    store
+        .forget(vec![mark(Some("s"), 1_000)], 1_000)
+        .expect("forgets");
+    let day = FORGET_MARK_AGE_MS;
+    store
+        .forget(vec![mark(None, day + 2_000)], day + 2_000)
+        .expect("forgets");
+    let forgotten = store.forgotten().expect("reads");
+    // The first mark is over a day old: dropped.
+    assert_eq!(forgotten.marks, vec![mark(None, day + 2_000)]);
+    assert!(forgotten.forgets(&"cpu".into(), "any", day));
+    assert!(!forgotten.forgets(&"cpu".into(), "any", day + 3_000));
+    assert!(!forgotten.forgets(&"other".into(), "any", 0));
+    std::fs::remove_file(dir.path().join("forgotten.json")).expect("removes");
+    std::os::unix::fs::symlink("/etc/passwd", dir.path().join("forgotten.json")).expect("links");
+    assert!(store.forgotten().is_err());
 }

@@ -131,8 +131,8 @@ fn rows(
             let located = estimate::locate_rounds(&measurements, seed);
             let drift = Drift {
                 stated_pct: common.drift_pct,
-                measured: None,
                 busy_machine: plan.busy(None),
+                ..Drift::default()
             };
             let mut figures = figures(samples, &located, compiled, common.warmup_cap, seed, drift);
             figures.callgrind = counted.map(|c| c.per_op);

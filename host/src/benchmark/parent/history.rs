@@ -1,28 +1,35 @@
 //! The run history's bookkeeping in a run: what a row is filed under
 //! ([`subject`], and the [`Machine`]: the CPU and which epochs its median
-//! stands on), and the drift measured over the earlier runs of it kept in
-//! the store ([`crate::results::store`], read through
-//! [`crate::results::history`]). The run itself is kept by `host run` at
-//! its end.
+//! stands on), the drift the user asks to forget (`--forget-drift`), and
+//! the drift measured over the earlier runs of it kept in the store
+//! ([`crate::results::store`], read through [`crate::results::history`];
+//! not with `--no-store`). The run itself is kept by `host run` at its
+//! end.
 
 use crate::analysis::drift;
 use crate::analysis::estimate::{Estimate, Location};
 use crate::analysis::summary::Drift;
 use crate::guest::load::Workload;
-use crate::options::Settings;
+use crate::options::{ForgetDrift, Headline, Settings};
 use crate::results::Row;
 use crate::results::history::{self, Entry, Machine, Subject};
-use crate::results::store::{DRIFT_BUDGET, Store};
+use crate::results::store::{DRIFT_BUDGET, Forget, Forgotten, Store};
+use crate::util::error::one_line;
 
 /// What `row` of `workload` measures, as the run history names it: the
-/// file's contents, the benchmark, the size, the engine and the measuring
-/// plan (a run of five samples drifts more than one of the precision rule).
+/// file's contents, the benchmark, the size, the engine, the metric,
+/// whether huge pages were asked for, and the measuring plan (a run of
+/// five samples drifts more than one of the precision rule).
 pub fn subject(settings: &Settings, row: &Row, workload: &Workload) -> String {
     Subject::new(
         &workload.bytes,
         &row.benchmark,
         row.size,
-        settings.engines.get(row.engine_set),
+        (
+            settings.engines.get(row.engine_set),
+            settings.metric,
+            settings.huge_pages,
+        ),
         (
             settings.stop,
             settings.processes,
@@ -38,6 +45,23 @@ fn now_unix() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
+}
+
+/// What `--forget-drift` writes into the store: a mark per subject of
+/// the rows measured now, or one for every subject on `cpu`.
+fn marks(what: ForgetDrift, cpu: &str, subjects: &[&str]) -> Vec<Forget> {
+    let until_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let mark = |subject: Option<&str>| Forget {
+        cpu: cpu.into(),
+        subject: subject.map(str::to_string),
+        until_ms,
+    };
+    match what {
+        ForgetDrift::Machine => vec![mark(None)],
+        ForgetDrift::Rows => subjects.iter().map(|s| mark(Some(s))).collect(),
+    }
 }
 
 /// The most kept runs of the last day read for the drift.
@@ -57,14 +81,34 @@ pub struct RunHistory {
 
 impl RunHistory {
     /// The kept runs of the last [`drift::MAX_AGE_S`] in the store
-    /// `settings` names.
-    pub fn load(settings: &Settings) -> Self {
-        let (runs, mut notes) = match &settings.store.folder {
+    /// `settings` names, after forgetting what `--forget-drift` asks of
+    /// the rows of `subjects`; none with `--no-store`.
+    pub fn load(settings: &Settings, subjects: &[&str]) -> Self {
+        let cpu = crate::platform::cpu::cpu_model().unwrap_or_default();
+        let folder = settings
+            .store
+            .folder
+            .as_ref()
+            .filter(|_| settings.store.read);
+        let (runs, forgotten, mut notes) = match folder {
             Some(folder) => {
+                let store = Store::new(folder);
+                let mut notes = Vec::new();
+                if let Some(what) = settings.store.forget
+                    && let Err(e) = store.forget(marks(what, &cpu, subjects), now_unix() * 1000)
+                {
+                    notes.push(format!("--forget-drift: {}", one_line(&e)));
+                }
+                let forgotten = store.forgotten().unwrap_or_else(|e| {
+                    notes.push(format!("the store: {}", one_line(&e)));
+                    Forgotten::default()
+                });
                 let since_ms = now_unix().saturating_sub(drift::MAX_AGE_S) * 1000;
-                Store::new(folder).newest(MAX_DRIFT_RUNS, since_ms, DRIFT_BUDGET)
+                let (runs, read) = store.newest(MAX_DRIFT_RUNS, since_ms, DRIFT_BUDGET);
+                notes.extend(read);
+                (runs, forgotten, notes)
             }
-            None => (Vec::new(), Vec::new()),
+            None => (Vec::new(), Forgotten::default(), Vec::new()),
         };
         let absurd = history::absurd_medians(&runs);
         if absurd > 0 {
@@ -77,10 +121,10 @@ impl RunHistory {
             ));
         }
         RunHistory {
-            stored: settings.store.folder.is_some(),
-            entries: history::entries(&runs),
+            stored: folder.is_some(),
+            entries: history::entries(&runs, &forgotten),
             notes,
-            cpu: crate::platform::cpu::cpu_model().unwrap_or_default(),
+            cpu,
         }
     }
 
@@ -94,9 +138,9 @@ impl RunHistory {
         .key()
     }
 
-    /// The drift of a row: `stated_pct` (`--drift`), the drift measured
-    /// over earlier runs of `subject` on `machine`, when kept, and whether
-    /// the machine is busy.
+    /// The drift of a row: `stated_pct` (`--drift`), what the earlier
+    /// runs of `subject` on `machine` kept say (their drift, how many, the
+    /// range of their processes), and whether the machine is busy.
     pub fn drift(
         &self,
         stated_pct: f64,
@@ -104,14 +148,20 @@ impl RunHistory {
         subject: Option<&str>,
         busy_machine: bool,
     ) -> Drift {
-        let measured = match (self.stored, subject) {
-            (true, Some(subject)) => drift::run_drift(&self.entries, machine, subject, now_unix()),
-            _ => None,
+        let earlier = match (self.stored, subject) {
+            (true, Some(subject)) => {
+                drift::earlier_runs(&self.entries, machine, subject, now_unix())
+            }
+            _ => drift::EarlierRuns::default(),
         };
         Drift {
             stated_pct,
-            measured,
+            measured: earlier.drift,
+            read: self.stored,
+            earlier_runs: earlier.runs,
+            earlier_range_ns: earlier.range_ns,
             busy_machine,
+            shown: Headline::default(),
         }
     }
 

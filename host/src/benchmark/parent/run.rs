@@ -19,6 +19,7 @@ use anyhow::{Context, Result};
 use crate::analysis::baseline::compare_with_saved;
 use crate::analysis::complexity::fit_results;
 use crate::analysis::estimate;
+use crate::analysis::summary::Drift;
 use crate::benchmark::parent::callgrind;
 use crate::benchmark::parent::catalog::Catalog;
 use crate::benchmark::parent::driver::{Crew, Done, Outcome};
@@ -169,7 +170,14 @@ impl Run<'_> {
         let mut reported = Reported {
             results: Vec::new(),
             stopped: None,
-            history: RunHistory::load(self.settings),
+            history: RunHistory::load(
+                self.settings,
+                &self
+                    .states
+                    .iter()
+                    .filter_map(|s| s.subject.as_deref())
+                    .collect::<Vec<_>>(),
+            ),
         };
         let mut rng = fastrand::Rng::with_seed(self.plan.seed());
         let mut process = 0;
@@ -350,12 +358,15 @@ impl Run<'_> {
         );
         let machine = history.machine(&located);
         let busy_machine = self.plan.busy(self.watched.as_ref());
-        let drift = history.drift(
-            self.settings.drift_pct,
-            &machine,
-            state.subject.as_deref(),
-            busy_machine,
-        );
+        let drift = Drift {
+            shown: self.settings.interval,
+            ..history.drift(
+                self.settings.drift_pct,
+                &machine,
+                state.subject.as_deref(),
+                busy_machine,
+            )
+        };
         let mut result = result_of(self.settings, state, &located, seed, drift);
         if let Some(figures) = &result.figures
             && let Some(saved) = self.saved

@@ -13,7 +13,8 @@
 //!
 //! Here: the findings, the order of the checks and how they are printed;
 //! `probes` holds the checks that ask the OS for something on a probe
-//! thread (pinning, nice -20, SCHED_FIFO), `system` those that only read.
+//! thread (pinning, nice -20, SCHED_FIFO), `system` those that only read,
+//! `drift` the one that reads the store of kept runs.
 
 use std::fmt::Write as _;
 
@@ -21,12 +22,13 @@ use crate::options::Output;
 use crate::output::export::write_json;
 use crate::util::exit::ExitStatus;
 
+mod drift;
 mod finding;
 mod probes;
 mod system;
 
 use finding::{
-    BUILD, CLOCK, CLOCK_SOURCE, CORES, CPU, ENGINES, FIFO, GOVERNOR, INTERRUPTIONS, LOAD, NICE,
+    BUILD, CLOCK, CLOCK_SOURCE, CORES, CPU, DRIFT, ENGINES, FIFO, GOVERNOR, INTERRUPTIONS, LOAD, NICE,
     PARANOID, PERF, PINNING, TURBO, VM,
 };
 pub use finding::{Finding, Status};
@@ -38,7 +40,7 @@ use system::{
 };
 
 /// Every topic [`examine`] reports, in its order.
-pub const TOPICS: [&str; 16] = [
+pub const TOPICS: [&str; 17] = [
     CPU,
     CORES,
     PINNING,
@@ -55,6 +57,7 @@ pub const TOPICS: [&str; 16] = [
     PARANOID,
     BUILD,
     ENGINES,
+    DRIFT,
 ];
 
 /// Run every check, in the order of [`TOPICS`]. Takes a fraction of a
@@ -82,6 +85,7 @@ pub fn examine() -> Vec<Finding> {
         perf_paranoid(),
         build(),
         engines(),
+        drift::drift(),
     ]
 }
 

@@ -5,7 +5,7 @@
 use crate::analysis::{complexity, stats};
 use crate::guest::Kind;
 use crate::guest::cache::CacheOutcome;
-use crate::options::EngineConfig;
+use crate::options::{EngineConfig, Headline};
 use crate::results::{
     BenchResult, Checksum, CompareReport, Comparison, Complexity, ComplexityResult, Counts,
     DriftFigures, Durations, Environment, Figures, Note, Notes, NsPerOp, Pauses, PhaseComparison,
@@ -92,6 +92,11 @@ pub fn fixed_figures(samples: Vec<Vec<f64>>) -> Figures {
             max: 1300.0,
             ci95_low: 1230.0,
             ci95_high: 1240.0,
+            ci95_shown: Headline::LaterRun,
+            ci95_this_run_low: 1230.0,
+            ci95_this_run_high: 1240.0,
+            ci95_later_run_low: 1230.0,
+            ci95_later_run_high: 1240.0,
             ci95_within_run_low: 1231.0,
             ci95_within_run_high: 1239.0,
         },
@@ -132,10 +137,13 @@ pub fn fixed_figures(samples: Vec<Vec<f64>>) -> Figures {
             processes: 1,
             process_medians_ns: Vec::new(),
             between_process_sd_pct: 0.0,
+            process_spread_pct: None,
+            process_groups: Vec::new(),
         },
         drift: DriftFigures {
             run_drift_pct: None,
             run_drift_runs: 0,
+            earlier_runs: 0,
             earlier_runs_departure_pct: None,
         },
         callgrind: None,
@@ -166,6 +174,11 @@ pub fn figures_from(samples: Vec<Vec<f64>>, count: u64, seed: u64) -> Figures {
         max: summary.max,
         ci95_low: summary.ci95_low,
         ci95_high: summary.ci95_high,
+        ci95_shown: Headline::LaterRun,
+        ci95_this_run_low: summary.ci95_low,
+        ci95_this_run_high: summary.ci95_high,
+        ci95_later_run_low: summary.ci95_low,
+        ci95_later_run_high: summary.ci95_high,
         ci95_within_run_low: summary.ci95_low,
         ci95_within_run_high: summary.ci95_high,
     };
