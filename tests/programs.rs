@@ -401,7 +401,7 @@ fn suites_of_benchmark_folders() -> TestResult {
         .iter()
         .filter_map(|r| r["name"].as_str())
         .collect();
-    assert_eq!(names, ["pairs/benchmark", "zero/benchmark"]);
+    assert_eq!(names, ["pairs", "zero"]);
     let summary = &report["suite"];
     assert_eq!(summary["rows"], 2, "{summary}");
     assert_eq!(summary["measured"], 2);

@@ -18,6 +18,7 @@ use crate::guest::cache::CacheOutcome;
 use crate::guest::contract::{Benchmark, Contract, Kind, RUN_EXPORT, check_contract};
 use crate::guest::engine::Engines;
 use crate::guest::format::{Code, Format, detect};
+use crate::guest::name::workload_name;
 use crate::guest::runtime::native;
 use crate::options::EngineConfig;
 use crate::util::fs::{Cap, Links, read_bounded};
@@ -238,13 +239,6 @@ fn is_workload_file(path: &Path) -> bool {
         path.extension().and_then(|e| e.to_str()),
         Some("wasm") | Some("wat") | Some(native::EXTENSION)
     )
-}
-
-/// The name of a workload: its file name without the extension.
-pub fn workload_name(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string())
 }
 
 /// A compiled workload that follows the contract.
