@@ -3,7 +3,8 @@
 //! takes its folder's name as Sightglass names its benchmarks
 //! (`benchmarks/bz2/benchmark.wasm` is `bz2`). Files that share a name in
 //! one run are told apart by the folder above what named them
-//! (`old/bz2`, `new/bz2`; `a/fib`, `b/fib`). A shared library goes without
+//! (`old/bz2`, `new/bz2`; `a/fib`, `b/fib`), and wasm from native code by
+//! what they are (`x (wasm)`, `x (native)`). A shared library goes without
 //! its `lib` prefix (`libfib.so` is `fib`), so that native code built from
 //! a workload's source has the workload's name.
 //!
@@ -47,34 +48,69 @@ pub fn file_stem(path: &Path) -> String {
 }
 
 /// The name of each of `paths`, as a run names its rows: [`workload_name`],
-/// under its [`told_apart`] folder when another file shares it.
+/// told apart from another file's of the same name ([`Apart`]).
 pub fn workload_names(paths: &[&Path]) -> Vec<String> {
     paths
         .iter()
         .zip(told_apart(paths))
-        .map(|(path, folder)| match folder {
-            Some(folder) => format!("{folder}/{}", workload_name(path)),
-            None => workload_name(path),
-        })
+        .map(|(path, apart)| apart.name(&workload_name(path)))
         .collect()
 }
 
-/// For each of `paths` whose [`workload_name`] another, different file
-/// shares, the folder its name goes under: the name of the folder above
-/// what named it (`.` when none): `old` for `old/bz2/benchmark.wasm`, `a`
-/// for `a/fib.wasm`. The same path twice is not a clash (a file compared
-/// with itself).
-pub fn told_apart(paths: &[&Path]) -> Vec<Option<String>> {
+/// How a file is told apart from the other files of its name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Apart {
+    /// The folder its name goes under, when theirs differ: the name of the
+    /// folder above what named it (`.` when none): `old` for
+    /// `old/bz2/benchmark.wasm`, `a` for `a/fib.wasm`.
+    pub folder: Option<String>,
+    /// What it is, when some are native code and some wasm (`x.wasm` and
+    /// `x.so`): `wasm` or `native`.
+    pub kind: Option<&'static str>,
+}
+
+impl Apart {
+    /// `name` (a benchmark of the file) told apart: `folder/name (kind)`.
+    pub fn name(&self, name: &str) -> String {
+        let mut named = match &self.folder {
+            Some(folder) => format!("{folder}/{name}"),
+            None => name.to_string(),
+        };
+        if let Some(kind) = self.kind {
+            named.push_str(&format!(" ({kind})"));
+        }
+        named
+    }
+}
+
+/// For each of `paths`, how it is told apart from the other, different
+/// files of its [`workload_name`]: by its folder when theirs differ, by
+/// what it is when some are native code and some wasm. The same path twice
+/// is not a clash (a file compared with itself).
+pub fn told_apart(paths: &[&Path]) -> Vec<Apart> {
     let names: Vec<String> = paths.iter().map(|p| workload_name(p)).collect();
     paths
         .iter()
         .zip(&names)
         .map(|(path, name)| {
-            let shared = paths
+            let others: Vec<&&Path> = paths
                 .iter()
                 .zip(&names)
-                .any(|(other, n)| n == name && other != path);
-            shared.then(|| folder_above(path))
+                .filter(|(other, n)| *n == name && *other != path)
+                .map(|(other, _)| other)
+                .collect();
+            let folder = folder_above(path);
+            let native = native::is_native(path);
+            Apart {
+                folder: others
+                    .iter()
+                    .any(|o| folder_above(o) != folder)
+                    .then_some(folder),
+                kind: others
+                    .iter()
+                    .any(|o| native::is_native(o) != native)
+                    .then_some(if native { "native" } else { "wasm" }),
+            }
         })
         .collect()
 }
@@ -177,5 +213,17 @@ mod tests {
         assert_eq!(names(&["fib.wasm", "b/fib.wasm"]), ["./fib", "b/fib"]);
         // The same file twice is one name (compare tells them apart).
         assert_eq!(names(&["a/fib.wasm", "a/fib.wasm"]), ["fib", "fib"]);
+        // Wasm and native code of one name: by what they are.
+        assert_eq!(names(&["x.wasm", "x.so"]), ["x (wasm)", "x (native)"]);
+        assert_eq!(
+            names(&["t/wasm32/release/x.wasm", "t/release/libx.so"]),
+            ["x (wasm)", "x (native)"]
+        );
+        assert_eq!(
+            names(&["a/x.wasm", "a/x.so", "b/x.wasm"]),
+            ["a/x (wasm)", "a/x (native)", "b/x (wasm)"]
+        );
+        // Two files of one name in one folder: nothing to tell them apart.
+        assert_eq!(names(&["a/x.wasm", "a/x.wat"]), ["x", "x"]);
     }
 }

@@ -184,7 +184,7 @@ mod tests {
         );
         let line = summary(&[a.clone(), b.clone()]);
         assert!(
-            line.starts_with("merged from 2 exports: they differ in machine, seed (the same core); calibration differs by up to 25% (empty-guest call 1.00 ns to 1.25 ns, "),
+            line.starts_with("merged from 2 exports: they differ in machine, seed (the same core); calibration differs by up to 25% (empty-guest call 1.000 ns to 1.250 ns, "),
             "{line}"
         );
         assert!(line.ends_with("; rows of different machines are not comparable"));

@@ -4,8 +4,8 @@
 //! benchmark, size and engine, or one failed row per file (and engine) that
 //! could not be loaded. A program is one row whatever the sizes: it takes no
 //! size. Rows are named as [`crate::guest::name`] says (Sightglass's
-//! `bz2/benchmark.wasm` is `bz2`); files that share a name in different
-//! folders are told apart by a folder: `folder/name`. Under an engine library the files are
+//! `bz2/benchmark.wasm` is `bz2`); files that share a name are told apart
+//! by a folder (`folder/name`) or by what they are (`x (native)`). Under an engine library the files are
 //! loaded the same way, with wasmtime's defaults (through the compile
 //! cache), to check them against the contract; the library itself is
 //! loaded by the workers only.
@@ -18,7 +18,7 @@ use crate::benchmark::progress::{Progress, Step};
 use crate::benchmark::worker::session::{Loaded, all_engines};
 use crate::guest::contract::{Contract, RUN_EXPORT};
 use crate::guest::load::{self, LoadError, Workload};
-use crate::guest::name::{told_apart, workload_name};
+use crate::guest::name::{Apart, told_apart, workload_name};
 use crate::options::Settings;
 use crate::results::Row;
 
@@ -62,9 +62,9 @@ impl Catalog {
         self.loaded
             .iter()
             .zip(told_apart(&paths))
-            .flat_map(|(loaded, folder)| {
+            .flat_map(|(loaded, apart)| {
                 let engine = several.then(|| self.engine_names[loaded.engine_set].as_str());
-                rows_of(loaded, engine, sizes, folder.as_deref())
+                rows_of(loaded, engine, sizes, &apart)
             })
             .collect()
     }
@@ -74,14 +74,11 @@ fn rows_of<'a>(
     loaded: &'a Loaded,
     engine: Option<&str>,
     sizes: &[u64],
-    folder: Option<&str>,
+    apart: &Apart,
 ) -> Vec<Planned<'a>> {
     let path = &loaded.path;
     let set = loaded.engine_set;
-    let named = |name: &str| match folder {
-        Some(folder) => format!("{folder}/{name}"),
-        None => name.to_string(),
-    };
+    let named = |name: &str| apart.name(name);
     match &loaded.workload {
         Err(error) => vec![Planned {
             row: Row::new(

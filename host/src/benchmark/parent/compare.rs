@@ -27,7 +27,7 @@ use crate::benchmark::parent::row::{Compiled, Counts, describe};
 use crate::benchmark::parent::supervisor::Subprocesses;
 use crate::benchmark::progress::{Progress, Step};
 use crate::benchmark::protocol::{Found, Job, ProcessSample, ProgramSample, Task};
-use crate::guest::{Contract, Kind, sandbox};
+use crate::guest::{Contract, sandbox};
 use crate::options::{CompareSettings, Metric};
 use crate::results::{BenchResult, CompareReport, Comparison, Row, Tool};
 use crate::util::error::one_line;
@@ -145,8 +145,9 @@ fn rows(
 }
 
 /// The variants of `catalog`: every row that loaded, all of them WASI
-/// programs or all `run(count, seed)` workloads; variants of one name are
-/// told apart ([`tell_apart`]).
+/// programs or all `run(count, seed)` workloads (wasm and native code of
+/// one name are told apart by the catalog: `x (wasm)`, `x (native)`); the
+/// same file twice makes two variants of one name, told apart by `#2`.
 fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
     let mut rows: Vec<Row> = Vec::new();
     let mut compiled: Vec<Compiled> = Vec::new();
@@ -174,8 +175,7 @@ fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
         });
         rows.push(planned.row);
     }
-    let kinds: Vec<Kind> = compiled.iter().map(|c| c.kind).collect();
-    tell_apart(&mut rows, &kinds);
+    tell_apart(&mut rows);
     if rows.len() < 2 {
         bail!(UsageError(
             "compare needs at least two variants (files, or `run_<name>` benchmarks)".into()
@@ -190,26 +190,8 @@ fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
     })
 }
 
-/// Variants of one name told apart: by what they are when native code is
-/// among them (`x (wasm)`, `x (native)`: `host compare x.wasm x.so`), then
-/// by `#2`, `#3` (the same file twice).
-fn tell_apart(rows: &mut [Row], kinds: &[Kind]) {
-    let native = |k: &Kind| *k == Kind::Native;
-    let mixed: Vec<bool> = rows
-        .iter()
-        .zip(kinds)
-        .map(|(row, kind)| {
-            rows.iter()
-                .zip(kinds)
-                .any(|(other, k)| other.name == row.name && native(k) != native(kind))
-        })
-        .collect();
-    for ((row, kind), mixed) in rows.iter_mut().zip(kinds).zip(mixed) {
-        if mixed {
-            let what = if native(kind) { "native" } else { "wasm" };
-            row.name = format!("{} ({what})", row.name);
-        }
-    }
+/// Variants of one name (the same file twice) told apart by `#2`, `#3`.
+fn tell_apart(rows: &mut [Row]) {
     for i in 1..rows.len() {
         let seen = rows[..i].iter().filter(|r| r.name == rows[i].name).count();
         if seen > 0 {
@@ -442,40 +424,5 @@ fn program_rounds<'a>(
         execute,
         instantiate: phase(|p| &p.instantiate_ns),
         compile: timed.then(|| phase(|p| &p.compile_ns)),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn names(variants: &[(&str, Kind)]) -> Vec<String> {
-        let mut rows: Vec<Row> = variants
-            .iter()
-            .map(|(name, _)| Row::new(std::path::Path::new("x"), name, "run", None, 0, None))
-            .collect();
-        let kinds: Vec<Kind> = variants.iter().map(|(_, k)| *k).collect();
-        tell_apart(&mut rows, &kinds);
-        rows.into_iter().map(|r| r.name).collect()
-    }
-
-    #[test]
-    fn wasm_and_native_code_of_one_name_are_named_by_what_they_are() {
-        use Kind::{Module, Native, Program};
-        assert_eq!(
-            names(&[("x", Module), ("x", Native)]),
-            ["x (wasm)", "x (native)"]
-        );
-        assert_eq!(
-            names(&[("x", Native), ("x", Module), ("y", Module)]),
-            ["x (native)", "x (wasm)", "y"]
-        );
-        // The same file twice, or two wasm files of one name: `#2`.
-        assert_eq!(names(&[("x", Module), ("x", Module)]), ["x", "x#2"]);
-        assert_eq!(names(&[("x", Native), ("x", Native)]), ["x", "x#2"]);
-        assert_eq!(
-            names(&[("x", Program), ("x", Native), ("x", Module)]),
-            ["x (wasm)", "x (native)", "x (wasm)#2"]
-        );
     }
 }
