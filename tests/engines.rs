@@ -197,6 +197,9 @@ fn native_code_compares_with_its_wasm() -> TestResult {
     let (report, stderr) = json(&mut compare(&[wasm, native.clone()], &[]))?;
     let variants = report["variants"].as_array().ok_or("no variants")?;
     assert!(variants.iter().any(|v| v["kind"] == "native"), "{report}");
+    // The sides are named by what they are.
+    let names: Vec<&str> = variants.iter().filter_map(|v| v["name"].as_str()).collect();
+    assert_eq!(names, ["search (wasm)", "search (native)"], "{report}");
     let comparison = &report["comparisons"][0];
     let verdict = comparison["verdict"].as_str().unwrap_or("");
     assert!(
@@ -204,6 +207,41 @@ fn native_code_compares_with_its_wasm() -> TestResult {
         "{comparison}\n{stderr}"
     );
     assert!(stderr.contains("native code is not sandboxed"), "{stderr}");
+    Ok(())
+}
+
+/// A suite across a folder of wasm and a folder of native code, in
+/// Sightglass's layout (`wasm/search/benchmark.wasm`,
+/// `native/search/benchmark.so`): the benchmark takes its folder's name,
+/// the files pair by it, and its comparison names the sides by what they
+/// are.
+#[test]
+fn a_suite_of_wasm_against_native_names_its_sides() -> TestResult {
+    let Some((_folder, native)) = build_native("search")? else {
+        return Ok(());
+    };
+    let dir = tempfile::tempdir()?;
+    for (side, file, from) in [
+        ("wasm", "benchmark.wasm", workloads().join("search.wasm")),
+        ("native", "benchmark.so", native),
+    ] {
+        let folder = dir.path().join(side).join("search");
+        std::fs::create_dir_all(&folder)?;
+        std::fs::copy(from, folder.join(file))?;
+    }
+    let mut command = compare(&[], &[]);
+    command.current_dir(dir.path()).args(["wasm", "native"]);
+    let out = e2e::prepare(command.args(["--export-json", "-"])).output()?;
+    let stderr = String::from_utf8(out.stderr)?;
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let report: Value = serde_json::from_slice(&out.stdout)?;
+    assert_eq!(report["sides"], serde_json::json!(["wasm", "native"]));
+    let benchmark = &report["benchmarks"][0];
+    assert_eq!(benchmark["name"], "search", "{report}");
+    let compared = &benchmark["report"];
+    assert_eq!(compared["reference"], "search (wasm)", "{compared}");
+    let text = compared["comparisons"][0]["text"].as_str().unwrap_or("");
+    assert!(text.contains("search (native)"), "{text}");
     Ok(())
 }
 

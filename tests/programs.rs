@@ -401,7 +401,7 @@ fn suites_of_benchmark_folders() -> TestResult {
         .iter()
         .filter_map(|r| r["name"].as_str())
         .collect();
-    assert_eq!(names, ["pairs/benchmark", "zero/benchmark"]);
+    assert_eq!(names, ["pairs", "zero"]);
     let summary = &report["suite"];
     assert_eq!(summary["rows"], 2, "{summary}");
     assert_eq!(summary["measured"], 2);
@@ -438,6 +438,29 @@ fn suites_of_benchmark_folders() -> TestResult {
         ratio["ci95_high"].as_f64().ok_or("no high")?,
     );
     assert!(low <= mid && mid <= high && low > 0.0, "{ratio}");
+
+    // The store files the rows under the folders' names too.
+    let store = dir.path().join("store");
+    let store_arg = store.display().to_string();
+    let (finished, report) = run(&[&suite], &["--store", &store_arg], dir.path())?;
+    assert_eq!(finished.status.code(), Some(0), "{report}");
+    let out = e2e::prepare(std::process::Command::new(e2e::host_binary()).args([
+        "history",
+        "--store",
+        &store_arg,
+        "--export-json",
+        "-",
+    ]))
+    .output()?;
+    let history: Value = serde_json::from_slice(&out.stdout)?;
+    let mut series: Vec<&str> = history["series"]
+        .as_array()
+        .ok_or("no series")?
+        .iter()
+        .filter_map(|s| s["benchmark"].as_str())
+        .collect();
+    series.dedup();
+    assert_eq!(series, ["pairs", "zero"], "{history}");
     Ok(())
 }
 

@@ -118,3 +118,73 @@ fn three_shards_cover_every_row_once_and_merge_into_one_run() -> TestResult {
     );
     Ok(())
 }
+
+/// Two shards' exports whose machines differ (the second's CPU model
+/// edited): the merged report's terminal and HTML headers show each
+/// export's machine, core, seed and calibration, and say they differ.
+#[test]
+fn a_merge_of_two_machines_shows_both_in_its_headers() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let files: Vec<String> = ["xor.wasm", "mod16.wasm"]
+        .iter()
+        .map(|f| workloads().join(f).display().to_string())
+        .collect();
+    for k in 1..=2 {
+        let shard = format!("{k}/2");
+        let out = format!("shard{k}.json");
+        let mut args = vec!["run", &files[0], &files[1], "--shard", &shard];
+        args.extend_from_slice(&["--seed", if k == 1 { "7" } else { "9" }]);
+        args.extend_from_slice(&["--export-json", &out]);
+        args.extend_from_slice(&FAST);
+        let finished = run_host_within(&args, dir.path(), Duration::from_secs(180))?;
+        assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+    }
+    let path = dir.path().join("shard2.json");
+    let mut second: Value = serde_json::from_str(&std::fs::read_to_string(&path)?)?;
+    second["environment"]["cpu_model"] = Value::from("Forged CPU 9000 @ 1.00GHz");
+    std::fs::write(&path, second.to_string())?;
+    let first: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("shard1.json"))?)?;
+    let cpu = first["environment"]["cpu_model"]
+        .as_str()
+        .unwrap_or("unknown CPU")
+        .to_string();
+
+    let args = [
+        "report",
+        "shard1.json",
+        "shard2.json",
+        "--export-html",
+        "merged.html",
+    ];
+    let finished = run_host_within(&args, dir.path(), Duration::from_secs(180))?;
+    assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+    let html = std::fs::read_to_string(dir.path().join("merged.html"))?;
+    let header = html.split("</header>").next().unwrap_or("");
+    let terminal = finished.stdout.split("\nbenchmark ").next().unwrap_or("");
+    for shown in [terminal, header] {
+        assert!(
+            shown.contains("merged from 2 exports: they differ in machine, seed"),
+            "{shown}"
+        );
+        assert!(shown.contains("calibration"), "{shown}");
+        for (export, cpu, seed) in [
+            ("shard1.json (1 row): ", cpu.as_str(), "seed 7 "),
+            (
+                "shard2.json (1 row): Forged CPU 9000 @ 1.00GHz",
+                "",
+                "seed 9 ",
+            ),
+        ] {
+            let line = shown
+                .lines()
+                .find(|l| l.contains(export))
+                .ok_or_else(|| format!("no line of {export}:\n{shown}"))?;
+            assert!(line.contains(cpu) && line.contains(seed), "{line}");
+            assert!(line.contains("empty-guest call"), "{line}");
+        }
+    }
+    // One machine's line is not shown as if it were the report's.
+    assert!(!terminal.contains(&format!("· {cpu} ·")), "{terminal}");
+    Ok(())
+}

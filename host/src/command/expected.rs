@@ -11,11 +11,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::guest::contract::Contract;
-use crate::guest::contract::workload_name;
 use crate::guest::engine::Engines;
 use crate::guest::format::Code;
 use crate::guest::limits::Limits;
 use crate::guest::load::load;
+use crate::guest::name::file_stem;
 use crate::guest::program::Program;
 use crate::options::{Grants, Runtime, Settings};
 use crate::output::escape::terminal;
@@ -72,7 +72,7 @@ fn save_one(path: &Path, code: &Code, grants: &Grants, limits: Limits) -> Result
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let file = folder.join(format!("{}.stdout.expected", workload_name(path)));
+    let file = folder.join(format!("{}.stdout.expected", file_stem(path)));
     replace_atomically(&file, &stdout)?;
     Ok(file)
 }

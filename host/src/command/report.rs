@@ -50,7 +50,10 @@ pub fn report(settings: &ReportSettings) -> Result<ExitStatus> {
             merge_runs(runs)?
         }
     };
-    let _ = table.header(&report.environment, &names(&report));
+    let _ = match report.merged_from.as_slice() {
+        [] => table.header(&report.environment, &names(&report)),
+        exports => table.merged_header(&report.environment, exports, &names(&report)),
+    };
     for result in &report.results {
         let _ = table.row(result);
     }

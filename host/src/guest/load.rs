@@ -16,10 +16,11 @@ use anyhow::{Context, Result, bail};
 
 use crate::guest::cache::CacheOutcome;
 use crate::guest::contract::{
-    Benchmark, Contract, Kind, RUN_EXPORT, check_contract, workload_name,
+    Benchmark, Contract, Kind, RUN_EXPORT, check_contract,
 };
 use crate::guest::engine::Engines;
 use crate::guest::format::{Code, Format, detect};
+use crate::guest::name::workload_name;
 use crate::guest::runtime::native;
 use crate::options::EngineConfig;
 use crate::util::fs::{Cap, Links, read_bounded};

@@ -6,6 +6,8 @@
 //!   and compiling;
 //! - [`cache`]: the compile cache on disk;
 //! - [`load`]: finding, reading, compiling and checking workload files;
+//! - [`name`]: what a workload file's rows are named (Sightglass's
+//!   `bz2/benchmark.wasm` is `bz2`);
 //! - [`limits`]: each store's memory and table limits;
 //! - [`sandbox`]: Ctrl-C (the call deadline and crash containment are the
 //!   supervisor's, in [`crate::benchmark::parent::supervisor`]);
@@ -34,13 +36,14 @@ pub mod instance;
 pub mod library;
 pub mod limits;
 pub mod load;
+pub mod name;
 pub mod profile;
 pub mod program;
 pub mod runtime;
 pub mod sandbox;
 pub mod seeds;
 
-pub use contract::workload_name;
 pub use contract::{Contract, Kind};
 pub use format::Format;
 pub use load::{LoadError, Workload, discover};
+pub use name::workload_name;

@@ -2,6 +2,8 @@
 //!
 //! - [`table`]: the terminal report (header, rows, verdicts, footer);
 //! - [`suite_table`]: the terminal report of a suite's comparison;
+//! - [`merged`]: the environments of a merged report's exports, side by
+//!   side, and what differs between them;
 //! - [`cells`]: a row's cells and notes as every readable output shows them;
 //! - [`escape`]: text from outside (`Foreign`) made safe for each format,
 //!   the one way it is printed;
@@ -17,6 +19,7 @@ pub mod export;
 #[cfg(test)]
 mod foreign_text;
 pub mod history;
+pub mod merged;
 pub mod progress;
 pub mod suite_table;
 pub mod table;

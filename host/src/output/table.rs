@@ -11,10 +11,11 @@ use anstyle::{AnsiColor, Style};
 use crate::options::SeedRule;
 use crate::output::cells::{Cells, callgrind_line, costs_line, counters_line, phases_line};
 use crate::output::escape::{Text, terminal};
+use crate::output::merged;
 use crate::output::units::format_ns;
 use crate::results::Verdict;
 use crate::results::{
-    BenchResult, Environment, Foreign, ProfileReport, RunReport, SuiteSummary, Tool,
+    BenchResult, Environment, Foreign, MergedExport, ProfileReport, RunReport, SuiteSummary, Tool,
 };
 use crate::results::{CompareReport, Comparison};
 
@@ -76,12 +77,37 @@ impl<W: Write> Table<W> {
     /// The environment lines and the column headings; `rows` are the names of
     /// every row to come, to size the first column.
     pub fn header(&mut self, env: &Environment, rows: &[impl Text]) -> io::Result<()> {
-        self.name_width = rows
-            .iter()
-            .map(|n| terminal(n).chars().count())
-            .max()
-            .unwrap_or(0)
-            .clamp(9, 60);
+        self.machine(env)?;
+        self.settings(env, rows)
+    }
+
+    /// The header of a report merged from `exports`: in place of one
+    /// machine's lines, each export's (machine, core, seed, calibration)
+    /// under a line that says what differs between them; then the
+    /// settings and the column headings.
+    pub fn merged_header(
+        &mut self,
+        env: &Environment,
+        exports: &[MergedExport],
+        rows: &[impl Text],
+    ) -> io::Result<()> {
+        let tool = Tool::this();
+        writeln!(
+            self.out,
+            "{} {} · {}",
+            terminal(&tool.name),
+            terminal(&tool.version),
+            merged::summary(exports)
+        )?;
+        for export in exports {
+            writeln!(self.out, "  {}", terminal(&merged::export_line(export)))?;
+        }
+        self.settings(env, rows)
+    }
+
+    /// The lines of the machine a report was measured on: the CPU, the
+    /// core, the clock, the calibration and the seed.
+    fn machine(&mut self, env: &Environment) -> io::Result<()> {
         let tool = Tool::this();
         let cpu = env
             .cpu_model
@@ -135,6 +161,19 @@ impl<W: Write> Table<W> {
                 format_ns(pair)
             )?;
         }
+        Ok(())
+    }
+
+    /// The settings' lines (limits, engines), the busy machine and the
+    /// warnings, then the column headings; `rows` are the names of every
+    /// row to come, to size the first column.
+    fn settings(&mut self, env: &Environment, rows: &[impl Text]) -> io::Result<()> {
+        self.name_width = rows
+            .iter()
+            .map(|n| terminal(n).chars().count())
+            .max()
+            .unwrap_or(0)
+            .clamp(9, 60);
         writeln!(
             self.out,
             "limits: memory {} per instance · {} per call · no capabilities beyond the timing imports and WASI granting nothing (programs: their folder read-only)",

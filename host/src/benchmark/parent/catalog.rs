@@ -3,21 +3,22 @@
 //! and checked against the contract), and the rows to measure: one per
 //! benchmark, size and engine, or one failed row per file (and engine) that
 //! could not be loaded. A program is one row whatever the sizes: it takes no
-//! size. Files that share a name in different folders are told apart by
-//! their folder: `folder/name`. Under an engine library the files are
+//! size. Rows are named as [`crate::guest::name`] says (Sightglass's
+//! `bz2/benchmark.wasm` is `bz2`); files that share a name are told apart
+//! by a folder (`folder/name`) or by what they are (`x (native)`). Under an engine library the files are
 //! loaded the same way, with wasmtime's defaults (through the compile
 //! cache), to check them against the contract; the library itself is
 //! loaded by the workers only.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
 use crate::benchmark::progress::{Progress, Step};
 use crate::benchmark::worker::session::{Loaded, all_engines};
-use crate::guest::contract::workload_name;
 use crate::guest::contract::{Contract, RUN_EXPORT};
 use crate::guest::load::{self, LoadError, Workload};
+use crate::guest::name::{Apart, told_apart, workload_name};
 use crate::options::Settings;
 use crate::results::Row;
 
@@ -57,60 +58,27 @@ impl Catalog {
     /// Every row, in file order.
     pub fn rows(&self, sizes: &[u64]) -> Vec<Planned<'_>> {
         let several = self.engine_names.len() > 1;
-        let ambiguous = self.ambiguous_names();
+        let paths: Vec<&Path> = self.loaded.iter().map(|l| l.path.as_path()).collect();
         self.loaded
             .iter()
-            .flat_map(|loaded| {
+            .zip(told_apart(&paths))
+            .flat_map(|(loaded, apart)| {
                 let engine = several.then(|| self.engine_names[loaded.engine_set].as_str());
-                let folder = ambiguous
-                    .contains(&workload_name(&loaded.path))
-                    .then(|| folder_name(&loaded.path));
-                rows_of(loaded, engine, sizes, folder.as_deref())
+                rows_of(loaded, engine, sizes, &apart)
             })
             .collect()
     }
-
-    /// File names (without extension) that two different files share, as
-    /// in Sightglass's layout (`bz2/benchmark.wasm`, `regex/benchmark.wasm`):
-    /// their rows are named `folder/name`.
-    fn ambiguous_names(&self) -> Vec<String> {
-        let mut seen: Vec<(String, &std::path::Path)> = Vec::new();
-        let mut ambiguous = Vec::new();
-        for loaded in &self.loaded {
-            let name = workload_name(&loaded.path);
-            match seen.iter().find(|(n, _)| *n == name) {
-                Some((_, path)) if *path != loaded.path.as_path() => {
-                    if !ambiguous.contains(&name) {
-                        ambiguous.push(name);
-                    }
-                }
-                Some(_) => {}
-                None => seen.push((name, &loaded.path)),
-            }
-        }
-        ambiguous
-    }
-}
-
-/// The name of the folder `path` sits in (`.` when none).
-fn folder_name(path: &std::path::Path) -> String {
-    path.parent()
-        .and_then(|p| p.file_name())
-        .map_or_else(|| ".".to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 fn rows_of<'a>(
     loaded: &'a Loaded,
     engine: Option<&str>,
     sizes: &[u64],
-    folder: Option<&str>,
+    apart: &Apart,
 ) -> Vec<Planned<'a>> {
     let path = &loaded.path;
     let set = loaded.engine_set;
-    let named = |name: &str| match folder {
-        Some(folder) => format!("{folder}/{name}"),
-        None => name.to_string(),
-    };
+    let named = |name: &str| apart.name(name);
     match &loaded.workload {
         Err(error) => vec![Planned {
             row: Row::new(

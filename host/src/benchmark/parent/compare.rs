@@ -145,8 +145,9 @@ fn rows(
 }
 
 /// The variants of `catalog`: every row that loaded, all of them WASI
-/// programs or all `run(count, seed)` workloads; the same file twice (A
-/// against A) makes two variants of one name, told apart by `#2`.
+/// programs or all `run(count, seed)` workloads (wasm and native code of
+/// one name are told apart by the catalog: `x (wasm)`, `x (native)`); the
+/// same file twice makes two variants of one name, told apart by `#2`.
 fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
     let mut rows: Vec<Row> = Vec::new();
     let mut compiled: Vec<Compiled> = Vec::new();
@@ -174,12 +175,7 @@ fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
         });
         rows.push(planned.row);
     }
-    for i in 1..rows.len() {
-        let seen = rows[..i].iter().filter(|r| r.name == rows[i].name).count();
-        if seen > 0 {
-            rows[i].name = format!("{}#{}", rows[i].name, seen + 1);
-        }
-    }
+    tell_apart(&mut rows);
     if rows.len() < 2 {
         bail!(UsageError(
             "compare needs at least two variants (files, or `run_<name>` benchmarks)".into()
@@ -192,6 +188,16 @@ fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
         compiled,
         names,
     })
+}
+
+/// Variants of one name (the same file twice) told apart by `#2`, `#3`.
+fn tell_apart(rows: &mut [Row]) {
+    for i in 1..rows.len() {
+        let seen = rows[..i].iter().filter(|r| r.name == rows[i].name).count();
+        if seen > 0 {
+            rows[i].name = format!("{}#{}", rows[i].name, seen + 1);
+        }
+    }
 }
 
 /// The place of the reference variant: `--reference`, else the first.

@@ -12,7 +12,7 @@ use crate::benchmark::parent::row::{Compiled, Counts, RowState};
 use crate::benchmark::parent::stop::{library_note, precision_reached, under_library};
 use crate::benchmark::protocol::ProcessSample;
 use crate::guest::cache::CacheOutcome;
-use crate::guest::contract::workload_name;
+use crate::guest::name::file_stem;
 use crate::guest::program::TimedRegion;
 use crate::guest::program::output::expected_files;
 use crate::options::Settings;
@@ -125,7 +125,7 @@ fn output_checked(figures: &mut Figures, path: &std::path::Path) {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => std::path::Path::new("."),
     };
-    let files = expected_files(folder, &workload_name(path));
+    let files = expected_files(folder, &file_stem(path));
     if !files.is_empty() {
         figures.notes.add(Note::OutputChecked { files });
     }

@@ -15,7 +15,8 @@ use crate::analysis::suite::suite_verdicts;
 use crate::benchmark::parent::compare::compare_rounds;
 use crate::benchmark::progress::{Call, Progress, Step};
 use crate::guest::load::SUITE_EXTENSION;
-use crate::guest::{discover, sandbox, workload_name};
+use crate::guest::name::workload_names;
+use crate::guest::{discover, sandbox};
 use crate::options::CompareSettings;
 use crate::results::{CompareReport, Foreign, SuiteBenchmark, SuiteComparison, Tool, Unpaired};
 use crate::util::error::one_line;
@@ -160,23 +161,11 @@ fn distinct(names: Vec<String>) -> Vec<String> {
     out
 }
 
-/// The benchmark name of each of `files`, as a run names its rows: the
-/// file name without its extension, or `folder/name` when two different
-/// files share it (Sightglass's `bz2/benchmark.wasm`).
+/// The benchmark name of each of `files`, as a run names its rows
+/// ([`workload_names`]: Sightglass's `bz2/benchmark.wasm` is `bz2`).
 fn benchmark_names(files: &[PathBuf]) -> Vec<String> {
-    files
-        .iter()
-        .map(|file| {
-            let name = workload_name(file);
-            let shared = files
-                .iter()
-                .any(|other| other != file && workload_name(other) == name);
-            match (shared, file.parent().and_then(|p| p.file_name())) {
-                (true, Some(folder)) => format!("{}/{name}", folder.to_string_lossy()),
-                _ => name,
-            }
-        })
-        .collect()
+    let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    workload_names(&paths)
 }
 
 /// Compare every benchmark of `plan` across its sides, one after another.
@@ -352,7 +341,7 @@ mod tests {
         let plan = plan_suite(&[old.clone(), new.clone()], &["cranelift"])?.expect("a suite");
         assert_eq!(plan.sides, [label(&old), label(&new)]);
         let names: Vec<&str> = plan.benchmarks.iter().map(|b| b.name.as_str()).collect();
-        assert_eq!(names, ["bz2/benchmark", "regex/benchmark"]);
+        assert_eq!(names, ["bz2", "regex"]);
         assert_eq!(
             plan.benchmarks[0].files,
             [

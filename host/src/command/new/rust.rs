@@ -1,5 +1,6 @@
-//! The Rust scaffold: a `no_std` crate built for wasm32-unknown-unknown
-//! into a core module.
+//! The Rust scaffold: a crate built for wasm32-unknown-unknown into a core
+//! module (`no_std` there), and the same source for the machine into a
+//! native shared library to compare with it.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -36,6 +37,12 @@ pub(super) fn rust_wasm_path(name: &str) -> String {
     )
 }
 
+/// Where cargo puts the native library (built for the machine), relative
+/// to the crate folder.
+pub(super) fn rust_native_path(name: &str) -> String {
+    format!("target/release/lib{}.so", name.replace('-', "_"))
+}
+
 fn write_rust_files(name: &str, dir: &Path) -> Result<Vec<PathBuf>> {
     let src = dir.join("src");
     fs::create_dir(&src).with_context(|| format!("cannot create `{}`", src.display()))?;
@@ -60,7 +67,9 @@ edition = "2024"
 publish = false
 
 [lib]
-# A cdylib for wasm32-unknown-unknown is a core wasm module.
+# A cdylib is a core wasm module for wasm32-unknown-unknown, and for the
+# machine a shared library (target/release/lib{lib}.so), native code to
+# compare with.
 crate-type = ["cdylib"]
 path = "src/lib.rs"
 
@@ -73,13 +82,15 @@ lto = true
 codegen-units = 1
 panic = "abort"
 strip = true
-"#
+"#,
+        lib = name.replace('-', "_")
     )
 }
 
 fn rust_lib_rs(name: &str) -> String {
     format!(
-        r#"//! {name}: a wasm-bench workload (a core wasm module).
+        r#"//! {name}: a wasm-bench workload (a core wasm module), and the same source
+//! as native code (a shared library) to compare with it.
 //!
 //! The contract `host run` checks:
 //! - `run(count, seed) -> i64` performs `count` operations starting from
@@ -94,10 +105,13 @@ fn rust_lib_rs(name: &str) -> String {
 //!
 //! The example below is a working benchmark of a xorshift64 step; replace
 //! the body of the loop in `run` with the operation you want to measure.
-#![no_std]
+//! Built for wasm the crate is `no_std` (nothing but `core`); built for the
+//! machine it links the standard library, which brings its panic handler.
+#![cfg_attr(target_arch = "wasm32", no_std)]
 
 use core::sync::atomic::{{AtomicI64, Ordering}};
 
+#[cfg(target_arch = "wasm32")]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {{
     core::arch::wasm32::unreachable()
@@ -129,13 +143,20 @@ pub extern "C" fn run(count: i64, seed: i64) -> i64 {{
 }}
 
 // Per-op set-up that must not be timed goes between `bench.pause()` and
-// `bench.resume()`. To use them, declare the imports:
+// `bench.resume()`. To use them, declare the imports for wasm, and for
+// native code (which has no pause: the time between them counts) functions
+// that do nothing:
 //
+// #[cfg(target_arch = "wasm32")]
 // #[link(wasm_import_module = "bench")]
 // unsafe extern "C" {{
 //     fn pause();
 //     fn resume();
 // }}
+// #[cfg(not(target_arch = "wasm32"))]
+// unsafe fn pause() {{}}
+// #[cfg(not(target_arch = "wasm32"))]
+// unsafe fn resume() {{}}
 //
 // and in `run`:
 //
@@ -153,10 +174,11 @@ pub extern "C" fn run(count: i64, seed: i64) -> i64 {{
 
 fn rust_readme(name: &str) -> String {
     let wasm = rust_wasm_path(name);
+    let native = rust_native_path(name);
     format!(
         r#"# {name}
 
-A wasm-bench workload: a `no_std` Rust crate built into a core wasm module
+A wasm-bench workload: a Rust crate built into a core wasm module (`no_std`)
 that exports `run(count, seed) -> i64` and `setup(size)`. Replace the example operation in `src/lib.rs` with yours.
 
 Build (in this folder; once: `rustup target add {RUST_TARGET}`):
@@ -169,6 +191,17 @@ The module is then `{wasm}` (unless `CARGO_TARGET_DIR` is set). Measure it:
 
 Other flags of `host run` apply, e.g. `--size 1000` (passed to `setup`) or
 `host compare` against another variant.
-"#
+
+To see what wasm costs, build the same source as native code, a shared
+library for this machine (native code is not sandboxed: it runs with your
+rights), and compare the two:
+
+    cargo build --release
+    host compare {wasm} {native}
+
+The verdict names the sides by what they are (the library's `lib` prefix
+dropped): `{lib} (wasm)` and `{lib} (native)`.
+"#,
+        lib = name.replace('-', "_")
     )
 }

@@ -220,13 +220,19 @@ fn rust_scaffold_has_its_files_and_builds_against_the_contract() {
         assert!(toml.lines().any(|l| l == line), "Cargo.toml lacks {line}");
     }
     let lib = fs::read_to_string(dir.join("src/lib.rs")).expect("reads");
-    assert!(lib.contains("#![no_std]"));
+    assert!(lib.contains("#![cfg_attr(target_arch = \"wasm32\", no_std)]"));
+    // The panic handler is wasm's only: native code has the standard one.
+    assert!(lib.contains("#[cfg(target_arch = \"wasm32\")]\n#[panic_handler]"));
     assert!(lib.contains("pub extern \"C\" fn run(count: i64, seed: i64) -> i64"));
     assert!(lib.contains("pub extern \"C\" fn setup(size: i64)"));
     assert!(lib.contains("#[link(wasm_import_module = \"bench\")]"));
     let readme = fs::read_to_string(dir.join("README.md")).expect("reads");
     assert!(readme.contains("cargo build --release --target wasm32-unknown-unknown"));
     assert!(readme.contains(&format!("host run {wasm_rel}")));
+    assert!(readme.contains(&format!(
+        "    cargo build --release\n    host compare {wasm_rel} target/release/libmy_bench.so\n"
+    )));
+    assert!(readme.contains("`my_bench (wasm)` and `my_bench (native)`"));
 
     build_and_check(&dir, "my_bench");
 }

@@ -40,14 +40,6 @@ use toolchain::{Language, Toolchain, reactor_fix};
 
 pub mod toolchain;
 
-/// The name of a workload: its file name without the extension (a
-/// benchmark of a file named after it).
-pub fn workload_name(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string())
-}
-
 /// Core-module name of the timing-control imports.
 pub const BENCH_MODULE: &str = "bench";
 /// The timing-control interface a component may import.

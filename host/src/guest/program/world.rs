@@ -15,7 +15,7 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 use super::output::{CAPTURE_LIMIT, check_output, expected, tail};
-use crate::guest::contract::workload_name;
+use crate::guest::name::file_stem;
 use crate::options::Grants;
 use crate::platform::valgrind;
 
@@ -167,7 +167,7 @@ impl World {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let name = workload_name(path);
+        let name = file_stem(path);
         Ok(World {
             expected_stdout: expected(&folder, &name, "stdout")?,
             expected_stderr: expected(&folder, &name, "stderr")?,

@@ -13,7 +13,7 @@
 //! worker (its code may have registered handlers that must not point into
 //! unmapped memory).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -63,7 +63,7 @@ pub fn instantiate(path: &Path, export: &str, seeds: Seeds) -> Result<Box<dyn Sa
     // SAFETY: loading runs the library's initialisers: the user named it as
     // a native workload (not sandboxed, as the documentation and the header
     // line say), and only a worker process loads it.
-    let library = unsafe { Library::new(path) }
+    let library = unsafe { Library::new(as_file(path)) }
         .with_context(|| format!("{}: cannot load the library", path.display()))?;
     // SAFETY: the contract of a native workload is these C signatures.
     let run = unsafe { library.get::<RunFn>(RUN_EXPORT.as_bytes()) }
@@ -76,6 +76,16 @@ pub fn instantiate(path: &Path, export: &str, seeds: Seeds) -> Result<Box<dyn Sa
     // Kept loaded while the process lives: the pointers stay valid.
     std::mem::forget(library);
     Ok(Box::new(NativeInstance { run, setup, seeds }))
+}
+
+/// `path` as the dynamic loader must be given a file: with a folder in it
+/// (`./x.so` for `x.so`), so that the file named is opened where it is,
+/// never a library of that name looked up along the loader's search path.
+fn as_file(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(folder) if folder.as_os_str().is_empty() => Path::new(".").join(path),
+        _ => path.to_path_buf(),
+    }
 }
 
 /// The empty native guest: returns its seed, like the empty wasm guest.
@@ -128,5 +138,22 @@ impl Sampler for NativeInstance {
 
     fn peak_memory_bytes(&mut self) -> Option<u64> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bare_file_name_is_given_to_the_loader_with_its_folder() {
+        assert_eq!(as_file(Path::new("x.so")), Path::new("./x.so"));
+        assert_eq!(as_file(Path::new("./x.so")), Path::new("./x.so"));
+        assert_eq!(as_file(Path::new("lib/x.so")), Path::new("lib/x.so"));
+        assert_eq!(as_file(Path::new("/lib/x.so")), Path::new("/lib/x.so"));
+        // What the loader is given always names a file by a path.
+        for path in ["x.so", "libm.so.6", "a/b.so"] {
+            assert!(as_file(Path::new(path)).to_string_lossy().contains('/'));
+        }
     }
 }

@@ -16,9 +16,11 @@ use std::fmt::Write;
 
 use crate::output::cells::{Cells, format_ratios, row_notes};
 use crate::output::escape::{html as escape, html_comment};
+use crate::output::merged;
 use crate::output::units::format_ns;
 use crate::results::{
-    BenchResult, CompareReport, ComplexityResult, Environment, Foreign, RunReport, Tool, Verdict,
+    BenchResult, CompareReport, ComplexityResult, Environment, Foreign, MergedExport, RunReport,
+    Tool, Verdict,
 };
 
 /// The page's style sheet.
@@ -47,7 +49,12 @@ pub use suite::html_suite;
 /// a histogram of the samples of every measured row, and a plot of every
 /// complexity fit.
 pub fn html_run(report: &RunReport) -> String {
-    let mut page = start("wasm-bench run", &report.tool, &report.environment);
+    let mut page = start(
+        "wasm-bench run",
+        &report.tool,
+        &report.environment,
+        &report.merged_from,
+    );
     if let Some(name) = &report.baseline {
         let _ = writeln!(
             page,
@@ -91,7 +98,7 @@ pub fn html_run(report: &RunReport) -> String {
 /// variants' table, the verdicts with a chart of the ratios, and a histogram
 /// of the samples of every variant.
 pub fn html_compare(report: &CompareReport) -> String {
-    let mut page = start("wasm-bench compare", &report.tool, &report.environment);
+    let mut page = start("wasm-bench compare", &report.tool, &report.environment, &[]);
     page.push_str("<h2>Variants</h2>\n");
     results_table(&mut page, &report.variants);
     let metric = report
@@ -169,49 +176,29 @@ fn phase_table(page: &mut String, report: &CompareReport) {
     page.push_str("</table></div>\n");
 }
 
-/// The head of the page, the title and the environment.
-fn start(title: &str, tool: &Tool, env: &Environment) -> String {
+/// The head of the page, the title and the environment: one machine's, or
+/// for a report merged from `exports` each export's, under a line that
+/// says what differs between them.
+fn start(title: &str, tool: &Tool, env: &Environment, exports: &[MergedExport]) -> String {
     let mut page = String::with_capacity(64 * 1024);
     page.push_str(&HEAD.replace("{title}", title).replace("{style}", STYLE));
-    let core = match env.pinned_core {
-        Some(c) => format!("pinned to core {c}"),
-        None => "not pinned".to_string(),
-    };
     let engines: Vec<Foreign> = env.engines.iter().map(|e| e.describe()).collect();
     let engines = Foreign::join(&engines, ", ");
-    let mut calls = format!(
-        "empty-guest call {} · pause/resume pair {}",
-        format_ns(env.empty_call_ns),
-        format_ns(env.pause_pair_ns)
-    );
-    if let (Some(call), Some(pair)) = (env.empty_component_call_ns, env.component_pause_pair_ns) {
-        let _ = write!(
-            calls,
-            "; components: empty-guest call {} · pause/resume pair {}",
-            format_ns(call),
-            format_ns(pair)
-        );
-    }
-    let cpu = env.cpu_model.clone().unwrap_or("unknown CPU".into());
-    let rows = [
-        ("cpu", cpu.then(&format!(" · {} cores", env.cores))),
-        ("core", Foreign::new(core)),
-        ("priority", env.priority.clone()),
-        (
-            "clock",
-            Foreign::new(format!(
-                "resolution {}, read {}",
-                format_ns(env.clock_resolution_ns),
-                format_ns(env.clock_overhead_ns)
-            )),
-        ),
+    let mut rows = match exports {
+        [] => machine(env),
+        _ => vec![("merged", Foreign::new(merged::summary(exports)))],
+    };
+    let seed = match exports {
+        [] => format!(" · seed {}", env.seed),
+        _ => String::new(),
+    };
+    rows.extend([
         ("engines", engines),
-        ("calls", Foreign::new(calls)),
         (
             "sampling",
             Foreign::new(format!(
-                "target {:.1} ms per sample · drift ±{}% · seed {}",
-                env.sample_time_ms, env.drift_pct, env.seed
+                "target {:.1} ms per sample · drift ±{}%{seed}",
+                env.sample_time_ms, env.drift_pct
             )),
         ),
         (
@@ -226,12 +213,19 @@ fn start(title: &str, tool: &Tool, env: &Environment) -> String {
             "compile cache",
             env.compile_cache.clone().unwrap_or("off".into()),
         ),
-    ];
+    ]);
     page.push_str("<dl class=\"env\">\n");
     for (term, value) in rows {
         let _ = writeln!(page, "<dt>{term}</dt><dd>{}</dd>", escape(&value));
     }
     page.push_str("</dl>\n");
+    if !exports.is_empty() {
+        page.push_str("<ul class=\"exports\">\n");
+        for export in exports {
+            let _ = writeln!(page, "<li>{}</li>", escape(&merged::export_line(export)));
+        }
+        page.push_str("</ul>\n");
+    }
     for warning in &env.warnings {
         let _ = writeln!(page, "<p class=\"warn\">warning: {}</p>", escape(warning));
     }
@@ -242,6 +236,43 @@ fn start(title: &str, tool: &Tool, env: &Environment) -> String {
         html_comment(&tool.version)
     );
     page
+}
+
+/// The header's rows of the machine a report was measured on: the CPU,
+/// the core, the priority, the clock and the calibration.
+fn machine(env: &Environment) -> Vec<(&'static str, Foreign)> {
+    let core = match env.pinned_core {
+        Some(c) => format!("pinned to core {c}"),
+        None => "not pinned".to_string(),
+    };
+    let mut calls = format!(
+        "empty-guest call {} · pause/resume pair {}",
+        format_ns(env.empty_call_ns),
+        format_ns(env.pause_pair_ns)
+    );
+    if let (Some(call), Some(pair)) = (env.empty_component_call_ns, env.component_pause_pair_ns) {
+        let _ = write!(
+            calls,
+            "; components: empty-guest call {} · pause/resume pair {}",
+            format_ns(call),
+            format_ns(pair)
+        );
+    }
+    let cpu = env.cpu_model.clone().unwrap_or("unknown CPU".into());
+    vec![
+        ("cpu", cpu.then(&format!(" · {} cores", env.cores))),
+        ("core", Foreign::new(core)),
+        ("priority", env.priority.clone()),
+        (
+            "clock",
+            Foreign::new(format!(
+                "resolution {}, read {}",
+                format_ns(env.clock_resolution_ns),
+                format_ns(env.clock_overhead_ns)
+            )),
+        ),
+        ("calls", Foreign::new(calls)),
+    ]
 }
 
 /// The page's footer and its end.

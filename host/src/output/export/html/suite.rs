@@ -33,7 +33,7 @@ const AXIS: f64 = 44.0;
 pub fn html_suite(report: &SuiteComparison) -> String {
     let title = "wasm-bench compare (suite)";
     let mut page = match &report.environment {
-        Some(env) => start(title, &report.tool, env),
+        Some(env) => start(title, &report.tool, env, &[]),
         None => format!(
             "{}</header>\n",
             HEAD.replace("{title}", title).replace("{style}", STYLE)

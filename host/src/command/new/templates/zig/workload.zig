@@ -7,13 +7,24 @@
 //! - `setup(size)` (optional) is called once per instance, untimed, with the
 //!   `--size` of the row (0 without `--size`).
 //! - `export fn` and build.sh's flags (`wasm32-freestanding`, `-fno-entry`,
-//!   `-rdynamic`) export exactly these, with no entry point.
+//!   `-rdynamic`) export exactly these, with no entry point; built for
+//!   the machine (`build-lib -dynamic`), the same `export fn`s are the C
+//!   functions of a shared library, native code to compare with.
 //! - More benchmarks in one module: export more `run_<name>` functions of
 //!   the same type; each becomes a row named `file:name`.
 //! - Imports: optionally `bench.pause` and `bench.resume`, to keep per-op
-//!   set-up out of the clock (pause as rarely as you can):
-//!       extern "bench" fn pause() void;
-//!       extern "bench" fn resume() void;
+//!   set-up out of the clock (pause as rarely as you can); native code has
+//!   no pause (the time between them counts), so declare them for wasm
+//!   only:
+//!       const bench = if (@import("builtin").cpu.arch.isWasm()) struct {
+//!           extern "bench" fn pause() void;
+//!           extern "bench" fn @"resume"() void;
+//!       } else struct {
+//!           fn pause() void {}
+//!           fn @"resume"() void {}
+//!       };
+//!   called as `bench.pause()` and `bench.@"resume"()` (`resume` is a
+//!   Zig keyword).
 //!
 //! The example is a working benchmark of a xorshift64 step; replace the
 //! marked operation with yours.
