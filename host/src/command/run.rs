@@ -12,11 +12,14 @@ use crate::benchmark::progress::Progress;
 use crate::command::expected::save_expected;
 use crate::guest::discover;
 use crate::options::{Exports, Settings};
+use crate::output::escape::terminal;
 use crate::output::export::{check_writable_folders, write_run_exports};
 use crate::output::progress::Bar;
 use crate::output::table::Table;
+use crate::results::modules::{MODULES_BUDGET, Modules};
 use crate::results::store::{KeptRun, Provenance, Store};
 use crate::results::{BenchResult, Environment, RunReport, baseline};
+use crate::util::error::one_line;
 use crate::util::exit::ExitStatus;
 
 /// Measure, print, save and export what `settings` asks for.
@@ -78,7 +81,8 @@ pub fn measure(
     }
     let mut report = run_rows(settings, files, saved.as_ref(), observer, progress)?;
     if let (Some(store), true, None) = (&store, keep, &report.stopped) {
-        let kept = KeptRun::new(&report, provenance(settings, files));
+        let mut kept = KeptRun::new(&report, provenance(settings, files));
+        keep_modules(store, &mut kept, &report.results);
         let name = settings.baselines.save.as_deref();
         let path = store.keep(&kept, name)?;
         if name.is_some() {
@@ -86,6 +90,55 @@ pub fn measure(
         }
     }
     Ok(report)
+}
+
+/// Keep the modules `results` measured in the store, each named in its
+/// kept row of `kept`; past the budget, remove the least recently kept,
+/// never a baseline's nor this run's. A module not kept is said, and the
+/// run is kept all the same.
+fn keep_modules(store: &Store, kept: &mut KeptRun, results: &[BenchResult]) {
+    let modules = Modules::of_store(store.folder());
+    let mut ours: Vec<String> = Vec::new();
+    for (row, result) in kept.rows.iter_mut().zip(results) {
+        let Some(module) = &result.module else {
+            continue;
+        };
+        match modules.keep(module) {
+            Ok(reference) => {
+                if !ours.contains(&reference.sha256) {
+                    ours.push(reference.sha256.clone());
+                }
+                row.module = Some(reference);
+            }
+            Err(e) => eprintln!(
+                "warning: the module of {} was not kept: {}",
+                terminal(&result.name),
+                terminal(&one_line(&e))
+            ),
+        }
+    }
+    let protected = || {
+        let mut protected = baseline_modules(store);
+        protected.extend(ours);
+        protected
+    };
+    if let Err(e) = modules.prune(MODULES_BUDGET, protected) {
+        eprintln!("warning: the store's modules: {}", terminal(&one_line(&e)));
+    }
+}
+
+/// The modules of every run a baseline of `store` names.
+fn baseline_modules(store: &Store) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(store.folder().join("baselines")) else {
+        return Vec::new();
+    };
+    entries
+        .take(1000)
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter_map(|name| store.read(&store.baseline_id(&name).ok()?).ok())
+        .flat_map(|run| run.rows.into_iter().filter_map(|r| r.module))
+        .map(|m| m.sha256)
+        .collect()
 }
 
 /// What a run measured by `settings` over `files` is kept with: its label,

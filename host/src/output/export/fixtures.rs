@@ -196,6 +196,7 @@ pub fn measured(name: &str, size: Option<u64>, figures: Figures) -> BenchResult 
         figures: Some(figures),
         baseline: None,
         subject: None,
+        module: None,
     }
 }
 
@@ -211,6 +212,7 @@ pub fn failed(name: &str, error: &str) -> BenchResult {
         figures: None,
         baseline: None,
         subject: None,
+        module: None,
     }
 }
 
