@@ -13,7 +13,7 @@ use anyhow::Result;
 use crate::analysis::gate::{Gate, Rule};
 use crate::analysis::trend::series;
 use crate::command::confirm::confirm_all;
-use crate::options::{HistorySettings, Output};
+use crate::options::{HistorySettings, Output, confirm_settings};
 use crate::output::escape::terminal;
 use crate::output::export::html::html_history;
 use crate::output::export::{write_json, write_text};
@@ -34,10 +34,10 @@ pub fn history(settings: &HistorySettings) -> Result<ExitStatus> {
     if let Some(measure) = settings.measure {
         all.retain(|s| s.measure == measure);
     }
-    let confirmations = settings
-        .confirm
-        .as_ref()
-        .map(|compare| confirm_all(&settings.store, &all, compare));
+    let confirmations = match &settings.confirm {
+        Some(time) => Some(confirm_all(&settings.store, &all, &confirm_settings(time)?)),
+        None => None,
+    };
     let rule = match (settings.fail_on_regression, settings.fail_on_change) {
         (Some(_), _) => Rule::Regression,
         (None, true) => Rule::AnyChange,

@@ -6,12 +6,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
-use clap::Parser;
+use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{Cli, Command, HistoryArgs, MeasureArg, StoreArgs};
-use crate::options::compare::CompareSettings;
+use crate::cli::{HistoryArgs, MeasureArg, StoreArgs};
 use crate::options::exports::Output;
 
 /// The longest `--label` kept.
@@ -76,10 +74,9 @@ pub struct HistorySettings {
     pub fail_on_regression: Option<f64>,
     /// Only the series of this measure (`--metric`).
     pub measure: Option<Measure>,
-    /// With `--confirm`: the settings of each side-by-side comparison, as
-    /// `host compare` takes them by default (its files, engine, size and
-    /// reference are set per series).
-    pub confirm: Option<CompareSettings>,
+    /// With `--confirm`: how long each side-by-side comparison may sample
+    /// (`--confirm-time`, checked).
+    pub confirm: Option<String>,
 }
 
 /// What a series of kept runs measures.
@@ -109,26 +106,6 @@ impl Measure {
     }
 }
 
-/// The settings of one `host compare` of two files, with its defaults,
-/// sampling up to `time` and keeping nothing in the store.
-fn confirm_settings(time: &str) -> Result<CompareSettings> {
-    let argv = [
-        "host",
-        "compare",
-        "before",
-        "after",
-        "--time",
-        time,
-        "--no-store",
-        "--quiet",
-    ];
-    let cli = Cli::try_parse_from(argv).context("--confirm-time")?;
-    let Command::Compare(args) = cli.command else {
-        bail!("--confirm: not a comparison");
-    };
-    CompareSettings::from_args(args).context("--confirm-time")
-}
-
 impl HistorySettings {
     /// Check and convert the flags of `host history`.
     pub fn from_args(args: HistoryArgs) -> Result<Self> {
@@ -155,7 +132,10 @@ impl HistorySettings {
             bail!("--fail-on-regression must be a percentage of 0 or more");
         }
         let confirm = match args.confirm {
-            true => Some(confirm_settings(&args.confirm_time)?),
+            true => {
+                crate::options::parse::positive_duration("--confirm-time", &args.confirm_time)?;
+                Some(args.confirm_time)
+            }
             false => None,
         };
         Ok(HistorySettings {
