@@ -3,7 +3,9 @@
 //! change at the run it changed (ratio about 2), twelve runs of xor show
 //! none, wasm instruction counts (and Callgrind's, where Valgrind runs) show
 //! an exact 1% change, `--fail-on-change`
-//! exits with status 3, and the HTML page renders in headless Chromium.
+//! exits with status 3, the regression gate fails on slow-downs only (and
+//! its table, JSON and exit status agree), `--confirm` compares the kept
+//! modules side by side, and the HTML page renders in headless Chromium.
 //! Every test keeps its runs in a temporary store of its own; each run is
 //! kept short (three processes of 100 ms each).
 
@@ -432,6 +434,166 @@ fn baselines_live_in_the_store_and_links_are_refused() -> TestResult {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("symbolic link"), "{stderr}");
     assert!(stdout.contains("2 kept runs"), "{stdout}");
+    Ok(())
+}
+
+/// `host history --export-json - EXTRA` of `store`: the exit code, the
+/// JSON and the table (on stderr, as the JSON takes stdout).
+fn history_text(
+    store: &Path,
+    extra: &[&str],
+) -> Result<(Option<i32>, Value, String), Box<dyn Error>> {
+    let out = prepare(
+        Command::new(host_binary())
+            .arg("history")
+            .arg("--store")
+            .arg(store)
+            .args(["--export-json", "-"])
+            .args(extra),
+    )
+    .output()?;
+    let json: Value = serde_json::from_slice(&out.stdout)?;
+    Ok((out.status.code(), json, String::from_utf8(out.stderr)?))
+}
+
+/// The gate on exact counts: a speed-up (chain200 then chain100) is told
+/// and passes; a slow-down after it (chain200 again) fails; at `--last 3`
+/// the table, the JSON and the exit status say the same of one window.
+#[test]
+fn the_regression_gate_fails_on_slow_downs_only() -> TestResult {
+    let _turn = turn();
+    let dir = tempfile::tempdir()?;
+    let store = dir.path().join("store");
+    let metric = ["--metric", "instructions"];
+    six_and_six(
+        dir.path(),
+        &store,
+        "chain200.wasm",
+        "chain100.wasm",
+        &metric,
+    )?;
+    let gate = ["--fail-on-regression", "--metric", "instructions"];
+    let (code, json, text) = history_text(&store, &gate)?;
+    assert_eq!(code, Some(0), "{text}");
+    let counts = series(&json, "instructions");
+    assert_eq!(
+        series(&json, "time").len(),
+        0,
+        "--metric keeps the counts only"
+    );
+    assert_eq!(counts.len(), 1, "{json}");
+    assert_eq!(counts[0]["gate"]["judgement"], "faster", "{}", counts[0]);
+    assert_eq!(json["gate"]["fails"], false);
+    assert!(text.contains("a speed-up, told, not failed"), "{text}");
+    assert!(text.contains("passes"), "{text}");
+    // Any change still fails --fail-on-change.
+    let (code, _) = history(&store, &["--fail-on-change", "--metric", "instructions"])?;
+    assert_eq!(code, Some(3));
+
+    // chain100, then chain200: a slow-down, in every window that holds it.
+    std::fs::copy(workloads().join("chain200.wasm"), dir.path().join("w.wasm"))?;
+    for _ in 0..2 {
+        keep_run(&store, &dir.path().join("w.wasm"), &metric)?;
+    }
+    for last in ["50", "3"] {
+        let (code, json, text) = history_text(&store, &[&gate[..], &["--last", last]].concat())?;
+        let counts = series(&json, "instructions");
+        assert_eq!(
+            counts[0]["gate"]["judgement"], "slower",
+            "--last {last}: {json}"
+        );
+        assert_eq!(code, Some(3), "--last {last}: {text}");
+        assert_eq!(json["gate"]["fails"], true);
+        assert!(text.contains("fails the gate"), "--last {last}: {text}");
+        assert!(!text.contains("too few runs"), "--last {last}: {text}");
+        let (ratio, at) = (changes(counts[0]), if last == "3" { 2 } else { 13 });
+        assert_eq!(ratio.last().map(|c| c.0), Some(at), "{ratio:?}");
+        assert!((ratio[ratio.len() - 1].1 - 2.0).abs() < 0.05, "{ratio:?}");
+    }
+    // The Markdown of the window says the same.
+    let out = prepare(
+        Command::new(host_binary())
+            .args([
+                "history",
+                "--last",
+                "3",
+                "--export-markdown",
+                "-",
+                "--store",
+            ])
+            .arg(&store)
+            .args(gate),
+    )
+    .output()?;
+    let md = String::from_utf8(out.stdout)?;
+    assert_eq!(out.status.code(), Some(3), "{md}");
+    assert!(md.contains("fails the gate"), "{md}");
+    // Beyond the threshold only: a doubling is not a slow-down of more
+    // than 150%.
+    let (code, json) = history(
+        &store,
+        &["--fail-on-regression", "150", "--metric", "instructions"],
+    )?;
+    assert_eq!(code, Some(0), "{json}");
+    Ok(())
+}
+
+/// Six runs of chain100 then six of chain101 (1% more work) under one
+/// name, beside an unchanged file; the files deleted, `--confirm` compares
+/// the two modules the store kept, side by side: a paired verdict for the
+/// changed series, none for the unchanged one.
+#[test]
+fn confirm_compares_the_kept_modules_side_by_side() -> TestResult {
+    let _turn = turn();
+    let dir = tempfile::tempdir()?;
+    let store = dir.path().join("store");
+    let files = dir.path().join("files");
+    std::fs::create_dir(&files)?;
+    std::fs::copy(workloads().join("xor.wasm"), files.join("x.wasm"))?;
+    for (file, runs) in [("chain100.wasm", 6), ("chain101.wasm", 6)] {
+        std::fs::copy(workloads().join(file), files.join("w.wasm"))?;
+        for _ in 0..runs {
+            keep_run(&store, &files, &[])?;
+        }
+    }
+    std::fs::remove_dir_all(&files)?;
+    let kept = std::fs::read_dir(store.join("modules"))?.count();
+    assert_eq!(kept, 3, "chain100, chain101 and xor, each once");
+    let (code, json, text) = history_text(&store, &["--confirm", "--confirm-time", "3s"])?;
+    assert_eq!(code, Some(0), "{text}");
+    let time = series(&json, "time");
+    assert_eq!(time.len(), 2, "{json}");
+    let w = time
+        .iter()
+        .find(|s| s["benchmark"] == "w")
+        .ok_or("no series of w")?;
+    let c = &w["gate"]["confirmation"];
+    assert_eq!(c["source"], "store", "{c}");
+    assert_eq!(c["starts_at_run"], 7, "{c}");
+    assert!(c.get("error").is_none(), "{c}");
+    assert_ne!(c["before"]["sha256"], c["after"]["sha256"], "{c}");
+    // The verdict and ratio depend on the machine's load: their shape only.
+    let verdict = c["verdict"].as_str().unwrap_or("");
+    assert!(
+        ["slower", "same", "unsure", "faster"].contains(&verdict),
+        "{c}"
+    );
+    let (ratio, low, high) = (
+        c["ratio"].as_f64().unwrap_or(f64::NAN),
+        c["ci95_low"].as_f64().unwrap_or(f64::NAN),
+        c["ci95_high"].as_f64().unwrap_or(f64::NAN),
+    );
+    assert!(
+        low <= ratio && ratio <= high && ratio > 0.5 && ratio < 2.0,
+        "{c}"
+    );
+    println!("confirmation of chain101 against chain100: {c}");
+    assert!(text.contains("side by side"), "{text}");
+    let x = time
+        .iter()
+        .find(|s| s["benchmark"] == "x")
+        .ok_or("no series of x")?;
+    assert!(x["gate"].get("confirmation").is_none(), "{x}");
     Ok(())
 }
 

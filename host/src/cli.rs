@@ -412,8 +412,17 @@ pub struct RunArgs {
     pub baseline: Option<String>,
 
     /// With `--baseline`: exit with status 3 when a workload is certainly
-    /// slower than the baseline by more than PCT percent.
-    #[arg(long, value_name = "PCT", requires = "baseline")]
+    /// slower than the baseline by more than PCT percent (0 when PCT is not
+    /// given); a speed-up is reported, never failed. With `--metric
+    /// instructions` (or `cycles-est`) the workloads are judged by their
+    /// exact counts alone.
+    #[arg(
+        long,
+        value_name = "PCT",
+        requires = "baseline",
+        num_args = 0..=1,
+        default_missing_value = "0"
+    )]
     pub fail_on_regression: Option<f64>,
 
     /// Measure only shard K of N (`2/3`): file i of the list (paths in the
@@ -499,9 +508,55 @@ pub struct HistoryArgs {
     #[arg(long, value_name = "FILE")]
     pub export_html: Option<PathBuf>,
 
-    /// Exit with status 3 when any series shown has a change point.
+    /// The regression gate: exit with status 3 when a series shown is
+    /// slower since its newest change point, certainly by more than PCT
+    /// percent (0 when PCT is not given: any certain slow-down). A speed-up
+    /// is reported, never failed. Put PCT right after the flag
+    /// (`--fail-on-regression 5`) or leave it last.
+    #[arg(long, value_name = "PCT", num_args = 0..=1, default_missing_value = "0")]
+    pub fail_on_regression: Option<f64>,
+
+    /// Only the series of this measure: `time`, the exact wasm instruction
+    /// counts of `--metric instructions` runs (`instructions`), or
+    /// Callgrind's exact counts of `--metric cycles-est` runs
+    /// (`cycles-est`); what is shown, exported and judged by the gate.
+    #[arg(long, value_enum, value_name = "MEASURE")]
+    pub metric: Option<MeasureArg>,
+
+    /// For each series whose module changed within the runs shown,
+    /// measure the newest module against the one before the change, side
+    /// by side in one `host compare` on this machine, from the modules the
+    /// store keeps; with `--fail-on-regression`, only a slow-down the
+    /// comparison confirms fails.
+    #[arg(long)]
+    pub confirm: bool,
+
+    /// With `--confirm`: how long each comparison may sample while its
+    /// verdict is unsure (as `host compare --time`).
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "10s",
+        requires = "confirm"
+    )]
+    pub confirm_time: String,
+
+    /// Exit with status 3 when any series shown has a change point, a
+    /// speed-up as much as a slow-down (use `--fail-on-regression` for a
+    /// gate).
     #[arg(long)]
     pub fail_on_change: bool,
+}
+
+/// What a series of `host history` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MeasureArg {
+    /// The median time per op.
+    Time,
+    /// Wasm instructions per op (fuel), of `--metric instructions` runs.
+    Instructions,
+    /// Callgrind's instructions per op, of `--metric cycles-est` runs.
+    CyclesEst,
 }
 
 #[derive(Debug, Args)]
@@ -674,6 +729,12 @@ pub enum SelftestSection {
     /// (noise as measured between runs on two machine classes, steps of 1%,
     /// 3% and 10% injected): recall and false alarms. Measures nothing.
     History,
+    /// The regression gate of `host history --fail-on-regression` on runs
+    /// kept here (`--same-runs` A/A runs of xor and chain100, then chain100
+    /// against chain101): its false-alarm rate per series and the smallest
+    /// slow-down it catches nine times in ten, for time and exact counts.
+    /// Only with `--only gate` (it keeps some 50 runs).
+    Gate,
     /// The machine itself: what interrupts each core (a thread spinning on
     /// it, 2 s each), and the spread of xor's samples at counts 10^6 and
     /// 10^7 (the CPU's speed steps and what a long sample carries).

@@ -13,6 +13,7 @@
 //! - [`compare`]: verdicts of interleaved variants;
 //! - [`baseline`]: a row against a saved baseline;
 //! - [`drift`]: run-to-run drift measured from the run history;
+//! - [`gate`]: the regression gate over the history's series;
 //! - [`complexity`]: per-op time fitted against input size;
 //! - [`cost`]: Callgrind's counts per op and the cycle estimate;
 //! - [`profile`]: functions' weights in a profile, and what changed;
@@ -29,6 +30,7 @@ pub mod cost;
 pub mod drift;
 pub mod epochs;
 pub mod estimate;
+pub mod gate;
 pub mod groups;
 pub mod interval;
 pub mod profile;

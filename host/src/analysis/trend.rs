@@ -9,36 +9,12 @@ use serde::Serialize;
 use crate::analysis::changes::{
     Change, MIN_SEGMENT, detectable_step, exact_changes, time_changes, within_sd,
 };
+use crate::options::EngineConfig;
+pub use crate::options::Measure;
 use crate::platform::git::GitState;
+use crate::results::modules::ModuleRef;
 use crate::results::store::{KeptRow, KeptRun, MachineId, Measured};
 use crate::util::foreign::Foreign;
-
-/// What a series measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Measure {
-    /// The median time per op, in ns.
-    Time,
-    /// Wasm instructions per op (fuel): deterministic.
-    Instructions,
-    /// Callgrind's instructions per op: deterministic.
-    CallgrindInstructions,
-}
-
-impl Measure {
-    pub fn deterministic(self) -> bool {
-        self != Measure::Time
-    }
-
-    /// Its name in a table.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Measure::Time => "time",
-            Measure::Instructions => "wasm instructions",
-            Measure::CallgrindInstructions => "Callgrind instructions",
-        }
-    }
-}
 
 /// One run of a series.
 #[derive(Debug, Clone, Serialize)]
@@ -56,6 +32,9 @@ pub struct Point {
     /// The medians of the worker processes (time only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub process_medians_ns: Vec<f64>,
+    /// The module measured, when the store kept it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub module: Option<ModuleRef>,
 }
 
 /// One series and what was found in it.
@@ -79,6 +58,19 @@ pub struct Series {
     /// The step the series shows nine times in ten at its length and noise,
     /// relative; null for deterministic series and short ones.
     pub detectable_step: Option<f64>,
+    /// What measuring it again takes: the kept rows' benchmark (without
+    /// its size), size and engine configuration.
+    #[serde(skip)]
+    pub subject: SeriesSubject,
+}
+
+/// A series' benchmark as its kept rows name it, its size and its engine
+/// configuration: what a comparison of its modules measures.
+#[derive(Debug, Clone, Default)]
+pub struct SeriesSubject {
+    pub benchmark: Foreign,
+    pub size: Option<u64>,
+    pub engine: EngineConfig,
 }
 
 /// The series of `runs` (oldest first) whose benchmark `names` select
@@ -125,6 +117,11 @@ pub fn series(runs: &[KeptRun], names: &[String]) -> Vec<Series> {
                         changes: Vec::new(),
                         noise: f64::NAN,
                         detectable_step: None,
+                        subject: SeriesSubject {
+                            benchmark: row.benchmark.clone(),
+                            size: row.size,
+                            engine,
+                        },
                     }),
                 }
             }
@@ -176,6 +173,7 @@ fn point(run: &KeptRun, row: &KeptRow, measure: Measure) -> Option<Point> {
             Measure::Time => row.process_medians_ns.clone(),
             _ => Vec::new(),
         },
+        module: row.module.clone(),
     })
 }
 
@@ -210,9 +208,13 @@ impl Series {
         title
     }
 
-    /// Whether the series is too short to show a change yet.
+    /// Whether the series is too short to show a change yet: a timed one
+    /// needs [`MIN_SEGMENT`] runs each side, an exact one two runs.
     pub fn too_short(&self) -> bool {
-        self.points.len() < 2 * MIN_SEGMENT
+        match self.measure.deterministic() {
+            true => self.points.len() < 2,
+            false => self.points.len() < 2 * MIN_SEGMENT,
+        }
     }
 }
 

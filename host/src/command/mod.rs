@@ -18,6 +18,7 @@
 
 pub mod compare;
 pub mod completions;
+pub mod confirm;
 pub mod doctor;
 pub mod expected;
 pub mod history;

@@ -17,6 +17,7 @@ use crate::output::escape::terminal;
 use crate::output::export::{check_writable_folders, write_run_exports};
 use crate::output::progress::Bar;
 use crate::output::table::Table;
+use crate::results::modules::{MODULES_BUDGET, Modules};
 use crate::results::store::{KeptRun, Provenance, Store};
 use crate::results::{BenchResult, Environment, RunReport, baseline};
 use crate::util::error::one_line;
@@ -92,7 +93,10 @@ pub fn measure(
     let mut report = run_rows(settings, files, saved.as_ref(), observer, progress)?;
     let mut kept = true;
     if let (Some(keeper), None) = (keeper, &report.stopped) {
-        let run = KeptRun::new(&report, provenance(settings, files));
+        let mut run = KeptRun::new(&report, provenance(settings, files));
+        if keeper.unusable.is_none() {
+            keep_modules(&keeper.store, &mut run, &report.results);
+        }
         let name = settings.baselines.save.as_deref();
         match keeper.keep(&run, name) {
             Ok(path) if name.is_some() => {
@@ -144,6 +148,55 @@ impl Keeper {
             Foreign::from(warning)
         })
     }
+}
+
+/// Keep the modules `results` measured in the store, each named in its
+/// kept row of `kept`; past the budget, remove the least recently kept,
+/// never a baseline's nor this run's. A module not kept is said, and the
+/// run is kept all the same.
+fn keep_modules(store: &Store, kept: &mut KeptRun, results: &[BenchResult]) {
+    let modules = Modules::of_store(store.folder());
+    let mut ours: Vec<String> = Vec::new();
+    for (row, result) in kept.rows.iter_mut().zip(results) {
+        let Some(module) = &result.module else {
+            continue;
+        };
+        match modules.keep(module) {
+            Ok(reference) => {
+                if !ours.contains(&reference.sha256) {
+                    ours.push(reference.sha256.clone());
+                }
+                row.module = Some(reference);
+            }
+            Err(e) => eprintln!(
+                "warning: the module of {} was not kept: {}",
+                terminal(&result.name),
+                terminal(&one_line(&e))
+            ),
+        }
+    }
+    let protected = || {
+        let mut protected = baseline_modules(store);
+        protected.extend(ours);
+        protected
+    };
+    if let Err(e) = modules.prune(MODULES_BUDGET, protected) {
+        eprintln!("warning: the store's modules: {}", terminal(&one_line(&e)));
+    }
+}
+
+/// The modules of every run a baseline of `store` names.
+fn baseline_modules(store: &Store) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(store.folder().join("baselines")) else {
+        return Vec::new();
+    };
+    entries
+        .take(1000)
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter_map(|name| store.read(&store.baseline_id(&name).ok()?).ok())
+        .flat_map(|run| run.rows.into_iter().filter_map(|r| r.module))
+        .map(|m| m.sha256)
+        .collect()
 }
 
 /// What a run measured by `settings` over `files` is kept with: its label,

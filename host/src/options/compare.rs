@@ -3,10 +3,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
+use clap::Parser;
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{CompareArgs, ProfileArgs};
+use crate::cli::{Cli, Command, CompareArgs, ProfileArgs};
 use crate::options::parse::positive_duration;
 use crate::options::settings::{Baselines, Metric, Settings, StopRule};
 
@@ -79,6 +80,26 @@ impl ProfileSettings {
             },
         })
     }
+}
+
+/// The settings of one `host compare` of two files, with its defaults,
+/// sampling up to `time` and keeping nothing in the store.
+pub fn confirm_settings(time: &str) -> Result<CompareSettings> {
+    let argv = [
+        "host",
+        "compare",
+        "before",
+        "after",
+        "--time",
+        time,
+        "--no-store",
+        "--quiet",
+    ];
+    let cli = Cli::try_parse_from(argv).context("--confirm-time")?;
+    let Command::Compare(args) = cli.command else {
+        bail!("--confirm: not a comparison");
+    };
+    CompareSettings::from_args(args).context("--confirm-time")
 }
 
 impl CompareSettings {

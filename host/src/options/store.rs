@@ -1,14 +1,15 @@
 //! Where kept runs live, and how `host run` and `host history` use them:
 //! the store folder (`--store`, `$WASM_BENCH_STORE`, else under the XDG data
 //! home), whether this run is kept, its label, and what `host history`
-//! shows.
+//! shows and judges (the measure of a series, the regression gate, the
+//! side-by-side confirmation).
 
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{ForgetArg, HistoryArgs, StoreArgs};
+use crate::cli::{ForgetArg, HistoryArgs, MeasureArg, StoreArgs};
 use crate::options::exports::Output;
 
 /// The longest `--label` kept.
@@ -87,6 +88,40 @@ pub struct HistorySettings {
     pub markdown: Option<Output>,
     pub html: Option<PathBuf>,
     pub fail_on_change: bool,
+    /// The regression gate's threshold in percent (`--fail-on-regression`).
+    pub fail_on_regression: Option<f64>,
+    /// Only the series of this measure (`--metric`).
+    pub measure: Option<Measure>,
+    /// With `--confirm`: how long each side-by-side comparison may sample
+    /// (`--confirm-time`, checked).
+    pub confirm: Option<String>,
+}
+
+/// What a series of kept runs measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Measure {
+    /// The median time per op, in ns.
+    Time,
+    /// Wasm instructions per op (fuel): deterministic.
+    Instructions,
+    /// Callgrind's instructions per op: deterministic.
+    CallgrindInstructions,
+}
+
+impl Measure {
+    pub fn deterministic(self) -> bool {
+        self != Measure::Time
+    }
+
+    /// Its name in a table.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Measure::Time => "time",
+            Measure::Instructions => "wasm instructions",
+            Measure::CallgrindInstructions => "Callgrind instructions",
+        }
+    }
 }
 
 impl HistorySettings {
@@ -109,7 +144,26 @@ impl HistorySettings {
             true => Output::Stdout,
             false => Output::File(p),
         };
+        if let Some(pct) = args.fail_on_regression
+            && !(pct >= 0.0 && pct.is_finite())
+        {
+            bail!("--fail-on-regression must be a percentage of 0 or more");
+        }
+        let confirm = match args.confirm {
+            true => {
+                crate::options::parse::positive_duration("--confirm-time", &args.confirm_time)?;
+                Some(args.confirm_time)
+            }
+            false => None,
+        };
         Ok(HistorySettings {
+            fail_on_regression: args.fail_on_regression,
+            measure: args.metric.map(|m| match m {
+                MeasureArg::Time => Measure::Time,
+                MeasureArg::Instructions => Measure::Instructions,
+                MeasureArg::CyclesEst => Measure::CallgrindInstructions,
+            }),
+            confirm,
             names: args.names,
             store,
             last: args.last,

@@ -1,13 +1,16 @@
 //! `host history` written out: the terminal table ([`table`]), the Markdown
 //! summary for a CI job ([`markdown`]) and the JSON export ([`Export`]) of
-//! every series with its change points. Every name read from the store is
-//! escaped for its format.
+//! every series with its change points and the gate's reading of it
+//! ([`crate::analysis::gate`]): all three are made from one [`Gate`], the
+//! one the exit status follows. Every name read from the store is escaped
+//! for its format.
 
 use std::fmt::Write;
 
 use serde::Serialize;
 
 use crate::analysis::changes::{ALPHA, Change, MIN_SEGMENT};
+use crate::analysis::gate::{Confirmation, Gate, Judgement, Rule, SeriesGate};
 use crate::analysis::trend::{Measure, Point, Series};
 use crate::output::cells::format_ratios;
 use crate::output::escape::{markdown_cell, markdown_text, terminal};
@@ -38,7 +41,19 @@ pub struct Export<'a> {
     /// Kept runs read.
     pub runs: usize,
     pub method: String,
+    /// The gate: its rule, threshold, whether it asked for confirmation,
+    /// and whether it fails (the exit status 3).
+    pub gate: GateExport,
     pub series: Vec<SeriesExport<'a>>,
+}
+
+/// The gate in the JSON export.
+#[derive(Debug, Serialize)]
+pub struct GateExport {
+    pub rule: Rule,
+    pub threshold_pct: f64,
+    pub confirmed: bool,
+    pub fails: bool,
 }
 
 /// One series in the JSON export.
@@ -49,6 +64,9 @@ pub struct SeriesExport<'a> {
     /// Each change with the run it starts at (numbered from 1 in the
     /// series) and that run's id.
     pub change_points: Vec<ChangeExport<'a>>,
+    /// The gate's reading of its newest change (and the side-by-side
+    /// comparison, with `--confirm`).
+    pub gate: &'a SeriesGate,
 }
 
 /// A change point in the JSON export.
@@ -63,15 +81,23 @@ pub struct ChangeExport<'a> {
 }
 
 impl<'a> Export<'a> {
-    pub fn new(store: String, runs: usize, series: &'a [Series]) -> Self {
+    pub fn new(store: String, runs: usize, series: &'a [Series], gate: &'a Gate) -> Self {
         Export {
             tool: Tool::this(),
             store,
             runs,
             method: method(),
+            gate: GateExport {
+                rule: gate.rule,
+                threshold_pct: gate.threshold_pct,
+                confirmed: gate.confirmed,
+                fails: gate.fails(),
+            },
             series: series
                 .iter()
-                .map(|s| SeriesExport {
+                .zip(&gate.series)
+                .map(|(s, gate)| SeriesExport {
+                    gate,
                     series: s,
                     change_points: s
                         .changes
@@ -167,15 +193,106 @@ pub fn noise_words(series: &Series) -> Option<String> {
     Some(text)
 }
 
-/// The terminal table: per series its last value, trend, changes and noise.
-pub fn table(series: &[Series], runs: usize, store: &str) -> String {
+/// The gate's reading of a series in words, `None` when there is nothing
+/// to tell (no change, too few runs).
+pub fn gate_words(series: &Series, gate: &SeriesGate, threshold_pct: f64) -> Option<String> {
+    let ratio = gate
+        .change
+        .and_then(|i| series.changes.get(i))
+        .map(|c| format_ratios(c.ratio, c.ratio_low, c.ratio_high)[0].clone())
+        .unwrap_or_default();
+    let mut words = match gate.judgement {
+        Judgement::TooShort | Judgement::NoChange => return None,
+        Judgement::Slower => format!("slower since its newest change ({ratio}), beyond {threshold_pct}%"),
+        Judgement::WithinThreshold => format!(
+            "slower since its newest change ({ratio}), not certainly beyond {threshold_pct}%"
+        ),
+        Judgement::Faster => format!("faster since its newest change ({ratio}): a speed-up, told, not failed"),
+        Judgement::Withdrawn => "the history's slow-down is withdrawn: side by side, the modules are not slower (or the module did not change)".to_string(),
+    };
+    if gate.judgement == Judgement::Slower
+        && let Some(c) = &gate.confirmation
+        && c.verdict.is_some()
+    {
+        words.push_str(", confirmed side by side");
+    }
+    if gate.fails {
+        words.push_str(": fails the gate");
+    }
+    Some(words)
+}
+
+/// A side-by-side comparison in words.
+pub fn confirmation_words(c: &Confirmation) -> String {
+    let pair = format!(
+        "{} against {} (from run {}, the store's copies)",
+        c.after.short(),
+        c.before.short(),
+        c.starts_at_run
+    );
+    match (&c.verdict, &c.ratio, &c.error) {
+        (Some(verdict), Some(r), _) => {
+            let [ratio, low, high] = format_ratios(r.value, r.low, r.high);
+            format!(
+                "side by side, {pair}: {verdict} {ratio} [{low}, {high}] by {}, in {:.1} s",
+                c.metric.as_deref().unwrap_or("time"),
+                c.seconds
+            )
+        }
+        (_, _, Some(error)) => format!(
+            "side by side, {pair}: not compared: {}",
+            terminal(&Foreign::new(error.as_str()))
+        ),
+        _ => format!("side by side, {pair}: no verdict"),
+    }
+}
+
+/// The gate's summary line: what failed, and the exit status; each
+/// series' title escaped by `escape`.
+pub fn gate_line(
+    series: &[Series],
+    gate: &Gate,
+    escape: impl Fn(&Foreign) -> String,
+) -> Option<String> {
+    let failing: Vec<String> = series
+        .iter()
+        .zip(&gate.series)
+        .filter(|(_, g)| g.fails)
+        .map(|(s, _)| escape(&s.title()))
+        .collect();
+    let rule = match gate.rule {
+        Rule::None => return None,
+        Rule::Regression => format!(
+            "--fail-on-regression {}%{}",
+            gate.threshold_pct,
+            if gate.confirmed {
+                ", confirmed side by side"
+            } else {
+                ""
+            }
+        ),
+        Rule::AnyChange => "--fail-on-change".to_string(),
+    };
+    Some(match failing.is_empty() {
+        true => format!("gate ({rule}): passes, no series fails"),
+        false => format!(
+            "gate ({rule}): fails (exit status 3), {} series: {}",
+            failing.len(),
+            failing.join(", ")
+        ),
+    })
+}
+
+/// The terminal table: per series its last value, trend, changes, noise
+/// and the gate's reading.
+pub fn table(series: &[Series], runs: usize, store: &str, gate: &Gate) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{runs} kept runs read from {}", terminal(store));
     if series.is_empty() {
         out.push_str("no benchmark in them (run `host run` to keep runs)\n");
         return out;
     }
-    for s in series {
+    for (i, s) in series.iter().enumerate() {
         let last = s.points.last().map(|p| {
             let value = format_value(s.measure, p.value);
             match s.measure.deterministic() || !p.low.is_finite() || !p.high.is_finite() {
@@ -208,22 +325,36 @@ pub fn table(series: &[Series], runs: usize, store: &str) -> String {
         if let Some(words) = noise_words(s) {
             let _ = writeln!(out, "  {words}");
         }
+        if let Some(g) = gate.series.get(i) {
+            if let Some(words) = gate_words(s, g, gate.threshold_pct) {
+                let _ = writeln!(out, "  {words}");
+            }
+            if let Some(c) = &g.confirmation {
+                let _ = writeln!(out, "  {}", confirmation_words(c));
+            }
+        }
     }
     let _ = writeln!(out, "\nmethod: {}", method());
+    if let Some(line) = gate_line(series, gate, |t| terminal(t).into_owned()) {
+        let _ = writeln!(out, "{line}");
+    }
     out
 }
 
-/// The Markdown summary: one table row per series.
-pub fn markdown(series: &[Series], runs: usize) -> String {
+/// The Markdown summary: the gate's line, and one table row per series.
+pub fn markdown(series: &[Series], runs: usize, gate: &Gate) -> String {
     let mut out = String::from("## wasm-bench history\n\n");
     let _ = writeln!(out, "{runs} kept runs.\n");
     if series.is_empty() {
         out.push_str("No benchmark in them.\n");
         return out;
     }
-    out.push_str("| benchmark | machine | runs | last | change points | noise |\n");
-    out.push_str("|---|---|--:|--:|---|---|\n");
-    for s in series {
+    if let Some(line) = gate_line(series, gate, markdown_text) {
+        let _ = writeln!(out, "**{line}**\n");
+    }
+    out.push_str("| benchmark | machine | runs | last | change points | noise | gate |\n");
+    out.push_str("|---|---|--:|--:|---|---|---|\n");
+    for (i, s) in series.iter().enumerate() {
         let last = s
             .points
             .last()
@@ -238,15 +369,26 @@ pub fn markdown(series: &[Series], runs: usize) -> String {
                 .collect::<Vec<_>>()
                 .join("<br>"),
         };
+        let judged = gate.series.get(i).map(|g| {
+            let mut words = gate_words(s, g, gate.threshold_pct).unwrap_or_default();
+            if let Some(c) = &g.confirmation {
+                words = format!(
+                    "{words}<br>{}",
+                    markdown_cell(&Foreign::new(confirmation_words(c)))
+                );
+            }
+            words
+        });
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} |",
             markdown_cell(&s.title()),
             markdown_cell(&s.machine.describe()),
             s.points.len(),
             last,
             changes,
-            markdown_cell(&noise_words(s).unwrap_or_default())
+            markdown_cell(&noise_words(s).unwrap_or_default()),
+            judged.unwrap_or_default()
         );
     }
     let _ = writeln!(out, "\nMethod: {}.", markdown_text(&method()));
@@ -282,13 +424,24 @@ mod tests {
             .map(|i| kept(i, name, if i < 6 { 100.0 } else { 200.0 } + (i % 3) as f64))
             .collect();
         let all = series(&runs, &[]);
-        let text = table(&all, runs.len(), "/store");
+        let gate = Gate::judge(&all, Rule::Regression, 5.0, None);
+        let text = table(&all, runs.len(), "/store", &gate);
         assert!(text.contains("change at run 7 (0123456*"), "{text}");
         assert!(!text.contains('\u{1b}'), "{text}");
-        let md = markdown(&all, runs.len());
+        assert!(text.contains("beyond 5%: fails the gate"), "{text}");
+        assert!(
+            text.contains("gate (--fail-on-regression 5%): fails (exit status 3), 1 series: w|"),
+            "{text}"
+        );
+        let md = markdown(&all, runs.len(), &gate);
         assert!(md.contains("w\\|"), "{md}");
         assert!(!md.contains("<b>"), "{md}");
-        let json = serde_json::to_value(Export::new("/store".into(), 12, &all)).expect("json");
+        assert!(!md.contains('\u{1b}'), "{md}");
+        assert!(md.contains("fails the gate"), "{md}");
+        let json =
+            serde_json::to_value(Export::new("/store".into(), 12, &all, &gate)).expect("json");
+        assert_eq!(json["gate"]["fails"], true);
+        assert_eq!(json["series"][0]["gate"]["judgement"], "slower");
         let change = &json["series"][0]["change_points"][0];
         assert_eq!(change["starts_at_run"], 7);
         assert!(

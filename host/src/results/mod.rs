@@ -7,7 +7,7 @@
 //! comparisons and their summary; [`json`]: unknown numbers read back; [`notes`]: a
 //! row's notes as data. Nothing here measures, computes statistics or
 //! words a note; [`baseline`] stores and reads saved reports, [`history`]
-//! the medians of earlier runs. Every text that came from outside (names,
+//! the medians of earlier runs, [`modules`] the measured modules by content. Every text that came from outside (names,
 //! paths, errors, every string read back) is a [`Foreign`].
 
 pub mod baseline;
@@ -15,6 +15,7 @@ pub mod comparison;
 pub mod figures;
 pub mod history;
 pub mod json;
+pub mod modules;
 pub mod notes;
 pub mod report;
 pub mod store;

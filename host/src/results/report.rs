@@ -236,6 +236,10 @@ pub struct BenchResult {
     #[serde(skip)]
     #[schemars(skip)]
     pub subject: Option<String>,
+    /// The module measured, to keep with the run (not exported).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub module: Option<crate::results::modules::Module>,
 }
 
 impl BenchResult {
@@ -251,6 +255,7 @@ impl BenchResult {
             figures: None,
             baseline: None,
             subject: None,
+            module: None,
         }
     }
 
@@ -266,6 +271,7 @@ impl BenchResult {
             figures: Some(figures),
             baseline: None,
             subject: None,
+            module: None,
         }
     }
 }

@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use crate::options::{EngineConfig, Metric, check_baseline_name};
 use crate::platform::git::GitState;
 use crate::results::json::nan_if_null;
+use crate::results::modules::ModuleRef;
 use crate::results::{BenchResult, CallgrindCounts, CompareReport, Environment, RunReport, Tool};
 use crate::util::error::one_line;
 use crate::util::foreign::Foreign;
@@ -207,6 +208,9 @@ pub struct KeptRow {
     /// contents, benchmark, size, engine and plan).
     #[serde(default)]
     pub drift_subject: Option<String>,
+    /// The module measured, kept by content in the store's modules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module: Option<ModuleRef>,
 }
 
 /// What a run is kept with, besides its report.
@@ -296,6 +300,7 @@ impl KeptRow {
             fuel_per_op: None,
             callgrind: None,
             drift_subject: result.subject.clone(),
+            module: None,
         };
         if let Some(f) = &result.figures {
             row.median_ns = f.ns_per_op.median;
@@ -677,6 +682,7 @@ pub fn fixture(id: &str, benchmark: &str, median_ns: f64) -> KeptRun {
             fuel_per_op: None,
             callgrind: None,
             drift_subject: None,
+            module: None,
         }],
     }
 }

@@ -172,6 +172,7 @@ fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
             compile_ms: workload.compile_ms,
             cache: workload.cache.clone(),
             costs: crate::benchmark::parent::row::costs(workload),
+            module: crate::benchmark::parent::row::module(workload),
         });
         rows.push(planned.row);
     }

@@ -10,6 +10,7 @@ use crate::benchmark::protocol::ProcessSample;
 use crate::guest::Kind;
 use crate::guest::cache::CacheOutcome;
 use crate::guest::contract::Contract;
+use crate::results::modules::Module;
 use crate::results::{CallgrindCounts, Measurement, Row, StopReason};
 
 /// What a row's workload is, as its figures report it.
@@ -23,6 +24,17 @@ pub struct Compiled {
     pub cache: CacheOutcome,
     /// The file's size and the compiled code's, where known.
     pub costs: crate::results::Costs,
+    /// The module measured (none for native code), kept with the run.
+    pub module: Option<Module>,
+}
+
+/// The module `workload` measures, as the store keeps it; none for native
+/// code.
+pub fn module(workload: &crate::guest::Workload) -> Option<Module> {
+    (workload.kind() != Kind::Native).then(|| Module {
+        bytes: workload.bytes.clone(),
+        file: crate::guest::load::workload_name(&workload.path),
+    })
 }
 
 /// What `workload` costs besides time, as far as the parent knows: the
@@ -90,6 +102,7 @@ impl RowState {
                     compile_ms: w.compile_ms,
                     cache: w.cache.clone(),
                     costs: costs(w),
+                    module: module(w),
                 }),
                 None,
             ),

@@ -374,6 +374,7 @@ impl Run<'_> {
             result.baseline = compare_with_saved(self.settings, saved, &result.name, figures, seed);
         }
         result.subject = state.subject.clone();
+        result.module = state.compiled.as_ref().ok().and_then(|c| c.module.clone());
         result
     }
 

@@ -57,6 +57,7 @@ fn row(name: &str) -> RowState {
             compile_ms: 0.0,
             cache: CacheOutcome::Off,
             costs: crate::results::Costs::default(),
+            module: None,
         }),
         samples: Vec::new(),
         error: None,

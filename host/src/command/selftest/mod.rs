@@ -19,6 +19,9 @@
 //!   medians, and their half-widths against the runs' spread;
 //! - history: the change points of `host history` on synthetic series of
 //!   the run-to-run noise measured on two machine classes ([`history`]);
+//! - gate (only when asked for by `--only gate`): the regression gate's
+//!   false-alarm rate and the smallest slow-down it catches nine times in
+//!   ten, from A/A runs kept here ([`gate`]);
 //! - machine: what interrupts each core, as a thread spinning on it sees it
 //!   ([`crate::platform::gaps`]), and the spread of xor's samples in one run
 //!   at a short and at a long count;
@@ -45,6 +48,7 @@ use crate::output::export::write_json;
 
 mod components;
 mod counts;
+mod gate;
 mod history;
 mod inputs;
 mod intervals;
@@ -76,6 +80,7 @@ struct SelftestReport {
     family: Option<FamilyTally>,
     machine: Option<Machine>,
     history: Vec<history::Cell>,
+    gate: Option<gate::GateCheck>,
 }
 
 pub fn selftest(args: &SelftestArgs) -> Result<()> {
@@ -172,6 +177,15 @@ pub fn selftest(args: &SelftestArgs) -> Result<()> {
     }
     if wanted(SelftestSection::History) {
         report.history = history::history();
+    }
+    if args.only.contains(&SelftestSection::Gate) {
+        report.gate = Some(gate::gate(
+            &file("xor.wasm")?,
+            &file("chain100.wasm")?,
+            &file("chain101.wasm")?,
+            args.same_runs,
+            0.0,
+        )?);
     }
     if wanted(SelftestSection::Machine) {
         report.machine = Some(machine(&file("xor.wasm")?)?);

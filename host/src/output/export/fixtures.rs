@@ -209,6 +209,7 @@ pub fn measured(name: &str, size: Option<u64>, figures: Figures) -> BenchResult 
         figures: Some(figures),
         baseline: None,
         subject: None,
+        module: None,
     }
 }
 
@@ -224,6 +225,7 @@ pub fn failed(name: &str, error: &str) -> BenchResult {
         figures: None,
         baseline: None,
         subject: None,
+        module: None,
     }
 }
 
