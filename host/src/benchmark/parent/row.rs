@@ -33,7 +33,7 @@ pub struct Compiled {
 pub fn module(workload: &crate::guest::Workload) -> Option<Module> {
     (workload.kind() != Kind::Native).then(|| Module {
         bytes: workload.bytes.clone(),
-        file: crate::guest::load::workload_name(&workload.path),
+        file: crate::guest::name::workload_name(&workload.path),
     })
 }
 

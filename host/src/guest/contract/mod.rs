@@ -26,7 +26,6 @@
 //! nor runs.
 
 use std::fmt;
-use std::path::Path;
 
 use anyhow::{Result, bail};
 use schemars::JsonSchema;
