@@ -15,9 +15,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use crate::guest::cache::CacheOutcome;
-use crate::guest::contract::{
-    Benchmark, Contract, Kind, RUN_EXPORT, check_contract,
-};
+use crate::guest::contract::{Benchmark, Contract, Kind, RUN_EXPORT, check_contract};
 use crate::guest::engine::Engines;
 use crate::guest::format::{Code, Format, detect};
 use crate::guest::name::workload_name;

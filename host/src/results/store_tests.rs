@@ -223,6 +223,7 @@ fn crafted_numbers_are_refused() {
     let (runs, notes) = store.newest(100, 0, HISTORY_BUDGET);
     assert_eq!(runs.len(), 1);
     assert_eq!(notes.len(), craft.len(), "{notes:?}");
+}
 
 /// Forgotten drift is kept in the store: marks add up, those older than a
 /// day are dropped, a link in its place is refused, and a store that never
