@@ -120,7 +120,8 @@ fn the_bundled_program_is_measured_with_phases() -> TestResult {
 #[test]
 fn a_program_is_never_told_apart_from_an_empty_guest() -> TestResult {
     let dir = tempfile::tempdir()?;
-    // A stated drift of 200% takes the interval below zero.
+    // A stated drift of 200% widens the interval on the log scale: it
+    // stays above zero, and a program is never taken for an empty guest.
     let (finished, report) = run(
         &[&program("spin.wat")],
         &["--drift", "200", "--processes", "1"],
@@ -131,13 +132,12 @@ fn a_program_is_never_told_apart_from_an_empty_guest() -> TestResult {
     assert!(
         spin["ns_per_op"]["ci95_low"]
             .as_f64()
-            .is_some_and(|x| x < 0.0),
+            .is_some_and(|x| x > 0.0),
         "{spin}"
     );
     assert_eq!(spin["indistinguishable_from_empty"], false);
     let notes = spin["notes"].to_string();
     assert!(!notes.contains("empty guest"), "{notes}");
-    assert!(notes.contains("too wide to bound the time"), "{notes}");
     Ok(())
 }
 

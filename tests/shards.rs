@@ -163,8 +163,10 @@ fn a_merge_of_two_machines_shows_both_in_its_headers() -> TestResult {
     let header = html.split("</header>").next().unwrap_or("");
     let terminal = finished.stdout.split("\nbenchmark ").next().unwrap_or("");
     for shown in [terminal, header] {
+        // The core each shard took depends on the load: it may differ too.
         assert!(
-            shown.contains("merged from 2 exports: they differ in machine, seed"),
+            shown.contains("merged from 2 exports: they differ in machine, ")
+                && shown.contains("seed"),
             "{shown}"
         );
         assert!(shown.contains("calibration"), "{shown}");

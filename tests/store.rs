@@ -73,7 +73,7 @@ fn assert_measured_not_kept(finished: &Finished, why: &str) -> TestResult {
         "{}",
         finished.stderr
     );
-    let median = &report["results"][0]["figures"]["ns_per_op"]["median"];
+    let median = &report["results"][0]["ns_per_op"]["median"];
     assert!(median.as_f64().is_some_and(|m| m > 0.0), "{report}");
     let warnings = report["environment"]["warnings"].to_string();
     assert!(

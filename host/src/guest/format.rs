@@ -106,6 +106,14 @@ impl Code {
     }
 }
 
+/// The file name extension of native workloads (shared libraries).
+pub const NATIVE_EXTENSION: &str = "so";
+
+/// Whether `path` names a native workload (by its extension).
+pub fn is_native(path: &std::path::Path) -> bool {
+    path.extension().is_some_and(|e| e == NATIVE_EXTENSION)
+}
+
 /// The error of asking for wasm code of a native library.
 pub fn not_wasm() -> anyhow::Error {
     anyhow::anyhow!("native code is not wasm: no wasm engine compiles or runs it")

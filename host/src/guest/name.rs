@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::guest::runtime::native;
+use crate::guest::format::is_native;
 
 /// The file name (without extension) that Sightglass gives every
 /// benchmark, each in a folder of its own: such a file is named by its
@@ -34,7 +34,7 @@ pub fn workload_name(path: &Path) -> String {
     }
     let stem = file_stem(path);
     match stem.strip_prefix(LIBRARY_PREFIX) {
-        Some(name) if native::is_native(path) && !name.is_empty() => name.to_string(),
+        Some(name) if is_native(path) && !name.is_empty() => name.to_string(),
         _ => stem,
     }
 }
@@ -84,8 +84,8 @@ impl Apart {
 }
 
 /// For each of `paths`, how it is told apart from the other, different
-/// files of its [`workload_name`]: by its folder when theirs differ, by
-/// what it is when some are native code and some wasm. The same path twice
+/// files of its [`workload_name`]: by what it is when some are native code
+/// and some wasm, by its folder when those of its kind are in others. The same path twice
 /// is not a clash (a file compared with itself).
 pub fn told_apart(paths: &[&Path]) -> Vec<Apart> {
     let names: Vec<String> = paths.iter().map(|p| workload_name(p)).collect();
@@ -100,15 +100,18 @@ pub fn told_apart(paths: &[&Path]) -> Vec<Apart> {
                 .map(|(other, _)| other)
                 .collect();
             let folder = folder_above(path);
-            let native = native::is_native(path);
+            let native = is_native(path);
             Apart {
+                // Of a wasm file and a native one, what they are tells
+                // them apart; the folder only among files of one kind.
                 folder: others
                     .iter()
+                    .filter(|o| is_native(o) == native)
                     .any(|o| folder_above(o) != folder)
                     .then_some(folder),
                 kind: others
                     .iter()
-                    .any(|o| native::is_native(o) != native)
+                    .any(|o| is_native(o) != native)
                     .then_some(if native { "native" } else { "wasm" }),
             }
         })

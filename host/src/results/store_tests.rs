@@ -186,14 +186,14 @@ fn the_run_just_kept_is_never_pruned() {
     assert_eq!(store.ids().expect("lists").len(), MAX_KEPT_RUNS + 1);
 }
 
-/// Crafted numbers (1e308, a negative time, an epoch that overflows, an
+/// Crafted numbers (1e308, a time of -1e300, an epoch that overflows, an
 /// engine that is not there, more epochs than are kept) make the file no
 /// kept run: it is skipped with a note, the others are read.
 #[test]
 fn crafted_numbers_are_refused() {
     let craft: [fn(&mut KeptRow); 6] = [
         |r| r.median_ns = 1e308,
-        |r| r.ci95_high = -1.0,
+        |r| r.ci95_high = -1e300,
         |r| r.epochs_ns_per_op = vec![vec![12345.0]],
         |r| r.engine = 7,
         |r| r.fuel_per_op = Some(1e300),

@@ -14,7 +14,7 @@ use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-use super::output::{CAPTURE_LIMIT, check_output, expected, tail};
+use super::output::{check_output, expected, tail};
 use crate::guest::name::file_stem;
 use crate::options::Grants;
 use crate::platform::valgrind;
@@ -258,8 +258,8 @@ impl World {
         &self,
         run: impl FnOnce(WasiP1Ctx) -> Result<Ran>,
     ) -> Result<Iteration> {
-        let stdout = MemoryOutputPipe::new(CAPTURE_LIMIT);
-        let stderr = MemoryOutputPipe::new(CAPTURE_LIMIT);
+        let stdout = MemoryOutputPipe::new(super::output::CAPTURE_LIMIT);
+        let stderr = MemoryOutputPipe::new(super::output::CAPTURE_LIMIT);
         let ran = run(self.p1(&stdout, &stderr)?)?;
         self.finish(ran, &stdout.contents(), &stderr.contents(), true)
     }

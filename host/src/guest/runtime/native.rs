@@ -24,19 +24,13 @@ use crate::guest::runtime::seam::{RawSample, Sampler};
 use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
 
-/// The file name extension of native workloads.
-pub const EXTENSION: &str = "so";
+pub use crate::guest::format::{NATIVE_EXTENSION as EXTENSION, is_native};
 
 /// ELF's magic number: what a native workload starts with.
 const ELF_MAGIC: &[u8] = b"\x7fELF";
 
 type RunFn = unsafe extern "C" fn(i64, i64) -> i64;
 type SetupFn = unsafe extern "C" fn(i64);
-
-/// Whether `path` names a native workload (by its extension).
-pub fn is_native(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == EXTENSION)
-}
 
 /// Check the header of a native workload read as `bytes`: an ELF file. The
 /// parent reads it only; the symbols are looked up when a worker loads it.
