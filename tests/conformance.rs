@@ -62,11 +62,7 @@ fn built_in() -> Result<Vec<&'static str>, Box<dyn Error>> {
     let out = Command::new(host_binary()).arg("--version").output()?;
     let version = String::from_utf8(out.stdout)?;
     let missing = version.split("not built in:").nth(1).unwrap_or("");
-    let listed = |name: &str| {
-        missing
-            .split(|c: char| c == ',' || c == ' ' || c == '(' || c == ')')
-            .any(|word| word == name)
-    };
+    let listed = |name: &str| missing.split([',', ' ', '(', ')']).any(|word| word == name);
     let built: Vec<&str> = RUNTIMES.into_iter().filter(|r| !listed(r)).collect();
     for runtime in RUNTIMES.iter().filter(|r| !built.contains(r)) {
         eprintln!("{runtime} is not built into this host: its properties are not checked here");

@@ -42,7 +42,8 @@ pub fn groups(medians: &[f64]) -> Vec<ProcessGroup> {
         return Vec::new();
     }
     // Each part as the range of indices it holds.
-    let mut parts = vec![0..logs.len()];
+    let whole = 0..logs.len();
+    let mut parts = vec![whole];
     let split_any = logs.len() >= MIN_PROCESSES;
     while split_any && parts.len() < MAX_GROUPS {
         let Some((at, cut)) = parts
