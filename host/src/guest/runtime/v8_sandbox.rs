@@ -343,6 +343,7 @@ pub fn over_limit(written: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::util::fs::{Links, read_head};
 
     #[test]
     fn the_copy_leaves_links_out_and_goes_with_the_scratch() {
@@ -355,11 +356,11 @@ mod tests {
         let scratch = Scratch::new(folder.path()).expect("copied");
         let copy = scratch.folder();
         assert_eq!(
-            std::fs::read(copy.join("input.txt")).expect("read"),
+            read_head(&copy.join("input.txt"), 16, Links::Refuse).expect("read"),
             b"data"
         );
         assert_eq!(
-            std::fs::read(copy.join("sub/more.txt")).expect("read"),
+            read_head(&copy.join("sub/more.txt"), 16, Links::Refuse).expect("read"),
             b"more"
         );
         assert!(std::fs::symlink_metadata(copy.join("out")).is_err());
