@@ -127,6 +127,10 @@ fn number(value: &Value, key: &str) -> Result<f64, Box<dyn Error>> {
 #[test]
 fn a_run_beside_busy_loops_says_so_and_a_quiet_run_does_not() -> TestResult {
     let cache = tempfile::tempdir()?;
+    // The binary is built (when it must be) before the loops spin: a build
+    // beside them could outlast them, and the run would then see a quiet
+    // machine.
+    host_binary();
     let (report, table) = {
         let _loops = BusyLoops::start();
         std::thread::sleep(Duration::from_millis(200));
