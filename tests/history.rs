@@ -597,6 +597,73 @@ fn confirm_compares_the_kept_modules_side_by_side() -> TestResult {
     Ok(())
 }
 
+/// Scale every kept row of `file` that `which` names (its median, its
+/// interval and its processes') by `factor`, and call the machine quiet.
+fn scale_rows(file: &Path, factor: f64, which: impl Fn(&str) -> bool) -> TestResult {
+    let mut run: Value = serde_json::from_slice(&std::fs::read(file)?)?;
+    for row in run["rows"].as_array_mut().ok_or("rows")? {
+        if !row["benchmark"].as_str().is_some_and(&which) {
+            continue;
+        }
+        for key in ["median_ns", "ci95_low", "ci95_high"] {
+            row[key] = (row[key].as_f64().ok_or("a median")? * factor).into();
+        }
+        let medians: Vec<f64> = row["process_medians_ns"]
+            .as_array()
+            .ok_or("process medians")?
+            .iter()
+            .filter_map(Value::as_f64)
+            .map(|m| m * factor)
+            .collect();
+        row["process_medians_ns"] = medians.into();
+    }
+    run["busy_machine"] = false.into();
+    std::fs::write(file, serde_json::to_vec(&run)?)?;
+    Ok(())
+}
+
+/// Twelve kept runs of xor with the control, the last six rewritten 1.3×
+/// slower (a machine that moved): the history reads xor's step as the
+/// machine's and the gate passes; xor 1.69× where the control moved 1.3×
+/// is a slow-down beyond the machine's own, and fails.
+#[test]
+fn a_step_the_control_shares_is_the_machine_moving() -> TestResult {
+    const CONTROL: &str = "wasm-bench-control";
+    let _turn = turn();
+    let dir = tempfile::tempdir()?;
+    let store = dir.path().join("store");
+    for _ in 0..12 {
+        keep_run(&store, &workloads().join("xor.wasm"), &["--control"])?;
+    }
+    let files = kept_files(&store)?;
+    for file in &files[6..] {
+        scale_rows(file, 1.3, |_| true)?;
+    }
+    let gate = ["--fail-on-regression", "2"];
+    let (code, json, text) = history_text(&store, &gate)?;
+    let timed = series(&json, "time");
+    let [xor, control] = timed[..] else {
+        return Err(format!("not xor and the control: {json}").into());
+    };
+    assert_eq!(control["benchmark"], CONTROL, "{json}");
+    assert_eq!(xor["gate"]["judgement"], "machine-moved", "{xor}");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("the machine moved"), "{text}");
+    assert!(text.contains("never fails the gate"), "{text}");
+    for file in &files[6..] {
+        scale_rows(file, 1.3, |b| b != CONTROL)?;
+    }
+    let (code, json, text) = history_text(&store, &gate)?;
+    let xor = series(&json, "time")[0];
+    assert_eq!(xor["gate"]["judgement"], "slower", "{xor}");
+    let relative = xor["gate"]["machine"]["relative"]["ratio"]
+        .as_f64()
+        .ok_or("no ratio against the control")?;
+    assert!((relative - 1.3).abs() < 0.05, "{xor}");
+    assert_eq!(code, Some(3), "{text}");
+    Ok(())
+}
+
 /// Render `page` in headless Chromium when `/usr/bin/chromium` exists and
 /// check the screenshot is a real image (kept in `WASM_BENCH_KEEP_HTML` when
 /// set).

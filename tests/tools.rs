@@ -576,6 +576,10 @@ fn the_ci_recipes_run_as_written() -> TestResult {
                 if run.starts_with("host run") {
                     assert!(run.contains("--priority none"), "{run}");
                     assert!(!run.contains("--label"), "{run}");
+                    // Runs kept for the history carry the control.
+                    if workflow["name"] == "history" {
+                        assert!(run.contains("--control"), "{run}");
+                    }
                 }
                 if run.contains("--export-markdown") {
                     assert!(

@@ -438,6 +438,13 @@ pub struct RunArgs {
     #[arg(long)]
     pub save_expected: bool,
 
+    /// Measure a control beside the workloads: a small workload built into
+    /// the host (its row is `wasm-bench-control`), the same in every run.
+    /// `host history` reads a change that every series shares with the
+    /// control as the machine moving, not as each benchmark changing.
+    #[arg(long)]
+    pub control: bool,
+
     #[command(flatten)]
     pub store: StoreArgs,
 

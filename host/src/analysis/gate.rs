@@ -14,13 +14,15 @@
 //! gate fails on reorderings of them (its false alarms) and how small a
 //! slow-down injected in their second half it catches nine times in ten.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::analysis::changes::{Change, exact_changes, time_changes};
 use crate::analysis::trend::Series;
 use crate::analysis::verdict::is_regression;
 use crate::results::modules::ModuleRef;
+use crate::results::store::MachineId;
 use crate::results::{Ratio, Verdict};
+use crate::util::foreign::Foreign;
 
 /// A series' newest level against the one before, as the gate reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -40,6 +42,9 @@ pub enum Judgement {
     /// The side-by-side comparison found no slow-down where the history
     /// found one: the alarm is withdrawn.
     Withdrawn,
+    /// The control changed the same way at the same run, by as much: the
+    /// machine moved, not the benchmark; told, not failed.
+    MachineMoved,
 }
 
 /// What the gate found in one series.
@@ -54,6 +59,20 @@ pub struct SeriesGate {
     /// The side-by-side comparison of the module change, with `--confirm`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub confirmation: Option<Confirmation>,
+    /// The control's change at the same run, when it had one the same way.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineMove>,
+}
+
+/// The control's change at the run where a series changed, and the
+/// series' change measured against it.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct MachineMove {
+    /// The control's ratio (level after over level before).
+    pub control: Ratio,
+    /// The series' ratio over the control's, with a conservative interval
+    /// (each end against the other's opposite end).
+    pub relative: Ratio,
 }
 
 /// A series' newest module measured against the module before its change,
@@ -105,6 +124,10 @@ pub struct Gate {
     pub confirmed: bool,
     /// One per series, in the series' order.
     pub series: Vec<SeriesGate>,
+    /// The gate's latest error rates on this store's machine, when
+    /// `host selftest --only gate` measured them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub figures: Option<GateCheck>,
 }
 
 impl Gate {
@@ -124,12 +147,14 @@ impl Gate {
             .map(|s| {
                 let gate = judge_series(s, threshold_pct);
                 let confirmation = confirmations.next().flatten();
-                let mut gate = match confirmed && !s.measure.deterministic() {
-                    true => confirm(gate, confirmation, threshold_pct),
-                    false => gate,
+                let mut gate = match (confirmed, s.measure.deterministic()) {
+                    (true, false) => confirm(gate, confirmation, threshold_pct),
+                    (false, false) => against_control(gate, s, all, threshold_pct),
+                    (_, true) => gate,
                 };
                 gate.fails = match rule {
                     Rule::None => false,
+                    _ if s.is_control() => false,
                     Rule::Regression => gate.fails,
                     Rule::AnyChange => !s.changes.is_empty(),
                 };
@@ -141,6 +166,7 @@ impl Gate {
             threshold_pct,
             confirmed,
             series,
+            figures: None,
         }
     }
 
@@ -163,7 +189,77 @@ pub fn judge_series(series: &Series, threshold_pct: f64) -> SeriesGate {
         change: newest,
         fails: judgement == Judgement::Slower,
         confirmation: None,
+        machine: None,
     }
+}
+
+/// The timed series `gate` read against the control's series of the same
+/// machine, command and engine (any engine's when none is the same): when
+/// the control changed the same way at the same run (within one run), the
+/// series' change is measured against the control's, and a change no
+/// longer a slow-down beyond the threshold once the machine's own move is
+/// taken out is the machine moving.
+fn against_control(
+    mut gate: SeriesGate,
+    series: &Series,
+    all: &[Series],
+    threshold_pct: f64,
+) -> SeriesGate {
+    let Some(change) = gate.change.and_then(|i| series.changes.get(i)) else {
+        return gate;
+    };
+    if series.is_control() {
+        return gate;
+    }
+    let Some(control) = control_change(series, change, all) else {
+        return gate;
+    };
+    let relative = Ratio {
+        value: change.ratio / control.value,
+        low: change.ratio_low / control.high,
+        high: change.ratio_high / control.low,
+    };
+    if !is_regression(&relative, threshold_pct) {
+        gate.judgement = Judgement::MachineMoved;
+        gate.fails = false;
+    }
+    gate.machine = Some(MachineMove { control, relative });
+    gate
+}
+
+/// The change of the control of `series` (see [`against_control`]) at
+/// `change`'s run, within one run, and the same way.
+fn control_change(series: &Series, change: &Change, all: &[Series]) -> Option<Ratio> {
+    let near: Vec<&str> = series.points
+        [change.at.saturating_sub(1)..(change.at + 2).min(series.points.len())]
+        .iter()
+        .map(|p| p.run.as_str())
+        .collect();
+    let controls = all.iter().filter(|c| {
+        c.is_control()
+            && c.measure == series.measure
+            && c.machine == series.machine
+            && c.command == series.command
+    });
+    let same_engine = controls
+        .clone()
+        .filter(|c| c.engine_config == series.engine_config);
+    same_engine.chain(controls).find_map(|c| {
+        c.changes
+            .iter()
+            .rev()
+            .find(|k| {
+                (k.ratio > 1.0) == (change.ratio > 1.0)
+                    && c.points
+                        .get(k.at)
+                        .is_some_and(|p| near.contains(&p.run.as_str()))
+            })
+            .map(|k| Ratio {
+                value: k.ratio,
+                low: k.ratio_low,
+                high: k.ratio_high,
+            })
+    })
 }
 
 /// One change against the threshold.
@@ -230,8 +326,43 @@ pub const ORDERINGS: usize = 200;
 /// The slow-downs injected, in percent.
 pub const STEPS_PCT: [f64; 11] = [0.01, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0];
 
+/// The gate's figures of one series.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SeriesRates {
+    pub series: Foreign,
+    pub measure: String,
+    /// The relative sd of its runs (log scale); 0 for counts.
+    pub noise: f64,
+    #[serde(flatten)]
+    pub rates: ErrorRates,
+}
+
+/// A known step, and whether the gate caught it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct KnownStep {
+    pub measure: String,
+    pub caught: bool,
+    /// The newest change's ratio, when one was found.
+    pub ratio: Option<f64>,
+}
+
+/// The gate's error rates on a machine (`host selftest --only gate`), as
+/// kept in the store for `host history` to quote.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GateCheck {
+    pub threshold_pct: f64,
+    /// When they were measured.
+    #[serde(default)]
+    pub unix_ms: u64,
+    /// Where.
+    #[serde(default)]
+    pub machine: Option<MachineId>,
+    pub series: Vec<SeriesRates>,
+    pub known_step: Vec<KnownStep>,
+}
+
 /// The gate's error rates on one A/A series.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ErrorRates {
     /// Runs in the series.
     pub runs: usize,
@@ -289,6 +420,7 @@ pub fn error_rates(
 mod tests {
     use super::*;
     use crate::analysis::trend::series;
+    use crate::guest::control::CONTROL_NAME;
     use crate::results::store::{KeptRun, fixture};
 
     fn runs(levels: &[f64]) -> Vec<KeptRun> {
@@ -395,5 +527,55 @@ mod tests {
         assert!(!gate.series[0].fails);
         // The exact count stands as it is.
         assert!(gate.series[1].fails);
+    }
+
+    /// Runs of a benchmark `w` and the control, timed only, with a little
+    /// noise: each the level given, run by run.
+    fn with_control(bench: &[f64], control: &[f64]) -> Vec<Series> {
+        let runs: Vec<KeptRun> = bench
+            .iter()
+            .zip(control)
+            .enumerate()
+            .map(|(i, (&b, &c))| {
+                let wobble = 1.0 + 0.002 * (i % 3) as f64;
+                let mut run = fixture(&format!("{i:013}-1-0"), "w", b * wobble);
+                run.unix_ms = i as u64;
+                let mut row = fixture("", CONTROL_NAME, c * wobble).rows.remove(0);
+                row.engine = 0;
+                run.rows.push(row);
+                run
+            })
+            .collect();
+        series(&runs, &[])
+    }
+
+    fn steps(before: f64, after: f64) -> Vec<f64> {
+        [before; 6].into_iter().chain([after; 6]).collect()
+    }
+
+    /// A slow-down the control shares at the same run is the machine
+    /// moving: told, not failed; one the control does not share, or well
+    /// beyond the control's, fails; the control itself never fails.
+    #[test]
+    fn a_change_shared_with_the_control_is_the_machine() {
+        let judge = |bench: &[f64], control: &[f64]| {
+            let all = with_control(bench, control);
+            assert!(all[1].is_control());
+            let gate = Gate::judge(&all, Rule::Regression, 2.0, None);
+            (gate.series[0].clone(), gate.series[1].fails)
+        };
+        let (moved, control_fails) = judge(&steps(100.0, 130.0), &steps(50.0, 65.0));
+        assert_eq!(moved.judgement, Judgement::MachineMoved);
+        assert!(!moved.fails && !control_fails);
+        let machine = moved.machine.expect("the control's move");
+        assert!((machine.control.value - 1.3).abs() < 0.01, "{machine:?}");
+        let (alone, _) = judge(&steps(100.0, 130.0), &[50.0; 12]);
+        assert_eq!(alone.judgement, Judgement::Slower);
+        assert!(alone.fails && alone.machine.is_none());
+        let (beyond, _) = judge(&steps(100.0, 200.0), &steps(50.0, 65.0));
+        assert_eq!(beyond.judgement, Judgement::Slower);
+        assert!(beyond.fails && beyond.machine.is_some());
+        let (opposite, _) = judge(&steps(100.0, 130.0), &steps(65.0, 50.0));
+        assert_eq!(opposite.judgement, Judgement::Slower);
     }
 }

@@ -22,8 +22,10 @@ use crate::results::{
 /// Confidence of every geometric mean's interval.
 pub const SUITE_CONFIDENCE: f64 = 0.95;
 
-/// The summary of `results`; `None` for fewer than two rows.
+/// The summary of `results` but the control's row; `None` for fewer than
+/// two rows.
 pub fn summarize(results: &[BenchResult]) -> Option<SuiteSummary> {
+    let results: Vec<&BenchResult> = results.iter().filter(|r| !r.is_control()).collect();
     if results.len() < 2 {
         return None;
     }

@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::analysis::changes::{
     Change, MIN_SEGMENT, detectable_step, exact_changes, time_changes, within_sd,
 };
+use crate::guest::control::CONTROL_NAME;
 use crate::options::EngineConfig;
 pub use crate::options::Measure;
 use crate::platform::git::GitState;
@@ -191,6 +192,12 @@ impl Series {
         let at: Vec<usize> = self.changes.iter().map(|c| c.at).collect();
         self.noise = within_sd(&logs, &at);
         self.detectable_step = detectable_step(values.len(), self.noise);
+    }
+
+    /// Whether it is the control's series (`host run --control`): the
+    /// machine's, never a benchmark's.
+    pub fn is_control(&self) -> bool {
+        self.subject.benchmark == CONTROL_NAME
     }
 
     /// A name for tables: benchmark, engine, and what is measured when not

@@ -44,7 +44,11 @@ pub fn history(settings: &HistorySettings) -> Result<ExitStatus> {
         (None, false) => Rule::None,
     };
     let threshold = settings.fail_on_regression.unwrap_or(0.0);
-    let gate = Gate::judge(&all, rule, threshold, confirmations);
+    let mut gate = Gate::judge(&all, rule, threshold, confirmations);
+    gate.figures = store.gate_figures().unwrap_or_else(|e| {
+        eprintln!("warning: {}", terminal(format!("{e:#}").as_str()));
+        None
+    });
     let where_ = settings.store.display().to_string();
     let to_stdout = [&settings.json, &settings.markdown]
         .iter()

@@ -11,6 +11,7 @@ use anyhow::{Result, bail};
 use crate::benchmark::parent::run::{Observer, run_rows};
 use crate::benchmark::progress::Progress;
 use crate::command::expected::save_expected;
+use crate::guest::control::ControlFile;
 use crate::guest::discover;
 use crate::options::{Exports, Settings};
 use crate::output::escape::terminal;
@@ -38,6 +39,11 @@ pub fn run(settings: &Settings) -> Result<ExitStatus> {
         }
         None => files,
     };
+    let control = settings.control.then(ControlFile::write).transpose()?;
+    let files: Vec<PathBuf> = files
+        .into_iter()
+        .chain(control.as_ref().map(|c| c.path().to_path_buf()))
+        .collect();
     check_writable_folders(&settings.exports)?;
     if settings.save_expected {
         save_expected(settings, &files)?;

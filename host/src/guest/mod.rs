@@ -18,6 +18,8 @@
 //! - [`runtime`]: the seam every runtime plugs into (a runner instantiates,
 //!   a sampler times one call), wasmtime its first;
 //! - [`builtin`]: the empty guests and the pause/resume calibrator;
+//! - [`control`]: the control workload `host run --control` measures
+//!   beside the workloads;
 //! - [`program`]: one iteration of a WASI program (the Sightglass protocol),
 //!   and what every runtime's program sees and is held to;
 //! - [`library`]: one iteration of a WASI program under an engine library
@@ -29,6 +31,7 @@
 pub mod builtin;
 pub mod cache;
 pub mod contract;
+pub mod control;
 pub mod engine;
 pub mod failure;
 pub mod format;

@@ -125,6 +125,9 @@ pub struct Settings {
     /// `host run --save-expected`: save each program's output from one run
     /// as its expected output before measuring.
     pub save_expected: bool,
+    /// `host run --control`: measure the built-in control beside the
+    /// workloads.
+    pub control: bool,
 }
 
 /// Which of a row's two 95% intervals it shows: where a later run's median
@@ -296,6 +299,7 @@ impl Settings {
         settings.exports.check()?;
         settings.shard = args.shard.as_deref().map(Shard::parse).transpose()?;
         settings.save_expected = args.save_expected;
+        settings.control = args.control;
         settings.interval = match args.interval {
             IntervalArg::LaterRun => Headline::LaterRun,
             IntervalArg::ThisRun => Headline::ThisRun,
@@ -381,6 +385,7 @@ impl Settings {
             },
             shard: None,
             save_expected: false,
+            control: false,
         })
     }
 }

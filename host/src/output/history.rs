@@ -10,11 +10,12 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use crate::analysis::changes::{ALPHA, Change, MIN_SEGMENT};
-use crate::analysis::gate::{Confirmation, Gate, Judgement, Rule, SeriesGate};
+use crate::analysis::gate::{Confirmation, Gate, GateCheck, Judgement, Rule, SeriesGate};
 use crate::analysis::trend::{Measure, Point, Series};
 use crate::output::cells::format_ratios;
 use crate::output::escape::{markdown_cell, markdown_text, terminal};
 use crate::output::units::format_ns;
+use crate::results::store::MachineId;
 use crate::results::{Foreign, Tool};
 
 /// Runs shown in a trend line.
@@ -43,17 +44,21 @@ pub struct Export<'a> {
     pub method: String,
     /// The gate: its rule, threshold, whether it asked for confirmation,
     /// and whether it fails (the exit status 3).
-    pub gate: GateExport,
+    pub gate: GateExport<'a>,
     pub series: Vec<SeriesExport<'a>>,
 }
 
 /// The gate in the JSON export.
 #[derive(Debug, Serialize)]
-pub struct GateExport {
+pub struct GateExport<'a> {
     pub rule: Rule,
     pub threshold_pct: f64,
     pub confirmed: bool,
     pub fails: bool,
+    /// The gate's error rates measured on this store's machine
+    /// (`host selftest --only gate`), when kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub figures: Option<&'a GateCheck>,
 }
 
 /// One series in the JSON export.
@@ -92,6 +97,7 @@ impl<'a> Export<'a> {
                 threshold_pct: gate.threshold_pct,
                 confirmed: gate.confirmed,
                 fails: gate.fails(),
+                figures: gate.figures.as_ref(),
             },
             series: series
                 .iter()
@@ -209,7 +215,20 @@ pub fn gate_words(series: &Series, gate: &SeriesGate, threshold_pct: f64) -> Opt
         ),
         Judgement::Faster => format!("faster since its newest change ({ratio}): a speed-up, told, not failed"),
         Judgement::Withdrawn => "the history's slow-down is withdrawn: side by side, the modules are not slower (or the module did not change)".to_string(),
+        Judgement::MachineMoved => format!("changed since its newest change ({ratio}), with the control: the machine moved"),
     };
+    if series.is_control() {
+        words = format!("the control, the machine's own series: {words}; never fails the gate");
+    }
+    if let Some(m) = &gate.machine {
+        let [control, ..] = format_ratios(m.control.value, m.control.low, m.control.high);
+        let [relative, low, high] =
+            format_ratios(m.relative.value, m.relative.low, m.relative.high);
+        let _ = write!(
+            words,
+            " (the control changed {control} at the same run; against it {relative} [{low}, {high}])"
+        );
+    }
     if gate.judgement == Judgement::Slower
         && let Some(c) = &gate.confirmation
         && c.verdict.is_some()
@@ -273,14 +292,63 @@ pub fn gate_line(
         ),
         Rule::AnyChange => "--fail-on-change".to_string(),
     };
+    let moved = gate
+        .series
+        .iter()
+        .filter(|g| g.judgement == Judgement::MachineMoved)
+        .count();
+    let moved = match moved {
+        0 => String::new(),
+        n => format!("; {n} series moved with the control: the machine moved, not failed"),
+    };
     Some(match failing.is_empty() {
-        true => format!("gate ({rule}): passes, no series fails"),
+        true => format!("gate ({rule}): passes, no series fails{moved}"),
         false => format!(
-            "gate ({rule}): fails (exit status 3), {} series: {}",
+            "gate ({rule}): fails (exit status 3), {} series: {}{moved}",
             failing.len(),
             failing.join(", ")
         ),
     })
+}
+
+/// The gate's error rates measured on a machine, in lines: the heading,
+/// then one per series and one per known step.
+pub fn gate_figures_lines(check: &GateCheck) -> Vec<Foreign> {
+    let when = std::time::UNIX_EPOCH + std::time::Duration::from_millis(check.unix_ms);
+    let machine = check
+        .machine
+        .as_ref()
+        .map_or_else(|| Foreign::new("this machine"), MachineId::describe);
+    let mut lines = vec![machine.after("gate figures on ").then(&format!(
+        " (host selftest --only gate, {}): `host history --fail-on-regression {}`",
+        humantime::format_rfc3339_seconds(when),
+        check.threshold_pct
+    ))];
+    for s in &check.series {
+        let r = &s.rates;
+        let step = r
+            .step_9_in_10_pct
+            .map_or_else(|| "none of up to 50%".to_string(), |p| format!("{p}%"));
+        lines.push(s.series.after("  ").then(&format!(
+            " ({}): {} A/A runs, noise {:.2}%; as measured: {}; false alarms {} of {} orderings ({:.1}%); slow-down caught 9 times in 10: {step}",
+            s.measure,
+            r.runs,
+            100.0 * s.noise,
+            if r.fails_as_measured { "fails" } else { "passes" },
+            r.false_alarms,
+            r.orderings,
+            100.0 * r.false_alarms as f64 / r.orderings.max(1) as f64,
+        )));
+    }
+    for k in &check.known_step {
+        lines.push(Foreign::new(format!(
+            "  chain100 then chain101 (1% more work), {}: {}{}",
+            k.measure,
+            if k.caught { "caught" } else { "missed" },
+            k.ratio.map(|r| format!(" ({r:.4}×)")).unwrap_or_default()
+        )));
+    }
+    lines
 }
 
 /// The terminal table: per series its last value, trend, changes, noise
@@ -335,6 +403,13 @@ pub fn table(series: &[Series], runs: usize, store: &str, gate: &Gate) -> String
         }
     }
     let _ = writeln!(out, "\nmethod: {}", method());
+    if gate.rule != Rule::None
+        && let Some(figures) = &gate.figures
+    {
+        for line in gate_figures_lines(figures) {
+            let _ = writeln!(out, "{}", terminal(&line));
+        }
+    }
     if let Some(line) = gate_line(series, gate, |t| terminal(t).into_owned()) {
         let _ = writeln!(out, "{line}");
     }
@@ -392,6 +467,15 @@ pub fn markdown(series: &[Series], runs: usize, gate: &Gate) -> String {
         );
     }
     let _ = writeln!(out, "\nMethod: {}.", markdown_text(&method()));
+    if gate.rule != Rule::None
+        && let Some(figures) = &gate.figures
+    {
+        let lines: Vec<String> = gate_figures_lines(figures)
+            .iter()
+            .map(|l| markdown_text(l))
+            .collect();
+        let _ = writeln!(out, "\n{}", lines.join("<br>\n"));
+    }
     out
 }
 

@@ -446,10 +446,14 @@ impl<W: Write> Table<W> {
         let fastest = report
             .results
             .iter()
+            .filter(|r| !r.is_control())
             .filter_map(|r| Some((r, r.figures.as_ref()?)))
             .filter(|(_, f)| !f.indistinguishable_from_empty)
             .min_by(|a, b| a.1.ns_per_op.median.total_cmp(&b.1.ns_per_op.median));
-        if let (Some((row, f)), true) = (fastest, measured > 1) {
+        let benchmarks = (report.results.iter())
+            .filter(|r| !r.is_control() && r.figures.is_some())
+            .count();
+        if let (Some((row, f)), true) = (fastest, benchmarks > 1) {
             writeln!(
                 self.out,
                 "fastest: {FAST}{}{FAST:#} ({} per op)",

@@ -243,6 +243,12 @@ pub struct BenchResult {
 }
 
 impl BenchResult {
+    /// Whether it is the control's row (`host run --control`): the
+    /// machine's, left out of the suite's summary.
+    pub fn is_control(&self) -> bool {
+        self.benchmark == crate::guest::control::CONTROL_NAME
+    }
+
     pub fn failed(row: &Row, kind: Option<Kind>, error: impl Into<Foreign>) -> Self {
         BenchResult {
             name: Foreign::new(&*row.name),

@@ -23,6 +23,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::options::{EngineConfig, Metric, check_baseline_name};
@@ -333,6 +334,12 @@ fn thin(epochs: &[Vec<f64>], cap: usize) -> Vec<Vec<f32>> {
         .collect()
 }
 
+/// The file of the gate's error rates, in the store's folder.
+const GATE_FIGURES: &str = "gate-figures.json";
+
+/// The largest file of the gate's figures read.
+const MAX_GATE_FIGURES_BYTES: u64 = 1 << 20;
+
 /// A folder of kept runs.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -415,6 +422,35 @@ impl Store {
         std::fs::create_dir_all(self.baselines())
             .with_context(|| format!("creating {}", self.baselines().display()))?;
         replace_atomically(&self.baselines().join(name), format!("{id}\n").as_bytes())
+    }
+
+    /// Keep the gate's error rates measured on this machine
+    /// (`host selftest --only gate`), replacing the ones before.
+    pub fn keep_gate_figures(&self, figures: &impl Serialize) -> Result<()> {
+        check_inside(&self.folder)?;
+        std::fs::create_dir_all(&self.folder)
+            .with_context(|| format!("cannot create the store {}", self.folder.display()))?;
+        let mut bytes = serde_json::to_vec_pretty(figures).context("serialising the figures")?;
+        bytes.push(b'\n');
+        replace_atomically(&self.folder.join(GATE_FIGURES), &bytes)
+    }
+
+    /// The gate's error rates kept by [`Store::keep_gate_figures`]; `None`
+    /// when none were kept.
+    pub fn gate_figures<T: DeserializeOwned>(&self) -> Result<Option<T>> {
+        let path = self.folder.join(GATE_FIGURES);
+        let cap = Cap {
+            bytes: MAX_GATE_FIGURES_BYTES,
+            name: "the cap on the gate's figures",
+        };
+        let bytes = match read_bounded(&path, cap, Links::Refuse) {
+            Ok(bytes) => bytes,
+            Err(e) if is_not_found(&e) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        serde_json::from_slice(&bytes)
+            .map(Some)
+            .with_context(|| format!("{}: not the gate's figures", path.display()))
     }
 
     /// The kept run baseline `name` points at.

@@ -11,14 +11,15 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use serde::Serialize;
 
 use super::runs::run_host;
-use crate::analysis::gate::{ErrorRates, error_rates, fails};
+use crate::analysis::gate::{GateCheck, KnownStep, SeriesRates, error_rates, fails};
 use crate::analysis::trend::{Series, series};
+use crate::options::default_store_folder;
 use crate::output::escape::terminal;
+use crate::output::history::gate_figures_lines;
 use crate::results::RunReport;
-use crate::results::store::{HISTORY_BUDGET, Store};
+use crate::results::store::{HISTORY_BUDGET, MachineId, Store};
 
 /// The flags of every run kept: short, as a CI job's.
 const RUN_FLAGS: [&str; 6] = [
@@ -29,34 +30,6 @@ const RUN_FLAGS: [&str; 6] = [
     "300ms",
     "--warmup",
 ];
-
-/// The gate's figures of one series.
-#[derive(Debug, Clone, Serialize)]
-pub struct SeriesRates {
-    pub series: String,
-    pub measure: String,
-    /// The relative sd of its runs (log scale); 0 for counts.
-    pub noise: f64,
-    #[serde(flatten)]
-    pub rates: ErrorRates,
-}
-
-/// A known step, and whether the gate caught it.
-#[derive(Debug, Clone, Serialize)]
-pub struct KnownStep {
-    pub measure: String,
-    pub caught: bool,
-    /// The newest change's ratio, when one was found.
-    pub ratio: Option<f64>,
-}
-
-/// The gate section of the self-test.
-#[derive(Debug, Clone, Serialize)]
-pub struct GateCheck {
-    pub threshold_pct: f64,
-    pub series: Vec<SeriesRates>,
-    pub known_step: Vec<KnownStep>,
-}
 
 /// Keep `runs` runs of `files` in `store`.
 fn keep(store: &Path, files: &[&Path], runs: usize) -> Result<()> {
@@ -72,10 +45,10 @@ fn keep(store: &Path, files: &[&Path], runs: usize) -> Result<()> {
     Ok(())
 }
 
-/// The series kept in `store`.
-fn kept_series(store: &Path) -> Vec<Series> {
+/// The series kept in `store`, and the machine of its newest run.
+fn kept_series(store: &Path) -> (Vec<Series>, Option<MachineId>) {
     let (runs, _) = Store::new(store).newest(usize::MAX, 0, HISTORY_BUDGET);
-    series(&runs, &[])
+    (series(&runs, &[]), runs.last().map(|r| r.machine.clone()))
 }
 
 /// Measure the gate's error rates at `threshold_pct` with `same_runs` A/A
@@ -90,12 +63,13 @@ pub fn gate(
     let folder = tempfile::tempdir().context("a temporary store")?;
     let same = folder.path().join("same");
     keep(&same, &[xor, chain100], same_runs)?;
-    let rates = kept_series(&same)
+    let (same_series, machine) = kept_series(&same);
+    let rates = same_series
         .iter()
         .map(|s| {
             let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
             SeriesRates {
-                series: terminal(&s.title()).into_owned(),
+                series: s.title(),
                 measure: s.measure.describe().to_string(),
                 noise: s.noise,
                 rates: error_rates(&values, s.measure.deterministic(), threshold_pct, 1),
@@ -109,6 +83,7 @@ pub fn gate(
         keep(&step, &[&w], 6)?;
     }
     let known_step = kept_series(&step)
+        .0
         .iter()
         .map(|s| {
             let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
@@ -121,46 +96,29 @@ pub fn gate(
         .collect();
     let check = GateCheck {
         threshold_pct,
+        unix_ms: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64),
+        machine,
         series: rates,
         known_step,
     };
     print(&check);
+    if let Some(folder) = default_store_folder() {
+        match Store::new(&folder).keep_gate_figures(&check) {
+            Ok(()) => println!(
+                "  kept in the store {}: `host history` quotes them",
+                terminal(&folder.display().to_string())
+            ),
+            Err(e) => eprintln!("warning: the gate's figures were not kept: {e:#}"),
+        }
+    }
     Ok(check)
 }
 
 /// The figures on the terminal.
 fn print(check: &GateCheck) {
-    println!(
-        "gate: `host history --fail-on-regression {}` on runs kept on this machine",
-        check.threshold_pct
-    );
-    for s in &check.series {
-        let r = &s.rates;
-        let step = r
-            .step_9_in_10_pct
-            .map_or_else(|| "none of up to 50%".to_string(), |p| format!("{p}%"));
-        println!(
-            "  {} ({}): {} A/A runs, noise {:.2}%; as measured: {}; false alarms {} of {} orderings ({:.1}%); slow-down caught 9 times in 10: {step}",
-            s.series,
-            s.measure,
-            r.runs,
-            100.0 * s.noise,
-            if r.fails_as_measured {
-                "fails"
-            } else {
-                "passes"
-            },
-            r.false_alarms,
-            r.orderings,
-            100.0 * r.false_alarms as f64 / r.orderings.max(1) as f64,
-        );
-    }
-    for k in &check.known_step {
-        println!(
-            "  chain100 then chain101 (1% more work), {}: {}{}",
-            k.measure,
-            if k.caught { "caught" } else { "missed" },
-            k.ratio.map(|r| format!(" ({r:.4}×)")).unwrap_or_default()
-        );
+    for line in gate_figures_lines(check) {
+        println!("{}", terminal(&line));
     }
 }

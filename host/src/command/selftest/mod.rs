@@ -80,7 +80,7 @@ struct SelftestReport {
     family: Option<FamilyTally>,
     machine: Option<Machine>,
     history: Vec<history::Cell>,
-    gate: Option<gate::GateCheck>,
+    gate: Option<crate::analysis::gate::GateCheck>,
 }
 
 pub fn selftest(args: &SelftestArgs) -> Result<()> {

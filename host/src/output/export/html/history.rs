@@ -2,7 +2,8 @@
 //! trend plot, each series (an engine on a machine) in its own colour, every
 //! run's value with its 95% interval, and each change point marked by a
 //! dashed line before the run it starts at, with its ratio; under the plot
-//! a table of the change points.
+//! its legend and a table of the change points, which wraps so that the
+//! page stays within its width.
 
 use std::fmt::Write;
 
@@ -12,7 +13,6 @@ use super::palette::{FONT, Plot, WIDTH, hex};
 use super::{FOOT, HEAD, STYLE, svg_or_message};
 use crate::analysis::trend::{Measure, Series};
 use crate::output::escape::html as escape;
-use crate::output::escape::terminal;
 use crate::output::history::{describe_change, format_value, method, noise_words};
 use crate::output::units::format_ns;
 use crate::results::{Foreign, Tool};
@@ -74,6 +74,7 @@ fn section(page: &mut String, benchmark: &Foreign, measure: Measure, members: &[
         }
     );
     page.push_str(&svg_or_message(trend_svg(members)));
+    page.push_str(&legend(members));
     page.push_str("</figure>\n");
     page.push_str("<div class=\"table\"><table>\n<tr><th class=\"left\">series</th><th class=\"left\">machine</th><th>runs</th><th>last</th><th class=\"left\">change points</th></tr>\n");
     let mut noise = Vec::new();
@@ -94,7 +95,7 @@ fn section(page: &mut String, benchmark: &Foreign, measure: Measure, members: &[
             .unwrap_or_default();
         let _ = writeln!(
             page,
-            "<tr><td class=\"left\" title=\"{}\"><span style=\"color:{}\">●</span> {}</td><td class=\"left\">{}</td><td>{}</td><td>{}</td><td class=\"left\">{}</td></tr>",
+            "<tr><td class=\"left\" title=\"{}\"><span style=\"color:{}\">●</span> {}</td><td class=\"left\">{}</td><td>{}</td><td>{}</td><td class=\"wrap\">{}</td></tr>",
             escape(&s.engine_config),
             hex(COLOURS[i % COLOURS.len()]),
             escape(&s.engine),
@@ -111,6 +112,24 @@ fn section(page: &mut String, benchmark: &Foreign, measure: Measure, members: &[
     for line in noise {
         let _ = writeln!(page, "<p>{line}.</p>");
     }
+}
+
+/// The legend of a plot, under it (inside, it would cover the newest
+/// runs): each series' colour, engine and machine.
+fn legend(members: &[&Series]) -> String {
+    let entries: Vec<String> = members
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            format!(
+                "<i style=\"background:{}\"></i>{} on {}",
+                hex(COLOURS[i % COLOURS.len()]),
+                escape(&s.engine),
+                escape(&s.machine.describe())
+            )
+        })
+        .collect();
+    format!("<p class=\"legend\">{}</p>\n", entries.join(" "))
 }
 
 /// The trend plot of `members`: x the run's number in its series, y its
@@ -178,13 +197,7 @@ fn trend_svg(members: &[&Series]) -> Plot<String> {
                         ErrorBar::new_vertical((k + 1) as f64, p.low, p.value, p.high, colour, 6)
                     }),
             )?;
-            chart
-                .draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))?
-                .label(terminal(&Foreign::compose(
-                    [&s.engine, &s.machine.describe()],
-                    |[engine, machine]| format!("{engine} on {machine}"),
-                )))
-                .legend(move |(x, y)| Circle::new((x + 9, y), 4, colour.filled()));
+            chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))?;
             for c in &s.changes {
                 let at = c.at as f64 + 0.5;
                 chart.draw_series(DashedLineSeries::new(
@@ -200,13 +213,6 @@ fn trend_svg(members: &[&Series]) -> Plot<String> {
                 )))?;
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK.mix(0.2))
-            .label_font((FONT, 13))
-            .draw()?;
         root.present()?;
     }
     Ok(svg)
