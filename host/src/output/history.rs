@@ -207,13 +207,18 @@ pub fn gate_words(series: &Series, gate: &SeriesGate, threshold_pct: f64) -> Opt
         .and_then(|i| series.changes.get(i))
         .map(|c| format_ratios(c.ratio, c.ratio_low, c.ratio_high)[0].clone())
         .unwrap_or_default();
+    // A confirmation may judge a series whose history shows no change.
+    let since = match ratio.is_empty() {
+        true => "side by side".to_string(),
+        false => format!("since its newest change ({ratio})"),
+    };
     let mut words = match gate.judgement {
         Judgement::TooShort | Judgement::NoChange => return None,
-        Judgement::Slower => format!("slower since its newest change ({ratio}), beyond {threshold_pct}%"),
-        Judgement::WithinThreshold => format!(
-            "slower since its newest change ({ratio}), not certainly beyond {threshold_pct}%"
-        ),
-        Judgement::Faster => format!("faster since its newest change ({ratio}): a speed-up, told, not failed"),
+        Judgement::Slower => format!("slower {since}, beyond {threshold_pct}%"),
+        Judgement::WithinThreshold => {
+            format!("slower {since}, not certainly beyond {threshold_pct}%")
+        }
+        Judgement::Faster => format!("faster {since}: a speed-up, told, not failed"),
         Judgement::Withdrawn => "the history's slow-down is withdrawn: side by side, the modules are not slower (or the module did not change)".to_string(),
         Judgement::MachineMoved => format!("changed since its newest change ({ratio}), with the control: the machine moved"),
     };
@@ -230,6 +235,7 @@ pub fn gate_words(series: &Series, gate: &SeriesGate, threshold_pct: f64) -> Opt
         );
     }
     if gate.judgement == Judgement::Slower
+        && !ratio.is_empty()
         && let Some(c) = &gate.confirmation
         && c.verdict.is_some()
     {
@@ -329,9 +335,13 @@ pub fn gate_figures_lines(check: &GateCheck) -> Vec<Foreign> {
         let step = r
             .step_9_in_10_pct
             .map_or_else(|| "none of up to 50%".to_string(), |p| format!("{p}%"));
+        // A count's title already says what it counts.
+        let what = match s.measure == Measure::Time.describe() {
+            true => " (time)",
+            false => "",
+        };
         lines.push(s.series.after("  ").then(&format!(
-            " ({}): {} A/A runs, noise {:.2}%; as measured: {}; false alarms {} of {} orderings ({:.1}%); slow-down caught 9 times in 10: {step}",
-            s.measure,
+            "{what}: {} A/A runs, noise {:.2}%; as measured: {}; false alarms {} of {} orderings ({:.1}%); slow-down caught 9 times in 10: {step}",
             r.runs,
             100.0 * s.noise,
             if r.fails_as_measured { "fails" } else { "passes" },
