@@ -2,9 +2,9 @@
 //! precisely this run pinned its median (**this run**: between its worker
 //! processes alone), and where the median of another run would land (**a
 //! later run**: this run's interval widened by the drift measured between
-//! earlier runs of the same row, by `--drift`, on a busy machine to hold
-//! every process, and reaching back to the earlier runs when this one
-//! departs from them). Drift is relative, so widening happens on the log
+//! earlier runs of the same row, by `--drift`, to hold every process on a
+//! busy machine or while too few earlier runs measure the drift, and
+//! reaching back to the earlier runs when this one departs from them). Drift is relative, so widening happens on the log
 //! scale: an interval never reaches below zero and is symmetric in ratio.
 //! Neither interval reaches further than [`BEYOND_MEASURED`] beyond what the
 //! processes measured: this run's, for this run's interval; this run's and
@@ -71,7 +71,9 @@ pub fn intervals(median: f64, estimate: &Estimate, drift: &Drift) -> Intervals {
         None => extra,
     };
     let mut wide = widen_log(median, this_run, extra);
-    if drift.busy_machine {
+    // Busy, or with no drift measured between runs yet, the spread between
+    // this run's processes is what a later run's may be: it holds them.
+    if drift.busy_machine || drift.measured.is_none() {
         wide = spanning(wide, measured);
     }
     let earlier = drift.measured.and_then(|d| d.earlier);
@@ -215,12 +217,13 @@ mod tests {
     }
 
     /// Without earlier runs (an empty store, or `--no-store`) a later run's
-    /// interval is this run's.
+    /// interval is this run's, widened to hold every one of its processes.
     #[test]
-    fn without_earlier_runs_both_are_this_runs() {
-        let e = estimate(99.0, 101.0, &[99.0, 100.0, 101.0]);
+    fn without_earlier_runs_a_later_run_spans_the_processes() {
+        let e = estimate(99.0, 101.0, &[97.0, 100.0, 104.0]);
         let i = intervals(100.0, &e, &Drift::default());
-        assert_eq!(i.later_run, i.this_run);
+        assert_eq!(i.this_run, (99.0, 101.0));
+        assert_eq!(i.later_run, (97.0, 104.0));
         assert!(!i.departed);
     }
 

@@ -378,6 +378,7 @@ fn other_interval(found: &Found) -> Option<Note> {
             stated_pct: drift.stated_pct,
             busy: drift.busy_machine,
             departed,
+            unmeasured: drift.measured.is_none(),
         },
         bounded,
     })
@@ -663,12 +664,23 @@ mod tests {
     fn on_a_busy_machine_the_interval_spans_every_process_median() {
         let medians = [103.0, 103.5, 103.6, 103.7, 103.8, 103.9, 104.0, 110.0];
         let processes: Vec<Measurement> = medians.iter().map(|&m| process(m)).collect();
-        let quiet = row_of(&processes, Drift::default());
+        // Quiet, with the drift between runs measured (a small one).
+        let measured = Drift {
+            measured: Some(RunDrift {
+                rel_sd: 0.001,
+                df: 11,
+                runs: 12,
+                own: true,
+                earlier: None,
+            }),
+            ..Drift::default()
+        };
+        let quiet = row_of(&processes, measured);
         let busy = row_of(
             &processes,
             Drift {
                 busy_machine: true,
-                ..Drift::default()
+                ..measured
             },
         );
         let (q, b) = (&quiet.ns_per_op, &busy.ns_per_op);
@@ -775,7 +787,7 @@ mod tests {
         };
         let words = said(&row_of(&processes, few).info);
         assert!(
-            words.contains("too few earlier runs of this benchmark to say where a later run lands (3 kept today, 5 needed)"),
+            words.contains("too few earlier runs of this benchmark to measure the drift between runs (3 kept today, 5 needed): a later run's interval spans this run's processes"),
             "{words}"
         );
     }

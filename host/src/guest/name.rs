@@ -224,7 +224,7 @@ mod tests {
         );
         assert_eq!(
             names(&["a/x.wasm", "a/x.so", "b/x.wasm"]),
-            ["a/x (wasm)", "a/x (native)", "b/x (wasm)"]
+            ["a/x (wasm)", "x (native)", "b/x (wasm)"]
         );
         // Two files of one name in one folder: nothing to tell them apart.
         assert_eq!(names(&["a/x.wasm", "a/x.wat"]), ["x", "x"]);

@@ -259,7 +259,7 @@ impl fmt::Display for OwnWords<'_> {
             }
             Note::TooFewEarlierRuns { runs, needed } => write!(
                 f,
-                "too few earlier runs of this benchmark to say where a later run lands ({runs} kept today, {needed} needed): the interval is this run's processes alone"
+                "too few earlier runs of this benchmark to measure the drift between runs ({runs} kept today, {needed} needed): a later run's interval spans this run's processes"
             ),
             Note::ProcessesDisagree {
                 low,
@@ -338,6 +338,12 @@ impl fmt::Display for Widened {
         }
         if self.departed {
             why.push("this run departs from the earlier runs".to_string());
+        }
+        if self.unmeasured && !self.busy {
+            why.push(
+                "no drift between runs measured yet, so a later run's interval spans this run's processes"
+                    .to_string(),
+            );
         }
         match why.is_empty() {
             true => f.write_str("a later run may land elsewhere"),

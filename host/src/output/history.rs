@@ -482,7 +482,7 @@ pub fn markdown(series: &[Series], runs: usize, gate: &Gate) -> String {
     {
         let lines: Vec<String> = gate_figures_lines(figures)
             .iter()
-            .map(|l| markdown_text(l))
+            .map(markdown_text)
             .collect();
         let _ = writeln!(out, "\n{}", lines.join("<br>\n"));
     }

@@ -117,6 +117,9 @@ pub struct Widened {
     pub busy: bool,
     /// This run departs from the earlier runs' median.
     pub departed: bool,
+    /// No drift between runs was measured (too few earlier runs, or none
+    /// read): a later run's interval spans this run's processes.
+    pub unmeasured: bool,
 }
 
 /// What a row that stands on its undisturbed epochs says of them.
