@@ -14,7 +14,7 @@ use crate::output::units::{
 use crate::results::notes::{Note, Undisturbed, Widened};
 use crate::results::{
     BaselineComparison, BenchResult, CallgrindCounts, Costs, Figures, Foreign, HardwareCounts,
-    Phases, WarmupFigures,
+    Phases, ProcessGroup, WarmupFigures,
 };
 use crate::util::bytes::format_bytes;
 
@@ -239,24 +239,7 @@ impl fmt::Display for OwnWords<'_> {
                 high,
                 why,
                 bounded,
-            } => {
-                let other = interval_words(*low, *high);
-                match shown {
-                    Headline::LaterRun => write!(
-                        f,
-                        "{why}: the interval is where a later run may land; this run's processes alone give {other}"
-                    )?,
-                    Headline::ThisRun => write!(f, "{why}: a later run may land in {other}")?,
-                }
-                if let Some((low, high)) = bounded {
-                    write!(
-                        f,
-                        " (a later run's interval stops at {}, 10% beyond the fastest and slowest process measured today)",
-                        interval_words(*low, *high)
-                    )?;
-                }
-                Ok(())
-            }
+            } => other_interval(f, *shown, (*low, *high), why, *bounded),
             Note::TooFewEarlierRuns { runs, needed } => write!(
                 f,
                 "too few earlier runs of this benchmark to measure the drift between runs ({runs} kept today, {needed} needed): a later run's interval spans this run's processes"
@@ -266,26 +249,7 @@ impl fmt::Display for OwnWords<'_> {
                 high,
                 processes,
                 groups,
-            } => {
-                write!(
-                    f,
-                    "processes disagree: {} over {processes} processes",
-                    range_words(*low, *high)
-                )?;
-                if !groups.is_empty() {
-                    let each: Vec<String> = groups
-                        .iter()
-                        .map(|g| format!("{} ({})", range_words(g.low_ns, g.high_ns), g.processes))
-                        .collect();
-                    write!(
-                        f,
-                        ", in {} groups: {}; the median depends on how many land in each",
-                        groups.len(),
-                        each.join(", ")
-                    )?;
-                }
-                f.write_str("; the interval is as wide as they disagree")
-            }
+            } => disagreement(f, (*low, *high), *processes, groups),
             Note::ErrBesideInterval {
                 err_pct,
                 below_pct,
@@ -313,6 +277,60 @@ impl fmt::Display for OwnWords<'_> {
             }
         }
     }
+}
+
+/// The interval a row does not show (`low`, `high`), and why the two
+/// differ.
+fn other_interval(
+    f: &mut fmt::Formatter<'_>,
+    shown: Headline,
+    (low, high): (f64, f64),
+    why: &Widened,
+    bounded: Option<(f64, f64)>,
+) -> fmt::Result {
+    let other = interval_words(low, high);
+    match shown {
+        Headline::LaterRun => write!(
+            f,
+            "{why}: the interval is where a later run may land; this run's processes alone give {other}"
+        )?,
+        Headline::ThisRun => write!(f, "{why}: a later run may land in {other}")?,
+    }
+    if let Some((low, high)) = bounded {
+        write!(
+            f,
+            " (a later run's interval stops at {}, 10% beyond the fastest and slowest process measured today)",
+            interval_words(low, high)
+        )?;
+    }
+    Ok(())
+}
+
+/// That the processes disagree: their medians' range, and their groups.
+fn disagreement(
+    f: &mut fmt::Formatter<'_>,
+    (low, high): (f64, f64),
+    processes: usize,
+    groups: &[ProcessGroup],
+) -> fmt::Result {
+    write!(
+        f,
+        "processes disagree: {} over {processes} processes",
+        range_words(low, high)
+    )?;
+    if !groups.is_empty() {
+        let each: Vec<String> = groups
+            .iter()
+            .map(|g| format!("{} ({})", range_words(g.low_ns, g.high_ns), g.processes))
+            .collect();
+        write!(
+            f,
+            ", in {} groups: {}; the median depends on how many land in each",
+            groups.len(),
+            each.join(", ")
+        )?;
+    }
+    f.write_str("; the interval is as wide as they disagree")
 }
 
 /// What widened a later run's interval, in words.

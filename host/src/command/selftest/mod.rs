@@ -37,7 +37,7 @@
 //! Here: the report, the order of the checks, and running this binary; one
 //! file per check beside it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 use serde::Serialize;
@@ -84,21 +84,11 @@ struct SelftestReport {
 }
 
 pub fn selftest(args: &SelftestArgs) -> Result<()> {
-    let dir = &args.workloads;
-    let file = |name: &str| -> Result<PathBuf> {
-        let path = dir.join(name);
-        match path.is_file() {
-            true => Ok(path),
-            false => bail!(
-                "{}: no such workload file (see --workloads)",
-                path.display()
-            ),
-        }
-    };
+    let file = |name: &str| workload(&args.workloads, name);
     if args.runs < 2 {
         bail!("--runs must be at least 2");
     }
-    let wanted = |section| args.only.is_empty() || args.only.contains(&section);
+    let wanted = |section| wanted(args, section);
     let mut report = SelftestReport::default();
     if wanted(SelftestSection::Repeatability) {
         report.repeatability = Some(repeatability(&file("xor.wasm")?, args.runs)?);
@@ -114,46 +104,13 @@ pub fn selftest(args: &SelftestArgs) -> Result<()> {
             &file("xor-component.wasm")?,
         )?);
     }
-    if wanted(SelftestSection::Verdicts) {
-        let xor = file("xor.wasm")?;
-        report
-            .verdicts
-            .push(verdicts("xor vs xor", &xor, &xor, args.same_runs)?);
-        report.verdicts.push(verdicts(
-            "mod13 vs mod16",
-            &file("mod13.wasm")?,
-            &file("mod16.wasm")?,
-            5,
-        )?);
-        report.verdicts.push(verdicts(
-            "chain100 vs chain101",
-            &file("chain100.wasm")?,
-            &file("chain101.wasm")?,
-            args.same_runs,
-        )?);
-    }
+    verdict_sections(args, &mut report)?;
     if wanted(SelftestSection::Intervals) {
         for name in ["xor.wasm", "xor-component.wasm", "loop.wasm"] {
             report
                 .intervals
                 .push(intervals(&file(name)?, args.same_runs)?);
         }
-    }
-    if wanted(SelftestSection::Small) {
-        report.verdicts.push(verdicts_with(
-            "chain200 vs chain201 (0.5%)",
-            &file("chain200.wasm")?,
-            &file("chain201.wasm")?,
-            10,
-            &["--noise", "0.5", "--time", "3s"],
-        )?);
-        report.verdicts.push(verdicts_with(
-            "chain400 vs chain401 (0.25%)",
-            &file("chain400.wasm")?,
-            &file("chain401.wasm")?,
-            10,
-            &["--noise", "0.25", "--time", "10s"],
-        )?);
     }
     if wanted(SelftestSection::Family) {
         report.family = Some(family(
@@ -163,15 +120,6 @@ pub fn selftest(args: &SelftestArgs) -> Result<()> {
                 &file("mod16.wasm")?,
                 &file("xor.wasm")?,
             ],
-            10,
-        )?);
-    }
-    if wanted(SelftestSection::Busy) {
-        let _spinner = Spinner::start()?;
-        report.verdicts.push(verdicts(
-            "chain100 vs chain101, a busy loop on the last core",
-            &file("chain100.wasm")?,
-            &file("chain101.wasm")?,
             10,
         )?);
     }
@@ -201,6 +149,73 @@ pub fn selftest(args: &SelftestArgs) -> Result<()> {
             false => Output::File(path.clone()),
         };
         write_json(&report, &output)?;
+    }
+    Ok(())
+}
+
+/// Whether `section` runs: every section when none was named.
+fn wanted(args: &SelftestArgs, section: SelftestSection) -> bool {
+    args.only.is_empty() || args.only.contains(&section)
+}
+
+/// The bundled workload `name` in `dir`, which must exist.
+fn workload(dir: &Path, name: &str) -> Result<PathBuf> {
+    let path = dir.join(name);
+    match path.is_file() {
+        true => Ok(path),
+        false => bail!(
+            "{}: no such workload file (see --workloads)",
+            path.display()
+        ),
+    }
+}
+
+/// The sections of `host compare` verdicts: A against A and known steps,
+/// the small steps, and a step beside a busy loop.
+fn verdict_sections(args: &SelftestArgs, report: &mut SelftestReport) -> Result<()> {
+    let file = |name: &str| workload(&args.workloads, name);
+    if wanted(args, SelftestSection::Verdicts) {
+        let xor = file("xor.wasm")?;
+        report
+            .verdicts
+            .push(verdicts("xor vs xor", &xor, &xor, args.same_runs)?);
+        report.verdicts.push(verdicts(
+            "mod13 vs mod16",
+            &file("mod13.wasm")?,
+            &file("mod16.wasm")?,
+            5,
+        )?);
+        report.verdicts.push(verdicts(
+            "chain100 vs chain101",
+            &file("chain100.wasm")?,
+            &file("chain101.wasm")?,
+            args.same_runs,
+        )?);
+    }
+    if wanted(args, SelftestSection::Small) {
+        report.verdicts.push(verdicts_with(
+            "chain200 vs chain201 (0.5%)",
+            &file("chain200.wasm")?,
+            &file("chain201.wasm")?,
+            10,
+            &["--noise", "0.5", "--time", "3s"],
+        )?);
+        report.verdicts.push(verdicts_with(
+            "chain400 vs chain401 (0.25%)",
+            &file("chain400.wasm")?,
+            &file("chain401.wasm")?,
+            10,
+            &["--noise", "0.25", "--time", "10s"],
+        )?);
+    }
+    if wanted(args, SelftestSection::Busy) {
+        let _spinner = Spinner::start()?;
+        report.verdicts.push(verdicts(
+            "chain100 vs chain101, a busy loop on the last core",
+            &file("chain100.wasm")?,
+            &file("chain101.wasm")?,
+            10,
+        )?);
     }
     Ok(())
 }
