@@ -31,6 +31,7 @@ use std::sync::{Mutex, OnceLock};
 use serde::Serialize;
 
 use crate::analysis::stats::student_t_975;
+use crate::results::Ratio;
 
 /// The fewest runs on each side of a change.
 pub const MIN_SEGMENT: usize = 2;
@@ -58,6 +59,17 @@ pub struct Change {
     pub statistic: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub critical: Option<f64>,
+}
+
+impl Change {
+    /// Its ratio and the ratio's interval.
+    pub fn interval(&self) -> Ratio {
+        Ratio {
+            value: self.ratio,
+            low: self.ratio_low,
+            high: self.ratio_high,
+        }
+    }
 }
 
 /// The changes of a deterministic series: every run whose count differs

@@ -254,21 +254,13 @@ fn control_change(series: &Series, change: &Change, all: &[Series]) -> Option<Ra
                         .get(k.at)
                         .is_some_and(|p| near.contains(&p.run.as_str()))
             })
-            .map(|k| Ratio {
-                value: k.ratio,
-                low: k.ratio_low,
-                high: k.ratio_high,
-            })
+            .map(Change::interval)
     })
 }
 
 /// One change against the threshold.
 fn judge_change(change: &Change, threshold_pct: f64) -> Judgement {
-    let ratio = Ratio {
-        value: change.ratio,
-        low: change.ratio_low,
-        high: change.ratio_high,
-    };
+    let ratio = change.interval();
     if change.ratio < 1.0 {
         Judgement::Faster
     } else if is_regression(&ratio, threshold_pct) {
