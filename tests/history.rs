@@ -212,26 +212,6 @@ fn kept_files(store: &Path) -> Result<Vec<std::path::PathBuf>, Box<dyn Error>> {
     Ok(files)
 }
 
-/// Scale the kept row of `file` (its median and its processes') by
-/// `factor`: a run on another speed, on a machine that was not busy.
-fn scale_kept(file: &Path, factor: f64) -> TestResult {
-    let mut run: Value = serde_json::from_slice(&std::fs::read(file)?)?;
-    let row = &mut run["rows"][0];
-    row["median_ns"] = (row["median_ns"].as_f64().ok_or("a median")? * factor).into();
-    let medians: Vec<f64> = row["process_medians_ns"]
-        .as_array()
-        .ok_or("process medians")?
-        .iter()
-        .filter_map(Value::as_f64)
-        .map(|m| m * factor)
-        .collect();
-    row["process_medians_ns"] = medians.into();
-    // However busy the machine was while the test kept it.
-    run["busy_machine"] = false.into();
-    std::fs::write(file, serde_json::to_vec(&run)?)?;
-    Ok(())
-}
-
 /// A number of `row`: its own, or of its `ns_per_op` (the intervals).
 fn number(row: &Value, key: &str) -> Result<f64, Box<dyn Error>> {
     Ok(row[key]
@@ -259,7 +239,7 @@ fn drift_is_read_only_from_the_store_and_bounded_by_what_was_measured() -> TestR
     assert_eq!(files.len(), 5);
     let mut measured = Vec::new();
     for (file, factor) in files.iter().zip([0.7, 0.85, 1.0, 1.2, 1.4]) {
-        scale_kept(file, factor)?;
+        scale_rows(file, factor, |_| true)?;
         let run: Value = serde_json::from_slice(&std::fs::read(file)?)?;
         measured.extend(
             run["rows"][0]["process_medians_ns"]
