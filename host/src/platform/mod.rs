@@ -2,6 +2,7 @@
 //!
 //! - [`cpu`]: the cores the calling thread may use and the CPU's model;
 //! - [`thread`]: pin the measuring thread to a core and raise its priority;
+//! - [`affinity`]: the cores of a process the measuring thread starts;
 //! - [`clock`]: the clock's resolution and the cost of reading it;
 //! - [`gaps`]: what interrupts a core, as a thread spinning on it sees it;
 //! - [`load`]: how busy each core is, and whether the machine is busy;
@@ -13,6 +14,7 @@
 //!
 //! Nothing here knows of WebAssembly.
 
+pub mod affinity;
 pub mod clock;
 pub mod cpu;
 pub mod gaps;

@@ -70,6 +70,7 @@ impl Runner for V8 {
             )
             .with_context(|| format!("{}: instantiation failed under v8", guest.path.display()))?;
         let (compile_ns, instantiate_ns) = two_numbers(answer)?;
+        node.keep_main_thread();
         Ok(Box::new(NodeWorkload {
             node,
             seeds,

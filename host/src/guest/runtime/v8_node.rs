@@ -5,6 +5,8 @@
 //! process group (so that the parent's kill at the call deadline ends it
 //! and anything it started), dying with the thread that started it, and,
 //! where a [`Confinement`] is given, confined by Landlock before it runs.
+//! Its helper threads run on every core, its main thread on the measuring
+//! core ([`NodeProcess::keep_main_thread`]).
 //! It is spoken to over its own pipes, one request per line
 //! ([`NodeProcess::request`]); a request that is no guest call (a compile)
 //! has a deadline of its own ([`NodeProcess::request_within`]), since it
@@ -21,6 +23,8 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use super::v8_sandbox::Confinement;
 use crate::guest::limits::Limits;
+use crate::platform::affinity::{allow_every_core, keep_thread_to};
+use crate::platform::cpu::thread_affinity;
 use crate::platform::processes::{end_tree, within};
 
 /// The JavaScript worker.
@@ -153,6 +157,10 @@ pub struct NodeProcess {
     /// sample allocates nothing once they have grown.
     request: String,
     answer: String,
+    /// The cores of the thread that started it (the measuring core, when
+    /// pinned), which its main thread is kept to once it has made its
+    /// helper threads: see [`NodeProcess::keep_main_thread`].
+    measuring_cores: Option<Vec<usize>>,
 }
 
 impl NodeProcess {
@@ -185,7 +193,21 @@ impl NodeProcess {
             answers,
             request: String::new(),
             answer: String::new(),
+            measuring_cores: thread_affinity(),
         })
+    }
+
+    /// Keep `node`'s main thread, which runs the guest and reads its
+    /// clock, to the cores of the thread that started it (the measuring
+    /// core), once it has answered a first request: by then V8 has made
+    /// its helper threads (compile, garbage collection), which keep every
+    /// core, so that tiering up and collecting do not take the guest's
+    /// core, as nothing else does under wasmtime. A refusal leaves the
+    /// main thread on every core.
+    pub fn keep_main_thread(&self) {
+        if let Some(cores) = &self.measuring_cores {
+            let _ = keep_thread_to(self.child.id(), cores);
+        }
     }
 
     /// The process's id.
@@ -280,8 +302,8 @@ impl Drop for NodeProcess {
 }
 
 /// Arm the process `command` starts: it gets SIGKILL when the thread that
-/// started it ends (the measuring thread: the worker's end), and it is
-/// confined by `confinement`. It stays in the worker's process group,
+/// started it ends (the measuring thread: the worker's end), it is
+/// confined by `confinement`, and it may run on every core. It stays in the worker's process group,
 /// which the parent kills whole at a call's deadline.
 fn arm(command: &mut Command, confinement: Option<&Confinement>) {
     use std::os::unix::process::CommandExt;
@@ -301,6 +323,9 @@ fn arm(command: &mut Command, confinement: Option<&Confinement>) {
         if let Some(fd) = ruleset {
             super::v8_sandbox::restrict_self(fd)?;
         }
+        // node's helper threads inherit every core, not the measuring
+        // core; a refusal only leaves them there.
+        let _ = allow_every_core();
         Ok(())
     };
     // SAFETY: the closure calls only async-signal-safe functions and
@@ -330,5 +355,59 @@ mod tests {
             huge_pages: false,
         };
         assert_eq!(limit_flags(large)[1], "--wasm-max-table-size=10000000");
+    }
+
+    /// The cores thread `tid` of process `pid` may run on, as
+    /// `/proc/PID/task/TID/status` lists them (`0-1`, `1`).
+    fn cores_of(pid: u32, tid: &str) -> Option<String> {
+        let text = crate::util::fs::read_system_text(format!("/proc/{pid}/task/{tid}/status"))?;
+        let line = text.lines().find(|l| l.starts_with("Cpus_allowed_list:"))?;
+        Some(line.split_whitespace().nth(1)?.to_string())
+    }
+
+    /// The cores of every thread of process `pid` but its main thread.
+    fn helpers_cores(pid: u32) -> Vec<String> {
+        let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).expect("tasks");
+        tasks
+            .filter_map(|task| task.ok()?.file_name().into_string().ok())
+            .filter(|tid| *tid != pid.to_string())
+            .filter_map(|tid| cores_of(pid, &tid))
+            .collect()
+    }
+
+    /// Started from a thread kept to one core, `node`'s main thread keeps
+    /// to that core once it has answered, while its helper threads may run
+    /// on every core. Skipped without `node` or a second core.
+    #[test]
+    fn nodes_helper_threads_leave_the_measuring_core_to_its_main_thread() {
+        let (Some(node), Some(cores)) = (node(), thread_affinity()) else {
+            return eprintln!("skipped: no node, or no affinity");
+        };
+        if cores.len() < 2 {
+            return eprintln!("skipped: one core");
+        }
+        let measuring = cores[cores.len() - 1];
+        std::thread::spawn(move || {
+            // SAFETY: gettid has no preconditions.
+            let tid = unsafe { libc::gettid() } as u32;
+            keep_thread_to(tid, &[measuring]).expect("keep");
+            let limits = Limits {
+                max_memory_bytes: 64 << 20,
+                huge_pages: false,
+            };
+            let mut process = NodeProcess::start(&node, limits, &[], None).expect("node");
+            let _ = process.request_within("memory", COMPILE_DEADLINE);
+            process.keep_main_thread();
+            let pid = process.id();
+            let main = cores_of(pid, &pid.to_string());
+            assert_eq!(main, Some(measuring.to_string()));
+            let helpers = helpers_cores(pid);
+            assert!(
+                helpers.iter().any(|c| *c != measuring.to_string()),
+                "every helper thread on the measuring core: {helpers:?}"
+            );
+        })
+        .join()
+        .expect("the thread");
     }
 }

@@ -103,6 +103,7 @@ pub fn program(
         Some((end, ns)) => (end == "1", ns.parse::<f64>().unwrap_or(0.0)),
         None => bail!("node's answer to a compile: `{answer}`"),
     };
+    process.keep_main_thread();
     Ok(Box::new(V8Command {
         node: Mutex::new(process),
         name: guest
