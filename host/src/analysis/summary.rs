@@ -402,6 +402,7 @@ fn disagreement(estimate: &Estimate) -> Option<Note> {
             1 => Vec::new(),
             _ => groups,
         },
+        runtime_varies: None,
     })
 }
 

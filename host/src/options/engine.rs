@@ -98,6 +98,9 @@ pub struct KnownEngine {
     pub built_in: bool,
     /// What it needs on the machine besides the host, if anything.
     pub needs: Option<&'static str>,
+    /// Why its speed differs between processes, where it is known to: a
+    /// row whose processes disagree says so.
+    pub varies: Option<&'static str>,
 }
 
 /// Every engine `--engine` takes by name, in the order help lists them.
@@ -110,6 +113,7 @@ pub const ENGINES: [KnownEngine; 7] = [
         feature: None,
         built_in: true,
         needs: None,
+        varies: None,
     },
     KnownEngine {
         name: "winch",
@@ -119,6 +123,7 @@ pub const ENGINES: [KnownEngine; 7] = [
         feature: None,
         built_in: true,
         needs: None,
+        varies: None,
     },
     KnownEngine {
         name: "pulley",
@@ -128,6 +133,7 @@ pub const ENGINES: [KnownEngine; 7] = [
         feature: None,
         built_in: true,
         needs: None,
+        varies: None,
     },
     KnownEngine {
         name: "wasmi",
@@ -137,6 +143,9 @@ pub const ENGINES: [KnownEngine; 7] = [
         feature: Some("wasmi"),
         built_in: cfg!(feature = "wasmi"),
         needs: None,
+        varies: Some(
+            "wasmi's speed depends on where its interpreter's code and data land in each process",
+        ),
     },
     KnownEngine {
         name: "wasmer",
@@ -146,6 +155,7 @@ pub const ENGINES: [KnownEngine; 7] = [
         feature: Some("wasmer"),
         built_in: cfg!(feature = "wasmer"),
         needs: None,
+        varies: None,
     },
     KnownEngine {
         name: "wasmer-singlepass",
@@ -155,6 +165,7 @@ pub const ENGINES: [KnownEngine; 7] = [
         feature: Some("wasmer"),
         built_in: cfg!(feature = "wasmer"),
         needs: None,
+        varies: None,
     },
     KnownEngine {
         name: "v8",
@@ -164,6 +175,7 @@ pub const ENGINES: [KnownEngine; 7] = [
         feature: None,
         built_in: true,
         needs: Some("`node` on the PATH, or $WASM_BENCH_NODE"),
+        varies: None,
     },
 ];
 

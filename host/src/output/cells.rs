@@ -249,7 +249,14 @@ impl fmt::Display for OwnWords<'_> {
                 high,
                 processes,
                 groups,
-            } => disagreement(f, (*low, *high), *processes, groups),
+                runtime_varies,
+            } => {
+                disagreement(f, (*low, *high), *processes, groups)?;
+                match runtime_varies {
+                    Some(why) => write!(f, " ({why}: the median stands for these processes, not for one speed of the runtime)"),
+                    None => Ok(()),
+                }
+            }
             Note::ErrBesideInterval {
                 err_pct,
                 below_pct,

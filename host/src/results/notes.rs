@@ -83,6 +83,8 @@ pub enum Note {
         processes: usize,
         /// More than one when they cluster apart.
         groups: Vec<ProcessGroup>,
+        /// Why the row's runtime is known to differ between processes.
+        runtime_varies: Option<&'static str>,
     },
     /// err% (the spread of epochs within the processes) is much narrower
     /// than the interval shown: why.

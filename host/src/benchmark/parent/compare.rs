@@ -22,7 +22,7 @@ use crate::benchmark::parent::catalog::Catalog;
 use crate::benchmark::parent::driver::{Crew, Done, Outcome};
 use crate::benchmark::parent::plan::RunPlan;
 use crate::benchmark::parent::profile::{profile_changes, profile_rows};
-use crate::benchmark::parent::result::{figures, program_figures};
+use crate::benchmark::parent::result::{figures, program_figures, runtime_varies};
 use crate::benchmark::parent::row::{Compiled, Counts, describe};
 use crate::benchmark::parent::supervisor::Subprocesses;
 use crate::benchmark::progress::{Progress, Step};
@@ -136,6 +136,7 @@ fn rows(
             };
             let mut figures = figures(samples, &located, compiled, common.warmup_cap, seed, drift);
             figures.callgrind = counted.map(|c| c.per_op);
+            runtime_varies(common, row, &mut figures);
             if compiled.program {
                 program_figures(&mut figures, samples, *counted, compiled);
             }

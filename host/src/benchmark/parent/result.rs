@@ -15,8 +15,9 @@ use crate::guest::cache::CacheOutcome;
 use crate::guest::name::file_stem;
 use crate::guest::program::TimedRegion;
 use crate::guest::program::output::expected_files;
+use crate::options::Runtime;
 use crate::options::Settings;
-use crate::results::{BenchResult, Figures, Measurement, Note, Phases};
+use crate::results::{BenchResult, Figures, Measurement, Note, Notes, Phases, Row};
 use crate::util::error::one_line;
 
 /// The figures of a row from every process's sample, `located` from them:
@@ -71,6 +72,27 @@ fn compile_phase(samples: &[ProcessSample], compiled: &Compiled) -> (f64, CacheO
     }
 }
 
+/// Where the row's processes disagree and its runtime is known to differ
+/// between processes, the note says why.
+pub fn runtime_varies(settings: &Settings, row: &Row, figures: &mut Figures) {
+    if let Some(config) = settings.engines.get(row.engine_set) {
+        say_why_processes_differ(config.runtime, &mut figures.notes);
+    }
+}
+
+/// Give a note that processes disagree the reason `runtime`'s line of the
+/// engine list holds, if any.
+fn say_why_processes_differ(runtime: Runtime, notes: &mut Notes) {
+    let Some(why) = runtime.entry().varies else {
+        return;
+    };
+    for note in &mut notes.0 {
+        if let Note::ProcessesDisagree { runtime_varies, .. } = note {
+            *runtime_varies = Some(why);
+        }
+    }
+}
+
 /// The result of a finished row of a run.
 pub fn result_of(
     settings: &Settings,
@@ -94,6 +116,7 @@ pub fn result_of(
         seed,
         drift,
     );
+    runtime_varies(settings, &state.row, &mut figures);
     figures.precision_reached = precision_reached(settings, &figures);
     figures.stopped_by = state.stopped;
     figures.callgrind = state.counts.map(|c| c.per_op);
@@ -173,4 +196,33 @@ pub fn program_figures(
         timed_region: region,
         instantiate_callgrind: counts.and_then(|c| c.instantiate),
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn disagree() -> Notes {
+        Notes(vec![Note::ProcessesDisagree {
+            low: 143.0,
+            high: 260.0,
+            processes: 5,
+            groups: Vec::new(),
+            runtime_varies: None,
+        }])
+    }
+
+    /// Under wasmi, processes that disagree are said to, with why; under
+    /// wasmtime, only that they disagree.
+    #[test]
+    fn a_runtime_known_to_vary_between_processes_says_why() {
+        let mut wasmi = disagree();
+        say_why_processes_differ(Runtime::Wasmi, &mut wasmi);
+        let words = wasmi.0[0].words().into_unescaped();
+        assert!(words.contains("processes disagree"), "{words}");
+        assert!(words.contains("where its interpreter's code"), "{words}");
+        let mut wasmtime = disagree();
+        say_why_processes_differ(Runtime::Wasmtime, &mut wasmtime);
+        assert!(!wasmtime.0[0].words().unescaped().contains("interpreter"));
+    }
 }
