@@ -6,9 +6,12 @@
 //!
 //! - the empty guest reads 0, and a guest that does work does not;
 //! - a memory grown past `--max-memory` within one call fails the row;
+//! - a table grown past the table limit within one call fails the row;
+//! - the time per op does not depend on the count of ops a sample calls;
 //! - `--timeout` ends a call that never returns, and the other rows are
 //!   measured;
-//! - a WASI program cannot write through a link out of its folder;
+//! - a WASI program cannot write through a link out of its folder, nor
+//!   into its folder, which is read-only;
 //! - the compile phase is the runtime's own: a warm wasmtime cache is no
 //!   other runtime's;
 //! - a program row's peak resident memory is its own, not that of a row
@@ -164,6 +167,87 @@ fn a_memory_grown_past_the_limit_within_one_call_fails_the_row() -> TestResult {
     Ok(())
 }
 
+/// A `run` that grows a table to 1,048,576 elements within the one call
+/// fails its row under `--max-memory 2MiB` (a table limit of 262,144
+/// elements) under every runtime, and is measured under 64 MiB.
+#[test]
+fn a_table_grown_past_the_limit_within_one_call_fails_the_row() -> TestResult {
+    let runtimes = built_in()?;
+    let dir = tempfile::tempdir()?;
+    let files = [conformance("grow_table_in_run.wat")];
+    for (limit, fails) in [("2MiB", true), ("64MiB", false)] {
+        let mut extra = FAST.to_vec();
+        extra.extend(["--max-memory", limit]);
+        let (_, report) = run(&files, &runtimes, &extra, dir.path())?;
+        for runtime in &runtimes {
+            let row = row(&report, "grow_table_in_run", runtime)?;
+            assert_eq!(
+                !error(row).is_empty(),
+                fails,
+                "{runtime} under --max-memory {limit}: {row}"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// xor's time per op under every runtime is the same, within a wide
+/// margin (a factor of 1.5 either way, which no load reaches with the two
+/// runs side by side), whether a sample calls it with 20,000 ops or with
+/// 320,000: the fixed cost of a call is not in the time per op. Each run
+/// is read at the median of its processes; under wasmer-singlepass, whose
+/// xor runs at one of two speeds a process (about 0.25 and 0.47 ns, in
+/// proportions that change from run to run, whatever the count), the
+/// processes of the two runs must overlap instead.
+#[test]
+fn the_time_per_op_does_not_depend_on_the_count() -> TestResult {
+    let runtimes = built_in()?;
+    let dir = tempfile::tempdir()?;
+    let files = [workloads().join("xor.wasm")];
+    let mut runs = Vec::new();
+    for count in ["20000", "320000"] {
+        let mut extra = FAST.to_vec();
+        extra.extend(["--count", count, "--processes", "8"]);
+        let (_, report) = run(&files, &runtimes, &extra, dir.path())?;
+        runs.push(report);
+    }
+    for runtime in &runtimes {
+        let (few, many) = (
+            row(&runs[0], "xor", runtime)?,
+            row(&runs[1], "xor", runtime)?,
+        );
+        let (a, b) = (process_medians(few)?, process_medians(many)?);
+        let why = format!("{runtime}: processes at 20,000 ops {a:?} ns, at 320,000 {b:?} ns");
+        let median = |m: &[f64]| m[m.len() / 2];
+        match *runtime == "wasmer-singlepass" {
+            true => assert!(
+                a[0] / 1.5 < b[b.len() - 1] && b[0] / 1.5 < a[a.len() - 1],
+                "{why}"
+            ),
+            false => assert!(
+                (1.0 / 1.5..1.5).contains(&(median(&a) / median(&b))),
+                "{why}"
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// The medians of a row's processes, in order.
+fn process_medians(row: &Value) -> Result<Vec<f64>, Box<dyn Error>> {
+    let mut medians: Vec<f64> = row["process_medians_ns"]
+        .as_array()
+        .ok_or_else(|| format!("no process medians: {row}"))?
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect();
+    if medians.is_empty() {
+        return Err(format!("no process medians: {row}").into());
+    }
+    medians.sort_by(f64::total_cmp);
+    Ok(medians)
+}
+
 /// A `run` that never returns is ended by `--timeout` under every
 /// runtime, its row failing with the deadline; xor, in the same run, is
 /// measured.
@@ -212,6 +296,33 @@ fn a_program_cannot_write_through_a_link_out_of_its_folder() -> TestResult {
         "{report}"
     );
     assert!(!outside.join("made.txt").exists(), "{report}");
+    Ok(())
+}
+
+/// A program cannot, under any runtime, truncate a file of its own
+/// folder, write into it, or make a file in a folder of its own folder:
+/// the folder is read-only.
+#[test]
+fn a_programs_own_folder_is_read_only() -> TestResult {
+    let runtimes = built_in()?;
+    let dir = tempfile::tempdir()?;
+    let folder = dir.path().join("program");
+    std::fs::create_dir_all(folder.join("dir"))?;
+    std::fs::write(folder.join("link.txt"), "the original words\n")?;
+    let program = folder.join("write_through_link.wat");
+    std::fs::copy(conformance("write_through_link.wat"), &program)?;
+    let mut extra = FAST.to_vec();
+    extra[5] = "2";
+    let (_, report) = run(&[program], &runtimes, &extra, dir.path())?;
+    for runtime in &runtimes {
+        row(&report, "write_through_link", runtime)?;
+    }
+    assert_eq!(
+        std::fs::read_to_string(folder.join("link.txt"))?,
+        "the original words\n",
+        "{report}"
+    );
+    assert!(!folder.join("dir/made.txt").exists(), "{report}");
     Ok(())
 }
 

@@ -165,7 +165,7 @@ pub const ENGINES: [KnownEngine; 7] = [
         feature: Some("wasmer"),
         built_in: cfg!(feature = "wasmer"),
         needs: None,
-        varies: None,
+        varies: Some("single-pass code's speed depends on where its loops land in each process"),
     },
     KnownEngine {
         name: "v8",
