@@ -1,6 +1,7 @@
 //! Find workload files, read them, compile them and check them against the
 //! contract: a [`Workload`] is a file ready to be
-//! instantiated.
+//! instantiated. A file another runtime runs is checked as wasmparser
+//! reads it and left for that runtime to compile.
 //!
 //! `.wat` text is converted to binary on reading. The bytes are kept, so
 //! that a later pass (the instruction count) compiles exactly what was timed.
@@ -15,12 +16,12 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use crate::guest::cache::CacheOutcome;
-use crate::guest::contract::{Benchmark, Contract, Kind, RUN_EXPORT, check_contract};
+use crate::guest::contract::{Benchmark, Contract, Kind, RUN_EXPORT, check_binary, check_contract};
 use crate::guest::engine::Engines;
 use crate::guest::format::{Code, Format, detect};
 use crate::guest::name::workload_name;
 use crate::guest::runtime::native;
-use crate::options::EngineConfig;
+use crate::options::{EngineConfig, Runtime};
 use crate::util::fs::{Cap, Links, read_bounded};
 
 /// Expand the paths given on the command line, in order:
@@ -327,6 +328,9 @@ pub fn load_bytes(engines: &Engines, path: &Path, bytes: Arc<[u8]>) -> Result<Wo
     };
     crate::guest::runtime::check_available(engines.config.runtime, format, &bytes)
         .map_err(failed)?;
+    if engines.config.runtime != Runtime::Wasmtime {
+        return load_for_runtime(engines, path, bytes, format).map_err(failed);
+    }
     let start = Instant::now();
     let (code, cache) = engines
         .compile(&engines.fast, format, &bytes)
@@ -342,6 +346,28 @@ pub fn load_bytes(engines: &Engines, path: &Path, bytes: Arc<[u8]>) -> Result<Wo
         contract,
         compile_ms,
         cache,
+        engine: engines.config.clone(),
+    })
+}
+
+/// A core module another runtime than wasmtime runs (wasmi, wasmer, V8):
+/// checked against the contract as wasmparser reads it, not compiled
+/// here; the runtime compiles it in the worker and times that.
+fn load_for_runtime(
+    engines: &Engines,
+    path: &Path,
+    bytes: Arc<[u8]>,
+    format: Format,
+) -> Result<Workload> {
+    let contract = check_binary(&bytes, &workload_name(path))?;
+    Ok(Workload {
+        path: path.to_path_buf(),
+        bytes,
+        format,
+        code: None,
+        contract,
+        compile_ms: 0.0,
+        cache: CacheOutcome::Off,
         engine: engines.config.clone(),
     })
 }

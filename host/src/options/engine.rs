@@ -625,8 +625,9 @@ pub struct EngineConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub library: Option<EngineLibrary>,
     /// The runtime that runs the workloads (wasmtime unless `--engine`
-    /// named another). Under another runtime the host still checks the
-    /// files against the contract with wasmtime's defaults.
+    /// named another). Under another runtime the host checks the
+    /// files against the contract as wasmparser reads them, and that
+    /// runtime compiles them.
     #[serde(default, skip_serializing_if = "Runtime::is_wasmtime")]
     pub runtime: Runtime,
     /// The runtime's version, as the run found it: wasmtime's and wasmi's

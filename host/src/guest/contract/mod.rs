@@ -30,14 +30,17 @@ use std::fmt;
 use anyhow::{Result, bail};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use wasmtime::Engine;
 use wasmtime::component::types::{ComponentFunc, ComponentItem};
 use wasmtime::component::{Component, Type};
-use wasmtime::{Engine, ExternType, FuncType, Module, ValType};
 
 use crate::guest::format::{Code, Format};
 use toolchain::{Language, Toolchain, reactor_fix};
 
+pub mod shape;
 pub mod toolchain;
+
+use shape::{Item, Shape, Signature};
 
 /// Core-module name of the timing-control imports.
 pub const BENCH_MODULE: &str = "bench";
@@ -161,65 +164,62 @@ pub fn check_contract(
     file_name: &str,
 ) -> Result<Contract> {
     match code {
-        Code::Module(module) => check_module(module, &toolchain::read(bytes), file_name),
+        Code::Module(module) => check_module(
+            &Shape::of_module(module),
+            &toolchain::read(bytes),
+            file_name,
+        ),
         Code::Component(component) => check_component(engine, component, file_name),
     }
 }
 
-fn check_module(module: &Module, toolchain: &Toolchain, file_name: &str) -> Result<Contract> {
-    let exports_run = module
-        .exports()
-        .any(|e| e.name() == RUN_EXPORT || e.name().starts_with(RUN_PREFIX));
-    if !exports_run && module.get_export(START_EXPORT).is_some() {
+/// Check the core module `bytes` against the contract without compiling
+/// it, its imports and exports read by wasmparser: for a runtime other
+/// than wasmtime, which compiles the file itself.
+pub fn check_binary(bytes: &[u8], file_name: &str) -> Result<Contract> {
+    check_module(&Shape::parse(bytes)?, &toolchain::read(bytes), file_name)
+}
+
+fn check_module(module: &Shape, toolchain: &Toolchain, file_name: &str) -> Result<Contract> {
+    let is_run = |name: &str| name == RUN_EXPORT || name.starts_with(RUN_PREFIX);
+    let exports_run = module.exports.iter().any(|(name, _)| is_run(name));
+    if !exports_run && module.export(START_EXPORT).is_some() {
         return check_program(module, file_name);
     }
     refuse_command_wrappers(toolchain)?;
     let uses_pause = check_module_imports(module, toolchain)?;
-    let unit = || FuncType::new(module.engine(), [], []);
-
-    let run_type = FuncType::new(
-        module.engine(),
-        [ValType::I64, ValType::I64],
-        [ValType::I64],
-    );
-    let setup_type = FuncType::new(module.engine(), [ValType::I64], []);
-    match module.get_export(INITIALIZE_EXPORT) {
+    let unit = Signature::of(&[], &[]);
+    let run_type = Signature::of(&["i64", "i64"], &["i64"]);
+    let setup_type = Signature::of(&["i64"], &[]);
+    match module.export(INITIALIZE_EXPORT) {
         None => {}
-        Some(ExternType::Func(ty)) if FuncType::eq(&ty, &unit()) => {}
+        Some(Item::Func(ty)) if *ty == unit => {}
         Some(other) => bail!(
-            "export `{INITIALIZE_EXPORT}` has type {}, expected () -> () (a WASI reactor's constructors)",
-            describe_extern(&other)
+            "export `{INITIALIZE_EXPORT}` has type {other}, expected () -> () (a WASI reactor's constructors)"
         ),
     }
     let mut benchmarks = Vec::new();
     let mut has_setup = false;
-    for export in module.exports() {
-        let name = export.name();
-        let is_run = name == RUN_EXPORT || name.starts_with(RUN_PREFIX);
-        if !is_run && name != SETUP_EXPORT {
+    for (name, item) in &module.exports {
+        let run = is_run(name);
+        if !run && name != SETUP_EXPORT {
             continue;
         }
-        let ty = export.ty();
-        let expected = if is_run { &run_type } else { &setup_type };
-        let ExternType::Func(func) = &ty else {
-            bail!(
-                "export `{name}` is a {}, expected a function",
-                describe_extern(&ty)
-            );
+        let expected = if run { &run_type } else { &setup_type };
+        let Item::Func(func) = item else {
+            bail!("export `{name}` is a {item}, expected a function");
         };
-        if !FuncType::eq(func, expected) {
+        if func != expected {
             bail!(
-                "export `{name}` has type {}, expected {}{}",
-                describe_func(func),
-                describe_func(expected),
-                if is_run {
+                "export `{name}` has type {func}, expected {expected}{}",
+                if run {
                     run_types_hint(toolchain.language)
                 } else {
                     ""
                 }
             );
         }
-        if is_run {
+        if run {
             benchmarks.push(benchmark(file_name, name, RUN_PREFIX));
         } else {
             has_setup = true;
@@ -242,14 +242,14 @@ fn check_module(module: &Module, toolchain: &Toolchain, file_name: &str) -> Resu
 /// A workload module's imports: `bench.pause`/`bench.resume` (`() -> ()`)
 /// and WASI preview 1, which a command (`_start` beside `run`) may not
 /// import. Whether it imports the timing controls.
-fn check_module_imports(module: &Module, toolchain: &Toolchain) -> Result<bool> {
-    let unit = || FuncType::new(module.engine(), [], []);
+fn check_module_imports(module: &Shape, toolchain: &Toolchain) -> Result<bool> {
+    let unit = Item::Func(Signature::of(&[], &[]));
     let mut uses_pause = false;
     let fix = reactor_fix(toolchain.language);
-    let is_command = module.get_export(START_EXPORT).is_some();
-    for import in module.imports() {
-        let qualified = format!("{}.{}", import.module(), import.name());
-        if import.module() == WASI_P1_MODULE {
+    let is_command = module.export(START_EXPORT).is_some();
+    for import in &module.imports {
+        let qualified = format!("{}.{}", import.module, import.name);
+        if import.module == WASI_P1_MODULE {
             if !is_command {
                 continue;
             }
@@ -263,20 +263,17 @@ fn check_module_imports(module: &Module, toolchain: &Toolchain) -> Result<bool> 
             );
         }
         let is_timing =
-            import.module() == BENCH_MODULE && matches!(import.name(), "pause" | "resume");
+            import.module == BENCH_MODULE && matches!(import.name.as_str(), "pause" | "resume");
         if !is_timing {
             bail!(
                 "unknown import `{qualified}`: a workload may import only bench.pause, bench.resume \
                  and WASI preview 1{}",
-                import_hint(import.module(), import.name())
+                import_hint(&import.module, &import.name)
             );
         }
-        match import.ty() {
-            ExternType::Func(ty) if FuncType::eq(&ty, &unit()) => uses_pause = true,
-            other => bail!(
-                "import `{qualified}` has type {}, expected () -> ()",
-                describe_extern(&other)
-            ),
+        match &import.item {
+            item if *item == unit => uses_pause = true,
+            other => bail!("import `{qualified}` has type {other}, expected () -> ()"),
         }
     }
     Ok(uses_pause)
@@ -302,32 +299,28 @@ fn refuse_command_wrappers(toolchain: &Toolchain) -> Result<()> {
 
 /// A WASI preview1 command: exports `_start: () -> ()`, imports only WASI
 /// preview1 functions and `bench.start`/`bench.end` (`() -> ()`).
-fn check_program(module: &Module, file_name: &str) -> Result<Contract> {
-    let unit = FuncType::new(module.engine(), [], []);
-    for import in module.imports() {
-        let qualified = format!("{}.{}", import.module(), import.name());
-        if import.module() == WASI_P1_MODULE {
+fn check_program(module: &Shape, file_name: &str) -> Result<Contract> {
+    let unit = Item::Func(Signature::of(&[], &[]));
+    for import in &module.imports {
+        let qualified = format!("{}.{}", import.module, import.name);
+        if import.module == WASI_P1_MODULE {
             continue;
         }
-        if import.module() != BENCH_MODULE || !matches!(import.name(), "start" | "end") {
+        if import.module != BENCH_MODULE || !matches!(import.name.as_str(), "start" | "end") {
             bail!(
                 "unknown import `{qualified}`: a program may import only WASI preview1 and bench.start/bench.end"
             );
         }
-        match import.ty() {
-            ExternType::Func(ty) if FuncType::eq(&ty, &unit) => {}
-            other => bail!(
+        if import.item != unit {
+            bail!(
                 "import `{qualified}` has type {}, expected () -> ()",
-                describe_extern(&other)
-            ),
+                import.item
+            );
         }
     }
-    match module.get_export(START_EXPORT) {
-        Some(ExternType::Func(ty)) if FuncType::eq(&ty, &unit) => {}
-        Some(other) => bail!(
-            "export `_start` has type {}, expected () -> ()",
-            describe_extern(&other)
-        ),
+    match module.export(START_EXPORT) {
+        Some(item) if *item == unit => {}
+        Some(other) => bail!("export `_start` has type {other}, expected () -> ()"),
         None => bail!("exports no `_start`"),
     }
     Ok(Contract::Program {
@@ -562,37 +555,15 @@ fn import_hint(module: &str, name: &str) -> &'static str {
 }
 
 /// Every export of `module` with its type, for an error message.
-fn list_exports(module: &Module) -> String {
+fn list_exports(module: &Shape) -> String {
     let exports: Vec<String> = module
-        .exports()
-        .map(|e| format!("`{}`: {}", e.name(), describe_extern(&e.ty())))
+        .exports
+        .iter()
+        .map(|(name, item)| format!("`{name}`: {item}"))
         .collect();
     match exports.is_empty() {
         true => "nothing".to_string(),
         false => exports.join(", "),
-    }
-}
-
-fn describe_func(ty: &FuncType) -> String {
-    let list = |types: &mut dyn Iterator<Item = ValType>| {
-        types.map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
-    };
-    let params = list(&mut ty.params());
-    let results: Vec<ValType> = ty.results().collect();
-    match results.len() {
-        0 => format!("({params}) -> ()"),
-        1 => format!("({params}) -> {}", results[0]),
-        _ => format!("({params}) -> ({})", list(&mut results.into_iter())),
-    }
-}
-
-fn describe_extern(ty: &ExternType) -> String {
-    match ty {
-        ExternType::Func(f) => describe_func(f),
-        ExternType::Global(_) => "global".into(),
-        ExternType::Table(_) => "table".into(),
-        ExternType::Memory(_) => "memory".into(),
-        ExternType::Tag(_) => "tag".into(),
     }
 }
 
