@@ -22,7 +22,7 @@ use crate::benchmark::parent::catalog::Catalog;
 use crate::benchmark::parent::driver::{Crew, Done, Outcome};
 use crate::benchmark::parent::plan::RunPlan;
 use crate::benchmark::parent::profile::{profile_changes, profile_rows};
-use crate::benchmark::parent::result::{figures, program_figures, runtime_varies};
+use crate::benchmark::parent::result::{figures, program_figures};
 use crate::benchmark::parent::row::{Compiled, Counts, describe};
 use crate::benchmark::parent::supervisor::Subprocesses;
 use crate::benchmark::progress::{Progress, Step};
@@ -136,7 +136,6 @@ fn rows(
             };
             let mut figures = figures(samples, &located, compiled, common.warmup_cap, seed, drift);
             figures.callgrind = counted.map(|c| c.per_op);
-            runtime_varies(common, row, &mut figures);
             if compiled.program {
                 program_figures(&mut figures, samples, *counted, compiled);
             }
@@ -167,14 +166,7 @@ fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
                 planned.row.path.display()
             )));
         }
-        compiled.push(Compiled {
-            kind: workload.kind(),
-            program,
-            compile_ms: workload.compile_ms,
-            cache: workload.cache.clone(),
-            costs: crate::benchmark::parent::row::costs(workload),
-            module: crate::benchmark::parent::row::module(workload),
-        });
+        compiled.push(Compiled::of(workload));
         rows.push(planned.row);
     }
     tell_apart(&mut rows);

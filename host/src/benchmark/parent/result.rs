@@ -17,7 +17,7 @@ use crate::guest::program::TimedRegion;
 use crate::guest::program::output::expected_files;
 use crate::options::Runtime;
 use crate::options::Settings;
-use crate::results::{BenchResult, Figures, Measurement, Note, Notes, Phases, Row};
+use crate::results::{BenchResult, Figures, Measurement, Note, Notes, Phases};
 use crate::util::error::one_line;
 
 /// The figures of a row from every process's sample, `located` from them:
@@ -47,6 +47,7 @@ pub fn figures(
         seed,
         drift,
     );
+    say_why_processes_differ(compiled.runtime, &mut figures.notes);
     figures.fuel_per_op = samples.iter().find_map(|s| s.fuel_per_op);
     figures.costs = crate::results::Costs {
         peak_memory_bytes: samples.iter().filter_map(|s| s.peak_memory_bytes).max(),
@@ -69,14 +70,6 @@ fn compile_phase(samples: &[ProcessSample], compiled: &Compiled) -> (f64, CacheO
     match own.is_empty() {
         true => (compiled.compile_ms, compiled.cache.clone()),
         false => (stats::median(&own), CacheOutcome::Off),
-    }
-}
-
-/// Where the row's processes disagree and its runtime is known to differ
-/// between processes, the note says why.
-pub fn runtime_varies(settings: &Settings, row: &Row, figures: &mut Figures) {
-    if let Some(config) = settings.engines.get(row.engine_set) {
-        say_why_processes_differ(config.runtime, &mut figures.notes);
     }
 }
 
@@ -116,7 +109,6 @@ pub fn result_of(
         seed,
         drift,
     );
-    runtime_varies(settings, &state.row, &mut figures);
     figures.precision_reached = precision_reached(settings, &figures);
     figures.stopped_by = state.stopped;
     figures.callgrind = state.counts.map(|c| c.per_op);

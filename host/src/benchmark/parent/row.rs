@@ -10,6 +10,7 @@ use crate::benchmark::protocol::ProcessSample;
 use crate::guest::Kind;
 use crate::guest::cache::CacheOutcome;
 use crate::guest::contract::Contract;
+use crate::options::Runtime;
 use crate::results::modules::Module;
 use crate::results::{CallgrindCounts, Measurement, Row, StopReason};
 
@@ -26,6 +27,23 @@ pub struct Compiled {
     pub costs: crate::results::Costs,
     /// The module measured (none for native code), kept with the run.
     pub module: Option<Module>,
+    /// The runtime that runs it.
+    pub runtime: Runtime,
+}
+
+impl Compiled {
+    /// What `workload` is, as its rows' figures report it.
+    pub fn of(workload: &crate::guest::Workload) -> Self {
+        Compiled {
+            kind: workload.kind(),
+            program: matches!(workload.contract, Contract::Program { .. }),
+            compile_ms: workload.compile_ms,
+            cache: workload.cache.clone(),
+            costs: costs(workload),
+            module: module(workload),
+            runtime: workload.engine.runtime,
+        }
+    }
 }
 
 /// The module `workload` measures, as the store keeps it; none for native
@@ -95,17 +113,7 @@ impl RowState {
     /// `subject` names it; `count` is the user's.
     pub fn new(planned: &Planned<'_>, count: Option<u64>, subject: Option<String>) -> Self {
         let (compiled, error) = match planned.workload {
-            Ok(w) => (
-                Ok(Compiled {
-                    kind: w.kind(),
-                    program: matches!(w.contract, Contract::Program { .. }),
-                    compile_ms: w.compile_ms,
-                    cache: w.cache.clone(),
-                    costs: costs(w),
-                    module: module(w),
-                }),
-                None,
-            ),
+            Ok(w) => (Ok(Compiled::of(w)), None),
             Err(e) => (
                 Err(e.kind),
                 Some(

@@ -58,6 +58,7 @@ fn row(name: &str) -> RowState {
             cache: CacheOutcome::Off,
             costs: crate::results::Costs::default(),
             module: None,
+            runtime: crate::options::Runtime::Wasmtime,
         }),
         samples: Vec::new(),
         error: None,
