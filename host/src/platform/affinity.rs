@@ -7,39 +7,27 @@
 /// (the kernel keeps only those of a full mask). Async-signal-safe and
 /// allocation-free: it may run between `fork` and `exec`, so that the
 /// started process and the threads it makes inherit every core.
-#[cfg(target_os = "linux")]
 pub fn allow_every_core() -> std::io::Result<()> {
-    // SAFETY: `set` is a cpu_set_t owned by us, alive for the calls; pid 0
-    // is the calling thread.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        for i in 0..libc::CPU_SETSIZE as usize {
-            libc::CPU_SET(i, &mut set);
-        }
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
-/// Every core: nothing to set off Linux.
-#[cfg(not(target_os = "linux"))]
-pub fn allow_every_core() -> std::io::Result<()> {
-    Ok(())
+    set_cores(0, |_| true)
 }
 
 /// Keep the thread `tid` alone to `cores` (a process's id is its main
 /// thread's; the threads it made before keep theirs).
-#[cfg(target_os = "linux")]
 pub fn keep_thread_to(tid: u32, cores: &[usize]) -> std::io::Result<()> {
     let tid =
         libc::pid_t::try_from(tid).map_err(|_| std::io::Error::from_raw_os_error(libc::ESRCH))?;
-    // SAFETY: `set` is a cpu_set_t owned by us, alive for the call; a core
-    // is set only below CPU_SETSIZE.
+    set_cores(tid, |core| cores.contains(&core))
+}
+
+/// Let thread `tid` (0: the calling thread) run on the cores `wanted`
+/// takes: no allocation, no call but `sched_setaffinity`.
+#[cfg(target_os = "linux")]
+fn set_cores(tid: libc::pid_t, wanted: impl Fn(usize) -> bool) -> std::io::Result<()> {
+    // SAFETY: `set` is a cpu_set_t owned by us, alive for the calls; every
+    // core set is below CPU_SETSIZE.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
-        for &core in cores.iter().filter(|&&c| c < libc::CPU_SETSIZE as usize) {
+        for core in (0..libc::CPU_SETSIZE as usize).filter(|&c| wanted(c)) {
             libc::CPU_SET(core, &mut set);
         }
         if libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
@@ -51,7 +39,7 @@ pub fn keep_thread_to(tid: u32, cores: &[usize]) -> std::io::Result<()> {
 
 /// A thread's cores: nothing to set off Linux.
 #[cfg(not(target_os = "linux"))]
-pub fn keep_thread_to(_tid: u32, _cores: &[usize]) -> std::io::Result<()> {
+fn set_cores(_tid: libc::pid_t, _wanted: impl Fn(usize) -> bool) -> std::io::Result<()> {
     Ok(())
 }
 
