@@ -193,20 +193,29 @@ fn verdict_sections(args: &SelftestArgs, report: &mut SelftestReport) -> Result<
         )?);
     }
     if wanted(args, SelftestSection::Small) {
-        report.verdicts.push(verdicts_with(
-            "chain200 vs chain201 (0.5%)",
-            &file("chain200.wasm")?,
-            &file("chain201.wasm")?,
-            10,
-            &["--noise", "0.5", "--time", "3s"],
-        )?);
-        report.verdicts.push(verdicts_with(
-            "chain400 vs chain401 (0.25%)",
-            &file("chain400.wasm")?,
-            &file("chain401.wasm")?,
-            10,
-            &["--noise", "0.25", "--time", "10s"],
-        )?);
+        let small = [
+            (
+                "chain200",
+                "chain201",
+                "0.5%",
+                ["--noise", "0.5", "--time", "3s"],
+            ),
+            (
+                "chain400",
+                "chain401",
+                "0.25%",
+                ["--noise", "0.25", "--time", "10s"],
+            ),
+        ];
+        for (a, b, step, flags) in small {
+            report.verdicts.push(verdicts_with(
+                &format!("{a} vs {b} ({step})"),
+                &file(&format!("{a}.wasm"))?,
+                &file(&format!("{b}.wasm"))?,
+                10,
+                &flags,
+            )?);
+        }
     }
     if wanted(args, SelftestSection::Busy) {
         let _spinner = Spinner::start()?;
