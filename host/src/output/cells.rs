@@ -250,13 +250,7 @@ impl fmt::Display for OwnWords<'_> {
                 processes,
                 groups,
                 runtime_varies,
-            } => {
-                disagreement(f, (*low, *high), *processes, groups)?;
-                match runtime_varies {
-                    Some(why) => write!(f, " ({why}: the median stands for these processes, not for one speed of the runtime)"),
-                    None => Ok(()),
-                }
-            }
+            } => disagreement(f, (*low, *high), *processes, groups, *runtime_varies),
             Note::ErrBesideInterval {
                 err_pct,
                 below_pct,
@@ -313,12 +307,14 @@ fn other_interval(
     Ok(())
 }
 
-/// That the processes disagree: their medians' range, and their groups.
+/// That the processes disagree: their medians' range, their groups, and why
+/// the runtime is known to differ between processes.
 fn disagreement(
     f: &mut fmt::Formatter<'_>,
     (low, high): (f64, f64),
     processes: usize,
     groups: &[ProcessGroup],
+    runtime_varies: Option<&str>,
 ) -> fmt::Result {
     write!(
         f,
@@ -337,7 +333,14 @@ fn disagreement(
             each.join(", ")
         )?;
     }
-    f.write_str("; the interval is as wide as they disagree")
+    f.write_str("; the interval is as wide as they disagree")?;
+    match runtime_varies {
+        Some(why) => write!(
+            f,
+            " ({why}: the median stands for these processes, not for one speed of the runtime)"
+        ),
+        None => Ok(()),
+    }
 }
 
 /// What widened a later run's interval, in words.
