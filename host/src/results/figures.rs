@@ -421,8 +421,9 @@ pub struct Warmup {
     pub elapsed_ms: f64,
     pub settled: bool,
     pub rounds: usize,
-    /// Per-op estimate (raw, overhead included) of the settled rounds, in
-    /// ns; `None` when the warm-up does not estimate one (programs).
+    /// Per-op estimate (raw, overhead included) of the last rounds, or of
+    /// the last round when the count was still growing, in ns; `None` when
+    /// the warm-up does not estimate one (programs).
     pub per_op_ns: Option<f64>,
 }
 

@@ -229,6 +229,10 @@ fn warm_up(
     let target_ns = target.as_nanos() as f64;
     let mut count = plan.count.map_or(1, NonZeroU64::get);
     let mut history: Vec<f64> = Vec::new();
+    // The last round's estimate, kept while the count still grows: what
+    // the pilot starts from when the cap ends the warm-up before a round
+    // lasted long enough.
+    let mut growing_per_op = None;
     let mut returned_at = None;
     let mut rounds = 0;
     let mut settled = false;
@@ -246,6 +250,7 @@ fn warm_up(
         let per_call = round_ns / calls as f64;
         if plan.count.is_none() && per_call < target_ns / 2.0 && count < MAX_COUNT {
             // Too short: grow the count (at most 100x a round) and start over.
+            growing_per_op = Some(per_call / count as f64);
             let factor = (target_ns / per_call.max(1.0)).clamp(2.0, 100.0);
             count = ((count as f64 * factor) as u64).clamp(count + 1, MAX_COUNT);
             history.clear();
@@ -261,7 +266,11 @@ fn warm_up(
         }
     }
     let recent = &history[history.len().saturating_sub(SETTLE_ROUNDS)..];
-    let per_op_ns = (!recent.is_empty()).then(|| stats::median(recent));
+    let per_op_ns = if recent.is_empty() {
+        growing_per_op
+    } else {
+        Some(stats::median(recent))
+    };
     let warmup = Warmup {
         elapsed_ms: start.elapsed().as_secs_f64() * 1e3,
         settled,
@@ -288,11 +297,15 @@ pub fn settled_at(history: &[f64]) -> bool {
 }
 
 /// Call the workload at `count` until at least `target_ns` of calls are
-/// spent (at least once); returns the total time and the number of calls.
+/// timed or as long has passed (at least once); returns the total time
+/// timed and the number of calls. The wall clock bounds a round whose calls
+/// cost more than they time (a request to another process: a round of V8
+/// at a count of 1 would otherwise take thousands of round trips).
 fn round(workload: &mut dyn Sampler, count: u64, target_ns: f64) -> Result<(f64, u64)> {
+    let start = Instant::now();
     let mut total = 0.0;
     let mut calls = 0;
-    while total < target_ns || calls == 0 {
+    while (total < target_ns && (start.elapsed().as_nanos() as f64) < target_ns) || calls == 0 {
         total += workload.sample(count)?.elapsed_ns;
         calls += 1;
     }
@@ -566,6 +579,60 @@ mod tests {
         let noisy: Vec<f64> = wiggle.iter().map(|w| 100.0 * (1.0 + w)).collect();
         assert!(settled_at(&noisy));
         assert!(!settled_at(&noisy[..9]));
+    }
+
+    /// A guest in another process: each call costs `wall` of round trip
+    /// but times `per_op_ns` per op.
+    struct Remote {
+        wall: Duration,
+        per_op_ns: f64,
+    }
+
+    impl Sampler for Remote {
+        fn setup(&mut self, _: u64) -> Result<()> {
+            Ok(())
+        }
+        fn sample(&mut self, count: u64) -> Result<RawSample> {
+            let start = Instant::now();
+            while start.elapsed() < self.wall {
+                std::hint::spin_loop();
+            }
+            Ok(RawSample {
+                elapsed_ns: count as f64 * self.per_op_ns,
+                pauses: 0,
+                checksum: 0,
+            })
+        }
+        fn restart_seeds(&mut self) {}
+        fn peak_memory_bytes(&mut self) -> Option<u64> {
+            None
+        }
+    }
+
+    #[test]
+    fn a_guest_whose_calls_cost_more_than_they_time_reaches_its_count() {
+        // 20 µs a round trip, 0.25 ns an op: 4M ops fill 1 ms. A round
+        // bounded by the guest's time alone would make 4M round trips at a
+        // count of 1 (80 s, past the cap): the warm-up would not settle.
+        let plan = Plan {
+            sample_time: Duration::from_millis(1),
+            warmup_cap: Duration::from_secs(10),
+            count: None,
+            share: Share::Samples(1),
+        };
+        let mut remote = Remote {
+            wall: Duration::from_micros(20),
+            per_op_ns: 0.25,
+        };
+        let tuned = tune(
+            &plan,
+            &calibration(20.0, 30.0),
+            &mut remote,
+            &crate::benchmark::progress::Silent,
+        )
+        .expect("the fake guest does not fail");
+        assert!(tuned.warmup.settled, "{tuned:?}");
+        assert!(tuned.count >= 1_000_000, "{tuned:?}");
     }
 
     #[test]
