@@ -1,7 +1,8 @@
 //! One conformance suite, run for every runtime built into the host
 //! (wasmtime's Cranelift, Winch and Pulley always; wasmi, wasmer and
 //! wasmer-singlepass with the `all-engines` feature: `cargo test --release
-//! -p e2e --features all-engines --test conformance`). Each property is
+//! -p e2e --features all-engines --test conformance`; V8 where `node`
+//! runs). Each property is
 //! held against a module that would break it, every runtime in one run:
 //!
 //! - the empty guest reads 0, and a guest that does work does not;
@@ -32,14 +33,15 @@ use serde_json::Value;
 
 type TestResult = Result<(), Box<dyn Error>>;
 
-/// Every runtime `--engine` names, V8 aside (its own tests hold it).
-const RUNTIMES: [&str; 6] = [
+/// Every runtime `--engine` names.
+const RUNTIMES: [&str; 7] = [
     "cranelift",
     "winch",
     "pulley",
     "wasmi",
     "wasmer",
     "wasmer-singlepass",
+    "v8",
 ];
 
 /// The longest a run of the suite may take.
@@ -59,18 +61,36 @@ fn conformance(name: &str) -> PathBuf {
     fixture(&format!("conformance/{name}"))
 }
 
-/// The runtimes of [`RUNTIMES`] built into the host, as `host --version`
-/// lists them.
+/// The runtimes of [`RUNTIMES`] that run here: built into the host, as
+/// `host --version` lists them, and, for V8, with a `node` that `host
+/// doctor` finds working.
 fn built_in() -> Result<Vec<&'static str>, Box<dyn Error>> {
     let out = Command::new(host_binary()).arg("--version").output()?;
     let version = String::from_utf8(out.stdout)?;
     let missing = version.split("not built in:").nth(1).unwrap_or("");
     let listed = |name: &str| missing.split([',', ' ', '(', ')']).any(|word| word == name);
-    let built: Vec<&str> = RUNTIMES.into_iter().filter(|r| !listed(r)).collect();
+    let node = node_works()?;
+    let built: Vec<&str> = RUNTIMES
+        .into_iter()
+        .filter(|r| !listed(r) && (*r != "v8" || node))
+        .collect();
     for runtime in RUNTIMES.iter().filter(|r| !built.contains(r)) {
-        eprintln!("{runtime} is not built into this host: its properties are not checked here");
+        eprintln!("{runtime} does not run here: its properties are not checked here");
     }
     Ok(built)
+}
+
+/// Whether `host doctor` finds a working `node` for `--engine v8`.
+fn node_works() -> Result<bool, Box<dyn Error>> {
+    let out = Command::new(host_binary())
+        .args(["doctor", "--json"])
+        .output()?;
+    let findings: Value = serde_json::from_slice(&out.stdout)?;
+    let v8 = findings
+        .as_array()
+        .and_then(|all| all.iter().find(|f| f["topic"] == "v8"))
+        .ok_or("no v8 finding in `host doctor --json`")?;
+    Ok(v8["status"] == "ok")
 }
 
 /// `host run FILES` under every runtime of `runtimes`, with `extra`
@@ -383,6 +403,8 @@ fn a_runtime_not_built_in_fails_its_own_rows_and_says_how() -> TestResult {
         let row = row(&report, "xor", runtime)?;
         if built.contains(&runtime) {
             assert!(row["error"].is_null(), "{runtime}: {row}");
+        } else if runtime == "v8" {
+            assert!(error(row).contains("Node.js"), "{runtime}: {row}");
         } else {
             let error = error(row);
             assert!(

@@ -88,6 +88,7 @@ pub(super) const PERF: &str = "perf counters";
 pub(super) const PARANOID: &str = "perf_event_paranoid";
 pub(super) const BUILD: &str = "build";
 pub(super) const ENGINES: &str = "engines";
+pub(super) const V8: &str = "v8";
 pub(super) const DRIFT: &str = "drift";
 
 pub(super) const SYS_CPU: &str = "/sys/devices/system/cpu";

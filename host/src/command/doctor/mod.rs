@@ -29,18 +29,18 @@ mod system;
 
 use finding::{
     BUILD, CLOCK, CLOCK_SOURCE, CORES, CPU, DRIFT, ENGINES, FIFO, GOVERNOR, INTERRUPTIONS, LOAD,
-    NICE, PARANOID, PERF, PINNING, TURBO, VM,
+    NICE, PARANOID, PERF, PINNING, TURBO, V8, VM,
 };
 pub use finding::{Finding, Status};
 
 use probes::{fifo, nice, pinning};
 use system::{
     build, clock, clock_source, cores_available, cpu_model, engines, governor, interruptions, load,
-    perf_counters, perf_paranoid, turbo, virtual_machine,
+    perf_counters, perf_paranoid, turbo, v8, virtual_machine,
 };
 
 /// Every topic [`examine`] reports, in its order.
-pub const TOPICS: [&str; 17] = [
+pub const TOPICS: [&str; 18] = [
     CPU,
     CORES,
     PINNING,
@@ -57,6 +57,7 @@ pub const TOPICS: [&str; 17] = [
     PARANOID,
     BUILD,
     ENGINES,
+    V8,
     DRIFT,
 ];
 
@@ -85,6 +86,7 @@ pub fn examine() -> Vec<Finding> {
         perf_paranoid(),
         build(),
         engines(),
+        v8(),
         drift::drift(),
     ]
 }

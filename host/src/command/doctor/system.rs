@@ -7,7 +7,7 @@ use std::fs;
 
 use crate::command::doctor::finding::{
     BUILD, CLOCK, CLOCK_SOURCE, CLOCKSOURCE, CORES, CPU, ENGINES, Finding, GOVERNOR, INTERRUPTIONS,
-    LOAD, PARANOID, PERF, SYS_CPU, TURBO, VM, errno_name, format_cpu_list, parse_cpu_list,
+    LOAD, PARANOID, PERF, SYS_CPU, TURBO, V8, VM, errno_name, format_cpu_list, parse_cpu_list,
     read_text,
 };
 use crate::output::units::format_ns;
@@ -405,5 +405,15 @@ pub(super) fn engines() -> Finding {
     match crate::options::ENGINES.iter().all(|e| e.built_in) {
         true => finding,
         false => finding.fix("cargo build --release -p host --features all-engines"),
+    }
+}
+
+/// Whether `--engine v8` runs here: the `node` it found, with Node's and
+/// V8's versions, or why not and how to fix it.
+pub(super) fn v8() -> Finding {
+    use crate::guest::runtime::v8;
+    match (v8::version(), v8::missing()) {
+        (Some(version), _) => Finding::ok(V8, format!("--engine v8 runs under {version}")),
+        (None, why) => Finding::info(V8, why.unwrap_or_else(|| "no node".into())),
     }
 }
