@@ -709,3 +709,33 @@ fn save_expected_writes_the_output_and_a_link_out_of_the_folder_is_refused() -> 
     assert!(!report.to_string().contains("the secret words"), "{report}");
     Ok(())
 }
+
+/// `--save-expected` runs a program in a worker held to `--timeout`: one
+/// that never ends fails the command with the deadline, within the bound,
+/// and saves nothing.
+#[test]
+fn save_expected_ends_a_program_that_never_ends_at_the_timeout() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let forever = dir.path().join("forever.wat");
+    std::fs::copy(fixture("programs/forever.wat"), &forever)?;
+    let finished = run_host_within(
+        &[
+            "run",
+            "forever.wat",
+            "--save-expected",
+            "--timeout",
+            "2s",
+            "--no-store",
+        ],
+        dir.path(),
+        BOUND,
+    )?;
+    assert_eq!(finished.status.code(), Some(2), "{}", finished.stderr);
+    assert!(
+        finished.stderr.contains("--save-expected") && finished.stderr.contains("--timeout 2s"),
+        "{}",
+        finished.stderr
+    );
+    assert!(!dir.path().join("forever.stdout.expected").exists());
+    Ok(())
+}

@@ -107,6 +107,9 @@ pub enum Task {
         interval: Duration,
         folder: PathBuf,
     },
+    /// Run each of these programs once, for what it writes to stdout
+    /// (`host run --save-expected`).
+    Output(Vec<RowJob>),
 }
 
 impl Task {
@@ -115,7 +118,8 @@ impl Task {
         match self {
             Task::Rows(jobs)
             | Task::Callgrind { rows: jobs, .. }
-            | Task::Profile { rows: jobs, .. } => jobs.iter().map(|j| &j.row).collect(),
+            | Task::Profile { rows: jobs, .. }
+            | Task::Output(jobs) => jobs.iter().map(|j| &j.row).collect(),
             Task::Compare { variants, .. } => variants.iter().collect(),
         }
     }
@@ -180,6 +184,9 @@ pub enum Event {
     },
     /// Row `row`, profiled.
     Profiled { row: usize, profile: RowProfile },
+    /// Program row `row` ran once: what it wrote to stdout, as hex (two
+    /// digits a byte).
+    Output { row: usize, stdout: String },
     /// The variants of a comparison, in the job's order.
     Compared {
         count: u64,

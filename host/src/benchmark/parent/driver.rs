@@ -22,6 +22,7 @@ use crate::benchmark::parent::supervisor::{describe_end, describe_memory};
 use crate::benchmark::progress::{Call, Progress};
 use crate::benchmark::protocol::{Event, Found, Job, ProcessSample, Task};
 use crate::results::{CallgrindCounts, RowProfile};
+use crate::util::bytes::unhex;
 
 /// Workers in a row that may die between rows before a schedule gives up.
 pub const LOST_WORKERS: usize = 3;
@@ -55,6 +56,8 @@ pub enum Done {
     /// Counted by Callgrind: per op, and a program's instantiation.
     Counted(CallgrindCounts, Option<CallgrindCounts>),
     Profiled(Box<RowProfile>),
+    /// What a program wrote to stdout in one run.
+    Output(Vec<u8>),
 }
 
 impl Done {
@@ -65,6 +68,7 @@ impl Done {
             Done::Compared { .. } => "a comparison",
             Done::Counted(..) => "Callgrind's counts",
             Done::Profiled(_) => "a profile",
+            Done::Output(_) => "a program's output",
         };
         anyhow!("a worker answered with {what}, which its task did not ask for")
     }
@@ -233,7 +237,8 @@ fn of_the_job(outcome: &Outcome, task: &Task) -> bool {
         Task::Compare { variants, .. } => row < variants.len(),
         Task::Rows(jobs)
         | Task::Callgrind { rows: jobs, .. }
-        | Task::Profile { rows: jobs, .. } => jobs.iter().any(|j| j.index == row),
+        | Task::Profile { rows: jobs, .. }
+        | Task::Output(jobs) => jobs.iter().any(|j| j.index == row),
     }
 }
 
@@ -340,6 +345,14 @@ impl<'d> Watch<'d> {
                 instantiate,
             } => (row, Done::Counted(per_op, instantiate)),
             Event::Profiled { row, profile } => (row, Done::Profiled(Box::new(profile))),
+            Event::Output { row, stdout } => match unhex(&stdout) {
+                Some(bytes) => (row, Done::Output(bytes)),
+                None => {
+                    (self.current, self.call) = (None, None);
+                    let error = anyhow!("the worker's output of a program was not hex");
+                    return Some(Outcome::Failed { row, error });
+                }
+            },
             told => {
                 self.follow(told, progress, names);
                 return None;

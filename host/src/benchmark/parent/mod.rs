@@ -15,8 +15,9 @@
 //!   (`host run`, with its stop rule in [`stop`], its rows in [`row`], their
 //!   results in [`result`] and the run history in [`history`]), [`compare`]
 //!   (`host compare`), [`suite`] (`host compare` of a suite: a comparison
-//!   per benchmark), [`profile`] (`host profile`) and [`callgrind`] (the
-//!   Callgrind pass of `--metric cycles-est`).
+//!   per benchmark), [`profile`] (`host profile`), [`callgrind`] (the
+//!   Callgrind pass of `--metric cycles-est`) and [`expected`] (each
+//!   program run once for its output, `host run --save-expected`).
 
 pub mod callgrind;
 pub mod catalog;
@@ -24,6 +25,7 @@ pub mod channel;
 pub mod compare;
 pub mod driver;
 pub mod executor;
+pub mod expected;
 pub mod history;
 pub mod plan;
 pub mod profile;

@@ -6,7 +6,7 @@
 //! in the worker would move the next one's counts), each given its rows
 //! numbered from 0 and no paths but theirs, so that a row counts the same
 //! whatever else the run measures. A worker's setup (engines, loading; no
-//! calibration: [`Session::counting`]) runs unsimulated. Each row is counted
+//! calibration: [`Session::uncalibrated`]) runs unsimulated. Each row is counted
 //! in a window of its own: instrumentation
 //! on, which empties Callgrind's simulated caches, and its branch predictor
 //! put in one fixed state ([`valgrind::reset_branch_predictor`]); the row's

@@ -9,8 +9,8 @@
 //! A worker prepares its measuring thread and calibrates, loads the files it
 //! was given (from the compile cache the parent filled, as a rule), then
 //! takes its task: measures each row in the order given, compares the
-//! variants in interleaved rounds, counts rows under Callgrind or profiles
-//! them, telling the parent before every guest call what it calls. A guest
+//! variants in interleaved rounds, counts rows under Callgrind, profiles
+//! them, or runs programs once for their output, telling the parent before every guest call what it calls. A guest
 //! that fails fails its row; the worker goes on with the next. What the
 //! worker cannot survive (a hang, a crash, memory beyond the cap), the
 //! parent ([`crate::benchmark::parent::supervisor`]) contains.
@@ -47,13 +47,15 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use crate::benchmark::progress::{Progress, Step};
+use crate::benchmark::progress::{Call, Progress, Step};
 use crate::benchmark::protocol::{Event, Job, RowJob, Task, WorkerPlan};
 use crate::benchmark::worker::compare::Comparison;
 use crate::benchmark::worker::emitter::Emitter;
 use crate::benchmark::worker::session::{Session, on_measuring_thread};
 use crate::guest::Contract;
-use crate::results::RowProfile;
+use crate::guest::program::Program;
+use crate::results::{Row, RowProfile};
+use crate::util::bytes::hex;
 
 /// Fault injection for the end-to-end tests: a worker given this variable
 /// aborts (SIGABRT) when it comes to the row of that name, as a worker whose
@@ -76,8 +78,9 @@ pub fn serve() -> Result<()> {
         let session = match &job.task {
             Task::Callgrind { .. } => {
                 callgrind::steady_allocator();
-                Session::counting(&job.plan, &files)?
+                Session::uncalibrated(&job.plan, &files)?
             }
+            Task::Output(_) => Session::uncalibrated(&job.plan, &files)?,
             _ => {
                 crate::platform::memory::hand_back_freed_memory();
                 Session::new(&job.plan, &files)?
@@ -132,6 +135,13 @@ fn take_task(plan: &WorkerPlan, task: &Task, session: &Session, emitter: &Emitte
                 profile,
             })
         }),
+        Task::Output(rows) => each_row(rows, emitter, Step::Sampling, |job| {
+            let stdout = output(plan, session, &job.row, emitter)?;
+            Ok(Event::Output {
+                row: job.index,
+                stdout: hex(&stdout),
+            })
+        }),
         Task::Compare {
             variants,
             count,
@@ -176,6 +186,25 @@ fn each_row(
         emitter.step(&job.row.name, step);
         emitter.finish_row(job.index, f(job));
     }
+}
+
+/// What the program of `row` writes to stdout in one run under wasmtime's
+/// compiled code, told to `progress` as a call (the parent holds it to
+/// `--timeout`).
+fn output(
+    plan: &WorkerPlan,
+    session: &Session,
+    row: &Row,
+    progress: &dyn Progress,
+) -> Result<Vec<u8>> {
+    let workload = session.workload(row)?;
+    let code = workload
+        .code
+        .as_ref()
+        .context("no compiled code: a program's output is taken under wasmtime")?;
+    let program = Program::new(&row.path, code, &plan.grants, session.limits)?;
+    progress.calling(Call::Start);
+    program.stdout_of_one_run()
 }
 
 /// Profile one row for `duration`, sampling every `interval` (the `timing`),

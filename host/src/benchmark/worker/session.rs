@@ -2,7 +2,8 @@
 //! thread (pinned, its priority raised), the calibrated clock, the workloads
 //! it was given loaded (from the compile cache, as a rule), and the built-in
 //! guests of each format with their calibration (a worker that only counts
-//! with Callgrind skips these two: [`Session::counting`]). It also
+//! with Callgrind, or that runs a program for its output, skips these two:
+//! [`Session::uncalibrated`]). It also
 //! instantiates and sets up the instances of a row, and counts instructions.
 //!
 //! [`crate::benchmark::worker`] builds a [`Session`] on the thread
@@ -250,14 +251,15 @@ impl Session {
         Self::build(plan, files, true)
     }
 
-    /// [`Session::new`] for a worker that only counts with Callgrind: no
+    /// [`Session::new`] for a worker that does not time: one that counts
+    /// with Callgrind, or runs programs for their output. No
     /// clock calibration, no built-in guests and no calibration with them
     /// (its environment reports zeros). They are not needed to count, and
     /// they would leave the heap in a state that moves from run to run (it
     /// differs after the built-ins are compiled), where what the worker
     /// makes next (wasmtime-wasi's runtime, which counted programs use)
     /// would then sit.
-    pub fn counting(plan: &WorkerPlan, files: &[(PathBuf, usize)]) -> Result<Self> {
+    pub fn uncalibrated(plan: &WorkerPlan, files: &[(PathBuf, usize)]) -> Result<Self> {
         Self::build(plan, files, false)
     }
 
