@@ -9,6 +9,8 @@
 //! - a memory grown past `--max-memory` within one call fails the row;
 //! - a table grown past the table limit within one call fails the row;
 //! - the time per op does not depend on the count of ops a sample calls;
+//! - a program is warmed by iterations until consecutive rounds agree, and
+//!   its row says how the warm-up ended;
 //! - `--timeout` ends a call that never returns, and the other rows are
 //!   measured;
 //! - a WASI program cannot write through a link out of its folder, nor
@@ -238,6 +240,34 @@ fn the_time_per_op_does_not_depend_on_the_count() -> TestResult {
                 (1.0 / 1.5..1.5).contains(&(median(&a) / median(&b))),
                 "{why}"
             ),
+        }
+    }
+    Ok(())
+}
+
+/// A program is warmed by untimed iterations under every runtime, as
+/// workloads are: in one process, a warm-up that settled compared at least
+/// two windows of three iterations (six or more), and one that did not
+/// settle went on to its cap and says so in a note of the row.
+#[test]
+fn a_program_is_warmed_until_its_iterations_agree() -> TestResult {
+    let runtimes = built_in()?;
+    let dir = tempfile::tempdir()?;
+    let files = [fixture("programs/spin.wat")];
+    let extra = ["--warmup", "3s", "--samples", "3", "--processes", "1"];
+    let (_, report) = run(&files, &runtimes, &extra, dir.path())?;
+    for runtime in &runtimes {
+        let spin = row(&report, "spin", runtime)?;
+        assert!(spin["error"].is_null(), "{runtime}: {spin}");
+        let rounds = spin["warmup_rounds"].as_u64().ok_or("no warm-up rounds")?;
+        match spin["warmup_settled"].as_bool() {
+            Some(true) => assert!(rounds >= 6, "{runtime}: settled after {rounds}"),
+            _ => {
+                let ms = spin["warmup_ms"].as_f64().ok_or("no warm-up time")?;
+                assert!(ms >= 3000.0, "{runtime}: ended at {ms} ms: {spin}");
+                let notes = spin["notes"].to_string();
+                assert!(notes.contains("did not settle"), "{runtime}: {notes}");
+            }
         }
     }
     Ok(())
