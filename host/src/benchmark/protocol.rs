@@ -154,6 +154,17 @@ impl RowJob {
             counters: false,
         }
     }
+
+    /// Each row not yet `answered`, once ([`RowJob::once`]), numbered by
+    /// its place there; `row` gives the row of a place.
+    pub fn left<T>(answered: &[Option<T>], row: impl Fn(usize) -> Row) -> Vec<Self> {
+        answered
+            .iter()
+            .enumerate()
+            .filter(|(_, answer)| answer.is_none())
+            .map(|(i, _)| RowJob::once(i, row(i)))
+            .collect()
+    }
 }
 
 /// What a worker tells the parent.

@@ -99,10 +99,7 @@ impl<'a> Pass<'a> {
             Crew::new(executor, self.progress, &local_names, self.timeout).under(wrapper, deadline);
         let mut counts: Vec<Option<RowCounts>> = rows.iter().map(|_| None).collect();
         let next = |counts: &Vec<Option<RowCounts>>| {
-            let left: Vec<RowJob> = (0..rows.len())
-                .filter(|&local| counts[local].is_none())
-                .map(|local| RowJob::once(local, rows[local].1.clone()))
-                .collect();
+            let left = RowJob::left(counts, |local| rows[local].1.clone());
             (!left.is_empty()).then(|| Job {
                 plan: self.plan.clone(),
                 task: Task::Callgrind {

@@ -34,10 +34,7 @@ pub fn program_outputs(
     let crew = Crew::new(&Subprocesses, progress, &names, settings.timeout);
     let mut outputs: Vec<Option<Result<Vec<u8>>>> = rows.iter().map(|_| None).collect();
     let next = |outputs: &Vec<Option<Result<Vec<u8>>>>| {
-        let left: Vec<RowJob> = (0..rows.len())
-            .filter(|&i| outputs[i].is_none())
-            .map(|i| RowJob::once(i, rows[i].clone()))
-            .collect();
+        let left = RowJob::left(outputs, |i| rows[i].clone());
         (!left.is_empty()).then(|| Job {
             plan: plan.worker.clone(),
             task: Task::Output(left),
@@ -92,7 +89,7 @@ fn programs(settings: &Settings, files: &[PathBuf], progress: &dyn Progress) -> 
         let program = planned
             .workload
             .is_ok_and(|w| matches!(w.contract, Contract::Program { .. }));
-        if program && rows.iter().all(|r| r.path != planned.row.path) {
+        if program {
             rows.push(planned.row);
         }
     }

@@ -67,10 +67,7 @@ pub fn profile_rows(
     let crew = Crew::new(executor, progress, &names, timeout);
     let mut profiles: Vec<Option<RowProfile>> = vec![None; rows.len()];
     let next = |profiles: &Vec<Option<RowProfile>>| {
-        let left: Vec<RowJob> = (0..rows.len())
-            .filter(|&i| profiles[i].is_none())
-            .map(|i| RowJob::once(i, rows[i].clone()))
-            .collect();
+        let left = RowJob::left(profiles, |i| rows[i].clone());
         (!left.is_empty()).then(|| Job {
             plan: plan.worker.clone(),
             task: Task::Profile {

@@ -10,8 +10,9 @@
 //! was given (from the compile cache the parent filled, as a rule), then
 //! takes its task: measures each row in the order given, compares the
 //! variants in interleaved rounds, counts rows under Callgrind, profiles
-//! them, or runs programs once for their output, telling the parent before every guest call what it calls. A guest
-//! that fails fails its row; the worker goes on with the next. What the
+//! them, or runs programs once for their output, telling the parent before
+//! every guest call what it calls. A guest that fails fails its row; the
+//! worker goes on with the next. What the
 //! worker cannot survive (a hang, a crash, memory beyond the cap), the
 //! parent ([`crate::benchmark::parent::supervisor`]) contains.
 //!

@@ -411,9 +411,8 @@ pub(super) fn engines() -> Finding {
 /// Whether `--engine v8` runs here: the `node` it found, with Node's and
 /// V8's versions, or why not and how to fix it.
 pub(super) fn v8() -> Finding {
-    use crate::guest::runtime::v8;
-    match (v8::version(), v8::missing()) {
-        (Some(version), _) => Finding::ok(V8, format!("--engine v8 runs under {version}")),
-        (None, why) => Finding::info(V8, why.unwrap_or_else(|| "no node".into())),
+    match crate::guest::runtime::v8::found() {
+        Ok(version) => Finding::ok(V8, format!("--engine v8 runs under {version}")),
+        Err(why) => Finding::info(V8, why),
     }
 }

@@ -24,6 +24,12 @@ use crate::guest::seeds::Seeds;
 use crate::options::Grants;
 use crate::util::bytes::hex;
 
+/// Node's and V8's versions, or why V8 cannot run here (no `node`, or one
+/// that does not answer as Node.js does) with how to fix it.
+pub fn found() -> Result<String, String> {
+    v8_node::probe()
+}
+
 /// Why V8 cannot run here, if it cannot: no `node`, or one that does not
 /// answer as Node.js does; with how to fix it.
 pub fn missing() -> Option<String> {
