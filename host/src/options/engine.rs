@@ -43,6 +43,8 @@ pub enum Runtime {
     Wasmer,
     /// wasmer with its single-pass compiler (cargo feature `wasmer`).
     WasmerSinglepass,
+    /// tinywasm, a small interpreter (cargo feature `tinywasm`).
+    Tinywasm,
 }
 
 impl Runtime {
@@ -51,10 +53,7 @@ impl Runtime {
     pub fn name(self) -> &'static str {
         match self {
             Runtime::Wasmtime => "wasmtime",
-            Runtime::Wasmi => "wasmi",
-            Runtime::V8 => "v8",
-            Runtime::Wasmer => "wasmer",
-            Runtime::WasmerSinglepass => "wasmer-singlepass",
+            _ => self.entry().name,
         }
     }
 
@@ -104,7 +103,7 @@ pub struct KnownEngine {
 }
 
 /// Every engine `--engine` takes by name, in the order help lists them.
-pub const ENGINES: [KnownEngine; 7] = [
+pub const ENGINES: &[KnownEngine] = &[
     KnownEngine {
         name: "cranelift",
         aliases: &["wasmtime"],
@@ -175,6 +174,16 @@ pub const ENGINES: [KnownEngine; 7] = [
         feature: None,
         built_in: true,
         needs: Some("`node` on the PATH, or $WASM_BENCH_NODE"),
+        varies: None,
+    },
+    KnownEngine {
+        name: "tinywasm",
+        aliases: &[],
+        what: "tinywasm, a small interpreter (workloads only: no WASI)",
+        runs: Runs::Runtime(Runtime::Tinywasm),
+        feature: Some("tinywasm"),
+        built_in: cfg!(feature = "tinywasm"),
+        needs: None,
         varies: None,
     },
 ];
@@ -257,7 +266,7 @@ pub fn engine_help() -> String {
 /// whether this host has it built in.
 fn engine_list() -> String {
     let mut list = String::new();
-    for engine in &ENGINES {
+    for engine in ENGINES {
         let status = match (engine.not_built(), engine.needs) {
             (Some(_), _) => format!(
                 "not built into this host (cargo feature `{}`, or all-engines)",
@@ -817,7 +826,7 @@ mod tests {
     fn every_name_and_alias_names_one_engine_and_the_help_lists_it() -> Result<()> {
         let help = engine_help();
         let mut seen = std::collections::HashSet::new();
-        for engine in &ENGINES {
+        for engine in ENGINES {
             for name in std::iter::once(&engine.name).chain(engine.aliases) {
                 assert!(seen.insert(*name), "{name} names two engines");
                 assert_eq!(KnownEngine::named(name)?.name, engine.name);
@@ -831,8 +840,9 @@ mod tests {
             Runtime::V8,
             Runtime::Wasmer,
             Runtime::WasmerSinglepass,
+            Runtime::Tinywasm,
         ] {
-            assert_eq!(runtime.entry().name, runtime.name());
+            assert_eq!(runtime.entry().runs, Runs::Runtime(runtime));
         }
         Ok(())
     }

@@ -253,7 +253,7 @@ impl World {
     /// with wasmtime-wasi's preview 1: `run` runs a fresh instance with the
     /// context [`World::p1`] builds; the run is checked by
     /// [`World::finish`], its output captured on the way.
-    #[cfg(any(feature = "wasmi", feature = "wasmer"))]
+    #[cfg(feature = "wasi-p1")]
     pub(crate) fn iterate_p1(
         &self,
         run: impl FnOnce(WasiP1Ctx) -> Result<Ran>,

@@ -8,23 +8,28 @@
 //! the guest's `run(count, seed)`, reads the clock again, and nothing else
 //! sits between the two reads.
 //!
-//! wasmtime (Cranelift, Winch, Pulley) is [`wasmtime`]. Another runtime
-//! plugs in with a file of its own here (a [`Runner`], its [`Sampler`] and
-//! its [`CompiledProgram`], the traits of [`seam`]), a variant of
-//! [`crate::options::Runtime`] with its line in
+//! Each runtime has a folder (or a file) of its own here and one line in
+//! [`implementations`], its [`Implementation`]: how to make its runner,
+//! which guests it refuses and why, and its version. wasmtime (Cranelift,
+//! Winch, Pulley) is [`wasmtime`]. A new runtime is a folder here (its
+//! [`Runner`], [`Sampler`] and [`CompiledProgram`], the traits of
+//! [`seam`]), its line in [`implementations`], its line in
 //! [`crate::options::ENGINES`] (its `--engine` name, aliases and cargo
-//! feature), and an arm in [`runner`]. This module does not decide how often to call; that
-//! is [`crate::benchmark`]'s job.
+//! feature) with its variant of [`crate::options::Runtime`], and its cargo
+//! feature. This module does not decide how often to call; that is
+//! [`crate::benchmark`]'s job.
 
 pub mod native;
-#[cfg(any(feature = "wasmi", feature = "wasmer"))]
+#[cfg(feature = "embedded")]
 mod pauses;
 pub mod seam;
+#[cfg(feature = "tinywasm")]
+pub mod tinywasm;
 pub mod v8;
 mod v8_node;
 mod v8_program;
 mod v8_sandbox;
-#[cfg(any(feature = "wasmi", feature = "wasmer"))]
+#[cfg(feature = "wasi-p1")]
 pub mod wasi_p1;
 #[cfg(feature = "wasmer")]
 pub mod wasmer;
@@ -46,53 +51,69 @@ use crate::guest::engine::Engines;
 use crate::guest::format::Format;
 use crate::options::Runtime;
 
+/// One runtime built into the host: its line of the registry.
+pub struct Implementation {
+    /// Which `--engine` runtime it is.
+    pub runtime: Runtime,
+    /// Its runner, configured as `engines` says.
+    pub runner: fn(&Engines) -> Result<Box<dyn Runner>>,
+    /// Why it cannot run the guest `bytes`, of `format`, on this machine,
+    /// if it cannot.
+    pub refuses: fn(Runtime, Format, &[u8]) -> Option<String>,
+    /// Its version, with what of its configuration differs from its
+    /// defaults.
+    pub version: fn() -> Option<String>,
+}
+
+/// The registry: every runtime built into this host.
+#[allow(unused_mut)]
+pub fn implementations() -> Vec<&'static Implementation> {
+    let mut all = vec![&wasmtime::IMPLEMENTATION, &v8::IMPLEMENTATION];
+    #[cfg(feature = "wasmi")]
+    all.push(&wasmi::IMPLEMENTATION);
+    #[cfg(feature = "wasmer")]
+    all.extend([&wasmer::CRANELIFT, &wasmer::SINGLEPASS]);
+    #[cfg(feature = "tinywasm")]
+    all.push(&tinywasm::IMPLEMENTATION);
+    all
+}
+
+/// `runtime`'s line of the registry, or why it is not built in.
+fn implementation(runtime: Runtime) -> Result<&'static Implementation, String> {
+    implementations()
+        .into_iter()
+        .find(|i| i.runtime == runtime)
+        .ok_or_else(|| not_built(runtime))
+}
+
 /// The runner of `engines`'s configuration: wasmtime's, or the runtime
 /// `--engine` named.
 pub fn runner(engines: &Engines) -> Result<Box<dyn Runner>> {
-    Ok(match engines.config.runtime {
-        Runtime::Wasmtime => Box::new(wasmtime::Wasmtime::new(engines)?),
-        #[cfg(feature = "wasmi")]
-        Runtime::Wasmi => Box::new(wasmi::Wasmi::new()?),
-        #[cfg(not(feature = "wasmi"))]
-        Runtime::Wasmi => bail!("{}", not_built(Runtime::Wasmi)),
-        Runtime::V8 => Box::new(v8::V8::new()?),
-        #[cfg(feature = "wasmer")]
-        Runtime::Wasmer => Box::new(wasmer::Wasmer::new(wasmer::Compiler::Cranelift)),
-        #[cfg(feature = "wasmer")]
-        Runtime::WasmerSinglepass => Box::new(wasmer::Wasmer::new(wasmer::Compiler::Singlepass)),
-        #[cfg(not(feature = "wasmer"))]
-        runtime @ (Runtime::Wasmer | Runtime::WasmerSinglepass) => bail!("{}", not_built(runtime)),
-    })
+    match implementation(engines.config.runtime) {
+        Ok(implementation) => (implementation.runner)(engines),
+        Err(why) => bail!("{why}"),
+    }
 }
 
 /// Why `runtime` cannot run the guest `bytes`, of `format`, in this build
 /// or on this machine, if it cannot: checked by the parent when it loads a
 /// file, so that the row says so.
 pub fn unavailable(runtime: Runtime, format: Format, bytes: &[u8]) -> Option<String> {
-    let modules_only = (format != Format::Module)
-        .then(|| format!("{} runs core modules only, not a {format}", runtime.name()));
-    match runtime {
-        Runtime::Wasmtime => None,
-        #[cfg(feature = "wasmi")]
-        Runtime::Wasmi => modules_only,
-        #[cfg(not(feature = "wasmi"))]
-        Runtime::Wasmi => Some(not_built(runtime)),
-        Runtime::V8 => modules_only.or_else(v8::missing),
-        #[cfg(feature = "wasmer")]
-        Runtime::Wasmer => modules_only,
-        #[cfg(feature = "wasmer")]
-        Runtime::WasmerSinglepass => modules_only.or_else(|| wasmer::singlepass_refuses(bytes)),
-        #[cfg(not(feature = "wasmer"))]
-        Runtime::Wasmer | Runtime::WasmerSinglepass => {
-            let _ = bytes;
-            Some(not_built(runtime))
-        }
+    match implementation(runtime) {
+        Ok(implementation) => (implementation.refuses)(runtime, format, bytes),
+        Err(why) => Some(why),
     }
+}
+
+/// A refusal of every format but core modules, for runtimes that run
+/// nothing else.
+pub fn refuse_unless_module(runtime: Runtime, format: Format) -> Option<String> {
+    (format != Format::Module)
+        .then(|| format!("{} runs core modules only, not a {format}", runtime.name()))
 }
 
 /// Why `runtime` is missing from this host, and how to get it, as the
 /// list of engines says.
-#[allow(dead_code)]
 fn not_built(runtime: Runtime) -> String {
     runtime
         .entry()
@@ -104,33 +125,39 @@ fn not_built(runtime: Runtime) -> String {
 /// configuration differs from its defaults: the crate's, or `node
 /// --version` with V8's own.
 pub fn version(runtime: Runtime) -> Option<String> {
-    match runtime {
-        Runtime::Wasmtime => Some(WASMTIME_VERSION.to_string()),
-        #[cfg(feature = "wasmi")]
-        Runtime::Wasmi => Some(format!(
-            "{} (max recursion depth {}, value stack {} MiB)",
-            wasmi::VERSION,
-            wasmi::MAX_RECURSION_DEPTH,
-            wasmi::MAX_STACK_BYTES >> 20
-        )),
-        #[cfg(not(feature = "wasmi"))]
-        Runtime::Wasmi => None,
-        Runtime::V8 => v8::version(),
-        #[cfg(feature = "wasmer")]
-        Runtime::Wasmer | Runtime::WasmerSinglepass => Some(wasmer::VERSION.to_string()),
-        #[cfg(not(feature = "wasmer"))]
-        Runtime::Wasmer | Runtime::WasmerSinglepass => None,
-    }
+    implementation(runtime).ok().and_then(|i| (i.version)())
 }
-
-/// The wasmtime crate's version the host is built with (the workspace's
-/// `Cargo.toml` pins it).
-pub const WASMTIME_VERSION: &str = "48.0.8";
 
 /// [`unavailable`] as an error.
 pub fn check_available(runtime: Runtime, format: Format, bytes: &[u8]) -> Result<()> {
     match unavailable(runtime, format, bytes) {
         Some(why) => bail!("{why}"),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each runtime has one line of the registry, and every runtime the
+    /// list of engines says is built in has one.
+    #[test]
+    fn the_registry_holds_each_built_in_runtime_once() {
+        let all = implementations();
+        for (i, implementation) in all.iter().enumerate() {
+            let runtime = implementation.runtime;
+            assert!(all[..i].iter().all(|other| other.runtime != runtime));
+            assert!(runtime == Runtime::Wasmtime || runtime.entry().built_in);
+        }
+        for engine in crate::options::ENGINES.iter().filter(|e| e.built_in) {
+            if let crate::options::Runs::Runtime(runtime) = engine.runs {
+                assert!(
+                    implementation(runtime).is_ok(),
+                    "{} has no line",
+                    engine.name
+                );
+            }
+        }
     }
 }

@@ -18,10 +18,12 @@ use anyhow::{Context, Result, bail};
 use super::v8_node::{self, COMPILE_DEADLINE, NodeProcess};
 use crate::guest::format::Format;
 use crate::guest::limits::Limits;
-use crate::guest::runtime::{CompiledProgram, Guest, RawSample, Runner, Sampler};
+use crate::guest::runtime::{
+    CompiledProgram, Guest, Implementation, RawSample, Runner, Sampler, refuse_unless_module,
+};
 use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
-use crate::options::Grants;
+use crate::options::{Grants, Runtime};
 use crate::util::bytes::hex;
 
 /// Node's and V8's versions, or why V8 cannot run here (no `node`, or one
@@ -40,6 +42,15 @@ pub fn missing() -> Option<String> {
 pub fn version() -> Option<String> {
     v8_node::probe().ok()
 }
+
+/// V8's line of the registry: core modules, where a working `node` is
+/// found.
+pub const IMPLEMENTATION: Implementation = Implementation {
+    runtime: Runtime::V8,
+    runner: |_| Ok(Box::new(V8::new()?)),
+    refuses: |runtime, format, _| refuse_unless_module(runtime, format).or_else(missing),
+    version,
+};
 
 /// V8 through the `node` found at start.
 pub struct V8 {

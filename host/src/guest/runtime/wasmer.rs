@@ -27,13 +27,34 @@ use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT};
 use crate::guest::format::Format;
 use crate::guest::limits::{Limiter, Limits};
 use crate::guest::runtime::seam::{CompiledProgram, Guest, RawSample, Runner, Sampler};
+use crate::guest::runtime::{Implementation, refuse_unless_module};
 use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
-use crate::options::Grants;
+use crate::options::{Grants, Runtime};
 
 /// The wasmer crate's version this host is built with (host/Cargo.toml pins
 /// it).
 pub const VERSION: &str = "7.3.0";
+
+/// wasmer with its Cranelift's line of the registry: core modules and
+/// programs.
+pub const CRANELIFT: Implementation = Implementation {
+    runtime: Runtime::Wasmer,
+    runner: |_| Ok(Box::new(Wasmer::new(Compiler::Cranelift))),
+    refuses: |runtime, format, _| refuse_unless_module(runtime, format),
+    version: || Some(VERSION.to_string()),
+};
+
+/// wasmer with its single-pass compiler's line of the registry: core
+/// modules without SIMD, and programs.
+pub const SINGLEPASS: Implementation = Implementation {
+    runtime: Runtime::WasmerSinglepass,
+    runner: |_| Ok(Box::new(Wasmer::new(Compiler::Singlepass))),
+    refuses: |runtime, format, bytes| {
+        refuse_unless_module(runtime, format).or_else(|| singlepass_refuses(bytes))
+    },
+    version: || Some(VERSION.to_string()),
+};
 
 /// Which of wasmer's compilers makes the code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

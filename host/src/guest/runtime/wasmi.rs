@@ -25,13 +25,27 @@ use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT};
 use crate::guest::format::Format;
 use crate::guest::limits::Limits;
 use crate::guest::runtime::seam::{CompiledProgram, Guest, RawSample, Runner, Sampler};
+use crate::guest::runtime::{Implementation, refuse_unless_module};
 use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
-use crate::options::Grants;
+use crate::options::{Grants, Runtime};
 
 /// The wasmi crate's version this host is built with (the workspace's
 /// `Cargo.toml` pins it).
 pub const VERSION: &str = "2.0.0";
+
+/// wasmi's line of the registry: core modules and programs.
+pub const IMPLEMENTATION: Implementation = Implementation {
+    runtime: Runtime::Wasmi,
+    runner: |_| Ok(Box::new(Wasmi::new()?)),
+    refuses: |runtime, format, _| refuse_unless_module(runtime, format),
+    version: || {
+        Some(format!(
+            "{VERSION} (max recursion depth {MAX_RECURSION_DEPTH}, value stack {} MiB)",
+            MAX_STACK_BYTES >> 20
+        ))
+    },
+};
 
 /// Per-store state: pause/resume bookkeeping, the limits, and the WASI
 /// context that grants nothing.

@@ -11,9 +11,23 @@ use crate::guest::format::{Format, not_wasm};
 use crate::guest::instance::{Instance, Linkers};
 use crate::guest::limits::Limits;
 use crate::guest::program::{Iteration, Program};
+use crate::guest::runtime::Implementation;
 use crate::guest::runtime::seam::{CompiledProgram, Guest, RawSample, Runner, Sampler};
 use crate::guest::seeds::Seeds;
-use crate::options::Grants;
+use crate::options::{Grants, Runtime};
+
+/// The wasmtime crate's version the host is built with (the workspace's
+/// `Cargo.toml` pins it).
+pub const VERSION: &str = "48.0.8";
+
+/// wasmtime's line of the registry: it runs modules, components and
+/// programs, and refuses nothing but native code.
+pub const IMPLEMENTATION: Implementation = Implementation {
+    runtime: Runtime::Wasmtime,
+    runner: |engines| Ok(Box::new(Wasmtime::new(engines)?)),
+    refuses: |_, _, _| None,
+    version: || Some(VERSION.to_string()),
+};
 
 /// wasmtime, with the linkers of one engine configuration.
 pub struct Wasmtime {
