@@ -13,7 +13,7 @@ use std::sync::{Arc, OnceLock};
 use host::guest::contract::{
     COMPONENT_RUN_PREFIX, Contract, Kind, RUN_EXPORT, RUN_PREFIX, START_EXPORT,
 };
-use host::guest::engine::Engines;
+use host::guest::runtime::wasmtime::engine::Engines;
 use host::guest::format::{Format, detect};
 use host::guest::load::{LoadError, Workload, load_bytes, workload_name};
 use host::options::{Compiler, EngineConfig, OptimizeFor};

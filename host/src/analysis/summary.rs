@@ -12,7 +12,7 @@ use crate::analysis::groups;
 use crate::analysis::interval::{Intervals, intervals};
 use crate::analysis::stats::{self, Summary};
 use crate::guest::Kind;
-use crate::guest::cache::CacheOutcome;
+use crate::guest::runtime::wasmtime::cache::CacheOutcome;
 use crate::options::Headline;
 use crate::platform::gaps;
 use crate::results::notes::{Undisturbed, Widened};

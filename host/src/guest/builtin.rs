@@ -11,9 +11,9 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use crate::guest::engine::{Engines, builtin};
 use crate::guest::format::{Code, Format};
 use crate::guest::limits::Limits;
+use crate::guest::runtime::wasmtime::engine::{Engines, builtin};
 use crate::guest::runtime::{Guest, Runner, Sampler};
 use crate::guest::seeds::Seeds;
 

@@ -5,7 +5,7 @@
 //!
 //! `.wat` text is converted to binary on reading. The bytes are kept, so
 //! that a later pass (the instruction count) compiles exactly what was timed.
-//! This module loads; instantiating and calling is [`crate::guest::instance`]'s
+//! This module loads; instantiating and calling is [`crate::guest::runtime::wasmtime::instance`]'s
 //! job.
 
 use std::collections::HashSet;
@@ -15,12 +15,12 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use crate::guest::cache::CacheOutcome;
 use crate::guest::contract::{Benchmark, Contract, Kind, RUN_EXPORT, check_binary, check_contract};
-use crate::guest::engine::Engines;
 use crate::guest::format::{Code, Format, detect};
 use crate::guest::name::workload_name;
 use crate::guest::runtime::native;
+use crate::guest::runtime::wasmtime::cache::CacheOutcome;
+use crate::guest::runtime::wasmtime::engine::Engines;
 use crate::options::{EngineConfig, Runtime};
 use crate::util::fs::{Cap, Links, read_bounded};
 

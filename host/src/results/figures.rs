@@ -8,8 +8,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::guest::Kind;
-use crate::guest::cache::CacheOutcome;
 use crate::guest::program::TimedRegion;
+use crate::guest::runtime::wasmtime::cache::CacheOutcome;
 use crate::options::Headline;
 use crate::results::json::nan_if_null;
 use crate::results::notes::Notes;

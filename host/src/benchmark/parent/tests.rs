@@ -17,7 +17,7 @@ use crate::benchmark::progress::{Call, Silent};
 use crate::benchmark::protocol::Event;
 use crate::benchmark::worker::sequence::Share;
 use crate::guest::Kind;
-use crate::guest::cache::CacheOutcome;
+use crate::guest::runtime::wasmtime::cache::CacheOutcome;
 use crate::options::Settings;
 use crate::results::{BenchResult, Environment, Foreign, Row, RunReport, StopReason};
 

@@ -54,7 +54,7 @@ use crate::benchmark::worker::compare::Comparison;
 use crate::benchmark::worker::emitter::Emitter;
 use crate::benchmark::worker::session::{Session, on_measuring_thread};
 use crate::guest::Contract;
-use crate::guest::program::Program;
+use crate::guest::runtime::wasmtime::program::Program;
 use crate::results::{Row, RowProfile};
 use crate::util::bytes::hex;
 

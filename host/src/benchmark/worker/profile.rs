@@ -1,6 +1,6 @@
 //! The profiling pass, in a worker: run one row for a while on the
 //! profiling engine with wasmtime's `GuestProfiler` sampling its stack
-//! ([`crate::guest::profile`]), and write the profile.
+//! ([`crate::guest::runtime::wasmtime::profile`]), and write the profile.
 //!
 //! A `run(count, seed)` workload is called at a count whose call takes
 //! about [`CALL_TIME`], again and again until the duration is spent; a
@@ -16,11 +16,11 @@ use crate::benchmark::progress::{Call, Progress};
 use crate::benchmark::protocol::WorkerPlan;
 use crate::benchmark::worker::session::Session;
 use crate::guest::Contract;
-use crate::guest::engine::compile;
-use crate::guest::instance::{Instance, Linkers};
 use crate::guest::load::Workload;
-use crate::guest::profile::{Recording, Ticker};
-use crate::guest::program::{Bracket, Program};
+use crate::guest::runtime::wasmtime::engine::compile;
+use crate::guest::runtime::wasmtime::instance::{Instance, Linkers};
+use crate::guest::runtime::wasmtime::profile::{Recording, Ticker};
+use crate::guest::runtime::wasmtime::program::{Bracket, Program};
 use crate::results::Row;
 
 /// About how long one call of a `run(count, seed)` workload takes while it

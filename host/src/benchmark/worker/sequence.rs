@@ -32,7 +32,7 @@
 //! call to `--timeout`. This module decides when and how often to call the
 //! guest; the timed region itself is
 //! [`crate::guest::runtime::Sampler::sample`] (wasmtime's:
-//! [`crate::guest::instance::Instance::sample`]), and what the numbers mean is
+//! [`crate::guest::runtime::wasmtime::instance::Instance::sample`]), and what the numbers mean is
 //! [`crate::analysis`]'s job.
 
 use std::num::NonZeroU64;

@@ -132,10 +132,10 @@ pub(super) fn run_reference(path: &Path, iterations: usize) -> Result<ReferenceT
 /// epoch checks, no fuel, nothing of the harness), on a measuring thread
 /// prepared as a worker's is, and print the median as JSON.
 pub fn reference(args: &ReferenceArgs) -> Result<()> {
-    use crate::guest::engine::Engines;
     use crate::guest::format::Code;
     use crate::guest::limits::Limits;
-    use crate::guest::program::Program;
+    use crate::guest::runtime::wasmtime::engine::Engines;
+    use crate::guest::runtime::wasmtime::program::Program;
     use crate::options::{EngineConfig, Grants, PinRequest, PriorityRequest};
 
     let engine = wasmtime::Engine::new(&wasmtime::Config::new())

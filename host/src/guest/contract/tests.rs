@@ -2,8 +2,8 @@
 //! says.
 
 use super::*;
-use crate::guest::engine::{Engines, compile};
 use crate::guest::format::detect;
+use crate::guest::runtime::wasmtime::engine::{Engines, compile};
 use crate::options::EngineConfig;
 use std::path::Path;
 

@@ -59,7 +59,7 @@ pub(crate) struct Timing {
     regions: Vec<Duration>,
     error: Option<&'static str>,
     /// Counting with Callgrind: whether its collecting is on.
-    pub(super) collecting: bool,
+    pub(crate) collecting: bool,
 }
 
 impl Timing {
@@ -106,7 +106,7 @@ impl Timing {
 
     /// `bench.start` of a counting pass: Callgrind collects from here (a
     /// restart keeps collecting). No clock is read.
-    pub(super) fn start_counting(&mut self) {
+    pub(crate) fn start_counting(&mut self) {
         if !self.collecting {
             valgrind::toggle_collect();
             self.collecting = true;
@@ -115,7 +115,7 @@ impl Timing {
 
     /// `bench.end` of a counting pass: Callgrind stops collecting, and the
     /// region counts as one, of no length.
-    pub(super) fn end_counting(&mut self) {
+    pub(crate) fn end_counting(&mut self) {
         if self.collecting {
             valgrind::toggle_collect();
             self.collecting = false;

@@ -26,29 +26,20 @@ pub mod seam;
 #[cfg(feature = "tinywasm")]
 pub mod tinywasm;
 pub mod v8;
-mod v8_node;
-mod v8_program;
-mod v8_sandbox;
 #[cfg(feature = "wasi-p1")]
 pub mod wasi_p1;
 #[cfg(feature = "wasmer")]
 pub mod wasmer;
-#[cfg(feature = "wasmer")]
-mod wasmer_program;
-#[cfg(feature = "wasmer")]
-mod wasmer_store;
 #[cfg(feature = "wasmi")]
 pub mod wasmi;
-#[cfg(feature = "wasmi")]
-mod wasmi_program;
 pub mod wasmtime;
 
 use anyhow::{Result, bail};
 
 pub use seam::{CompiledProgram, Guest, RawSample, Runner, Sampler};
 
-use crate::guest::engine::Engines;
 use crate::guest::format::Format;
+use crate::guest::runtime::wasmtime::engine::Engines;
 use crate::options::Runtime;
 
 /// One runtime built into the host: its line of the registry.

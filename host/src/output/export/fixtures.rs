@@ -4,7 +4,7 @@
 
 use crate::analysis::{complexity, stats};
 use crate::guest::Kind;
-use crate::guest::cache::CacheOutcome;
+use crate::guest::runtime::wasmtime::cache::CacheOutcome;
 use crate::options::{EngineConfig, Headline};
 use crate::results::{
     BenchResult, Checksum, CompareReport, Comparison, Complexity, ComplexityResult, Counts,

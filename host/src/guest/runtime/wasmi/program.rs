@@ -1,6 +1,6 @@
 //! Programs under wasmi: the WASI command module compiled once by wasmi;
 //! each iteration a fresh store and instance, with WASI preview 1 answered
-//! by [`super::wasi_p1`] (the context [`World::p1`] builds, as wasmtime's
+//! by [`crate::guest::runtime::wasi_p1`] (the context [`World::p1`] builds, as wasmtime's
 //! programs get it), `bench.start`/`bench.end` reading the clock, and
 //! wasmi's store limits holding memory and tables to `--max-memory`.
 
@@ -12,12 +12,12 @@ use wasmi::{
 };
 use wasmtime_wasi::p1::WasiP1Ctx;
 
-use super::seam::{CompiledProgram, Guest};
-use super::wasi_p1::{self, Stop};
 use crate::guest::contract::{BENCH_MODULE, START_EXPORT};
 use crate::guest::limits::Limits;
 use crate::guest::program::world::{Ended, Ran, Timing};
 use crate::guest::program::{Iteration, World};
+use crate::guest::runtime::seam::{CompiledProgram, Guest};
+use crate::guest::runtime::wasi_p1::{self, Stop};
 use crate::options::Grants;
 
 /// Store data of one iteration.

@@ -30,7 +30,6 @@ use crate::util::bytes::hex;
 use crate::util::error::one_line;
 use crate::util::fs::{Cap, Links, is_not_found, read_bounded, replace_atomically};
 
-#[path = "cache_secret.rs"]
 pub mod secret;
 
 use secret::Secret;
@@ -198,9 +197,7 @@ fn split(entry: &[u8]) -> Option<(Header<'_>, &[u8])> {
 }
 
 #[cfg(test)]
-#[path = "cache_fuzz.rs"]
 mod fuzz;
 
 #[cfg(test)]
-#[path = "cache_tests.rs"]
 mod tests;

@@ -2,7 +2,7 @@
 //! compiler `--engine` names; each iteration a fresh store and instance on
 //! that engine (its memories held to `--max-memory` by the engine's
 //! limiter, started afresh), with WASI preview 1 answered by
-//! [`super::wasi_p1`] (the context [`World::p1`] builds, as wasmtime's
+//! [`crate::guest::runtime::wasi_p1`] (the context [`World::p1`] builds, as wasmtime's
 //! programs get it) and `bench.start`/`bench.end` reading the clock.
 
 use std::sync::{Arc, Mutex};
@@ -15,13 +15,13 @@ use wasmer::{
 };
 use wasmtime_wasi::p1::WasiP1Ctx;
 
-use super::seam::{CompiledProgram, Guest};
-use super::wasi_p1::{self, Stop};
-use super::wasmer_store::{explain, explain_with, lock};
+use super::store::{explain, explain_with, lock};
 use crate::guest::contract::{BENCH_MODULE, START_EXPORT};
 use crate::guest::limits::{Limiter, Limits};
 use crate::guest::program::world::{Ended, Ran, Timing};
 use crate::guest::program::{Iteration, World};
+use crate::guest::runtime::seam::{CompiledProgram, Guest};
+use crate::guest::runtime::wasi_p1::{self, Stop};
 use crate::options::Grants;
 
 /// The host state of one iteration (a workload's instance: of its

@@ -3,14 +3,28 @@
 //! harness's linkers into an [`Instance`], whose
 //! [`Instance::sample`] is the timed region; a program is a
 //! [`Program`].
+//!
+//! Here too is all of wasmtime's own: its [`engine`]s (for timing, with
+//! fuel, for profiling) and compiling, the compile [`cache`] on disk, the
+//! [`instance`] of a `run(count, seed)` workload (the one timed region),
+//! the [`program`] and its iterations, a guest's [`failure`] in plain
+//! words, and the [`profile`] of a guest's stack by GuestProfiler.
+
+pub mod cache;
+pub mod engine;
+pub mod failure;
+pub mod instance;
+pub mod profile;
+pub mod program;
 
 use anyhow::Result;
 
-use crate::guest::engine::Engines;
+use self::engine::Engines;
+use self::instance::{Instance, Linkers};
+use self::program::Program;
 use crate::guest::format::{Format, not_wasm};
-use crate::guest::instance::{Instance, Linkers};
 use crate::guest::limits::Limits;
-use crate::guest::program::{Iteration, Program};
+use crate::guest::program::Iteration;
 use crate::guest::runtime::Implementation;
 use crate::guest::runtime::seam::{CompiledProgram, Guest, RawSample, Runner, Sampler};
 use crate::guest::seeds::Seeds;

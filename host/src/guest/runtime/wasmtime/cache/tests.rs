@@ -1,5 +1,5 @@
 use super::*;
-use crate::guest::engine::compile;
+use crate::guest::runtime::wasmtime::engine::compile;
 
 /// A module whose `answer` export returns `n`.
 fn module(n: i32) -> Vec<u8> {

@@ -3,7 +3,7 @@
 //!
 //! Profiling needs the guest interrupted at regular intervals, so it runs on
 //! an engine of its own with epoch interruption on
-//! ([`crate::guest::engine::Engines::profiling`]); a ticker thread advances
+//! ([`crate::guest::runtime::wasmtime::engine::Engines::profiling`]); a ticker thread advances
 //! the epoch every interval and each tick records the guest's stack. That
 //! engine's code carries epoch checks: a profile shows where the time goes,
 //! never how long it takes (timings come from the engine without them).

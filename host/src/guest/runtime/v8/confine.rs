@@ -9,7 +9,7 @@
 //! Landlock, what the program writes into its copy is held to
 //! [`WRITE_LIMIT`] ([`Scratch::written_bytes`], watched during each
 //! iteration). Each file `node` writes is held to the output cap by its
-//! file-size limit (`RLIMIT_FSIZE`, set in [`super::v8_program`]).
+//! file-size limit (`RLIMIT_FSIZE`, set in [`super::program`]).
 
 use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};

@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::guest::engine::compile;
+use crate::guest::runtime::wasmtime::engine::compile;
 use crate::util::fs::{Cap, Links, read_bounded};
 use crate::util::fuzz::{bytes_like, config};
 

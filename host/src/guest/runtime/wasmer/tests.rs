@@ -6,9 +6,9 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::{Compiler, Wasmer, WasmerSampler};
-use crate::guest::engine::compile;
 use crate::guest::format::Format;
 use crate::guest::limits::Limits;
+use crate::guest::runtime::wasmtime::engine::compile;
 use crate::guest::runtime::{Guest, Runner, Sampler};
 use crate::guest::seeds::{SeedRule, Seeds};
 

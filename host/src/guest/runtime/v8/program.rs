@@ -1,11 +1,11 @@
 //! Programs under V8: the WASI command module compiled once in a `node`
-//! process of its own ([`super::v8_node`]); each iteration a fresh instance
+//! process of its own ([`super::node`]); each iteration a fresh instance
 //! with a fresh `node:wasi` context, timed by Node with
 //! `process.hrtime.bigint()` (the compile, each instantiation, the run,
 //! and each region between `bench.start` and `bench.end`), with V8's
 //! garbage collected before it (so that what earlier instances left is not
 //! collected during the run). `node:wasi` is no sandbox: the program gets
-//! a private copy of its folder ([`super::v8_sandbox`]), preopened as `/`
+//! a private copy of its folder ([`super::confine`]), preopened as `/`
 //! and `.`, which goes with the row, and `node` is confined by Landlock
 //! where the kernel has it (the copy read-only). Its stdout and stderr go
 //! to files in the scratch folder, capped by the `node` process's
@@ -20,12 +20,12 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow, bail};
 use serde::Deserialize;
 
-use super::v8_node::{COMPILE_DEADLINE, NodeProcess};
-use super::v8_sandbox::{Confinement, Scratch, WRITE_LIMIT, over_limit};
-use super::{CompiledProgram, Guest};
+use super::confine::{Confinement, Scratch, WRITE_LIMIT, over_limit};
+use super::node::{COMPILE_DEADLINE, NodeProcess};
 use crate::guest::limits::Limits;
 use crate::guest::program::world::{Ended, Ran, Timing};
 use crate::guest::program::{CAPTURE_LIMIT, Iteration, World};
+use crate::guest::runtime::{CompiledProgram, Guest};
 use crate::options::Grants;
 use crate::platform::processes::end_tree;
 use crate::util::bytes::hex;

@@ -1,5 +1,5 @@
 //! V8, through Node.js (`--engine v8`): each instance is a `node` process
-//! of its own ([`super::v8_node`]) running a small worker in JavaScript,
+//! of its own ([`node`]) running a small worker in JavaScript,
 //! started by the measuring thread (so it inherits the thread's core and
 //! priority). Node times each call itself with `process.hrtime.bigint()`
 //! around `run(count, seed)` and nothing else; the host takes the seed
@@ -7,15 +7,18 @@
 //! (`new WebAssembly.Module`) and the instantiation too: they are the row's
 //! phases. `bench.pause`/`bench.resume` are the script's; WASI preview 1 is
 //! Node's `node:wasi` with nothing granted (programs:
-//! [`super::v8_program`]). Components are not run. `--max-memory` and the
+//! [`program`]). Components are not run. `--max-memory` and the
 //! table limit are V8's own flags, held within a call; the call deadline
 //! kills the worker's process group, the `node` process with it.
+
+mod confine;
+mod node;
+mod program;
 
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use super::v8_node::{self, COMPILE_DEADLINE, NodeProcess};
 use crate::guest::format::Format;
 use crate::guest::limits::Limits;
 use crate::guest::runtime::{
@@ -25,22 +28,23 @@ use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
 use crate::options::{Grants, Runtime};
 use crate::util::bytes::hex;
+use node::{COMPILE_DEADLINE, NodeProcess};
 
 /// Node's and V8's versions, or why V8 cannot run here (no `node`, or one
 /// that does not answer as Node.js does) with how to fix it.
 pub fn found() -> Result<String, String> {
-    v8_node::probe()
+    node::probe()
 }
 
 /// Why V8 cannot run here, if it cannot: no `node`, or one that does not
 /// answer as Node.js does; with how to fix it.
 pub fn missing() -> Option<String> {
-    v8_node::probe().err()
+    node::probe().err()
 }
 
 /// Node's and V8's versions: `node v20.20.2, V8 11.3.244.8-node.33`.
 pub fn version() -> Option<String> {
-    v8_node::probe().ok()
+    node::probe().ok()
 }
 
 /// V8's line of the registry: core modules, where a working `node` is
@@ -62,7 +66,7 @@ impl V8 {
         if let Some(why) = missing() {
             bail!("{why}");
         }
-        let node = v8_node::node().context("no node")?;
+        let node = node::node().context("no node")?;
         Ok(V8 { node })
     }
 }
@@ -106,7 +110,7 @@ impl Runner for V8 {
         grants: &Grants,
         limits: Limits,
     ) -> Result<Box<dyn CompiledProgram>> {
-        super::v8_program::program(&self.node, guest, grants, limits)
+        program::program(&self.node, guest, grants, limits)
     }
 }
 

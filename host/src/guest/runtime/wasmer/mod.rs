@@ -4,9 +4,12 @@
 //! `bench.pause`/`bench.resume` and the sandbox's memory limit, and a
 //! [`Sampler`] whose `sample` is the timed region. WASI preview 1 grants a
 //! workload nothing, as under wasmtime; programs (WASI commands) are
-//! [`super::wasmer_program`]'s; both get wasmtime-wasi's preview 1 (through
-//! [`super::wasi_p1`]) rather than wasmer's own WASI runtime (not built
+//! [`program`]'s; both get wasmtime-wasi's preview 1 (through
+//! [`crate::guest::runtime::wasi_p1`]) rather than wasmer's own WASI runtime (not built
 //! here). Components are refused: wasmer does not run them.
+
+mod program;
+mod store;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -20,17 +23,17 @@ use wasmer::{
 
 use wasmtime_wasi::WasiCtxBuilder;
 
-use super::pauses::Pauses;
-use super::wasmer_store::{Limited, explain, explain_with, lock};
-use super::{wasi_p1, wasmer_program};
 use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT};
 use crate::guest::format::Format;
 use crate::guest::limits::{Limiter, Limits};
+use crate::guest::runtime::pauses::Pauses;
 use crate::guest::runtime::seam::{CompiledProgram, Guest, RawSample, Runner, Sampler};
+use crate::guest::runtime::wasi_p1;
 use crate::guest::runtime::{Implementation, refuse_unless_module};
 use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
 use crate::options::{Grants, Runtime};
+use store::{Limited, explain, explain_with, lock};
 
 /// The wasmer crate's version this host is built with (host/Cargo.toml pins
 /// it).
@@ -112,7 +115,7 @@ impl Wasmer {
         let pauses = FunctionEnv::new(&mut store, Pauses::default());
         let wasi = FunctionEnv::new(
             &mut store,
-            wasmer_program::State::new(WasiCtxBuilder::new().build_p1()),
+            program::State::new(WasiCtxBuilder::new().build_p1()),
         );
         let imports = imports(&mut store, &pauses, &wasi, &module)?;
         let instance = Instance::new(&mut store, &module, &imports)
@@ -167,12 +170,12 @@ impl Runner for Wasmer {
         let limiter = Arc::new(Mutex::new(Limiter::new(limits)));
         let engine = self.engine(limits, &limiter);
         let (module, compile) = self.compile(&Store::new(engine.clone()), guest.bytes)?;
-        let compiled = wasmer_program::Compiled {
+        let compiled = program::Compiled {
             engine,
             module,
             compile,
         };
-        wasmer_program::program(compiled, limiter, guest, grants, limits)
+        program::program(compiled, limiter, guest, grants, limits)
     }
 }
 
@@ -199,7 +202,7 @@ pub fn singlepass_refuses(bytes: &[u8]) -> Option<String> {
 fn imports(
     store: &mut Store,
     pauses: &FunctionEnv<Pauses>,
-    wasi: &FunctionEnv<wasmer_program::State>,
+    wasi: &FunctionEnv<program::State>,
     module: &Module,
 ) -> Result<Imports> {
     let mut imports = Imports::new();
@@ -209,7 +212,7 @@ fn imports(
         };
         match import.module() {
             wasi_p1::MODULE if wasi_p1::arity(import.name()) == Some(ty.params().len()) => {
-                let function = wasmer_program::link_wasi(store, wasi, import.name(), ty);
+                let function = program::link_wasi(store, wasi, import.name(), ty);
                 imports.define(wasi_p1::MODULE, import.name(), function);
             }
             other if other.starts_with("wasi") => bail!(
@@ -334,5 +337,4 @@ impl Sampler for WasmerSampler {
 }
 
 #[cfg(test)]
-#[path = "wasmer_tests.rs"]
 mod tests;

@@ -5,8 +5,10 @@
 //! it again. Each memory is capped at `--max-memory` and each table at
 //! `--max-memory / 8` elements (wasmi's store limits). WASI preview 1
 //! grants a workload nothing, as under wasmtime (wasmtime-wasi's preview 1
-//! through [`super::wasi_p1`]); programs (WASI commands) are
-//! [`super::wasmi_program`]'s. Components are not run.
+//! through [`crate::guest::runtime::wasi_p1`]); programs (WASI commands) are
+//! [`program`]'s. Components are not run.
+
+mod program;
 
 use std::time::{Duration, Instant};
 
@@ -17,9 +19,9 @@ use wasmi::{
 use wasmtime_wasi::WasiCtxBuilder;
 use wasmtime_wasi::p1::WasiP1Ctx;
 
-use super::pauses::Pauses;
-use super::wasi_p1;
-use super::wasmi_program::{WasiState, compile, link_wasi};
+use crate::guest::runtime::pauses::Pauses;
+use crate::guest::runtime::wasi_p1;
+use program::{WasiState, compile, link_wasi};
 
 use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT};
 use crate::guest::format::Format;
@@ -183,7 +185,7 @@ impl Runner for Wasmi {
         grants: &Grants,
         limits: Limits,
     ) -> Result<Box<dyn CompiledProgram>> {
-        super::wasmi_program::program(&self.engine, guest, grants, limits)
+        program::program(&self.engine, guest, grants, limits)
     }
 }
 

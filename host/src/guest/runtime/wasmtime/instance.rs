@@ -20,10 +20,10 @@ use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT, TIMING_INTERFACE};
-use crate::guest::failure::guest_failure;
 use crate::guest::format::{Code, Format};
 use crate::guest::limits::{Limiter, Limits};
 pub use crate::guest::runtime::seam::RawSample;
+use crate::guest::runtime::wasmtime::failure::guest_failure;
 use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
 

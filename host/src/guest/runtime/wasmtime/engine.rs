@@ -6,7 +6,7 @@
 //! ([`crate::benchmark::parent::supervisor`]), so the code that is timed is the code
 //! the engine makes. A second engine, with fuel counting, is made on demand
 //! for the instruction pass. Compiled code goes through the compile cache
-//! ([`crate::guest::cache`]) when one is given. This module compiles; it
+//! ([`crate::guest::runtime::wasmtime::cache`]) when one is given. This module compiles; it
 //! neither checks the contract nor runs code.
 
 use std::path::PathBuf;
@@ -15,8 +15,8 @@ use anyhow::{Context, Result};
 use wasmtime::component::Component;
 use wasmtime::{Config, Engine, Module, OptLevel, Strategy};
 
-use crate::guest::cache::{self, CacheOutcome};
 use crate::guest::format::{Code, Format, detect};
+use crate::guest::runtime::wasmtime::cache::{self, CacheOutcome};
 use crate::options::{Compiler, EngineConfig, OptimizeFor, Proposal};
 
 /// The wasmtime configuration of `config`: the compiler, components on, no
@@ -107,7 +107,7 @@ impl Engines {
     }
 
     /// An engine with epoch interruption, for profiling
-    /// ([`crate::guest::profile`]): its code checks the epoch, so it is
+    /// ([`crate::guest::runtime::wasmtime::profile`]): its code checks the epoch, so it is
     /// never timed.
     pub fn profiling(&self) -> Result<Engine> {
         let mut wasmtime = wasmtime_config(&self.config)?;

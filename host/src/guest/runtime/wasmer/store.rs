@@ -15,8 +15,8 @@ use wasmer::sys::{BaseTunables, Tunables};
 use wasmer::{MemoryType, Pages, RuntimeError, TableType};
 use wasmtime::ResourceLimiter;
 
-use crate::guest::failure;
 use crate::guest::limits::{Limiter, Limits};
+use crate::guest::runtime::wasmtime::failure;
 
 /// A trap in plain words, with the limit refused on the way.
 pub(super) fn explain(error: RuntimeError, limiter: &Mutex<Limiter>) -> anyhow::Error {
@@ -45,7 +45,7 @@ pub(super) fn explain_with(error: anyhow::Error, limiter: &Mutex<Limiter>) -> an
 }
 
 /// What a trap means, in plain words, in the words wasmtime's rows use
-/// ([`crate::guest::failure`]).
+/// ([`crate::guest::runtime::wasmtime::failure`]).
 fn plain_words(error: &RuntimeError) -> Option<&'static str> {
     Some(match error.clone().to_trap()? {
         TrapCode::StackOverflow => failure::STACK_OVERFLOW,

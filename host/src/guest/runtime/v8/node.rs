@@ -1,5 +1,5 @@
 //! The `node` process V8 runs in, for one workload or one program: which
-//! `node` ([`node`], checked once by [`probe`]), started with the V8 flags
+//! `node` ([`super::node`], checked once by [`probe`]), started with the V8 flags
 //! that hold `--max-memory` and the table limit within a call
 //! (`--wasm-max-mem-pages`, `--wasm-max-table-size`), in the worker's
 //! process group (so that the parent's kill at the call deadline ends it
@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 
-use super::v8_sandbox::Confinement;
+use super::confine::Confinement;
 use crate::guest::limits::Limits;
 use crate::platform::affinity::{allow_every_core, keep_thread_to};
 use crate::platform::cpu::thread_affinity;
@@ -321,7 +321,7 @@ fn arm(command: &mut Command, confinement: Option<&Confinement>) {
             }
         }
         if let Some(fd) = ruleset {
-            super::v8_sandbox::restrict_self(fd)?;
+            super::confine::restrict_self(fd)?;
         }
         // node's helper threads inherit every core, not the measuring
         // core; a refusal only leaves them there.
