@@ -6,9 +6,9 @@
 //! or the machine.
 //!
 //! Here: `settings`, the [`Settings`] of `host run` and what they are made
-//! of; `compare`
-//! holds the settings of `host compare` and `host profile`, `engine` the
-//! compiler and Wasm proposals, `exports` the export files, `parse` the
+//! of; `compare` holds the settings of `host compare` and `host profile`,
+//! `engine` the compiler and Wasm proposals, `runtimes` the names
+//! `--engine` takes ([`ENGINES`]), `exports` the export files, `parse` the
 //! parsers of flag values. Every public item is reachable as
 //! `crate::options::Name`.
 
@@ -16,6 +16,7 @@ mod compare;
 mod engine;
 mod exports;
 mod parse;
+mod runtimes;
 mod settings;
 mod shard;
 mod store;
@@ -24,6 +25,7 @@ pub use compare::*;
 pub use engine::*;
 pub use exports::*;
 pub use parse::*;
+pub use runtimes::*;
 pub use settings::*;
 pub use shard::*;
 pub use store::*;

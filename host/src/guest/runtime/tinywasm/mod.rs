@@ -4,8 +4,9 @@
 //! [`Sampler::sample`] reads the clock, calls `run(count, seed)`, and
 //! reads it again.
 //!
-//! Limits: each memory lives in a [`Limited`] backend that refuses to grow
-//! past `--max-memory`, so `memory.grow` returns -1 within the call.
+//! Limits: each memory lives in a `Limited` backend ([`memory`]) that
+//! refuses to grow past `--max-memory`, so `memory.grow` returns -1
+//! within the call.
 //! tinywasm has no hook on a table's growth: each table is checked against
 //! `--max-memory / 8` elements after every call, and the row fails there;
 //! within the call, tinywasm's own cap (10,000,000 elements, 80 MB) bounds
