@@ -3,6 +3,8 @@
 //! (through any chain). Read from the sources as text, whole files: every
 //! `crate::` path and every `super::` path (to a sibling file, or else to
 //! the parent) outside comments and `#[cfg(test)]` items is an import.
+//! The parent and the worker of a measurement import nothing of each
+//! other.
 
 // The host's own sources, read with the plain readers clippy.toml forbids
 // in the host: they are the repository's, not a user's.
@@ -282,4 +284,32 @@ fn no_file_imports_a_file_that_imports_it() {
             }
         }
     }
+}
+
+/// The two sides of a measurement own their halves: nothing under
+/// `benchmark::parent` imports anything under `benchmark::worker`, nor the
+/// reverse; what both need is in `benchmark::protocol` (or below).
+#[test]
+fn the_parent_and_the_worker_import_nothing_of_each_other() {
+    let modules = modules();
+    let known: BTreeSet<String> = modules.keys().cloned().collect();
+    let side = |module: &str| -> Option<&'static str> {
+        ["benchmark::parent", "benchmark::worker"]
+            .into_iter()
+            .find(|side| module == *side || module.starts_with(&format!("{side}::")))
+    };
+    let mut crossing = Vec::new();
+    for (module, code) in &modules {
+        let Some(from) = side(module) else { continue };
+        for imported in imports(module, code, &known, &modules) {
+            if side(&imported).is_some_and(|to| to != from) {
+                crossing.push(format!("{module} imports {imported}"));
+            }
+        }
+    }
+    assert!(
+        crossing.is_empty(),
+        "the parent and the worker import each other:\n{}",
+        crossing.join("\n")
+    );
 }

@@ -18,7 +18,6 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::benchmark::progress::{Call, Step};
-use crate::benchmark::worker::sequence::Share;
 use crate::guest::program::TimedRegion;
 use crate::options::{EngineConfig, Grants, PinRequest, PriorityRequest, SeedRule};
 use crate::results::{CallgrindCounts, HardwareCounts, Measurement, Row, RowProfile};
@@ -30,6 +29,22 @@ pub const EVENTS_FD: i32 = 3;
 /// error for that worker (the largest events, a profile's or a long run's
 /// samples, are well under a MiB).
 pub const MAX_EVENT_BYTES: usize = 16 << 20;
+
+/// How much one process samples of one benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum Share {
+    /// Exactly this many samples (at least one).
+    Samples(usize),
+    /// Sample for this long (at least one block).
+    Time(Duration),
+    /// This many blocks of about 25 ms (the worker's `BLOCK_TIME`).
+    Blocks(usize),
+}
+
+/// File name of Callgrind's output in a counting worker's folder (the
+/// parent names it to Valgrind; the worker reads its dumps back):
+/// dumps are `callgrind.out.1`, `callgrind.out.2`, ...
+pub const CALLGRIND_OUT_FILE: &str = "callgrind.out";
 
 /// What the parent asks of one worker.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -392,6 +392,22 @@ pub fn read_binary(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// A file under one engine: the path, the engine set, the workload.
+pub struct Loaded {
+    pub path: PathBuf,
+    pub engine_set: usize,
+    pub workload: Result<Workload, LoadError>,
+}
+
+/// The engines of every `--engine` (`configs`, in order), caching compiled
+/// code in `cache`.
+pub fn all_engines(configs: &[EngineConfig], cache: Option<&PathBuf>) -> Result<Vec<Engines>> {
+    configs
+        .iter()
+        .map(|config| Engines::new(config.clone(), cache.cloned()))
+        .collect()
+}
+
 #[cfg(test)]
 #[path = "load_fuzz.rs"]
 mod fuzz;

@@ -15,19 +15,7 @@ use crate::cli::{EngineArg, OptLevelArg};
 use crate::util::foreign::Foreign;
 use crate::util::fs::{Cap, Links, open_regular};
 
-use super::runtimes::{KnownEngine, Runs, Runtime};
-
-/// Which compiler turns wasm into code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Compiler {
-    /// Cranelift, the optimising compiler (the default).
-    Cranelift,
-    /// Winch, the baseline compiler: fast to compile, slower code.
-    Winch,
-    /// Pulley, wasmtime's portable interpreter.
-    Pulley,
-}
+use super::runtimes::{Compiler, KnownEngine, Runs, Runtime};
 
 /// Cranelift's optimisation level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -1,13 +1,24 @@
-//! The runtimes and engines `--engine` names: every name, alias, cargo
-//! feature and what each is ([`ENGINES`]), which option parsing, `--help`,
-//! the man page, `--version`, `host doctor` and the "not built in" error
-//! read; where each runtime's code lives is [`crate::guest::runtime`].
+//! The engines `--engine` names, wasmtime's [`Compiler`]s and the other
+//! runtimes: every name, alias, cargo feature and what each is
+//! ([`ENGINES`]), which option parsing, `--help`, the man page,
+//! `--version`, `host doctor` and the "not built in" error read; where
+//! each runtime's code lives is [`crate::guest::runtime`].
 
 use anyhow::{Result, bail};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::engine::Compiler;
+/// Which compiler turns wasm into code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Compiler {
+    /// Cranelift, the optimising compiler (the default).
+    Cranelift,
+    /// Winch, the baseline compiler: fast to compile, slower code.
+    Winch,
+    /// Pulley, wasmtime's portable interpreter.
+    Pulley,
+}
 
 /// Which runtime runs the workloads: wasmtime (with the compiler of
 /// [`Compiler`]), or another runtime. A runtime's name is what `--engine`

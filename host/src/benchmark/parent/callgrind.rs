@@ -3,6 +3,8 @@
 //! ([`crate::benchmark::worker::callgrind`] counts them), each group in a
 //! worker of its own, with a plan that is the same from run to run.
 
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow};
@@ -12,8 +14,7 @@ use crate::benchmark::parent::executor::{Executor, Wrapper};
 use crate::benchmark::parent::plan::RunPlan;
 use crate::benchmark::parent::row::Counts;
 use crate::benchmark::progress::Progress;
-use crate::benchmark::protocol::{Job, RowJob, Task, WorkerPlan};
-use crate::benchmark::worker::callgrind::valgrind_command;
+use crate::benchmark::protocol::{CALLGRIND_OUT_FILE, Job, RowJob, Task, WorkerPlan};
 use crate::results::Row;
 
 /// How much slower code runs under Callgrind, at most: the call deadline of
@@ -129,4 +130,37 @@ impl<'a> Pass<'a> {
             .map(|c| c.unwrap_or_else(|| Err(anyhow!("the Callgrind pass did not reach it"))))
             .collect())
     }
+}
+
+/// The command that runs a worker under Callgrind, writing into `folder`:
+/// Valgrind's path and arguments, the host binary and its own arguments
+/// follow.
+pub fn valgrind_command(folder: &Path) -> Result<(PathBuf, Vec<OsString>)> {
+    let valgrind = find_in_path("valgrind").context(
+        "--metric cycles-est needs Valgrind, which is not installed: install it with `sudo apt-get install valgrind` (Debian, Ubuntu) or `sudo dnf install valgrind` (Fedora)",
+    )?;
+    let mut out = OsString::from("--callgrind-out-file=");
+    out.push(folder.join(CALLGRIND_OUT_FILE));
+    let args = [
+        "--tool=callgrind",
+        "--instr-atstart=no",
+        "--collect-atstart=no",
+        "--cache-sim=yes",
+        "--branch-sim=yes",
+        "--quiet",
+    ]
+    .into_iter()
+    .map(OsString::from)
+    .chain([out])
+    .collect();
+    Ok((valgrind, args))
+}
+
+/// `name` in a folder of `$PATH`, if it is there.
+fn find_in_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|folder| folder.join(name))
+            .find(|candidate| candidate.is_file())
+    })
 }

@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use crate::benchmark::progress::{Progress, Step};
-use crate::benchmark::worker::session::{Loaded, all_engines};
 use crate::guest::contract::{Contract, RUN_EXPORT};
 use crate::guest::load::{self, LoadError, Workload};
+use crate::guest::load::{Loaded, all_engines};
 use crate::guest::name::{Apart, told_apart, workload_name};
 use crate::options::Settings;
 use crate::results::Row;

@@ -18,7 +18,7 @@ use crate::analysis::stats;
 use crate::analysis::summary::finest_ns;
 use crate::benchmark::parent::row::RowState;
 use crate::benchmark::protocol::ProcessSample;
-use crate::benchmark::worker::sequence::Share;
+use crate::benchmark::protocol::Share;
 use crate::options::{Settings, StopRule};
 use crate::platform::gaps::Interruptions;
 use crate::results::{Figures, Note, Row, StopReason};

@@ -15,7 +15,7 @@ use crate::benchmark::parent::run::{Observer, Run};
 use crate::benchmark::parent::stop::{LIBRARY_SHARE, MAX_PROCESSES, MIN_PROCESSES};
 use crate::benchmark::progress::{Call, Silent};
 use crate::benchmark::protocol::Event;
-use crate::benchmark::worker::sequence::Share;
+use crate::benchmark::protocol::Share;
 use crate::guest::Kind;
 use crate::guest::runtime::wasmtime::cache::CacheOutcome;
 use crate::options::Settings;

@@ -51,7 +51,6 @@
 //! itself reads a clock or varies its work from run to run is counted as it
 //! runs.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -59,7 +58,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::analysis::cost::{self, Totals};
 use crate::benchmark::progress::{Call, Progress};
-use crate::benchmark::protocol::WorkerPlan;
+use crate::benchmark::protocol::{CALLGRIND_OUT_FILE, WorkerPlan};
 use crate::benchmark::worker::session::{Session, on_measuring_thread, set_up};
 use crate::guest::Contract;
 use crate::guest::format::not_wasm;
@@ -73,9 +72,6 @@ use crate::util::fs::{Cap, Links, read_bounded};
 /// Ops of the first counted call of a workload (the second takes twice as
 /// many): enough to see the loop, few enough for Callgrind's ~50× pace.
 pub const OPS: u64 = 4096;
-/// File name of Callgrind's output in the pass's folder; dumps are
-/// `callgrind.out.1`, `callgrind.out.2`, ...
-pub const OUT_FILE: &str = "callgrind.out";
 /// The largest Callgrind dump read: a dump holds a line per function and
 /// call site of the host and the guest's code, a few MiB as a rule.
 const MAX_DUMP_BYTES: u64 = 1 << 30;
@@ -86,39 +82,6 @@ pub struct Counted {
     pub per_op: CallgrindCounts,
     /// A program's instantiation.
     pub instantiate: Option<CallgrindCounts>,
-}
-
-/// The command that runs a worker under Callgrind, writing into `folder`:
-/// Valgrind's path and arguments, the host binary and its own arguments
-/// follow.
-pub fn valgrind_command(folder: &Path) -> Result<(PathBuf, Vec<OsString>)> {
-    let valgrind = find_in_path("valgrind").context(
-        "--metric cycles-est needs Valgrind, which is not installed: install it with `sudo apt-get install valgrind` (Debian, Ubuntu) or `sudo dnf install valgrind` (Fedora)",
-    )?;
-    let mut out = OsString::from("--callgrind-out-file=");
-    out.push(folder.join(OUT_FILE));
-    let args = [
-        "--tool=callgrind",
-        "--instr-atstart=no",
-        "--collect-atstart=no",
-        "--cache-sim=yes",
-        "--branch-sim=yes",
-        "--quiet",
-    ]
-    .into_iter()
-    .map(OsString::from)
-    .chain([out])
-    .collect();
-    Ok((valgrind, args))
-}
-
-/// `name` in a folder of `$PATH`, if it is there.
-fn find_in_path(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
-            .map(|folder| folder.join(name))
-            .find(|candidate| candidate.is_file())
-    })
 }
 
 /// Callgrind's dumps of this worker, read back after they are written.
@@ -153,7 +116,7 @@ impl Dumps {
 
     /// Read the counts of `dump`.
     pub fn read(&self, dump: Dump) -> Result<Totals> {
-        let path = self.folder.join(format!("{OUT_FILE}.{}", dump.0));
+        let path = self.folder.join(format!("{CALLGRIND_OUT_FILE}.{}", dump.0));
         let cap = Cap {
             bytes: MAX_DUMP_BYTES,
             name: "the cap on a Callgrind dump",

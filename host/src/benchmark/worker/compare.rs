@@ -7,10 +7,11 @@
 use anyhow::Result;
 
 use crate::benchmark::progress::{Call, Progress, Step};
+use crate::benchmark::protocol::Share;
 use crate::benchmark::protocol::{Event, ProcessSample, WorkerPlan};
 use crate::benchmark::worker::emitter::Emitter;
 use crate::benchmark::worker::rows::row_plan;
-use crate::benchmark::worker::sequence::{self, Blocks, Plan, Share, Tuned};
+use crate::benchmark::worker::sequence::{self, Blocks, Plan, Tuned};
 use crate::benchmark::worker::session::Session;
 use crate::guest::runtime::Sampler;
 use crate::results::Row;

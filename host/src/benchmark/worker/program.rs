@@ -14,8 +14,9 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use crate::benchmark::progress::{Call, Progress, Step};
+use crate::benchmark::protocol::Share;
 use crate::benchmark::protocol::{ProcessSample, ProgramSample};
-use crate::benchmark::worker::sequence::{MAX_SAMPLES, Share, settled_at};
+use crate::benchmark::worker::sequence::{MAX_SAMPLES, settled_at};
 use crate::guest::program::{Iteration, TimedRegion};
 use crate::guest::runtime::CompiledProgram;
 use crate::results::{HardwareCounts, Measurement, Warmup};

@@ -8,10 +8,11 @@ use std::num::NonZeroU64;
 use anyhow::{Result, bail};
 
 use crate::benchmark::progress::Progress;
+use crate::benchmark::protocol::Share;
 use crate::benchmark::protocol::{ProcessSample, RowJob, WorkerPlan};
 use crate::benchmark::worker::counters;
 use crate::benchmark::worker::program;
-use crate::benchmark::worker::sequence::{self, Plan, Share};
+use crate::benchmark::worker::sequence::{self, Plan};
 use crate::benchmark::worker::session::Session;
 use crate::guest::Contract;
 use crate::guest::load::Workload;

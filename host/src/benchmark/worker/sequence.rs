@@ -39,11 +39,11 @@ use std::num::NonZeroU64;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
 
 use crate::analysis::epochs;
 use crate::analysis::stats;
 use crate::benchmark::progress::{Call, Progress, Step};
+use crate::benchmark::protocol::Share;
 use crate::benchmark::worker::calibrate::Calibration;
 use crate::guest::runtime::{RawSample, Sampler};
 use crate::results::{Measurement, Warmup};
@@ -72,17 +72,6 @@ pub const FIXED_COST_PAIRS_PER_BLOCK: usize = 25;
 pub const FIXED_COST_CALL: Duration = Duration::from_micros(2);
 /// Samples of a short call taken after each double (see [`Blocks`]).
 pub const SAMPLES_PER_DOUBLE: usize = 3;
-
-/// How much one process samples of one benchmark.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub enum Share {
-    /// Exactly this many samples (at least one).
-    Samples(usize),
-    /// Sample for this long (at least one block).
-    Time(Duration),
-    /// This many blocks of about [`BLOCK_TIME`].
-    Blocks(usize),
-}
 
 /// How one benchmark is to be measured in one process.
 #[derive(Debug, Clone, Copy)]

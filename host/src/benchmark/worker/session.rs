@@ -27,12 +27,12 @@ use crate::guest::builtin::Builtins;
 use crate::guest::format::{Code, Format};
 use crate::guest::library::LibraryProgram;
 use crate::guest::limits::Limits;
-use crate::guest::load::{self, LoadError, Workload};
+use crate::guest::load::{self, Loaded, Workload, all_engines};
 use crate::guest::runtime::wasmtime::engine::{Engines, compile};
 use crate::guest::runtime::wasmtime::instance::{Instance, Linkers};
 use crate::guest::runtime::{self, Guest, Runner, Sampler, native};
 use crate::guest::seeds::Seeds;
-use crate::options::{EngineConfig, EngineLibrary, Grants, Runtime};
+use crate::options::{EngineLibrary, Grants, Runtime};
 use crate::platform::clock::{self, ClockCalibration};
 use crate::platform::cpu::cpu_model;
 use crate::platform::processes;
@@ -220,13 +220,6 @@ fn any_of(loaded: &[Loaded], format: Format, set: Option<usize>) -> bool {
         set.is_none_or(|set| l.engine_set == set)
             && matches!(&l.workload, Ok(w) if w.format == format)
     })
-}
-
-/// A file under one engine: the path, the engine set, the workload.
-pub struct Loaded {
-    pub path: PathBuf,
-    pub engine_set: usize,
-    pub workload: Result<Workload, LoadError>,
 }
 
 /// Everything set up before measuring.
@@ -529,15 +522,6 @@ pub fn set_up(
     progress.calling(Call::Setup { size });
     instance.setup(size)?;
     Ok((instance, instantiate))
-}
-
-/// The engines of every `--engine` (`configs`, in order), caching compiled
-/// code in `cache`.
-pub fn all_engines(configs: &[EngineConfig], cache: Option<&PathBuf>) -> Result<Vec<Engines>> {
-    configs
-        .iter()
-        .map(|config| Engines::new(config.clone(), cache.cloned()))
-        .collect()
 }
 
 /// What a runtime instantiates or compiles of `workload`: its file's bytes
