@@ -10,7 +10,8 @@
 //! - [`pmu`]: whether hardware performance counters are there;
 //! - [`pages`]: transparent huge pages (the kernel's mode, asking for them);
 //! - [`memory`]: a process's peak resident memory;
-//! - [`processes`]: the processes a process started, ended whole.
+//! - [`processes`]: a program on `$PATH`, and the processes a process
+//!   started, ended whole.
 //!
 //! Nothing here knows of WebAssembly.
 

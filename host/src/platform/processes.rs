@@ -1,7 +1,18 @@
-//! The processes a process started: found in `/proc` and ended whole, so
-//! that a runtime's process (`node`) that is killed leaves nothing behind.
+//! The processes a process starts: the program `$PATH` names
+//! ([`on_path`]), and those it started, found in `/proc` and ended whole,
+//! so that a runtime's process (`node`) that is killed leaves nothing
+//! behind.
 
+use std::path::PathBuf;
 use std::time::Duration;
+
+/// The file `name` in the first folder of `$PATH` that holds it, if any.
+pub fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|folder| folder.join(name))
+        .find(|candidate| candidate.is_file())
+}
 
 /// Kill process `pid` and every process it started that is still its
 /// descendant: found before any is killed, since an orphan's parent

@@ -15,6 +15,7 @@ use crate::benchmark::parent::plan::RunPlan;
 use crate::benchmark::parent::row::Counts;
 use crate::benchmark::progress::Progress;
 use crate::benchmark::protocol::{CALLGRIND_OUT_FILE, Job, RowJob, Task, WorkerPlan};
+use crate::platform::processes::on_path;
 use crate::results::Row;
 
 /// How much slower code runs under Callgrind, at most: the call deadline of
@@ -136,7 +137,7 @@ impl<'a> Pass<'a> {
 /// Valgrind's path and arguments, the host binary and its own arguments
 /// follow.
 pub fn valgrind_command(folder: &Path) -> Result<(PathBuf, Vec<OsString>)> {
-    let valgrind = find_in_path("valgrind").context(
+    let valgrind = on_path("valgrind").context(
         "--metric cycles-est needs Valgrind, which is not installed: install it with `sudo apt-get install valgrind` (Debian, Ubuntu) or `sudo dnf install valgrind` (Fedora)",
     )?;
     let mut out = OsString::from("--callgrind-out-file=");
@@ -154,13 +155,4 @@ pub fn valgrind_command(folder: &Path) -> Result<(PathBuf, Vec<OsString>)> {
     .chain([out])
     .collect();
     Ok((valgrind, args))
-}
-
-/// `name` in a folder of `$PATH`, if it is there.
-fn find_in_path(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
-            .map(|folder| folder.join(name))
-            .find(|candidate| candidate.is_file())
-    })
 }

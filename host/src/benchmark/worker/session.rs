@@ -171,16 +171,17 @@ impl EngineSet {
             Err(e) => return Err(e),
         };
         let any_component = any_of(loaded, Format::Component, Some(index));
-        let components = match any_component && ready.runs(Format::Component) {
-            true => Some(FormatSetup::new(
-                engines,
-                &**ready,
-                limits,
-                Format::Component,
-                clock,
-            )?),
-            false => None,
-        };
+        let components =
+            match any_component && runtime::runs(engines.config.runtime, Format::Component) {
+                true => Some(FormatSetup::new(
+                    engines,
+                    &**ready,
+                    limits,
+                    Format::Component,
+                    clock,
+                )?),
+                false => None,
+            };
         Ok(EngineSet {
             engines: engines.clone(),
             linkers,

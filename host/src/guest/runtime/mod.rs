@@ -48,9 +48,11 @@ pub struct Implementation {
     pub runtime: Runtime,
     /// Its runner, configured as `engines` says.
     pub runner: fn(&Engines) -> Result<Box<dyn Runner>>,
-    /// Why it cannot run the guest `bytes`, of `format`, on this machine,
-    /// if it cannot.
-    pub refuses: fn(Runtime, Format, &[u8]) -> Option<String>,
+    /// Whether it runs core modules only (no components).
+    pub modules_only: bool,
+    /// Why it cannot run the core module `bytes` on this machine, if it
+    /// cannot, beyond the format: no `node`, no SIMD.
+    pub refuses: fn(&[u8]) -> Option<String>,
     /// Its version, with what of its configuration differs from its
     /// defaults.
     pub version: fn() -> Option<String>,
@@ -90,17 +92,22 @@ pub fn runner(engines: &Engines) -> Result<Box<dyn Runner>> {
 /// or on this machine, if it cannot: checked by the parent when it loads a
 /// file, so that the row says so.
 pub fn unavailable(runtime: Runtime, format: Format, bytes: &[u8]) -> Option<String> {
-    match implementation(runtime) {
-        Ok(implementation) => (implementation.refuses)(runtime, format, bytes),
-        Err(why) => Some(why),
+    let implementation = match implementation(runtime) {
+        Ok(implementation) => implementation,
+        Err(why) => return Some(why),
+    };
+    if !runs(runtime, format) {
+        return Some(format!(
+            "{} runs core modules only, not a {format}",
+            runtime.name()
+        ));
     }
+    (implementation.refuses)(bytes)
 }
 
-/// A refusal of every format but core modules, for runtimes that run
-/// nothing else.
-pub fn refuse_unless_module(runtime: Runtime, format: Format) -> Option<String> {
-    (format != Format::Module)
-        .then(|| format!("{} runs core modules only, not a {format}", runtime.name()))
+/// Whether `runtime`, built in, runs WebAssembly guests of `format`.
+pub fn runs(runtime: Runtime, format: Format) -> bool {
+    implementation(runtime).is_ok_and(|i| !i.modules_only || format == Format::Module)
 }
 
 /// Why `runtime` is missing from this host, and how to get it, as the

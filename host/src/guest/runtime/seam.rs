@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::guest::format::{Code, Format};
+use crate::guest::format::Code;
 use crate::guest::limits::Limits;
 use crate::guest::program::Iteration;
 use crate::guest::seeds::Seeds;
@@ -96,9 +96,6 @@ pub trait Runner: Send + Sync {
         limits: Limits,
         seeds: Seeds,
     ) -> Result<Box<dyn Sampler>>;
-
-    /// Whether it runs guests of `format`.
-    fn runs(&self, format: Format) -> bool;
 
     /// Compile the WASI command module `guest` (a program) to run fresh
     /// instances of it, granted `grants`, under `limits`.

@@ -19,13 +19,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use tinywasm::types::ImportKind;
 use tinywasm::{Engine, FuncContext, FunctionTyped, HostFunction, Imports, ModuleInstance, Store};
 
+use super::Implementation;
 use super::pauses::Pauses;
-use super::{Implementation, refuse_unless_module};
 use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT};
-use crate::guest::format::Format;
 use crate::guest::limits::Limits;
 use crate::guest::runtime::seam::{CompiledProgram, Guest, RawSample, Runner, Sampler};
 use crate::guest::sandbox;
@@ -42,7 +40,8 @@ pub const VERSION: &str = "0.10.0";
 pub const IMPLEMENTATION: Implementation = Implementation {
     runtime: Runtime::Tinywasm,
     runner: |_| Ok(Box::new(Tinywasm)),
-    refuses: |runtime, format, _| refuse_unless_module(runtime, format),
+    modules_only: true,
+    refuses: |_| None,
     version: || Some(VERSION.to_string()),
 };
 
@@ -86,10 +85,8 @@ impl Runner for Tinywasm {
         };
         Ok(Box::new(TinywasmInstance {
             store,
-            tables: module.table_types.len()
-                + imported(&module, |k| matches!(k, ImportKind::Table(_))),
-            memories: module.memory_types.len()
-                + imported(&module, |k| matches!(k, ImportKind::Memory(_))),
+            tables: module.table_types.len(),
+            memories: module.memory_types.len(),
             instance,
             run,
             setup,
@@ -100,10 +97,6 @@ impl Runner for Tinywasm {
         }))
     }
 
-    fn runs(&self, format: Format) -> bool {
-        format == Format::Module
-    }
-
     fn program(
         &self,
         _guest: Guest<'_>,
@@ -112,11 +105,6 @@ impl Runner for Tinywasm {
     ) -> Result<Box<dyn CompiledProgram>> {
         bail!("tinywasm has no WASI: it runs `run(count, seed)` workloads, not programs")
     }
-}
-
-/// How many of `module`'s imports are of a kind `is`.
-fn imported(module: &tinywasm::Module, is: impl Fn(&ImportKind) -> bool) -> usize {
-    module.imports.iter().filter(|i| is(&i.kind)).count()
 }
 
 /// `bench.pause` and `bench.resume`, keeping `pauses`; an import of
@@ -162,7 +150,8 @@ struct TinywasmInstance {
     setup: Option<FunctionTyped<i64, ()>>,
     pauses: Arc<Mutex<Pauses>>,
     seeds: Seeds,
-    /// The number of tables and of memories the instance holds.
+    /// The number of tables and of memories the instance defines (it
+    /// imports none: [`bench_imports`] refuses them).
     tables: usize,
     memories: usize,
     /// The most elements a table may hold, checked after each call.

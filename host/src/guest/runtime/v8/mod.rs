@@ -19,11 +19,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use crate::guest::format::Format;
 use crate::guest::limits::Limits;
-use crate::guest::runtime::{
-    CompiledProgram, Guest, Implementation, RawSample, Runner, Sampler, refuse_unless_module,
-};
+use crate::guest::runtime::{CompiledProgram, Guest, Implementation, RawSample, Runner, Sampler};
 use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
 use crate::options::{Grants, Runtime};
@@ -52,7 +49,8 @@ pub fn version() -> Option<String> {
 pub const IMPLEMENTATION: Implementation = Implementation {
     runtime: Runtime::V8,
     runner: |_| Ok(Box::new(V8::new()?)),
-    refuses: |runtime, format, _| refuse_unless_module(runtime, format).or_else(missing),
+    modules_only: true,
+    refuses: |_| missing(),
     version,
 };
 
@@ -98,10 +96,6 @@ impl Runner for V8 {
             compile_ns,
             instantiate_ns,
         }))
-    }
-
-    fn runs(&self, format: Format) -> bool {
-        format == Format::Module
     }
 
     fn program(

@@ -52,10 +52,7 @@ pub fn node() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("WASM_BENCH_NODE") {
         return Some(PathBuf::from(path));
     }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("node"))
-        .find(|candidate| candidate.is_file())
+    crate::platform::processes::on_path("node")
 }
 
 /// Node's and V8's versions (`node v20.20.2, V8 11.3.244.8-node.33`), or

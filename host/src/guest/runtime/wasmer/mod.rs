@@ -24,12 +24,11 @@ use wasmer::{
 use wasmtime_wasi::WasiCtxBuilder;
 
 use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT};
-use crate::guest::format::Format;
 use crate::guest::limits::{Limiter, Limits};
+use crate::guest::runtime::Implementation;
 use crate::guest::runtime::pauses::Pauses;
 use crate::guest::runtime::seam::{CompiledProgram, Guest, RawSample, Runner, Sampler};
 use crate::guest::runtime::wasi_p1;
-use crate::guest::runtime::{Implementation, refuse_unless_module};
 use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
 use crate::options::{Grants, Runtime};
@@ -44,7 +43,8 @@ pub const VERSION: &str = "7.3.0";
 pub const CRANELIFT: Implementation = Implementation {
     runtime: Runtime::Wasmer,
     runner: |_| Ok(Box::new(Wasmer::new(Compiler::Cranelift))),
-    refuses: |runtime, format, _| refuse_unless_module(runtime, format),
+    modules_only: true,
+    refuses: |_| None,
     version: || Some(VERSION.to_string()),
 };
 
@@ -53,9 +53,8 @@ pub const CRANELIFT: Implementation = Implementation {
 pub const SINGLEPASS: Implementation = Implementation {
     runtime: Runtime::WasmerSinglepass,
     runner: |_| Ok(Box::new(Wasmer::new(Compiler::Singlepass))),
-    refuses: |runtime, format, bytes| {
-        refuse_unless_module(runtime, format).or_else(|| singlepass_refuses(bytes))
-    },
+    modules_only: true,
+    refuses: singlepass_refuses,
     version: || Some(VERSION.to_string()),
 };
 
@@ -155,10 +154,6 @@ impl Runner for Wasmer {
         seeds: Seeds,
     ) -> Result<Box<dyn Sampler>> {
         Ok(Box::new(self.instance(guest, export, limits, seeds)?))
-    }
-
-    fn runs(&self, format: Format) -> bool {
-        format == Format::Module
     }
 
     fn program(

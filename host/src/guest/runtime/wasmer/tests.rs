@@ -202,7 +202,9 @@ fn compiled_code_has_a_size_and_the_runner_boxes_it() -> Result<()> {
         code: Some(&code),
     };
     let runner: &dyn Runner = &Wasmer::new(Compiler::Singlepass);
-    assert!(runner.runs(Format::Module) && !runner.runs(Format::Component));
+    let runs =
+        |format| crate::guest::runtime::runs(crate::options::Runtime::WasmerSinglepass, format);
+    assert!(runs(Format::Module) && !runs(Format::Component));
     let mut boxed = runner.instantiate(guest, "run", limits(MIB), Seeds::same(1))?;
     assert_eq!(boxed.sample(2)?.checksum, 3);
     Ok(())

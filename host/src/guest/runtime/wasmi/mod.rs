@@ -24,10 +24,9 @@ use crate::guest::runtime::wasi_p1;
 use program::{WasiState, compile, link_wasi};
 
 use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT};
-use crate::guest::format::Format;
 use crate::guest::limits::Limits;
+use crate::guest::runtime::Implementation;
 use crate::guest::runtime::seam::{CompiledProgram, Guest, RawSample, Runner, Sampler};
-use crate::guest::runtime::{Implementation, refuse_unless_module};
 use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
 use crate::options::{Grants, Runtime};
@@ -40,7 +39,8 @@ pub const VERSION: &str = "2.0.0";
 pub const IMPLEMENTATION: Implementation = Implementation {
     runtime: Runtime::Wasmi,
     runner: |_| Ok(Box::new(Wasmi::new()?)),
-    refuses: |runtime, format, _| refuse_unless_module(runtime, format),
+    modules_only: true,
+    refuses: |_| None,
     version: || {
         Some(format!(
             "{VERSION} (max recursion depth {MAX_RECURSION_DEPTH}, value stack {} MiB)",
@@ -173,10 +173,6 @@ impl Runner for Wasmi {
             seeds,
             compile,
         }))
-    }
-
-    fn runs(&self, format: Format) -> bool {
-        format == Format::Module
     }
 
     fn program(

@@ -22,7 +22,7 @@ use anyhow::Result;
 use self::engine::Engines;
 use self::instance::{Instance, Linkers};
 use self::program::Program;
-use crate::guest::format::{Format, not_wasm};
+use crate::guest::format::not_wasm;
 use crate::guest::limits::Limits;
 use crate::guest::program::Iteration;
 use crate::guest::runtime::Implementation;
@@ -39,7 +39,8 @@ pub const VERSION: &str = "48.0.8";
 pub const IMPLEMENTATION: Implementation = Implementation {
     runtime: Runtime::Wasmtime,
     runner: |engines| Ok(Box::new(Wasmtime::new(engines)?)),
-    refuses: |_, _, _| None,
+    modules_only: false,
+    refuses: |_| None,
     version: || Some(VERSION.to_string()),
 };
 
@@ -71,10 +72,6 @@ impl Runner for Wasmtime {
             limits,
             seeds,
         )?))
-    }
-
-    fn runs(&self, format: Format) -> bool {
-        format != Format::Native
     }
 
     fn program(
