@@ -445,6 +445,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub control: bool,
 
+    /// With several `--engine`: the engine the runtime view's ratios are
+    /// to (default: the first `--engine`).
+    #[arg(long, value_name = "ENGINE")]
+    pub reference: Option<String>,
+
     #[command(flatten)]
     pub store: StoreArgs,
 

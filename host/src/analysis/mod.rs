@@ -17,7 +17,8 @@
 //! - [`complexity`]: per-op time fitted against input size;
 //! - [`cost`]: Callgrind's counts per op and the cycle estimate;
 //! - [`profile`]: functions' weights in a profile, and what changed;
-//! - [`suite`]: geometric means over the rows of a suite.
+//! - [`suite`]: geometric means over the rows of a suite;
+//! - [`runtimes`]: a run's rows read across its engines.
 //!
 //! The benchmark stage asks it when to stop (the precision rule, compare's
 //! verdicts); results are made from what it returns.
@@ -34,6 +35,7 @@ pub mod gate;
 pub mod groups;
 pub mod interval;
 pub mod profile;
+pub mod runtimes;
 pub mod stats;
 pub mod suite;
 pub mod summary;

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
+use crate::analysis::runtimes::runtime_view;
 use crate::analysis::suite::summarize;
 use crate::output::escape::terminal;
 use crate::results::{Foreign, MergedExport, RunReport};
@@ -54,6 +55,13 @@ pub fn merge_runs(runs: Vec<(PathBuf, RunReport)>) -> Result<RunReport> {
     merged.shards.sort_by_key(|s| (s.count, s.index));
     merged.shards.dedup();
     merged.suite = summarize(&merged.results);
+    let reference = (merged.runtimes.as_ref()).map(|v| v.reference.clone());
+    merged.runtimes = runtime_view(
+        &merged.results,
+        reference.as_ref(),
+        merged.environment.drift_pct / 100.0,
+        merged.environment.seed,
+    );
     Ok(merged)
 }
 
@@ -141,6 +149,27 @@ mod tests {
     use super::*;
     use crate::output::export::fixtures::{fixed_figures, measured, run_report, samples};
     use crate::results::BenchResult;
+    use anyhow::Context;
+
+    #[test]
+    fn a_merge_reads_every_shard_across_the_engines_against_the_same_reference() -> Result<()> {
+        let whole = crate::output::export::fixtures::runtimes_run_report();
+        let (mut a, mut b) = (whole.clone(), whole);
+        a.results.retain(|r| r.benchmark == "xor");
+        b.results.retain(|r| r.benchmark != "xor");
+        a.runtimes = runtime_view(&a.results, Some(&"wasmi".into()), 0.0, 1);
+        b.runtimes = None;
+        let merged = merge_runs(vec![("a.json".into(), a), ("b.json".into(), b)])?;
+        let view = merged.runtimes.context("a view")?;
+        assert_eq!(view.reference, "wasmi");
+        let names: Vec<&str> = view
+            .benchmarks
+            .iter()
+            .map(|b| b.benchmark.unescaped())
+            .collect();
+        assert_eq!(names, ["sort", "xor"]);
+        Ok(())
+    }
 
     /// A run of `rows`, each measured at `median` ns per op.
     fn run_of(rows: &[(&str, f64)], busy: bool) -> RunReport {

@@ -128,6 +128,9 @@ pub struct Settings {
     /// `host run --control`: measure the built-in control beside the
     /// workloads.
     pub control: bool,
+    /// `host run --reference`: the engine the runtime view's ratios are
+    /// to; the first `--engine` when `None`.
+    pub reference: Option<String>,
 }
 
 /// Which of a row's two 95% intervals it shows: where a later run's median
@@ -257,6 +260,21 @@ pub struct Baselines {
 }
 
 impl Settings {
+    /// `name` when it names one of `--engine` (as the rows name them).
+    fn engine_named(&self, name: &str) -> Result<String> {
+        let names: Vec<String> = self.engines.iter().map(|e| e.short_name()).collect();
+        match names.iter().any(|n| n == name) {
+            true if names.len() > 1 => Ok(name.to_string()),
+            true => bail!(
+                "--reference is the engine a multi-engine run's ratios are to: give two `--engine` or more"
+            ),
+            false => bail!(
+                "--reference {name}: not one of the engines measured ({})",
+                names.join(", ")
+            ),
+        }
+    }
+
     /// Check and convert the flags of `host run`.
     pub fn from_run_args(args: RunArgs) -> Result<Self> {
         let stop = match (args.samples, args.time) {
@@ -300,6 +318,10 @@ impl Settings {
         settings.shard = args.shard.as_deref().map(Shard::parse).transpose()?;
         settings.save_expected = args.save_expected;
         settings.control = args.control;
+        settings.reference = args
+            .reference
+            .map(|name| settings.engine_named(&name))
+            .transpose()?;
         settings.interval = match args.interval {
             IntervalArg::LaterRun => Headline::LaterRun,
             IntervalArg::ThisRun => Headline::ThisRun,
@@ -386,6 +408,7 @@ impl Settings {
             shard: None,
             save_expected: false,
             control: false,
+            reference: None,
         })
     }
 }

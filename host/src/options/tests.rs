@@ -159,3 +159,20 @@ fn hostile_baseline_names_are_refused_with_the_flags() -> Result<()> {
     }
     Ok(())
 }
+
+#[test]
+fn the_reference_is_one_of_the_engines_measured() -> Result<()> {
+    let two = ["x.wasm", "--engine", "cranelift", "--engine", "winch"];
+    let s = settings(&[&two[..], &["--reference", "winch"]].concat())?;
+    assert_eq!(s.reference.as_deref(), Some("winch"));
+    assert_eq!(settings(&two)?.reference, None);
+    let unknown = settings(&[&two[..], &["--reference", "v8"]].concat());
+    let said = format!("{:#}", unknown.err().context("v8 was not measured")?);
+    assert!(
+        said.contains("not one of the engines measured (cranelift, winch)"),
+        "{said}"
+    );
+    let alone = settings(&["x.wasm", "--reference", "cranelift"]);
+    assert!(format!("{:#}", alone.err().context("one engine")?).contains("two `--engine`"));
+    Ok(())
+}

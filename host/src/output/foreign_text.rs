@@ -174,6 +174,7 @@ fn run_report() -> RunReport {
     report.baseline = Some("x".into());
     report.saved_baseline = Some("x".into());
     report.stopped = Some("x".into());
+    report.runtimes = fixtures::runtimes_run_report().runtimes;
     report
 }
 
@@ -493,6 +494,13 @@ fn every_text_field_of_a_report_is_forgeable_here() {
         "/results/1/error",
         "/complexity/0/benchmark",
         "/stopped",
+        "/runtimes/reference",
+        "/runtimes/engines/1",
+        "/runtimes/benchmarks/0/benchmark",
+        "/runtimes/benchmarks/0/cells/1/engine",
+        "/runtimes/benchmarks/0/fastest",
+        "/runtimes/benchmarks/0/runner_up",
+        "/runtimes/means/1/engine",
     ] {
         assert!(run.contains(field), "{field} in {run}");
     }

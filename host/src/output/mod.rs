@@ -2,6 +2,8 @@
 //!
 //! - [`table`]: the terminal report (header, rows, verdicts, footer);
 //! - [`suite_table`]: the terminal report of a suite's comparison;
+//! - [`runtime_table`]: a multi-engine run across its engines, the cells
+//!   every format shows and the terminal's table;
 //! - [`merged`]: the environments of a merged report's exports, side by
 //!   side, and what differs between them;
 //! - [`cells`]: a row's cells and notes as every readable output shows them;
@@ -21,6 +23,7 @@ mod foreign_text;
 pub mod history;
 pub mod merged;
 pub mod progress;
+pub mod runtime_table;
 pub mod suite_table;
 pub mod table;
 pub mod units;

@@ -453,7 +453,10 @@ impl<W: Write> Table<W> {
         let benchmarks = (report.results.iter())
             .filter(|r| !r.is_control() && r.figures.is_some())
             .count();
-        if let (Some((row, f)), true) = (fastest, benchmarks > 1) {
+        if let Some(view) = &report.runtimes {
+            crate::output::runtime_table::write_view(&mut self.out, view)?;
+            writeln!(self.out)?;
+        } else if let (Some((row, f)), true) = (fastest, benchmarks > 1) {
             writeln!(
                 self.out,
                 "fastest: {FAST}{}{FAST:#} ({} per op)",
@@ -461,7 +464,11 @@ impl<W: Write> Table<W> {
                 format_ns(f.ns_per_op.median)
             )?;
         }
-        if let Some(suite) = &report.suite {
+        // Under several engines the medians' mean mixes them: the view has
+        // each engine's own.
+        if let Some(suite) = (report.suite.as_ref())
+            .filter(|s| report.runtimes.is_none() || s.baseline_ratio.is_some())
+        {
             writeln!(self.out, "{}", suite_line(suite, report.baseline.as_ref()))?;
         }
         if failures == 0 {

@@ -4,7 +4,7 @@
 //! [`report`]: the run and compare reports, their environment and rows,
 //! and complexity fits; [`figures`]: raw measurements and the figures summarised from them;
 //! [`comparison`]: ratios and verdicts; [`suite_comparison`]: a suite's
-//! comparisons and their summary; [`json`]: unknown numbers read back; [`notes`]: a
+//! comparisons and their summary; [`runtimes`]: a run across its engines; [`json`]: unknown numbers read back; [`notes`]: a
 //! row's notes as data. Nothing here measures, computes statistics or
 //! words a note; [`baseline`] stores and reads saved reports, [`history`]
 //! the medians of earlier runs, [`modules`] the measured modules by content. Every text that came from outside (names,
@@ -18,6 +18,7 @@ pub mod json;
 pub mod modules;
 pub mod notes;
 pub mod report;
+pub mod runtimes;
 pub mod store;
 pub mod suite_comparison;
 
@@ -36,4 +37,5 @@ pub use report::{
     BenchResult, Candidate, CompareReport, Complexity, ComplexityResult, Environment, HugePages,
     MergedExport, Row, RunReport, SuiteSummary, Tool,
 };
+pub use runtimes::{EngineMean, RuntimeBenchmark, RuntimeCell, RuntimeView};
 pub use suite_comparison::{SuiteBenchmark, SuiteComparison, SuiteRatio, SuiteVerdicts, Unpaired};

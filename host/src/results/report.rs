@@ -46,6 +46,10 @@ pub struct RunReport {
     /// Over the rows, when there were at least two.
     #[serde(default)]
     pub suite: Option<SuiteSummary>,
+    /// With several `--engine`: the rows read across the engines, each
+    /// benchmark's engines against the reference engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtimes: Option<crate::results::RuntimeView>,
     /// The shards (`--shard K/N`) whose rows this report holds: one for a
     /// sharded run, several for a merge of shards, none for a whole run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -247,6 +251,14 @@ impl BenchResult {
     /// machine's, left out of the suite's summary.
     pub fn is_control(&self) -> bool {
         self.benchmark == crate::guest::control::CONTROL_NAME
+    }
+
+    /// The row's name without its engine: `benchmark`, or `benchmark/size`.
+    pub fn name_across_engines(&self) -> Foreign {
+        match self.size {
+            Some(size) => self.benchmark.map(|b| format!("{b}/{size}")),
+            None => self.benchmark.clone(),
+        }
     }
 
     pub fn failed(row: &Row, kind: Option<Kind>, error: impl Into<Foreign>) -> Self {

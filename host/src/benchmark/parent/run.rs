@@ -393,11 +393,18 @@ impl Run<'_> {
             .warnings
             .extend(history.notes().into_iter().map(Foreign::from));
         let results: Vec<BenchResult> = results.into_iter().map(|(_, r)| r).collect();
+        let seed = environment.seed;
         Ok(RunReport {
             tool: Tool::this(),
             environment,
             complexity: fit_results(&results),
             suite: crate::analysis::suite::summarize(&results),
+            runtimes: crate::analysis::runtimes::runtime_view(
+                &results,
+                self.settings.reference.clone().map(Foreign::from).as_ref(),
+                self.settings.drift_pct / 100.0,
+                seed,
+            ),
             baseline: self.settings.baselines.compare.clone().map(Foreign::from),
             saved_baseline: None,
             stopped: stopped.map(Foreign::from),

@@ -10,10 +10,9 @@
 //! value); an absent or non-finite value is an empty field.
 
 use crate::output::escape::{self, csv as text, csv_own as own};
-use crate::results::RunReport;
-use crate::results::{CompareReport, Ratio, Verdict};
+use crate::results::{BenchResult, CompareReport, Foreign, Ratio, RunReport, RuntimeView, Verdict};
 
-const RUN_HEADER: [&str; 24] = [
+const RUN_HEADER: [&str; 32] = [
     "name",
     "benchmark",
     "size",
@@ -38,7 +37,18 @@ const RUN_HEADER: [&str; 24] = [
     "code_bytes",
     "peak_memory_bytes",
     "peak_rss_bytes",
+    "reference_engine",
+    "ratio_to_reference",
+    "ratio_ci95_low",
+    "ratio_ci95_high",
+    "fastest_engine",
+    "engine_geomean_ratio",
+    "engine_geomean_ci95_low",
+    "engine_geomean_ci95_high",
 ];
+
+/// The columns of the runtime view: the first of them.
+const VIEW_COLUMNS: usize = 24;
 
 const COMPARE_HEADER: [&str; 7] = [
     "variant",
@@ -91,13 +101,39 @@ pub fn csv_run(report: &RunReport) -> String {
                 ]);
             }
             None => {
-                let empty = RUN_HEADER.len() - fields.len();
+                let empty = VIEW_COLUMNS - fields.len();
                 fields.extend(std::iter::repeat_n(String::new(), empty));
             }
         }
+        fields.extend(view_fields(report.runtimes.as_ref(), r));
         out.push_str(&record(fields));
     }
     out
+}
+
+/// A row's place in the runtime view: the reference, its ratio to it, the
+/// benchmark's fastest engine (`a≈b` when not clearly ahead: the
+/// runner-up after `≈`) and its engine's geometric mean; empty fields when
+/// the view has no such cell.
+fn view_fields(view: Option<&RuntimeView>, row: &BenchResult) -> Vec<String> {
+    let ratio = |r: Option<&Ratio>| match r {
+        Some(r) => [number(r.value), number(r.low), number(r.high)],
+        None => Default::default(),
+    };
+    let Some((view, (benchmark, cell))) = view.and_then(|v| Some((v, v.cell_of(row)?))) else {
+        return vec![String::new(); RUN_HEADER.len() - VIEW_COLUMNS];
+    };
+    let fastest = match (&benchmark.fastest, &benchmark.runner_up) {
+        (Some(f), Some(r)) if !benchmark.clear() => text(&Foreign::join([f, r], "≈")),
+        (Some(f), _) => text(f),
+        _ => String::new(),
+    };
+    let mean = view.mean_of(&cell.engine).and_then(|m| m.ratio.as_ref());
+    std::iter::once(text(&view.reference))
+        .chain(ratio(cell.ratio.as_ref()))
+        .chain(std::iter::once(fastest))
+        .chain(ratio(mean))
+        .collect()
 }
 
 /// The verdicts of `host compare` as CSV, header first: one record per
@@ -159,14 +195,45 @@ mod tests {
     use crate::output::export::fixtures;
 
     #[test]
+    fn each_row_carries_its_place_in_the_runtime_view() {
+        let csv = csv_run(&fixtures::runtimes_run_report());
+        let records: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+        let column = |name: &str| {
+            (records[0].iter())
+                .position(|c| *c == name)
+                .unwrap_or_else(|| panic!("no column {name}"))
+        };
+        let record = |name: &str| {
+            (records.iter())
+                .find(|r| r[0] == name)
+                .unwrap_or_else(|| panic!("no record {name}"))
+        };
+        let number = |r: &[&str], c: &str| r[column(c)].parse::<f64>().ok();
+        let wasmi = record("xor[wasmi]");
+        assert_eq!(wasmi[column("reference_engine")], "cranelift");
+        let ratio = number(wasmi, "ratio_to_reference").expect("a ratio");
+        assert!((ratio - 12.0).abs() < 0.5, "{ratio}");
+        assert!(number(wasmi, "ratio_ci95_low") < Some(ratio));
+        assert!(number(wasmi, "engine_geomean_ratio").is_some_and(|g| (g - 6.0).abs() < 0.3));
+        assert_eq!(record("sort[v8]")[column("fastest_engine")], "v8");
+        assert_eq!(number(record("xor[cranelift]"), "ratio_to_reference"), None);
+        let alone = record("component[cranelift]");
+        assert!(
+            alone[column("reference_engine")..]
+                .iter()
+                .all(|f| f.is_empty())
+        );
+    }
+
+    #[test]
     fn run_csv_has_a_header_and_one_record_per_row() {
         let csv = csv_run(&fixtures::run_report());
-        let expected = "name,benchmark,size,engine,path,kind,error,count,samples,median_ns,mean_ns,stddev_ns,min_ns,max_ns,ci95_low_ns,ci95_high_ns,err_pct,ops_per_sec,outliers,fuel_per_op,module_bytes,code_bytes,peak_memory_bytes,peak_rss_bytes\r\n\
-xor.wasm,xor.wasm,,,workloads/xor.wasm,module,,1000,100,1234.5,1240,12,1200,1300,1230,1240,0.52,810044.552,3,,,,,\r\n\
-trap.wasm,trap.wasm,,,workloads/trap.wasm,module,\"wasm trap: unreachable, in `run`\",,,,,,,,,,,,,,,,,\r\n";
+        let expected = "name,benchmark,size,engine,path,kind,error,count,samples,median_ns,mean_ns,stddev_ns,min_ns,max_ns,ci95_low_ns,ci95_high_ns,err_pct,ops_per_sec,outliers,fuel_per_op,module_bytes,code_bytes,peak_memory_bytes,peak_rss_bytes,reference_engine,ratio_to_reference,ratio_ci95_low,ratio_ci95_high,fastest_engine,engine_geomean_ratio,engine_geomean_ci95_low,engine_geomean_ci95_high\r\n\
+xor.wasm,xor.wasm,,,workloads/xor.wasm,module,,1000,100,1234.5,1240,12,1200,1300,1230,1240,0.52,810044.552,3,,,,,,,,,,,,,\r\n\
+trap.wasm,trap.wasm,,,workloads/trap.wasm,module,\"wasm trap: unreachable, in `run`\",,,,,,,,,,,,,,,,,,,,,,,,,\r\n";
         assert_eq!(csv, expected);
         for line in csv.split_terminator("\r\n") {
-            assert_eq!(parse_record(line).len(), 24, "{line}");
+            assert_eq!(parse_record(line).len(), 32, "{line}");
         }
     }
 
@@ -195,7 +262,7 @@ trap.wasm,trap.wasm,,,workloads/trap.wasm,module,\"wasm trap: unreachable, in `r
             .expect("a header");
         let first = body.split_once("\r\nt").map(|(r, _)| r).expect("two rows");
         let fields = parse_record(first);
-        assert_eq!(fields.len(), 24);
+        assert_eq!(fields.len(), RUN_HEADER.len());
         assert_eq!(fields[0], name);
         assert_eq!(fields[2], "64");
         assert_eq!(fields[3], "winch");

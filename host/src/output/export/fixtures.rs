@@ -244,12 +244,51 @@ pub fn run_report() -> RunReport {
         ],
         complexity: vec![],
         suite: None,
+        runtimes: None,
         baseline: None,
         saved_baseline: None,
         stopped: None,
         shards: Vec::new(),
         merged_from: Vec::new(),
     }
+}
+
+/// Two benchmarks under three engines (`xor` 1, 12 and 1.001 ns, `sort`
+/// 100, 300 and 80 ns under cranelift, wasmi and v8), a component cranelift
+/// alone ran, and the runtime view of them.
+pub fn runtimes_run_report() -> RunReport {
+    let mut report = run_report();
+    let engines = ["cranelift", "wasmi", "v8"];
+    let mut results = Vec::new();
+    for (k, (benchmark, medians)) in [("xor", [1.0, 12.0, 1.001]), ("sort", [100.0, 300.0, 80.0])]
+        .into_iter()
+        .enumerate()
+    {
+        for (e, engine) in engines.into_iter().enumerate() {
+            let seed = (3 * k + e) as u64;
+            let samples = samples(medians[e], 0.01, 5, 20, seed);
+            let mut row = measured(benchmark, None, figures_from(samples, 1000, seed));
+            row.name = format!("{benchmark}[{engine}]").into();
+            row.engine = Some(engine.into());
+            results.push(row);
+        }
+    }
+    for (e, engine) in engines.into_iter().enumerate() {
+        let mut row = match e {
+            0 => measured(
+                "component",
+                None,
+                fixed_figures(samples(50.0, 0.01, 4, 25, 9)),
+            ),
+            _ => failed("component", "runs core modules only, not a component"),
+        };
+        row.name = format!("component[{engine}]").into();
+        row.engine = Some(engine.into());
+        results.push(row);
+    }
+    report.results = results;
+    report.runtimes = crate::analysis::runtimes::runtime_view(&report.results, None, 0.0, 1);
+    report
 }
 
 fn comparison(variant: &str, ratio: f64, low: f64, high: f64, verdict: Verdict) -> Comparison {
@@ -364,6 +403,7 @@ pub fn realistic_run_report() -> RunReport {
         environment: environment(),
         results,
         suite: None,
+        runtimes: None,
         complexity: vec![ComplexityResult {
             benchmark: "sort.wasm:quick".into(),
             path: "workloads/sort.wasm".into(),

@@ -4,9 +4,10 @@
 
 use std::fmt::Write;
 
+use crate::output::runtime_table;
 use crate::output::units::format_ns;
 use crate::results::CompareReport;
-use crate::results::{BenchResult, RunReport};
+use crate::results::{BenchResult, Foreign, RunReport, RuntimeView};
 
 use crate::output::cells::{Cells, format_ratios, row_notes};
 use crate::output::escape::{markdown_cell as cell, markdown_text as text};
@@ -18,6 +19,9 @@ const HEADER: &str = "| benchmark | time/op | ± err% | 95% CI | ops/s | samples
 /// fits, and why the run stopped early) below it.
 pub fn markdown_run(report: &RunReport) -> String {
     let mut out = results_table(&report.results);
+    if let Some(view) = &report.runtimes {
+        out.push_str(&runtimes_table(view));
+    }
     if !report.complexity.is_empty() {
         out.push_str("\nComplexity (per-op time against size, least squares):\n\n");
         out.push_str("| benchmark | best fit | coefficient | rms |\n|:---|:---|---:|---:|\n");
@@ -34,6 +38,28 @@ pub fn markdown_run(report: &RunReport) -> String {
     }
     if let Some(reason) = &report.stopped {
         let _ = writeln!(out, "\nStopped early: {}", text(reason));
+    }
+    out
+}
+
+/// The runtime view: its caption, then one row per benchmark with every
+/// engine's figure, the geometric means and the fastest counts.
+fn runtimes_table(view: &RuntimeView) -> String {
+    let escape = |f: &Foreign| cell(f);
+    let header = runtime_table::header(view, escape);
+    let mut out = format!(
+        "\nRuntimes: {}\n\n| {} |\n|:---|{}:---|\n",
+        runtime_table::caption(view, text),
+        header.join(" | "),
+        "---:|".repeat(view.engines.len())
+    );
+    let rows = (view.benchmarks.iter()).map(|b| runtime_table::row(b, escape, " "));
+    let foot = [
+        runtime_table::means_row(view),
+        runtime_table::fastest_row(view),
+    ];
+    for row in rows.chain(foot) {
+        let _ = writeln!(out, "| {} |", row.join(" | "));
     }
     out
 }
@@ -133,6 +159,32 @@ fn results_table(results: &[BenchResult]) -> String {
 mod tests {
     use super::*;
     use crate::output::export::fixtures;
+
+    #[test]
+    fn the_runtime_view_has_a_row_per_benchmark_with_every_engine() {
+        let md = markdown_run(&fixtures::runtimes_run_report());
+        let (_, view) = md.split_once("\nRuntimes: ").expect("the runtime view");
+        let lines: Vec<&str> = (view.lines())
+            .filter(|l| l.starts_with('|') && !l.starts_with("|:"))
+            .collect();
+        assert_eq!(lines[0], "| benchmark | cranelift | wasmi | v8 | fastest |");
+        let cells = |l: &str| l.split(" | ").count();
+        assert!(lines.iter().all(|l| cells(l) == 5), "{lines:#?}");
+        let row = |name: &str| {
+            (lines.iter())
+                .find(|l| l.starts_with(&format!("| {name} |")))
+                .copied()
+                .unwrap_or_else(|| panic!("no row {name}: {view}"))
+        };
+        let xor: Vec<&str> = row("xor").split(" | ").collect();
+        assert!(
+            xor[2].contains("ns 12.0") && xor[3].contains("ns 1.00"),
+            "{xor:?}"
+        );
+        assert!(row("sort").ends_with("| v8 |"));
+        assert!(row("geometric mean").contains("1× of 2"));
+        assert!(!view.contains("| component |"), "one engine ran it: {view}");
+    }
 
     #[test]
     fn run_table_has_one_row_per_result_and_notes_below() {

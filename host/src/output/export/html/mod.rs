@@ -10,7 +10,9 @@
 //!
 //! Here: the page and its sections, from `head.html`, `style.css` and
 //! `foot.html` beside this file; `histogram` draws a row's samples,
-//! `charts` the complexity fits and a comparison's ratios.
+//! `charts` the complexity fits and a comparison's ratios; `forest` a
+//! forest plot of ratios, `suite` a suite's page, `runtimes` a run's
+//! section across engines.
 
 use std::fmt::Write;
 
@@ -32,9 +34,11 @@ const HEAD: &str = include_str!("head.html");
 const FOOT: &str = include_str!("foot.html");
 
 mod charts;
+mod forest;
 mod histogram;
 mod history;
 mod palette;
+mod runtimes;
 mod suite;
 #[cfg(test)]
 mod tests;
@@ -84,6 +88,9 @@ pub fn html_run(report: &RunReport) -> String {
             n => format!(", {n} failed"),
         }
     );
+    if let Some(view) = &report.runtimes {
+        runtimes::runtimes_section(&mut page, view);
+    }
     distributions(&mut page, &report.results);
     if !report.complexity.is_empty() {
         page.push_str("<h2>Complexity</h2>\n<p>Median time per op against size, and the best fit of least squares through the origin over O(1), O(log n), O(n), O(n log n), O(n²).</p>\n");

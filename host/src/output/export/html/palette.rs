@@ -23,6 +23,16 @@ pub(super) const FASTER: RGBColor = RGBColor(44, 160, 44);
 pub(super) const SAME: RGBColor = RGBColor(110, 110, 110);
 pub(super) const UNSURE: RGBColor = RGBColor(255, 127, 14);
 
+/// The engines' colours in a runtime view, in `--engine` order (cycled).
+pub(super) const ENGINES: [RGBColor; 6] = [
+    RGBColor(110, 110, 110),
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+];
+
 pub(super) type Plot<T> = Result<T, Box<dyn Error>>;
 
 pub(super) fn hex(c: RGBColor) -> String {

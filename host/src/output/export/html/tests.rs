@@ -32,6 +32,30 @@ fn assert_self_contained(html: &str) {
 }
 
 #[test]
+fn a_run_across_engines_has_the_runtime_table_a_grouped_chart_and_a_forest_plot() {
+    let html = html_run(&fixtures::runtimes_run_report());
+    assert_self_contained(&html);
+    let (_, section) = html.split_once("<h2>Runtimes</h2>").expect("the section");
+    let section = section.split("<h2>").next().unwrap_or_default();
+    assert!(section.contains("<th>cranelift</th><th>wasmi</th><th>v8</th>"));
+    assert_eq!(section.matches("<svg").count(), 2, "{section}");
+    // Two benchmarks under two engines besides the reference, then a
+    // diamond per engine.
+    assert_eq!(section.matches("<g class=\"benchmark\">").count(), 4);
+    assert_eq!(section.matches("<g class=\"geomean\">").count(), 3);
+    assert!(section.contains("<title>sort · v8: 0.8"), "{section}");
+    assert!(
+        !html
+            .split("<h2>Runtimes</h2>")
+            .next()
+            .unwrap_or_default()
+            .contains("forest")
+    );
+    let plain = html_run(&fixtures::run_report());
+    assert!(!plain.contains("<h2>Runtimes</h2>"));
+}
+
+#[test]
 fn run_page_has_one_histogram_per_measured_row_and_one_plot_per_fit() {
     let report = fixtures::realistic_run_report();
     let html = html_run(&report);

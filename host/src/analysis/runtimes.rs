@@ -1,0 +1,327 @@
+//! The runtime view ([`RuntimeView`]) of a run measured under several
+//! engines: its rows grouped by benchmark, each engine's median over the
+//! reference engine's with an interval, the fastest engine per benchmark
+//! and how clearly, and per engine the geometric mean of its ratios.
+//!
+//! A run measures each row in processes of its own, so a ratio of two rows
+//! is unpaired ([`verdict::unpaired_ratio`], each row's epochs resampled
+//! process by process, `drift` added to each side as for a baseline); the
+//! geometric means take the benchmarks as independent
+//! ([`suite::geometric_mean_ratio`]). A row with no measurable work
+//! ([`crate::results::Figures::measurable_work`]) has a median but no
+//! ratio: its median is noise around zero.
+
+use crate::analysis::stats::RESAMPLES_FINAL;
+use crate::analysis::{suite, verdict};
+use crate::results::{
+    BenchResult, EngineMean, Figures, Foreign, Ratio, RuntimeBenchmark, RuntimeCell, RuntimeView,
+};
+
+/// The view of `results` across their engines, the ratios to `reference`
+/// (the first engine when `None` or not among them); `None` unless two
+/// engines or more measured one benchmark.
+pub fn runtime_view(
+    results: &[BenchResult],
+    reference: Option<&Foreign>,
+    drift: f64,
+    seed: u64,
+) -> Option<RuntimeView> {
+    let engines = engines_of(results);
+    let reference = reference
+        .and_then(|name| engines.iter().find(|e| *e == name))
+        .or(engines.first())?
+        .clone();
+    let benchmarks: Vec<RuntimeBenchmark> = benchmarks_of(results)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, rows))| {
+            let seed = seed.wrapping_add(1_000 * i as u64);
+            benchmark(name, &rows, &engines, &reference, drift, seed)
+        })
+        .filter(|b| b.cells.iter().filter(|c| c.error.is_none()).count() >= 2)
+        .collect();
+    if benchmarks.is_empty() {
+        return None;
+    }
+    let means = engines
+        .iter()
+        .map(|e| engine_mean(e, &reference, &benchmarks))
+        .collect();
+    Some(RuntimeView {
+        engines,
+        reference,
+        paired: false,
+        benchmarks,
+        means,
+    })
+}
+
+/// The engines of the rows, in the order they first appear (the order of
+/// `--engine`); none when the rows name none.
+fn engines_of(results: &[BenchResult]) -> Vec<Foreign> {
+    let mut engines: Vec<Foreign> = Vec::new();
+    for engine in results.iter().filter_map(|r| r.engine.as_ref()) {
+        if !engines.contains(engine) {
+            engines.push(engine.clone());
+        }
+    }
+    engines
+}
+
+/// The rows grouped by benchmark (its name without the engine), in the
+/// order each benchmark first appears; the control's row left out.
+fn benchmarks_of(results: &[BenchResult]) -> Vec<(Foreign, Vec<&BenchResult>)> {
+    let mut groups: Vec<(Foreign, Vec<&BenchResult>)> = Vec::new();
+    for row in results
+        .iter()
+        .filter(|r| r.engine.is_some() && !r.is_control())
+    {
+        let name = row.name_across_engines();
+        match groups.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, rows)) => rows.push(row),
+            None => groups.push((name, vec![row])),
+        }
+    }
+    groups
+}
+
+/// One benchmark's cells, its fastest engine and the margin over the
+/// runner-up.
+fn benchmark(
+    name: Foreign,
+    rows: &[&BenchResult],
+    engines: &[Foreign],
+    reference: &Foreign,
+    drift: f64,
+    seed: u64,
+) -> RuntimeBenchmark {
+    let row_of = |engine: &Foreign| rows.iter().find(|r| r.engine.as_ref() == Some(engine));
+    let timed = |engine: &Foreign| {
+        row_of(engine)
+            .and_then(|r| r.figures.as_ref())
+            .filter(|f| f.measurable_work())
+    };
+    let base = timed(reference);
+    let cells = engines
+        .iter()
+        .enumerate()
+        .map(|(k, engine)| {
+            let ratio = match (engine == reference, timed(engine), base) {
+                (false, Some(f), Some(b)) => ratio_of(f, b, drift, seed.wrapping_add(k as u64)),
+                _ => None,
+            };
+            cell(engine, row_of(engine).copied(), ratio)
+        })
+        .collect();
+    let mut ranked: Vec<(&Foreign, &Figures)> = engines
+        .iter()
+        .filter_map(|e| Some((e, timed(e)?)))
+        .collect();
+    ranked.sort_by(|a, b| a.1.ns_per_op.median.total_cmp(&b.1.ns_per_op.median));
+    let (fastest, runner_up, margin) = match ranked.as_slice() {
+        [(first, f), (second, s), ..] => (
+            Some((*first).clone()),
+            Some((*second).clone()),
+            ratio_of(s, f, drift, seed.wrapping_add(500)),
+        ),
+        _ => (None, None, None),
+    };
+    RuntimeBenchmark {
+        benchmark: name,
+        cells,
+        fastest,
+        runner_up,
+        margin,
+    }
+}
+
+/// `f`'s median over `base`'s, with the interval of two independent rows.
+fn ratio_of(f: &Figures, base: &Figures, drift: f64, seed: u64) -> Option<Ratio> {
+    verdict::unpaired_ratio(
+        &f.series.epochs_ns_per_op,
+        &base.series.epochs_ns_per_op,
+        drift,
+        RESAMPLES_FINAL,
+        seed,
+    )
+}
+
+/// An engine's cell: its row's median, or why it has none.
+fn cell(engine: &Foreign, row: Option<&BenchResult>, ratio: Option<Ratio>) -> RuntimeCell {
+    let (median_ns, error) = match row {
+        Some(BenchResult {
+            figures: Some(f), ..
+        }) => (f.ns_per_op.median, None),
+        Some(BenchResult {
+            error: Some(error), ..
+        }) => (f64::NAN, Some(error.clone())),
+        _ => (f64::NAN, Some(Foreign::from("not run under this engine"))),
+    };
+    RuntimeCell {
+        engine: engine.clone(),
+        median_ns,
+        ratio,
+        error,
+    }
+}
+
+/// One engine's geometric mean over the benchmarks with a ratio.
+fn engine_mean(
+    engine: &Foreign,
+    reference: &Foreign,
+    benchmarks: &[RuntimeBenchmark],
+) -> EngineMean {
+    let fastest = (benchmarks.iter())
+        .filter(|b| b.fastest.as_ref() == Some(engine))
+        .count();
+    let cells = benchmarks
+        .iter()
+        .flat_map(|b| b.cells.iter().filter(|c| c.engine == *engine));
+    if engine == reference {
+        let timed = (benchmarks.iter())
+            .filter(|b| b.cells.iter().any(|c| c.ratio.is_some()))
+            .count();
+        return EngineMean {
+            engine: engine.clone(),
+            benchmarks: timed,
+            ratio: (timed > 0).then(|| Ratio::exact(1.0)),
+            fastest,
+        };
+    }
+    let ratios: Vec<Ratio> = cells.filter_map(|c| c.ratio).collect();
+    EngineMean {
+        engine: engine.clone(),
+        benchmarks: ratios.len(),
+        ratio: suite::geometric_mean_ratio(&ratios),
+        fastest,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::export::fixtures::{failed, figures_from, measured, samples};
+
+    /// A row of `benchmark` under `engine` whose epochs sit around `median`.
+    fn row(benchmark: &str, engine: &str, median: f64, seed: u64) -> BenchResult {
+        let mut r = measured(
+            benchmark,
+            None,
+            figures_from(samples(median, 0.01, 5, 20, seed), 1000, seed),
+        );
+        r.name = Foreign::from(format!("{benchmark}[{engine}]"));
+        r.engine = Some(Foreign::from(engine));
+        r
+    }
+
+    fn rows() -> Vec<BenchResult> {
+        vec![
+            row("xor", "cranelift", 1.0, 1),
+            row("xor", "wasmi", 12.0, 2),
+            row("xor", "v8", 1.001, 3),
+            row("sort", "cranelift", 100.0, 4),
+            row("sort", "wasmi", 300.0, 5),
+            row("sort", "v8", 80.0, 6),
+        ]
+    }
+
+    #[test]
+    fn each_cell_is_its_median_over_the_reference_with_an_interval() {
+        let view = runtime_view(&rows(), None, 0.0, 7).expect("a view");
+        assert_eq!(view.reference, "cranelift");
+        assert_eq!(view.engines, ["cranelift", "wasmi", "v8"]);
+        let names: Vec<&Foreign> = view.benchmarks.iter().map(|b| &b.benchmark).collect();
+        assert_eq!(names, ["xor", "sort"]);
+        let xor = &view.benchmarks[0];
+        assert!(xor.cells[0].ratio.is_none(), "the reference has no ratio");
+        let wasmi = xor.cells[1].ratio.expect("a ratio");
+        assert!((wasmi.value - 12.0).abs() < 0.5, "{wasmi:?}");
+        assert!(wasmi.low < wasmi.value && wasmi.value < wasmi.high);
+        assert!(wasmi.low > 10.0 && wasmi.high < 14.0, "{wasmi:?}");
+        assert_eq!(
+            xor.fastest.as_ref().map(|f| f.unescaped()),
+            Some("cranelift")
+        );
+        assert!(!xor.clear(), "0.1% apart at 1% spread is no clear win");
+        let sort = &view.benchmarks[1];
+        assert_eq!(sort.fastest.as_ref().map(|f| f.unescaped()), Some("v8"));
+        assert!(sort.clear(), "{:?}", sort.margin);
+    }
+
+    #[test]
+    fn each_engine_has_the_geometric_mean_of_its_ratios() {
+        let view = runtime_view(&rows(), None, 0.0, 7).expect("a view");
+        let mean = |engine: &str| {
+            let m = view
+                .means
+                .iter()
+                .find(|m| m.engine == engine)
+                .expect("a mean");
+            (m.ratio.expect("a ratio"), m.benchmarks, m.fastest)
+        };
+        let (reference, n, fastest) = mean("cranelift");
+        assert_eq!((reference, n, fastest), (Ratio::exact(1.0), 2, 1));
+        let (wasmi, n, _) = mean("wasmi");
+        assert_eq!(n, 2);
+        assert!((wasmi.value - 6.0).abs() < 0.2, "√(12·3) = 6: {wasmi:?}");
+        assert!(wasmi.low < 6.0 && wasmi.high > 6.0);
+        let (v8, _, fastest) = mean("v8");
+        assert!((v8.value - (1.001f64 * 0.8).sqrt()).abs() < 0.02, "{v8:?}");
+        assert_eq!(fastest, 1);
+    }
+
+    #[test]
+    fn the_reference_is_the_one_named() {
+        let view = runtime_view(&rows(), Some(&"wasmi".into()), 0.0, 7).expect("a view");
+        assert_eq!(view.reference, "wasmi");
+        let cranelift = view.benchmarks[0].cells[0].ratio.expect("a ratio");
+        assert!((cranelift.value - 1.0 / 12.0).abs() < 0.01, "{cranelift:?}");
+        let unknown = runtime_view(&rows(), Some(&"nope".into()), 0.0, 7).expect("a view");
+        assert_eq!(unknown.reference, "cranelift");
+    }
+
+    #[test]
+    fn a_failed_row_says_why_and_a_benchmark_under_one_engine_is_left_out() {
+        let mut results = rows();
+        let mut broken = failed("xor", "wasmi runs core modules only");
+        broken.name = Foreign::from("xor[wasmi]");
+        broken.engine = Some(Foreign::from("wasmi"));
+        results[1] = broken;
+        results.push(row("alone", "cranelift", 5.0, 8));
+        let view = runtime_view(&results, None, 0.0, 7).expect("a view");
+        assert_eq!(view.benchmarks.len(), 2, "`alone` ran under one engine");
+        let cell = &view.benchmarks[0].cells[1];
+        assert!(cell.median_ns.is_nan() && cell.ratio.is_none());
+        assert_eq!(
+            cell.error.as_ref().map(|e| e.unescaped()),
+            Some("wasmi runs core modules only")
+        );
+        let wasmi = view
+            .means
+            .iter()
+            .find(|m| m.engine == "wasmi")
+            .expect("a mean");
+        assert_eq!(wasmi.benchmarks, 1);
+    }
+
+    #[test]
+    fn a_row_of_no_measurable_work_has_no_ratio() {
+        let mut results = rows();
+        if let Some(f) = results[0].figures.as_mut() {
+            f.indistinguishable_from_empty = true;
+        }
+        let view = runtime_view(&results, None, 0.0, 7).expect("a view");
+        let xor = &view.benchmarks[0];
+        assert!(xor.cells.iter().all(|c| c.ratio.is_none()));
+        assert_eq!(xor.fastest.as_ref().map(|f| f.unescaped()), Some("v8"));
+    }
+
+    #[test]
+    fn rows_of_one_engine_make_no_view() {
+        let one: Vec<BenchResult> = rows()
+            .into_iter()
+            .filter(|r| r.engine == Some("v8".into()))
+            .collect();
+        assert!(runtime_view(&one, None, 0.0, 7).is_none());
+    }
+}

@@ -1,0 +1,177 @@
+//! The runtime view ([`RuntimeView`]) as every format shows it: the
+//! columns, each cell's text (an engine's median and its ratio to the
+//! reference with the interval), an engine's geometric mean, the fastest
+//! engine and how clearly; and the terminal's table of them. Cell texts
+//! are made of numbers only; names (benchmarks, engines) are outside text,
+//! escaped by each format with the function it passes in.
+
+use std::io::{self, Write};
+
+use crate::output::escape::terminal;
+use crate::output::units::{decimals_apart, format_ns};
+use crate::results::{EngineMean, Foreign, Ratio, RuntimeBenchmark, RuntimeCell, RuntimeView};
+
+/// What the table shows, in a sentence (names escaped by `escape`).
+pub fn caption(view: &RuntimeView, escape: impl Fn(&Foreign) -> String) -> String {
+    let pairing = match view.paired {
+        true => "paired rounds",
+        false => "each row measured in processes of its own, so unpaired",
+    };
+    format!(
+        "Each engine's median per op and its ratio to {} with the 95% interval ({pairing}); the geometric mean of an engine's ratios assumes the benchmarks independent. Fastest: the lowest median; `a ≈ b` when the runner-up's interval reaches the fastest's.",
+        escape(&view.reference)
+    )
+}
+
+/// The header's cells: the benchmark, each engine, the fastest.
+pub fn header(view: &RuntimeView, escape: impl Fn(&Foreign) -> String) -> Vec<String> {
+    std::iter::once("benchmark".to_string())
+        .chain(view.engines.iter().map(&escape))
+        .chain(std::iter::once("fastest".to_string()))
+        .collect()
+}
+
+/// One benchmark's cells, in the header's order, each engine's median
+/// and ratio joined by `join`.
+pub fn row(b: &RuntimeBenchmark, escape: impl Fn(&Foreign) -> String, join: &str) -> Vec<String> {
+    std::iter::once(escape(&b.benchmark))
+        .chain(b.cells.iter().map(|c| cell_text(c, join)))
+        .chain(std::iter::once(fastest_text(b, escape)))
+        .collect()
+}
+
+/// The geometric means' cells, in the header's order.
+pub fn means_row(view: &RuntimeView) -> Vec<String> {
+    std::iter::once("geometric mean".to_string())
+        .chain(view.means.iter().map(mean_text))
+        .chain(std::iter::once(String::new()))
+        .collect()
+}
+
+/// How many benchmarks each engine is the fastest on, in the header's
+/// order.
+pub fn fastest_row(view: &RuntimeView) -> Vec<String> {
+    std::iter::once("fastest on".to_string())
+        .chain(view.means.iter().map(|m| m.fastest.to_string()))
+        .chain(std::iter::once(String::new()))
+        .collect()
+}
+
+/// A cell: the median, then `join` and the ratio with its interval;
+/// "failed" when the row has no figure.
+pub fn cell_text(cell: &RuntimeCell, join: &str) -> String {
+    match (&cell.error, cell.ratio) {
+        (Some(_), _) if cell.median_ns.is_nan() => "failed".to_string(),
+        (_, Some(ratio)) => format!("{}{join}{}", format_ns(cell.median_ns), ratio_text(&ratio)),
+        _ => format_ns(cell.median_ns),
+    }
+}
+
+/// An engine's geometric mean over the benchmarks it has a ratio on, and
+/// how many they are: `4.37× [4.12, 4.63] of 20`.
+pub fn mean_text(m: &EngineMean) -> String {
+    match m.ratio {
+        Some(r) => format!("{} of {}", ratio_text(&r), m.benchmarks),
+        None => "-".to_string(),
+    }
+}
+
+/// `2.50× [2.41, 2.60]`, or `1×` when exact; `-` for what is not a number.
+fn ratio_text(r: &Ratio) -> String {
+    if !r.value.is_finite() {
+        return "-".to_string();
+    }
+    if r.low == r.high && r.value == r.low {
+        return format!("{}×", r.value);
+    }
+    // Three significant digits, more where the ends would print alike.
+    let least = match r.value.abs() {
+        v if v >= 100.0 => 0,
+        v if v >= 10.0 => 1,
+        _ => 2,
+    };
+    let d = decimals_apart(&[r.low, r.value, r.high], least, 6);
+    format!("{:.d$}× [{:.d$}, {:.d$}]", r.value, r.low, r.high)
+}
+
+/// The fastest engine, `fastest ≈ runner-up` when not clearly ahead, `-`
+/// when fewer than two engines measured work.
+pub fn fastest_text(b: &RuntimeBenchmark, escape: impl Fn(&Foreign) -> String) -> String {
+    match (&b.fastest, &b.runner_up) {
+        (Some(f), Some(r)) if !b.clear() => format!("{} ≈ {}", escape(f), escape(r)),
+        (Some(f), _) => escape(f),
+        _ => "-".to_string(),
+    }
+}
+
+/// The view as an aligned table on the terminal, under its caption.
+pub fn write_view(out: &mut impl Write, view: &RuntimeView) -> io::Result<()> {
+    let escape = |f: &Foreign| terminal(f).into_owned();
+    let mut lines = vec![header(view, escape)];
+    lines.extend(view.benchmarks.iter().map(|b| row(b, escape, " ")));
+    lines.push(means_row(view));
+    lines.push(fastest_row(view));
+    let columns = lines[0].len();
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            lines
+                .iter()
+                .map(|l| l[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    writeln!(out, "runtimes: {}", caption(view, escape))?;
+    for line in &lines {
+        let mut text = String::new();
+        for (cell, width) in line.iter().zip(&widths) {
+            let pad = width - cell.chars().count();
+            text.push_str(cell);
+            text.push_str(&" ".repeat(pad + 2));
+        }
+        writeln!(out, "  {}", text.trim_end())?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::export::fixtures::runtimes_run_report;
+
+    #[test]
+    fn the_terminal_table_aligns_its_columns_and_names_the_fastest() {
+        let view = runtimes_run_report().runtimes.expect("a view");
+        let mut out = Vec::new();
+        write_view(&mut out, &view).expect("written");
+        let text = String::from_utf8(out).expect("utf-8");
+        let lines: Vec<&str> = text.lines().skip(1).collect();
+        assert_eq!(lines.len(), 5, "header, xor, sort, means, fastest: {text}");
+        let v8 = lines[0].find("v8").expect("a v8 column");
+        for line in &lines {
+            let chars: Vec<char> = line.chars().collect();
+            assert!(
+                chars[v8 - 2..v8] == [' ', ' '] && chars[v8] != ' ',
+                "{line}"
+            );
+        }
+        assert!(lines[1].ends_with("cranelift ≈ v8"), "{}", lines[1]);
+        assert!(lines[2].ends_with("v8"), "{}", lines[2]);
+        assert!(
+            lines[3].starts_with("  geometric mean  1× of 2"),
+            "{}",
+            lines[3]
+        );
+    }
+
+    #[test]
+    fn a_ratio_has_three_significant_digits_or_as_many_as_tell_its_ends_apart() {
+        let r = |value, low, high| ratio_text(&Ratio { value, low, high });
+        assert_eq!(r(16.81, 12.8, 20.1), "16.8× [12.8, 20.1]");
+        assert_eq!(r(1.006, 0.987, 1.039), "1.01× [0.99, 1.04]");
+        assert_eq!(r(1.0012, 1.0004, 1.0021), "1.001× [1.000, 1.002]");
+        assert_eq!(r(250.4, 200.2, 301.0), "250× [200, 301]");
+        assert_eq!(ratio_text(&Ratio::exact(1.0)), "1×");
+        assert_eq!(r(f64::NAN, 1.0, 2.0), "-");
+    }
+}
