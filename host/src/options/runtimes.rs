@@ -178,7 +178,9 @@ pub const ENGINES: &[KnownEngine] = &[
         feature: Some("tinywasm"),
         built_in: cfg!(feature = "tinywasm"),
         needs: None,
-        varies: None,
+        varies: Some(
+            "tinywasm's speed depends on where its interpreter's code and data land in each process",
+        ),
     },
 ];
 
