@@ -1,5 +1,6 @@
 //! The runtime view ([`RuntimeView`]) of a run measured under several
-//! engines: its rows grouped by benchmark, each engine's median over the
+//! engines, or of a suite compared across engines ([`suite_view`]): its
+//! rows grouped by benchmark, each engine's median over the
 //! reference engine's with an interval, the fastest engine per benchmark
 //! and how clearly, and per engine the geometric mean of its ratios.
 //!
@@ -15,6 +16,7 @@ use crate::analysis::stats::RESAMPLES_FINAL;
 use crate::analysis::{suite, verdict};
 use crate::results::{
     BenchResult, EngineMean, Figures, Foreign, Ratio, RuntimeBenchmark, RuntimeCell, RuntimeView,
+    SuiteBenchmark, SuiteComparison,
 };
 
 /// The view of `results` across their engines, the ratios to `reference`
@@ -53,6 +55,96 @@ pub fn runtime_view(
         paired: false,
         benchmarks,
         means,
+    })
+}
+
+/// The view of a suite compared across engines (`host compare DIR
+/// --engine a --engine b ...`): each benchmark's sides, its ratios those
+/// of its paired rounds at the confidence its comparison states, the means
+/// the suite's; `None` when no benchmark was compared.
+pub fn suite_view(report: &SuiteComparison) -> Option<RuntimeView> {
+    let engines = report.sides.clone();
+    let benchmarks: Vec<RuntimeBenchmark> = (report.benchmarks.iter().enumerate())
+        .filter_map(|(i, b)| suite_benchmark(b, &engines, 1_000 * i as u64))
+        .collect();
+    if benchmarks.is_empty() || engines.len() < 2 {
+        return None;
+    }
+    let geometric = &report.summary.geometric_means;
+    let means = engines
+        .iter()
+        .enumerate()
+        .map(|(k, engine)| {
+            let fastest = (benchmarks.iter())
+                .filter(|b| b.fastest.as_ref() == Some(engine))
+                .count();
+            let mean = (k > 0).then(|| geometric.iter().find(|g| g.side == *engine));
+            let (benchmarks, ratio) = match mean {
+                None => (benchmarks.len(), Some(Ratio::exact(1.0))),
+                Some(None) => (0, None),
+                Some(Some(g)) => (g.benchmarks, Some(g.ratio)),
+            };
+            EngineMean {
+                engine: engine.clone(),
+                benchmarks,
+                ratio,
+                fastest,
+            }
+        })
+        .collect();
+    Some(RuntimeView {
+        reference: report.reference.clone(),
+        engines,
+        paired: true,
+        benchmarks,
+        means,
+    })
+}
+
+/// One benchmark of a suite across its sides: a variant per side, in
+/// order; the ratios of a benchmark not judged are left out.
+fn suite_benchmark(b: &SuiteBenchmark, engines: &[Foreign], seed: u64) -> Option<RuntimeBenchmark> {
+    let report = b
+        .report
+        .as_ref()
+        .filter(|r| r.variants.len() == engines.len())?;
+    let judged = b.not_judged.is_none();
+    let paired = |k: usize| match k {
+        0 => None,
+        _ => report
+            .comparisons
+            .get(k - 1)
+            .map(|c| c.ratio)
+            .filter(|_| judged),
+    };
+    let cells = (engines.iter().enumerate())
+        .map(|(k, engine)| cell(engine, report.variants.get(k), paired(k)))
+        .collect();
+    let mut ranked: Vec<(usize, &Figures)> = (report.variants.iter().enumerate())
+        .filter_map(|(k, v)| Some((k, v.figures.as_ref().filter(|f| f.measurable_work())?)))
+        .collect();
+    ranked.sort_by(|a, b| a.1.ns_per_op.median.total_cmp(&b.1.ns_per_op.median));
+    let (fastest, runner_up, margin) = match ranked.as_slice() {
+        [(f, first), (r, second), ..] => {
+            let margin = match (*f, *r) {
+                (0, r) => paired(r),
+                (f, 0) => paired(f).map(|p| Ratio {
+                    value: 1.0 / p.value,
+                    low: 1.0 / p.high,
+                    high: 1.0 / p.low,
+                }),
+                _ => ratio_of(second, first, 0.0, seed),
+            };
+            (Some(engines[*f].clone()), Some(engines[*r].clone()), margin)
+        }
+        _ => (None, None, None),
+    };
+    Some(RuntimeBenchmark {
+        benchmark: b.name.clone(),
+        cells,
+        fastest,
+        runner_up,
+        margin,
     })
 }
 
@@ -200,7 +292,10 @@ fn engine_mean(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::export::fixtures::{failed, figures_from, measured, samples};
+    use crate::output::export::fixtures::{
+        compare_report, failed, figures_from, measured, samples,
+    };
+    use crate::results::{SuiteRatio, SuiteVerdicts};
 
     /// A row of `benchmark` under `engine` whose epochs sit around `median`.
     fn row(benchmark: &str, engine: &str, median: f64, seed: u64) -> BenchResult {
@@ -314,6 +409,71 @@ mod tests {
         let xor = &view.benchmarks[0];
         assert!(xor.cells.iter().all(|c| c.ratio.is_none()));
         assert_eq!(xor.fastest.as_ref().map(|f| f.unescaped()), Some("v8"));
+    }
+
+    /// A suite of two benchmarks across the four sides of the fixture's
+    /// comparison (850, 1020, 600 and 853 ns), the second not judged.
+    fn suite() -> SuiteComparison {
+        let report = compare_report();
+        let sides: Vec<Foreign> = report.variants.iter().map(|v| v.name.clone()).collect();
+        let benchmark = |name: &str, not_judged: Option<&str>| SuiteBenchmark {
+            name: name.into(),
+            paths: vec![name.into()],
+            error: None,
+            not_judged: not_judged.map(Foreign::from),
+            report: Some(report.clone()),
+        };
+        let mean = |k: usize, value: f64| SuiteRatio {
+            side: sides[k].clone(),
+            reference: sides[0].clone(),
+            benchmarks: 1,
+            ratio: Ratio::exact(value),
+            confidence: 0.95,
+        };
+        SuiteComparison {
+            tool: report.tool.clone(),
+            environment: None,
+            reference: sides[0].clone(),
+            noise_pct: 1.0,
+            benchmarks: vec![benchmark("a", None), benchmark("b", Some("noise"))],
+            unpaired: Vec::new(),
+            summary: SuiteVerdicts {
+                geometric_means: vec![mean(1, 1.2), mean(2, 0.706), mean(3, 1.003)],
+                ..SuiteVerdicts::default()
+            },
+            stopped: None,
+            runtimes: None,
+            sides,
+        }
+    }
+
+    #[test]
+    fn a_suite_across_engines_reads_its_paired_ratios_and_means() {
+        let view = suite_view(&suite()).expect("a view");
+        assert!(view.paired);
+        assert_eq!(view.reference, "mod13.wasm");
+        let a = &view.benchmarks[0];
+        let ratios: Vec<Option<f64>> = a.cells.iter().map(|c| c.ratio.map(|r| r.value)).collect();
+        assert_eq!(ratios, [None, Some(1.2), Some(0.706), Some(1.003)]);
+        assert_eq!(
+            a.fastest.as_ref().map(|f| f.unescaped()),
+            Some("mod17.wasm")
+        );
+        assert_eq!(
+            a.runner_up.as_ref().map(|f| f.unescaped()),
+            Some("mod13.wasm")
+        );
+        let margin = a.margin.expect("the reference's paired ratio, turned over");
+        assert!((margin.value - 1.0 / 0.706).abs() < 1e-9 && margin.low > 1.38 && a.clear());
+        let b = &view.benchmarks[1];
+        assert!(b.cells.iter().all(|c| c.ratio.is_none()), "not judged");
+        let means: Vec<Option<f64>> = view
+            .means
+            .iter()
+            .map(|m| m.ratio.map(|r| r.value))
+            .collect();
+        assert_eq!(means, [Some(1.0), Some(1.2), Some(0.706), Some(1.003)]);
+        assert_eq!(view.means[2].fastest, 2);
     }
 
     #[test]

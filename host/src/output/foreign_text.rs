@@ -198,7 +198,7 @@ fn suite_report() -> SuiteComparison {
         not_judged: not_judged.map(Foreign::from),
         report,
     };
-    SuiteComparison {
+    let mut report = SuiteComparison {
         tool: crate::results::Tool::this(),
         environment: Some(compared.environment.clone()),
         sides: vec!["x".into(), "x".into()],
@@ -228,7 +228,10 @@ fn suite_report() -> SuiteComparison {
             ..SuiteVerdicts::default()
         },
         stopped: Some("x".into()),
-    }
+        runtimes: None,
+    };
+    report.runtimes = crate::analysis::runtimes::suite_view(&report);
+    report
 }
 
 /// What a report looks like in every format.
@@ -506,7 +509,13 @@ fn every_text_field_of_a_report_is_forgeable_here() {
     }
     assert!(fields(&cases.compare).contains("/comparisons/0/text"));
     let suite = fields(&cases.suite);
-    for field in ["/sides/1", "/benchmarks/1/error", "/unpaired/0/found_in/0"] {
+    for field in [
+        "/sides/1",
+        "/benchmarks/1/error",
+        "/unpaired/0/found_in/0",
+        "/runtimes/benchmarks/0/benchmark",
+        "/runtimes/means/1/engine",
+    ] {
         assert!(suite.contains(field), "{field} in {suite}");
     }
 }
@@ -600,4 +609,23 @@ fn arbitrary_text_in_every_field_renders_as_text_in_every_format() {
             Ok(())
         })
         .expect("no hostile text gets through");
+}
+
+#[test]
+fn a_suite_across_engines_shows_its_runtime_view_in_every_readable_format() {
+    let report = suite_report();
+    assert!(report.runtimes.is_some());
+    let shown = render_suite(&report);
+    assert!(shown.terminal.contains("runtimes: "), "{}", shown.terminal);
+    assert!(
+        shown.markdown.contains("\nRuntimes: "),
+        "{}",
+        shown.markdown
+    );
+    assert!(shown.html.contains("<h2>Runtimes</h2>"));
+    let without = SuiteComparison {
+        runtimes: None,
+        ..report
+    };
+    assert!(!render_suite(&without).terminal.contains("runtimes: "));
 }

@@ -13,12 +13,14 @@ use crate::results::{EngineMean, Foreign, Ratio, RuntimeBenchmark, RuntimeCell, 
 
 /// What the table shows, in a sentence (names escaped by `escape`).
 pub fn caption(view: &RuntimeView, escape: impl Fn(&Foreign) -> String) -> String {
-    let pairing = match view.paired {
-        true => "paired rounds",
-        false => "each row measured in processes of its own, so unpaired",
+    let ratio = match view.paired {
+        true => {
+            ": the ratio of the paired rounds with its interval at the comparison's confidence (Bonferroni's with three engines or more)"
+        }
+        false => " with the 95% interval (each row measured in processes of its own, so unpaired)",
     };
     format!(
-        "Each engine's median per op and its ratio to {} with the 95% interval ({pairing}); the geometric mean of an engine's ratios assumes the benchmarks independent. Fastest: the lowest median; `a ≈ b` when the runner-up's interval reaches the fastest's.",
+        "Each engine's median per op and its ratio to {}{ratio}; the geometric mean of an engine's ratios assumes the benchmarks independent. Fastest: the lowest median; `a ≈ b` when the runner-up's interval reaches the fastest's.",
         escape(&view.reference)
     )
 }
@@ -105,7 +107,7 @@ pub fn fastest_text(b: &RuntimeBenchmark, escape: impl Fn(&Foreign) -> String) -
 }
 
 /// The view as an aligned table on the terminal, under its caption.
-pub fn write_view(out: &mut impl Write, view: &RuntimeView) -> io::Result<()> {
+pub fn write_view(out: &mut dyn Write, view: &RuntimeView) -> io::Result<()> {
     let escape = |f: &Foreign| terminal(f).into_owned();
     let mut lines = vec![header(view, escape)];
     lines.extend(view.benchmarks.iter().map(|b| row(b, escape, " ")));

@@ -121,6 +121,10 @@ pub fn suite_table(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<
         )?;
     }
     writeln!(out)?;
+    if let Some(view) = &report.runtimes {
+        crate::output::runtime_table::write_view(out, view)?;
+        writeln!(out)?;
+    }
     writeln!(out, "{}", summary_line(&report.summary, several))?;
     if let Some(reason) = &report.stopped {
         writeln!(out, "stopped early: {}", terminal(reason))?;

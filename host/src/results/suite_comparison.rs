@@ -32,6 +32,10 @@ pub struct SuiteComparison {
     pub summary: SuiteVerdicts,
     /// Why the suite stopped before comparing every benchmark (Ctrl-C).
     pub stopped: Option<Foreign>,
+    /// When the sides are engines: the suite read across them, each
+    /// benchmark's engines against the reference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtimes: Option<crate::results::RuntimeView>,
 }
 
 /// One benchmark of the suite: its comparison, or why it failed.

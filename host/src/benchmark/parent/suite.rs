@@ -198,7 +198,7 @@ pub fn compare_suite(
         }
     }
     progress.finish();
-    SuiteComparison {
+    let mut report = SuiteComparison {
         tool: Tool::this(),
         environment: benchmarks
             .iter()
@@ -211,7 +211,13 @@ pub fn compare_suite(
         benchmarks,
         unpaired: plan.unpaired.clone(),
         stopped: stopped.map(Foreign::from),
+        runtimes: None,
+    };
+    let engines = settings.settings.engines.len();
+    if engines > 1 && plan.sides.len() == engines {
+        report.runtimes = crate::analysis::runtimes::suite_view(&report);
     }
+    report
 }
 
 /// One benchmark's entry: its report, or why there is none. A file with

@@ -44,7 +44,7 @@ pub fn markdown_run(report: &RunReport) -> String {
 
 /// The runtime view: its caption, then one row per benchmark with every
 /// engine's figure, the geometric means and the fastest counts.
-fn runtimes_table(view: &RuntimeView) -> String {
+pub(super) fn runtimes_table(view: &RuntimeView) -> String {
     let escape = |f: &Foreign| cell(f);
     let header = runtime_table::header(view, escape);
     let mut out = format!(

@@ -120,6 +120,9 @@ pub fn markdown_suite(report: &SuiteComparison) -> String {
             text(&Foreign::join(&u.found_in, ", "))
         );
     }
+    if let Some(view) = &report.runtimes {
+        out.push_str(&super::markdown::runtimes_table(view));
+    }
     let several = report.sides.len() > 2;
     let _ = writeln!(out, "\n{}", text(&summary_line(&report.summary, several)));
     if let Some(reason) = &report.stopped {

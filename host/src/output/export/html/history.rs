@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 use plotters::prelude::*;
 
-use super::palette::{FONT, Plot, WIDTH, hex};
+use super::palette::{FONT, Plot, SERIES, WIDTH, hex};
 use super::{FOOT, HEAD, STYLE, svg_or_message};
 use crate::analysis::trend::{Measure, Series};
 use crate::output::escape::html as escape;
@@ -17,15 +17,6 @@ use crate::output::history::{describe_change, format_value, method, noise_words}
 use crate::output::units::format_ns;
 use crate::results::{Foreign, Tool};
 
-/// The colours series are told apart by, in turn.
-const COLOURS: [RGBColor; 6] = [
-    RGBColor(76, 120, 168),
-    RGBColor(245, 133, 24),
-    RGBColor(84, 162, 75),
-    RGBColor(178, 121, 162),
-    RGBColor(157, 117, 93),
-    RGBColor(114, 183, 178),
-];
 /// The colour of a change point's line.
 const CHANGE: RGBColor = RGBColor(214, 39, 40);
 
@@ -97,7 +88,7 @@ fn section(page: &mut String, benchmark: &Foreign, measure: Measure, members: &[
             page,
             "<tr><td class=\"left\" title=\"{}\"><span style=\"color:{}\">●</span> {}</td><td class=\"left\">{}</td><td>{}</td><td>{}</td><td class=\"wrap\">{}</td></tr>",
             escape(&s.engine_config),
-            hex(COLOURS[i % COLOURS.len()]),
+            hex(SERIES[i % SERIES.len()]),
             escape(&s.engine),
             escape(&s.machine.describe()),
             s.points.len(),
@@ -123,7 +114,7 @@ fn legend(members: &[&Series]) -> String {
         .map(|(i, s)| {
             format!(
                 "<i style=\"background:{}\"></i>{} on {}",
-                hex(COLOURS[i % COLOURS.len()]),
+                hex(SERIES[i % SERIES.len()]),
                 escape(&s.engine),
                 escape(&s.machine.describe())
             )
@@ -180,7 +171,7 @@ fn trend_svg(members: &[&Series]) -> Plot<String> {
             .axis_desc_style((FONT, 13))
             .draw()?;
         for (i, s) in members.iter().enumerate() {
-            let colour = COLOURS[i % COLOURS.len()];
+            let colour = SERIES[i % SERIES.len()];
             let points: Vec<(f64, f64)> = s
                 .points
                 .iter()

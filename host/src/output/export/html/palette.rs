@@ -23,14 +23,15 @@ pub(super) const FASTER: RGBColor = RGBColor(44, 160, 44);
 pub(super) const SAME: RGBColor = RGBColor(110, 110, 110);
 pub(super) const UNSURE: RGBColor = RGBColor(255, 127, 14);
 
-/// The engines' colours in a runtime view, in `--engine` order (cycled).
-pub(super) const ENGINES: [RGBColor; 6] = [
-    RGBColor(110, 110, 110),
-    RGBColor(31, 119, 180),
-    RGBColor(214, 39, 40),
-    RGBColor(44, 160, 44),
-    RGBColor(148, 103, 189),
-    RGBColor(255, 127, 14),
+/// The colours series (a history's benchmarks, a run's engines) are told
+/// apart by, in turn.
+pub(super) const SERIES: [RGBColor; 6] = [
+    RGBColor(76, 120, 168),
+    RGBColor(245, 133, 24),
+    RGBColor(84, 162, 75),
+    RGBColor(178, 121, 162),
+    RGBColor(157, 117, 93),
+    RGBColor(114, 183, 178),
 ];
 
 pub(super) type Plot<T> = Result<T, Box<dyn Error>>;

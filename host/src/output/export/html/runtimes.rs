@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use super::escape;
 use super::forest::{self, Line};
-use super::palette::{ENGINES, hex};
+use super::palette::{SERIES, hex};
 use crate::output::runtime_table::{self as cells, caption, fastest_row, header, means_row};
 use crate::results::{Foreign, RuntimeView};
 
@@ -60,7 +60,7 @@ fn table_row(page: &mut String, tag: &str, cells: &[String]) {
 
 /// The colour of the engine at `index` in the view.
 fn colour(index: usize) -> String {
-    hex(ENGINES[index % ENGINES.len()])
+    hex(SERIES[index % SERIES.len()])
 }
 
 /// Each engine's colour, named.

@@ -53,6 +53,9 @@ pub fn html_suite(report: &SuiteComparison) -> String {
         page.push_str("</figure>\n");
     }
     verdicts_table(&mut page, report, &lines);
+    if let Some(view) = &report.runtimes {
+        super::runtimes::runtimes_section(&mut page, view);
+    }
     finish(page, &report.tool)
 }
 
