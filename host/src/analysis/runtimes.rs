@@ -5,8 +5,10 @@
 //! and how clearly, and per engine the geometric mean of its ratios.
 //!
 //! A run measures each row in processes of its own, so a ratio of two rows
-//! is unpaired ([`verdict::unpaired_ratio`], each row's epochs resampled
-//! process by process, `drift` added to each side as for a baseline); the
+//! is unpaired: its interval joins the two rows' intervals of this run
+//! (which span their processes when these disagree) as independent, and
+//! is never narrower than [`verdict::unpaired_ratio`]'s bootstrap of
+//! their epochs (`drift` added to each side as for a baseline); the
 //! geometric means take the benchmarks as independent
 //! ([`suite::geometric_mean_ratio`]). A row with no measurable work
 //! ([`crate::results::Figures::measurable_work`]) has a median but no
@@ -19,16 +21,19 @@ use crate::results::{
     SuiteBenchmark, SuiteComparison,
 };
 
-/// The view of `results` across their engines, the ratios to `reference`
-/// (the first engine when `None` or not among them); `None` unless two
-/// engines or more measured one benchmark.
+/// The view of `results` across their engines, in the order of `order`
+/// (`--engine`'s; an engine it lacks after them), the ratios to
+/// `reference` (the first engine when `None` or not among them); `None`
+/// unless two engines or more measured one benchmark.
 pub fn runtime_view(
     results: &[BenchResult],
+    order: &[Foreign],
     reference: Option<&Foreign>,
     drift: f64,
     seed: u64,
 ) -> Option<RuntimeView> {
-    let engines = engines_of(results);
+    let mut engines = engines_of(results);
+    engines.sort_by_key(|e| order.iter().position(|o| o == e).unwrap_or(order.len()));
     let reference = reference
         .and_then(|name| engines.iter().find(|e| *e == name))
         .or(engines.first())?
@@ -227,15 +232,32 @@ fn benchmark(
     }
 }
 
-/// `f`'s median over `base`'s, with the interval of two independent rows.
+/// `f`'s median over `base`'s, with the interval of two independent rows:
+/// their this-run intervals (which span their processes when these
+/// disagree) joined on logs, each side on its own, in quadrature; never
+/// narrower than the bootstrap of their epochs.
 fn ratio_of(f: &Figures, base: &Figures, drift: f64, seed: u64) -> Option<Ratio> {
-    verdict::unpaired_ratio(
+    let epochs = verdict::unpaired_ratio(
         &f.series.epochs_ns_per_op,
         &base.series.epochs_ns_per_op,
         drift,
         RESAMPLES_FINAL,
         seed,
-    )
+    )?;
+    let (a, b) = (&f.ns_per_op, &base.ns_per_op);
+    let value = a.median / b.median;
+    let below = |m: f64, low: f64| (m / low).ln();
+    let above = |m: f64, high: f64| (high / m).ln();
+    let down = below(a.median, a.ci95_this_run_low).hypot(above(b.median, b.ci95_this_run_high));
+    let up = above(a.median, a.ci95_this_run_high).hypot(below(b.median, b.ci95_this_run_low));
+    if !(value.is_finite() && value > 0.0 && down.is_finite() && up.is_finite()) {
+        return Some(epochs);
+    }
+    Some(Ratio {
+        value,
+        low: epochs.low.min(value * (-down).exp()).min(value),
+        high: epochs.high.max(value * up.exp()).max(value),
+    })
 }
 
 /// An engine's cell: its row's median, or why it has none.
@@ -322,7 +344,7 @@ mod tests {
 
     #[test]
     fn each_cell_is_its_median_over_the_reference_with_an_interval() {
-        let view = runtime_view(&rows(), None, 0.0, 7).expect("a view");
+        let view = runtime_view(&rows(), &[], None, 0.0, 7).expect("a view");
         assert_eq!(view.reference, "cranelift");
         assert_eq!(view.engines, ["cranelift", "wasmi", "v8"]);
         let names: Vec<&Foreign> = view.benchmarks.iter().map(|b| &b.benchmark).collect();
@@ -345,7 +367,7 @@ mod tests {
 
     #[test]
     fn each_engine_has_the_geometric_mean_of_its_ratios() {
-        let view = runtime_view(&rows(), None, 0.0, 7).expect("a view");
+        let view = runtime_view(&rows(), &[], None, 0.0, 7).expect("a view");
         let mean = |engine: &str| {
             let m = view
                 .means
@@ -367,11 +389,11 @@ mod tests {
 
     #[test]
     fn the_reference_is_the_one_named() {
-        let view = runtime_view(&rows(), Some(&"wasmi".into()), 0.0, 7).expect("a view");
+        let view = runtime_view(&rows(), &[], Some(&"wasmi".into()), 0.0, 7).expect("a view");
         assert_eq!(view.reference, "wasmi");
         let cranelift = view.benchmarks[0].cells[0].ratio.expect("a ratio");
         assert!((cranelift.value - 1.0 / 12.0).abs() < 0.01, "{cranelift:?}");
-        let unknown = runtime_view(&rows(), Some(&"nope".into()), 0.0, 7).expect("a view");
+        let unknown = runtime_view(&rows(), &[], Some(&"nope".into()), 0.0, 7).expect("a view");
         assert_eq!(unknown.reference, "cranelift");
     }
 
@@ -383,7 +405,7 @@ mod tests {
         broken.engine = Some(Foreign::from("wasmi"));
         results[1] = broken;
         results.push(row("alone", "cranelift", 5.0, 8));
-        let view = runtime_view(&results, None, 0.0, 7).expect("a view");
+        let view = runtime_view(&results, &[], None, 0.0, 7).expect("a view");
         assert_eq!(view.benchmarks.len(), 2, "`alone` ran under one engine");
         let cell = &view.benchmarks[0].cells[1];
         assert!(cell.median_ns.is_nan() && cell.ratio.is_none());
@@ -405,7 +427,7 @@ mod tests {
         if let Some(f) = results[0].figures.as_mut() {
             f.indistinguishable_from_empty = true;
         }
-        let view = runtime_view(&results, None, 0.0, 7).expect("a view");
+        let view = runtime_view(&results, &[], None, 0.0, 7).expect("a view");
         let xor = &view.benchmarks[0];
         assert!(xor.cells.iter().all(|c| c.ratio.is_none()));
         assert_eq!(xor.fastest.as_ref().map(|f| f.unescaped()), Some("v8"));
@@ -477,11 +499,38 @@ mod tests {
     }
 
     #[test]
+    fn the_engines_follow_the_order_given() {
+        let order: Vec<Foreign> = ["v8", "cranelift", "wasmi"].map(Foreign::from).to_vec();
+        let view = runtime_view(&rows(), &order, None, 0.0, 7).expect("a view");
+        assert_eq!(view.engines, order);
+        assert_eq!(view.reference, "v8");
+        assert_eq!(view.benchmarks[0].cells[2].engine, "wasmi");
+    }
+
+    #[test]
+    fn a_ratio_is_as_uncertain_as_the_rows_whose_processes_disagree() {
+        let mut results = rows();
+        if let Some(f) = results[0].figures.as_mut() {
+            let m = f.ns_per_op.median;
+            (
+                f.ns_per_op.ci95_this_run_low,
+                f.ns_per_op.ci95_this_run_high,
+            ) = (0.8 * m, 1.2 * m);
+        }
+        let view = runtime_view(&results, &[], None, 0.0, 7).expect("a view");
+        let wasmi = view.benchmarks[0].cells[1].ratio.expect("a ratio");
+        assert!(wasmi.low < 10.1 && wasmi.high > 14.9, "{wasmi:?}");
+        let alone = runtime_view(&rows(), &[], None, 0.0, 7).expect("a view");
+        let narrow = alone.benchmarks[0].cells[1].ratio.expect("a ratio");
+        assert!(narrow.low > 11.0 && narrow.high < 13.0, "{narrow:?}");
+    }
+
+    #[test]
     fn rows_of_one_engine_make_no_view() {
         let one: Vec<BenchResult> = rows()
             .into_iter()
             .filter(|r| r.engine == Some("v8".into()))
             .collect();
-        assert!(runtime_view(&one, None, 0.0, 7).is_none());
+        assert!(runtime_view(&one, &[], None, 0.0, 7).is_none());
     }
 }

@@ -56,8 +56,12 @@ pub fn merge_runs(runs: Vec<(PathBuf, RunReport)>) -> Result<RunReport> {
     merged.shards.dedup();
     merged.suite = summarize(&merged.results);
     let reference = (merged.runtimes.as_ref()).map(|v| v.reference.clone());
+    let order: Vec<Foreign> = (merged.environment.engines.iter())
+        .map(|e| Foreign::new(e.short_name()))
+        .collect();
     merged.runtimes = runtime_view(
         &merged.results,
+        &order,
         reference.as_ref(),
         merged.environment.drift_pct / 100.0,
         merged.environment.seed,
@@ -157,7 +161,7 @@ mod tests {
         let (mut a, mut b) = (whole.clone(), whole);
         a.results.retain(|r| r.benchmark == "xor");
         b.results.retain(|r| r.benchmark != "xor");
-        a.runtimes = runtime_view(&a.results, Some(&"wasmi".into()), 0.0, 1);
+        a.runtimes = runtime_view(&a.results, &[], Some(&"wasmi".into()), 0.0, 1);
         b.runtimes = None;
         let merged = merge_runs(vec![("a.json".into(), a), ("b.json".into(), b)])?;
         let view = merged.runtimes.context("a view")?;

@@ -20,7 +20,8 @@ pub struct RuntimeView {
     pub reference: Foreign,
     /// Whether each ratio pairs rounds measured side by side; false for a
     /// run, whose rows are measured in processes of their own, so that a
-    /// ratio's interval joins the two rows' intervals as independent.
+    /// ratio's interval joins the two rows' intervals of this run as
+    /// independent.
     pub paired: bool,
     /// One per benchmark measured under two engines or more, in the run's
     /// order.

@@ -401,6 +401,7 @@ impl Run<'_> {
             suite: crate::analysis::suite::summarize(&results),
             runtimes: crate::analysis::runtimes::runtime_view(
                 &results,
+                &engine_names(&self.settings.engines),
                 self.settings.reference.clone().map(Foreign::from).as_ref(),
                 self.settings.drift_pct / 100.0,
                 seed,
@@ -413,4 +414,12 @@ impl Run<'_> {
             merged_from: Vec::new(),
         })
     }
+}
+
+/// The engines' names as rows carry them, in `--engine` order.
+fn engine_names(engines: &[crate::options::EngineConfig]) -> Vec<Foreign> {
+    engines
+        .iter()
+        .map(|e| Foreign::new(e.short_name()))
+        .collect()
 }

@@ -287,7 +287,7 @@ pub fn runtimes_run_report() -> RunReport {
         results.push(row);
     }
     report.results = results;
-    report.runtimes = crate::analysis::runtimes::runtime_view(&report.results, None, 0.0, 1);
+    report.runtimes = crate::analysis::runtimes::runtime_view(&report.results, &[], None, 0.0, 1);
     report
 }
 
