@@ -2,9 +2,9 @@
 //! verdict line per benchmark (and side, when more than two are compared)
 //! sorted by effect, the largest slowdown first, then the benchmarks that
 //! failed or were not judged and the names that could not be paired, then
-//! the summary: "2
-//! faster, 1 slower, 7 the same; geometric mean 0.973× [0.968×, 0.978×]
-//! (95%)". This module formats; it computes no statistics. Every name (a
+//! the summary ("2 faster, 1 slower, 7 the same; geometric mean 0.973×
+//! [0.968×, 0.978×] (95%)") and, when the sides are engines, the runtime
+//! view. This module formats; it computes no statistics. Every name (a
 //! benchmark, a side, a path, an error) is outside text, escaped for the
 //! terminal.
 
@@ -121,13 +121,13 @@ pub fn suite_table(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<
         )?;
     }
     writeln!(out)?;
-    if let Some(view) = &report.runtimes {
-        crate::output::runtime_table::write_view(out, view)?;
-        writeln!(out)?;
-    }
     writeln!(out, "{}", summary_line(&report.summary, several))?;
     if let Some(reason) = &report.stopped {
         writeln!(out, "stopped early: {}", terminal(reason))?;
+    }
+    if let Some(view) = &report.runtimes {
+        writeln!(out)?;
+        crate::output::runtime_table::write_view(out, view)?;
     }
     out.flush()
 }
