@@ -199,13 +199,24 @@ fn a_folder_of_benchmark_folders_is_compared_across_two_engines() -> TestResult 
     assert!(low <= ratio && ratio <= high && low > 0.0, "{mean}");
 
     let page = std::fs::read_to_string(&html)?;
+    let (verdicts, runtimes) = page
+        .split_once("<h2>Runtimes</h2>")
+        .ok_or("the suite across engines ends with the runtime view")?;
     assert_eq!(
-        page.matches("<g class=\"benchmark\">").count(),
+        verdicts.matches("<g class=\"benchmark\">").count(),
         4,
         "a row per benchmark judged"
     );
-    assert_eq!(page.matches("<g class=\"geomean\">").count(), 1);
-    assert!(page.contains(">trap<") && page.contains("error:"));
+    assert_eq!(verdicts.matches("<g class=\"geomean\">").count(), 1);
+    assert!(verdicts.contains(">trap<") && verdicts.contains("error:"));
+    // The view: winch's ratio per benchmark judged, a mean per engine.
+    assert_eq!(runtimes.matches("<g class=\"benchmark\">").count(), 4);
+    assert_eq!(runtimes.matches("<g class=\"geomean\">").count(), 2);
+    assert!(
+        table.contains("runtimes: ") && table.contains("fastest on"),
+        "{table}"
+    );
+    assert_eq!(report["runtimes"]["paired"], true, "{}", report["runtimes"]);
     Ok(())
 }
 
