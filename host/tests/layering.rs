@@ -4,7 +4,7 @@
 //! `crate::` path and every `super::` path (to a sibling file, or else to
 //! the parent) outside comments and `#[cfg(test)]` items is an import.
 //! The parent and the worker of a measurement import nothing of each
-//! other.
+//! other. Test code, too, imports no later stage.
 
 // The host's own sources, read with the plain readers clippy.toml forbids
 // in the host: they are the repository's, not a user's.
@@ -30,6 +30,16 @@ const LAYERS: [&str; 10] = [
 /// Every module of the library: its path (`guest::load`) and its source,
 /// without comments and `#[cfg(test)]` items.
 fn modules() -> BTreeMap<String, String> {
+    sources(strip)
+}
+
+/// Every module with its test code, less comments only.
+fn modules_with_tests() -> BTreeMap<String, String> {
+    sources(|text| strip_comments(text).join("\n"))
+}
+
+/// Every module of the library by path, its source read through `read`.
+fn sources(read: impl Fn(&str) -> String) -> BTreeMap<String, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut found = BTreeMap::new();
     let mut folders = vec![root.clone()];
@@ -43,7 +53,7 @@ fn modules() -> BTreeMap<String, String> {
                 let name = module_name(&root, &path);
                 if name != "lib" && name != "main" {
                     let text = std::fs::read_to_string(&path).expect("a source file");
-                    found.insert(name, strip(&text));
+                    found.insert(name, read(&text));
                 }
             }
         }
@@ -70,13 +80,7 @@ fn module_name(root: &Path, path: &Path) -> String {
 /// `#[cfg(test)]`: the whole file else, what comes after a test module
 /// included.
 fn strip(text: &str) -> String {
-    let lines: Vec<&str> = text
-        .lines()
-        .map(|line| match line.find("//") {
-            Some(at) => &line[..at],
-            None => line,
-        })
-        .collect();
+    let lines = strip_comments(text);
     let mut code = Vec::new();
     let mut at = 0;
     while at < lines.len() {
@@ -88,6 +92,16 @@ fn strip(text: &str) -> String {
         }
     }
     code.join("\n")
+}
+
+/// The lines of a file, each less its comment.
+fn strip_comments(text: &str) -> Vec<&str> {
+    text.lines()
+        .map(|line| match line.find("//") {
+            Some(at) => &line[..at],
+            None => line,
+        })
+        .collect()
 }
 
 /// The line after the item that starts at line `at` (past its attributes):
@@ -250,6 +264,27 @@ fn stages_import_only_the_stages_below() {
     assert!(
         wrong.is_empty(),
         "imports against the flow:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn tests_too_import_only_the_stages_below_or_their_own() {
+    // A test may use its own stage's files both ways (`super::*`), but a
+    // test that reaches a later stage makes a cycle of stages all the same.
+    let modules = modules_with_tests();
+    let known: BTreeSet<String> = modules.keys().cloned().collect();
+    let mut wrong = Vec::new();
+    for (module, code) in &modules {
+        for imported in imports(module, code, &known, &modules) {
+            if stage(&imported) > stage(module) {
+                wrong.push(format!("{module} imports {imported}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "test code against the flow:\n{}",
         wrong.join("\n")
     );
 }

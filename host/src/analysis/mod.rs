@@ -31,6 +31,8 @@ pub mod cost;
 pub mod drift;
 pub mod epochs;
 pub mod estimate;
+#[cfg(test)]
+pub(crate) mod fixtures;
 pub mod gate;
 pub mod groups;
 pub mod interval;

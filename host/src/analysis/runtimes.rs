@@ -314,9 +314,7 @@ fn engine_mean(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::export::fixtures::{
-        compare_report, failed, figures_from, measured, samples,
-    };
+    use crate::analysis::fixtures::{compare_report, failed, figures_from, measured, samples};
     use crate::results::{SuiteRatio, SuiteVerdicts};
 
     /// A row of `benchmark` under `engine` whose epochs sit around `median`.

@@ -19,6 +19,7 @@ use anyhow::{Result, bail};
 
 use crate::analysis::runtimes::runtime_view;
 use crate::analysis::suite::summarize;
+use crate::options::EngineConfig;
 use crate::output::escape::terminal;
 use crate::results::{Foreign, MergedExport, RunReport};
 
@@ -56,9 +57,7 @@ pub fn merge_runs(runs: Vec<(PathBuf, RunReport)>) -> Result<RunReport> {
     merged.shards.dedup();
     merged.suite = summarize(&merged.results);
     let reference = (merged.runtimes.as_ref()).map(|v| v.reference.clone());
-    let order: Vec<Foreign> = (merged.environment.engines.iter())
-        .map(|e| Foreign::new(e.short_name()))
-        .collect();
+    let order = EngineConfig::short_names(&merged.environment.engines);
     merged.runtimes = runtime_view(
         &merged.results,
         &order,
@@ -151,13 +150,13 @@ fn busy_warnings(exports: &[MergedExport]) -> Vec<Foreign> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::export::fixtures::{fixed_figures, measured, run_report, samples};
+    use crate::analysis::fixtures::{fixed_figures, measured, run_report, samples};
     use crate::results::BenchResult;
     use anyhow::Context;
 
     #[test]
     fn a_merge_reads_every_shard_across_the_engines_against_the_same_reference() -> Result<()> {
-        let whole = crate::output::export::fixtures::runtimes_run_report();
+        let whole = crate::analysis::fixtures::runtimes_run_report();
         let (mut a, mut b) = (whole.clone(), whole);
         a.results.retain(|r| r.benchmark == "xor");
         b.results.retain(|r| r.benchmark != "xor");

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::output::export::fixtures;
+use crate::analysis::fixtures;
 use crate::util::fuzz::{config, json_like};
 
 /// Read `bytes` back as an export, through a file as `host report` does,

@@ -406,6 +406,14 @@ impl EngineConfig {
         }
         .to_string()
     }
+
+    /// The short names of `engines` as rows carry them, in their order.
+    pub fn short_names(engines: &[EngineConfig]) -> Vec<Foreign> {
+        engines
+            .iter()
+            .map(|e| Foreign::new(e.short_name()))
+            .collect()
+    }
 }
 
 /// The compile cache folder: `$WASM_BENCH_CACHE`, else

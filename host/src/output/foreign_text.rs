@@ -13,8 +13,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::analysis::fixtures;
 use crate::options::{EngineConfig, EngineLibrary};
-use crate::output::export::fixtures;
 use crate::output::export::html::html_suite;
 use crate::output::export::suite::{csv_suite, markdown_suite};
 use crate::output::export::{

@@ -160,7 +160,7 @@ pub fn export_line(export: &MergedExport) -> Foreign {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::export::fixtures::run_report;
+    use crate::analysis::fixtures::run_report;
 
     fn export(path: &str, cpu: &str, seed: u64, empty_call_ns: f64) -> MergedExport {
         let mut environment = run_report().environment;

@@ -139,7 +139,7 @@ pub fn write_view(out: &mut dyn Write, view: &RuntimeView) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::export::fixtures::runtimes_run_report;
+    use crate::analysis::fixtures::runtimes_run_report;
 
     #[test]
     fn the_terminal_table_aligns_its_columns_and_names_the_fastest() {

@@ -33,7 +33,7 @@ use crate::benchmark::parent::supervisor::Subprocesses;
 use crate::benchmark::progress::Progress;
 use crate::benchmark::protocol::{Job, RowJob, Task};
 use crate::guest::sandbox;
-use crate::options::{Metric, PinRequest, Settings};
+use crate::options::{EngineConfig, Metric, PinRequest, Settings};
 use crate::platform::gaps::{self, Interruptions};
 use crate::results::baseline::Saved;
 use crate::results::{BenchResult, Environment, Foreign, RunReport, Tool};
@@ -401,7 +401,7 @@ impl Run<'_> {
             suite: crate::analysis::suite::summarize(&results),
             runtimes: crate::analysis::runtimes::runtime_view(
                 &results,
-                &engine_names(&self.settings.engines),
+                &EngineConfig::short_names(&self.settings.engines),
                 self.settings.reference.clone().map(Foreign::from).as_ref(),
                 self.settings.drift_pct / 100.0,
                 seed,
@@ -414,12 +414,4 @@ impl Run<'_> {
             merged_from: Vec::new(),
         })
     }
-}
-
-/// The engines' names as rows carry them, in `--engine` order.
-fn engine_names(engines: &[crate::options::EngineConfig]) -> Vec<Foreign> {
-    engines
-        .iter()
-        .map(|e| Foreign::new(e.short_name()))
-        .collect()
 }

@@ -73,7 +73,7 @@ fn to_value(metric: &Metric) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::export::fixtures;
+    use crate::analysis::fixtures;
 
     #[test]
     fn measured_rows_become_latencies_with_their_interval() -> serde_json::Result<()> {

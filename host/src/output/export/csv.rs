@@ -192,7 +192,7 @@ pub(super) fn number(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::export::fixtures;
+    use crate::analysis::fixtures;
 
     #[test]
     fn each_row_carries_its_place_in_the_runtime_view() {

@@ -88,7 +88,7 @@ fn round_to(x: f64, digits: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::export::fixtures;
+    use crate::analysis::fixtures;
 
     #[test]
     fn measured_rows_become_entries_and_failures_are_left_out() -> serde_json::Result<()> {

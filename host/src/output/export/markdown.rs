@@ -158,7 +158,7 @@ fn results_table(results: &[BenchResult]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::export::fixtures;
+    use crate::analysis::fixtures;
 
     #[test]
     fn the_runtime_view_has_a_row_per_benchmark_with_every_engine() {

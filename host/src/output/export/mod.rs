@@ -32,9 +32,6 @@ pub mod html;
 pub mod markdown;
 pub mod suite;
 
-#[cfg(test)]
-pub(crate) mod fixtures;
-
 pub use bencher::bencher_run;
 pub use csv::{csv_compare, csv_run};
 pub use dashboard::dashboard_run;

@@ -6,7 +6,7 @@ use super::histogram::evenly;
 use std::error::Error;
 
 use super::*;
-use crate::output::export::fixtures;
+use crate::analysis::fixtures;
 use crate::output::export::html::palette::MAX_STRIP_POINTS;
 use crate::results::{Complexity, Figures};
 

@@ -1,4 +1,5 @@
-//! Hand-made reports for the export tests: a small run report with fixed
+//! Hand-made rows and reports for the tests of analysis and the stages
+//! after it (output, command): a small run report with fixed
 //! figures (for exact snapshots), and realistic reports built from generated
 //! samples (for the plots).
 
