@@ -124,6 +124,47 @@ fn wasmi_measures_workloads_and_an_empty_guest_of_zero() -> TestResult {
     measures_like_wasmtime("wasmi")
 }
 
+/// `--engine cranelift:pooling` measures under wasmtime's pooling
+/// allocator, and every workload row, an empty guest's too, says how its
+/// fresh instances start: in the row, and in the runtime view against the
+/// reference's.
+#[test]
+fn the_pooling_allocator_is_an_engine_and_every_row_starts() -> TestResult {
+    let files = [workloads().join("empty.wasm"), workloads().join("xor.wasm")];
+    let (report, stderr) = json(&mut run(&files, &["cranelift", "cranelift:pooling"]))?;
+    let engines = report["environment"]["engines"]
+        .as_array()
+        .ok_or("no engines")?;
+    assert_eq!(engines[1]["allocation"], "pooling", "{engines:?}");
+    assert!(engines[0]["allocation"].is_null(), "{engines:?}");
+    for name in [
+        "empty[cranelift]",
+        "empty[cranelift:pooling]",
+        "xor[cranelift:pooling]",
+    ] {
+        let row = row(&report, name)?;
+        assert!(row["error"].is_null(), "{row}\n{stderr}");
+        for phase in ["instantiate_ns", "first_call_ns"] {
+            let p = &row["start"][phase];
+            let figure = |key: &str| p[key].as_f64().unwrap_or(f64::NAN);
+            let (low, median, high) = (figure("ci95_low"), figure("median"), figure("ci95_high"));
+            assert!(
+                median > 0.0 && low <= median && median <= high,
+                "{name} {phase}: {p}"
+            );
+            // At least three fresh instances in each of the two processes.
+            assert!(p["samples"].as_u64().is_some_and(|n| n >= 6), "{p}");
+        }
+    }
+    let empty = &report["runtimes"]["benchmarks"][0];
+    assert_eq!(empty["benchmark"], "empty", "{empty}");
+    let cells = empty["cells"].as_array().ok_or("no cells")?;
+    assert!(cells[0]["start"]["instantiate_ratio"].is_null(), "{empty}");
+    let pooled = &cells[1]["start"]["instantiate_ratio"];
+    assert!(pooled["ratio"].as_f64().is_some_and(|r| r > 0.0), "{empty}");
+    Ok(())
+}
+
 /// The interpreter is several times slower than Cranelift's code on xor:
 /// a certain verdict (wasmi read 7.4× slower here; 2× is the margin).
 #[test]

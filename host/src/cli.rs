@@ -298,7 +298,8 @@ pub struct ExportArgs {
 /// their list of engines), or an engine library.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EngineArg {
-    /// An engine's name or alias (`cranelift`, `wasmi`, `singlepass`).
+    /// An engine's name or alias (`cranelift`, `wasmi`, `singlepass`), with
+    /// an option after a colon (`cranelift:pooling`).
     Named(String),
     /// The path of an engine library.
     Library(PathBuf),
@@ -315,7 +316,7 @@ impl EngineArg {
             name if !name.is_empty()
                 && name
                     .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') =>
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == ':') =>
             {
                 Ok(EngineArg::Named(name.to_string()))
             }

@@ -126,6 +126,7 @@ pub fn fixed_figures(samples: Vec<Vec<f64>>) -> Figures {
             pauses_total: 0,
         },
         phases: None,
+        start: None,
         fuel_per_op: None,
         indistinguishable_from_empty: false,
         precision_reached: true,

@@ -12,13 +12,15 @@
 //! geometric means take the benchmarks as independent
 //! ([`suite::geometric_mean_ratio`]). A row with no measurable work
 //! ([`crate::results::Figures::measurable_work`]) has a median but no
-//! ratio: its median is noise around zero.
+//! ratio: its median is noise around zero. A cell also holds how the
+//! row's fresh instances started, each phase over the reference's with
+//! the two intervals joined the same way (an empty guest's too).
 
 use crate::analysis::stats::RESAMPLES_FINAL;
 use crate::analysis::{suite, verdict};
 use crate::results::{
     BenchResult, EngineMean, Figures, Foreign, Ratio, RuntimeBenchmark, RuntimeCell, RuntimeView,
-    SuiteBenchmark, SuiteComparison,
+    StartCell, StartPhase, SuiteBenchmark, SuiteComparison,
 };
 
 /// The view of `results` across their engines, in the order of `order`
@@ -207,7 +209,15 @@ fn benchmark(
                 (false, Some(f), Some(b)) => ratio_of(f, b, drift, seed.wrapping_add(k as u64)),
                 _ => None,
             };
-            cell(engine, row_of(engine).copied(), ratio)
+            let start = start_cell(
+                row_of(engine).and_then(|r| r.figures.as_ref()),
+                row_of(reference).and_then(|r| r.figures.as_ref()),
+                engine == reference,
+            );
+            RuntimeCell {
+                start,
+                ..cell(engine, row_of(engine).copied(), ratio)
+            }
         })
         .collect();
     let mut ranked: Vec<(&Foreign, &Figures)> = engines
@@ -245,18 +255,61 @@ fn ratio_of(f: &Figures, base: &Figures, drift: f64, seed: u64) -> Option<Ratio>
         seed,
     )?;
     let (a, b) = (&f.ns_per_op, &base.ns_per_op);
-    let value = a.median / b.median;
+    let Some(joined) = joined(
+        (a.median, a.ci95_this_run_low, a.ci95_this_run_high),
+        (b.median, b.ci95_this_run_low, b.ci95_this_run_high),
+    ) else {
+        return Some(epochs);
+    };
+    Some(Ratio {
+        value: joined.value,
+        low: epochs.low.min(joined.low),
+        high: epochs.high.max(joined.high),
+    })
+}
+
+/// The ratio of two independent medians, each `(median, low, high)`, with
+/// their intervals joined on logs, each side on its own, in quadrature;
+/// `None` unless every figure is a positive number.
+fn joined(a: (f64, f64, f64), b: (f64, f64, f64)) -> Option<Ratio> {
+    let value = a.0 / b.0;
     let below = |m: f64, low: f64| (m / low).ln();
     let above = |m: f64, high: f64| (high / m).ln();
-    let down = below(a.median, a.ci95_this_run_low).hypot(above(b.median, b.ci95_this_run_high));
-    let up = above(a.median, a.ci95_this_run_high).hypot(below(b.median, b.ci95_this_run_low));
+    let down = below(a.0, a.1).hypot(above(b.0, b.2));
+    let up = above(a.0, a.2).hypot(below(b.0, b.1));
     if !(value.is_finite() && value > 0.0 && down.is_finite() && up.is_finite()) {
-        return Some(epochs);
+        return None;
     }
     Some(Ratio {
         value,
-        low: epochs.low.min(value * (-down).exp()).min(value),
-        high: epochs.high.max(value * up.exp()).max(value),
+        low: (value * (-down).exp()).min(value),
+        high: (value * up.exp()).max(value),
+    })
+}
+
+/// An engine's start (`f`'s) beside the reference's (`base`'s): each
+/// phase's median and, but for the reference itself, its ratio.
+fn start_cell(
+    f: Option<&Figures>,
+    base: Option<&Figures>,
+    is_reference: bool,
+) -> Option<StartCell> {
+    let start = f?.start.as_ref()?;
+    let base = base
+        .and_then(|b| b.start.as_ref())
+        .filter(|_| !is_reference);
+    let ratio = |p: &StartPhase, q: Option<&StartPhase>| {
+        let q = q?;
+        joined(
+            (p.median, p.ci95_low, p.ci95_high),
+            (q.median, q.ci95_low, q.ci95_high),
+        )
+    };
+    Some(StartCell {
+        instantiate_ns: start.instantiate_ns.median,
+        instantiate_ratio: ratio(&start.instantiate_ns, base.map(|b| &b.instantiate_ns)),
+        first_call_ns: start.first_call_ns.median,
+        first_call_ratio: ratio(&start.first_call_ns, base.map(|b| &b.first_call_ns)),
     })
 }
 
@@ -276,6 +329,7 @@ fn cell(engine: &Foreign, row: Option<&BenchResult>, ratio: Option<Ratio>) -> Ru
         median_ns,
         ratio,
         error,
+        start: None,
     }
 }
 
@@ -521,6 +575,51 @@ mod tests {
         let alone = runtime_view(&rows(), &[], None, 0.0, 7).expect("a view");
         let narrow = alone.benchmarks[0].cells[1].ratio.expect("a ratio");
         assert!(narrow.low > 11.0 && narrow.high < 13.0, "{narrow:?}");
+    }
+
+    /// `row` with its fresh instances' start: `instantiate` and `first`
+    /// ns, each ±5%.
+    fn started(mut r: BenchResult, instantiate: f64, first: f64) -> BenchResult {
+        let phase = |m: f64| StartPhase {
+            median: m,
+            ci95_low: m * 0.95,
+            ci95_high: m * 1.05,
+            min: m * 0.9,
+            max: m * 1.1,
+            samples: 30,
+        };
+        if let Some(f) = r.figures.as_mut() {
+            f.start = Some(crate::results::Start {
+                instantiate_ns: phase(instantiate),
+                first_call_ns: phase(first),
+            });
+        }
+        r
+    }
+
+    #[test]
+    fn a_cell_starts_against_the_reference_even_without_measurable_work() {
+        let mut results = rows();
+        results[0] = started(results[0].clone(), 20_000.0, 100.0);
+        results[1] = started(results[1].clone(), 10_000.0, 300.0);
+        results[0]
+            .figures
+            .as_mut()
+            .expect("figures")
+            .no_measurable_work = true;
+        let view = runtime_view(&results, &[], None, 0.0, 7).expect("a view");
+        let xor = &view.benchmarks[0];
+        let reference = xor.cells[0].start.expect("a start");
+        assert_eq!(reference.instantiate_ns, 20_000.0);
+        assert!(reference.instantiate_ratio.is_none() && reference.first_call_ratio.is_none());
+        let wasmi = xor.cells[1].start.expect("a start");
+        let halved = wasmi.instantiate_ratio.expect("a ratio");
+        assert!((halved.value - 0.5).abs() < 1e-12, "{halved:?}");
+        // ±5% on each side, joined in quadrature: about ±7%.
+        let spread = (halved.high / halved.value).ln();
+        assert!((spread - 0.05f64.ln_1p().hypot(0.05f64.ln_1p())).abs() < 0.01);
+        assert!((wasmi.first_call_ratio.expect("a ratio").value - 3.0).abs() < 1e-12);
+        assert!(xor.cells[2].start.is_none(), "v8's row has none");
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::platform::gaps;
 use crate::results::notes::{Undisturbed, Widened};
 use crate::results::{
     Checksum, Counts, DriftFigures, Durations, Figures, Measurement, Note, Notes, NsPerOp, Pauses,
-    PhaseStats, ProcessFigures, Series, Time, WarmupFigures,
+    PhaseStats, ProcessFigures, Series, StartPhase, Time, WarmupFigures,
 };
 
 /// What came before measurement: the kind of workload, and how long
@@ -102,6 +102,23 @@ pub fn phase_stats(values: &[f64]) -> PhaseStats {
     }
 }
 
+/// One phase of a workload's start from each process's values (a block
+/// each): the median with a 95% interval that resamples whole processes,
+/// so that processes which disagree widen it.
+pub fn start_phase(blocks: &[Vec<f64>], seed: u64) -> StartPhase {
+    let all: Vec<f64> = blocks.concat();
+    let (ci95_low, ci95_high) = stats::median_ci(blocks, 0.95, stats::RESAMPLES_FINAL, seed);
+    let stats = phase_stats(&all);
+    StartPhase {
+        median: stats.median,
+        ci95_low,
+        ci95_high,
+        min: stats.min,
+        max: stats.max,
+        samples: stats.samples,
+    }
+}
+
 pub use crate::analysis::interval::Drift;
 
 /// Summarise the measurements of a row's processes, `estimate` from them
@@ -170,6 +187,7 @@ pub fn figures(
             pauses_total: m.total_pauses(),
         },
         phases: None,
+        start: None,
         fuel_per_op: None,
         indistinguishable_from_empty: indistinguishable,
         no_measurable_work: indistinguishable && m.count_capped,

@@ -274,6 +274,18 @@ pub struct ProcessSample {
     /// cache load) of the file.
     #[serde(default)]
     pub compile_ms: Option<f64>,
+    /// `run(count, seed)` workloads: fresh instances' start (boxed: the
+    /// events stay small).
+    #[serde(default)]
+    pub start: Option<Box<StartSample>>,
+}
+
+/// What fresh instances of a workload took in one process, in ns, one
+/// value per instance: their instantiation and their first call.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct StartSample {
+    pub instantiate_ns: Vec<f64>,
+    pub first_call_ns: Vec<f64>,
 }
 
 /// What a program adds to a [`ProcessSample`].

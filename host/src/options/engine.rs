@@ -340,6 +340,54 @@ pub struct EngineConfig {
     /// crate versions, `node --version` with V8's own for v8.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// How wasmtime allocates an instance's memories and tables
+    /// (`--engine cranelift:pooling`).
+    #[serde(default, skip_serializing_if = "Allocation::is_on_demand")]
+    pub allocation: Allocation,
+}
+
+/// How wasmtime allocates the memories, tables and instances of a store:
+/// on demand at each instantiation (its default), or from a pool reserved
+/// when the engine is made, reused from one instance to the next, with
+/// copy-on-write memory images in both (wasmtime's default).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Allocation {
+    #[default]
+    OnDemand,
+    Pooling,
+}
+
+impl Allocation {
+    /// The options `--engine NAME:OPTION` takes, for wasmtime's engines.
+    pub const OPTIONS: &[(&str, Allocation)] = &[("pooling", Allocation::Pooling)];
+
+    pub fn is_on_demand(&self) -> bool {
+        *self == Allocation::OnDemand
+    }
+
+    /// The option `--engine` spells it with, if any.
+    pub fn option(&self) -> Option<&'static str> {
+        Self::OPTIONS
+            .iter()
+            .find(|(_, a)| a == self)
+            .map(|(name, _)| *name)
+    }
+
+    /// The allocation `option` of `--engine NAME:OPTION` names.
+    fn named(engine: &str, option: &str) -> Result<Allocation> {
+        match Self::OPTIONS.iter().find(|(name, _)| *name == option) {
+            Some((_, allocation)) => Ok(*allocation),
+            None => bail!(
+                "--engine {engine}: unknown option `{option}` (known: {})",
+                Self::OPTIONS
+                    .iter()
+                    .map(|(name, _)| *name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
 }
 
 impl Default for EngineConfig {
@@ -351,6 +399,7 @@ impl Default for EngineConfig {
             library: None,
             runtime: Runtime::Wasmtime,
             version: None,
+            allocation: Allocation::OnDemand,
         }
     }
 }
@@ -385,13 +434,17 @@ impl EngineConfig {
         if self.wasm != WasmFlags::default() {
             words.push_str(&format!(" -W {}", self.wasm));
         }
+        if self.allocation == Allocation::Pooling {
+            words.push_str(", pooling allocator");
+        }
         Foreign::new(words)
     }
 }
 
 impl EngineConfig {
-    /// A short name for row suffixes: `cranelift`, `winch`, `pulley`, or
-    /// an engine library's file stem (`main` for `./main.so`).
+    /// A short name for row suffixes: `cranelift`, `winch`, `pulley` (with
+    /// its option: `cranelift:pooling`), another runtime's name, or an
+    /// engine library's file stem (`main` for `./main.so`).
     pub fn short_name(&self) -> String {
         if let Some(library) = &self.library {
             return library.name();
@@ -399,12 +452,15 @@ impl EngineConfig {
         if self.runtime != Runtime::Wasmtime {
             return self.runtime.name().to_string();
         }
-        match self.compiler {
+        let compiler = match self.compiler {
             Compiler::Cranelift => "cranelift",
             Compiler::Winch => "winch",
             Compiler::Pulley => "pulley",
+        };
+        match self.allocation.option() {
+            Some(option) => format!("{compiler}:{option}"),
+            None => compiler.to_string(),
         }
-        .to_string()
     }
 
     /// The short names of `engines` as rows carry them, in their order.
@@ -427,6 +483,35 @@ pub fn default_cache_folder() -> Option<PathBuf> {
         return Some(dir.join("wasm-bench"));
     }
     std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache").join("wasm-bench"))
+}
+
+/// The configuration `--engine NAME[:OPTION]` names: an option (`pooling`)
+/// is wasmtime's alone.
+fn named_config(spelled: &str, opt_level: OptimizeFor, wasm: WasmFlags) -> Result<EngineConfig> {
+    let (name, option) = match spelled.split_once(':') {
+        Some((name, option)) => (name, Some(option)),
+        None => (spelled, None),
+    };
+    Ok(match (KnownEngine::named(name)?.runs, option) {
+        (Runs::Runtime(runtime), None) => EngineConfig {
+            runtime,
+            ..EngineConfig::default()
+        },
+        (Runs::Runtime(runtime), Some(option)) => bail!(
+            "--engine {spelled}: `{option}` is an option of wasmtime's engines (cranelift, winch, pulley), not of {}",
+            runtime.name()
+        ),
+        (Runs::Wasmtime(compiler), option) => EngineConfig {
+            compiler,
+            opt_level,
+            wasm,
+            allocation: match option {
+                Some(option) => Allocation::named(spelled, option)?,
+                None => Allocation::OnDemand,
+            },
+            ..EngineConfig::default()
+        },
+    })
 }
 
 /// One engine configuration per `--engine`, without repeats. The values of
@@ -472,20 +557,7 @@ pub(crate) fn engine_configs(
                     ..EngineConfig::default()
                 }
             }
-            EngineArg::Named(name) => match KnownEngine::named(name)?.runs {
-                Runs::Runtime(runtime) => EngineConfig {
-                    runtime,
-                    ..EngineConfig::default()
-                },
-                Runs::Wasmtime(compiler) => EngineConfig {
-                    compiler,
-                    opt_level,
-                    wasm,
-                    library: None,
-                    runtime: Runtime::Wasmtime,
-                    version: None,
-                },
-            },
+            EngineArg::Named(spelled) => named_config(spelled, opt_level, wasm)?,
         };
         if !configs.contains(&config) {
             configs.push(config);
@@ -506,6 +578,36 @@ mod tests {
 
     fn parse(value: &str) -> Result<WasmFlags> {
         WasmFlags::parse(&[value.to_string()])
+    }
+
+    fn configs(names: &[&str]) -> Result<Vec<EngineConfig>> {
+        let engines: Vec<EngineArg> = (names.iter())
+            .map(|n| EngineArg::Named(n.to_string()))
+            .collect();
+        engine_configs(&engines, &[], OptLevelArg::Speed, WasmFlags::default())
+    }
+
+    #[test]
+    fn a_wasmtime_engine_takes_the_pooling_allocator_after_a_colon() -> Result<()> {
+        let found = configs(&["cranelift", "cranelift:pooling", "winch:pooling"])?;
+        let names: Vec<String> = found.iter().map(EngineConfig::short_name).collect();
+        assert_eq!(names, ["cranelift", "cranelift:pooling", "winch:pooling"]);
+        assert_eq!(found[1].allocation, Allocation::Pooling);
+        assert_eq!(found[1].compiler, Compiler::Cranelift);
+        assert!(
+            found[1]
+                .describe()
+                .unescaped()
+                .ends_with("pooling allocator")
+        );
+        let other = configs(&["wasmi:pooling"]).err().context("accepted")?;
+        assert!(other.to_string().contains("wasmtime's engines"), "{other}");
+        let unknown = configs(&["cranelift:nope"]).err().context("accepted")?;
+        assert!(
+            unknown.to_string().contains("unknown option `nope`"),
+            "{unknown}"
+        );
+        Ok(())
     }
 
     #[test]

@@ -6,6 +6,7 @@
 use std::fmt;
 
 use crate::guest::program::TimedRegion;
+use crate::guest::runtime::wasmtime::cache::CacheOutcome;
 use crate::options::Headline;
 use crate::output::units::{
     decimals_apart, format_count, format_err_pct, format_interval_in, format_ns, format_rate,
@@ -13,8 +14,8 @@ use crate::output::units::{
 };
 use crate::results::notes::{Note, Undisturbed, Widened};
 use crate::results::{
-    BaselineComparison, BenchResult, CallgrindCounts, Costs, Figures, Foreign, HardwareCounts,
-    Phases, ProcessGroup, WarmupFigures,
+    BaselineComparison, BenchResult, CallgrindCounts, Costs, Durations, Figures, Foreign,
+    HardwareCounts, Phases, ProcessGroup, Start, StartPhase, WarmupFigures,
 };
 use crate::util::bytes::format_bytes;
 
@@ -129,6 +130,31 @@ pub fn phases_line(p: &Phases, warmup: &WarmupFigures) -> String {
         format_ns(p.execute_ns.median),
         p.execute_ns.samples,
         warmup.warmup_rounds
+    )
+}
+
+/// How a workload's fresh instances start, on one line: the compile (the
+/// runtime's own, else the host's or its cache's load), the instantiation
+/// and the first call, each with its interval.
+pub fn start_line(start: &Start, durations: &Durations) -> String {
+    let phase = |p: &StartPhase| {
+        format!(
+            "{} [{}, {}]",
+            format_ns(p.median),
+            format_ns(p.ci95_low),
+            format_ns(p.ci95_high)
+        )
+    };
+    format!(
+        "start: compile {:.2} ms{} · instantiate {} · first call {}, medians of {} fresh instances",
+        durations.compile_ms,
+        match durations.compile_cache {
+            CacheOutcome::Hit => " (loaded from the cache)",
+            _ => "",
+        },
+        phase(&start.instantiate_ns),
+        phase(&start.first_call_ns),
+        start.instantiate_ns.samples
     )
 }
 

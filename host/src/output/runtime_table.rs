@@ -1,7 +1,8 @@
 //! The runtime view ([`RuntimeView`]) as every format shows it: the
 //! columns, each cell's text (an engine's median and its ratio to the
 //! reference with the interval), an engine's geometric mean, the fastest
-//! engine and how clearly; and the terminal's table of them. Cell texts
+//! engine and how clearly, how fresh instances start; and the terminal's
+//! tables of them. Cell texts
 //! are made of numbers only; names (benchmarks, engines) are outside text,
 //! escaped by each format with the function it passes in.
 
@@ -9,7 +10,9 @@ use std::io::{self, Write};
 
 use crate::output::escape::terminal;
 use crate::output::units::{decimals_apart, format_ns};
-use crate::results::{EngineMean, Foreign, Ratio, RuntimeBenchmark, RuntimeCell, RuntimeView};
+use crate::results::{
+    EngineMean, Foreign, Ratio, RuntimeBenchmark, RuntimeCell, RuntimeView, StartCell,
+};
 
 /// What the table shows, in a sentence (names escaped by `escape`).
 pub fn caption(view: &RuntimeView, escape: impl Fn(&Foreign) -> String) -> String {
@@ -106,25 +109,76 @@ pub fn fastest_text(b: &RuntimeBenchmark, escape: impl Fn(&Foreign) -> String) -
     }
 }
 
-/// The view as an aligned table on the terminal, under its caption.
+/// The start of fresh instances, in a sentence.
+pub const START_CAPTION: &str = "How fresh instances start under each engine: the median instantiation, then the median first call (`run(1, seed)` of a fresh instance, its fixed cost included), each with its ratio to the reference and the 95% interval. The first call is cold as a fresh instance is, not as a cold machine is.";
+
+/// One benchmark's start cells, in the header's order (`-` where an
+/// engine has none), the two phases joined by `join`; `None` when no
+/// engine has one.
+pub fn start_row(
+    b: &RuntimeBenchmark,
+    escape: impl Fn(&Foreign) -> String,
+    join: &str,
+) -> Option<Vec<String>> {
+    b.cells.iter().any(|c| c.start.is_some()).then(|| {
+        std::iter::once(escape(&b.benchmark))
+            .chain(b.cells.iter().map(|c| match &c.start {
+                Some(start) => start_text(start, join),
+                None => "-".to_string(),
+            }))
+            .collect()
+    })
+}
+
+/// A start cell: each phase's median and its ratio, joined by `join`.
+fn start_text(start: &StartCell, join: &str) -> String {
+    let phase = |median: f64, ratio: Option<Ratio>| match ratio {
+        Some(r) => format!("{} {}", format_ns(median), ratio_text(&r)),
+        None => format_ns(median),
+    };
+    format!(
+        "{}{join}{}",
+        phase(start.instantiate_ns, start.instantiate_ratio),
+        phase(start.first_call_ns, start.first_call_ratio)
+    )
+}
+
+/// The view as aligned tables on the terminal, each under its caption:
+/// the steady state, then how fresh instances start, where they were
+/// measured.
 pub fn write_view(out: &mut dyn Write, view: &RuntimeView) -> io::Result<()> {
     let escape = |f: &Foreign| terminal(f).into_owned();
     let mut lines = vec![header(view, escape)];
     lines.extend(view.benchmarks.iter().map(|b| row(b, escape, " ")));
     lines.push(means_row(view));
     lines.push(fastest_row(view));
-    let columns = lines[0].len();
+    writeln!(out, "runtimes: {}", caption(view, escape))?;
+    write_aligned(out, &lines)?;
+    let starts: Vec<Vec<String>> = (view.benchmarks.iter())
+        .filter_map(|b| start_row(b, escape, " · "))
+        .collect();
+    if !starts.is_empty() {
+        let mut header = header(view, escape);
+        header.pop();
+        writeln!(out, "start: {START_CAPTION}")?;
+        write_aligned(out, &[vec![header], starts].concat())?;
+    }
+    Ok(())
+}
+
+/// `lines` of cells as columns, each as wide as its widest cell.
+fn write_aligned(out: &mut dyn Write, lines: &[Vec<String>]) -> io::Result<()> {
+    let columns = lines.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {
-            lines
-                .iter()
-                .map(|l| l[c].chars().count())
+            (lines.iter())
+                .filter_map(|l| l.get(c))
+                .map(|cell| cell.chars().count())
                 .max()
                 .unwrap_or(0)
         })
         .collect();
-    writeln!(out, "runtimes: {}", caption(view, escape))?;
-    for line in &lines {
+    for line in lines {
         let mut text = String::new();
         for (cell, width) in line.iter().zip(&widths) {
             let pad = width - cell.chars().count();

@@ -9,7 +9,9 @@ use std::io::{self, Write};
 use anstyle::{AnsiColor, Style};
 
 use crate::options::SeedRule;
-use crate::output::cells::{Cells, callgrind_line, costs_line, counters_line, phases_line};
+use crate::output::cells::{
+    Cells, callgrind_line, costs_line, counters_line, phases_line, start_line,
+};
 use crate::output::escape::{Text, terminal};
 use crate::output::merged;
 use crate::output::units::format_ns;
@@ -231,12 +233,15 @@ impl<W: Write> Table<W> {
             // The bundled empty guests check the instrument (their per-op
             // time must be 0): say what the row is, plainly, rather than alarm (the JSON keeps
             // every figure and note).
-            return writeln!(
+            writeln!(
                 self.out,
                 "{:<w$}  {DIM}no measurable work: 0 per op, as an empty guest must be{DIM:#}",
                 terminal(&result.name)
-            )
-            .and_then(|()| self.out.flush());
+            )?;
+            if let Some(start) = &f.start {
+                writeln!(self.out, "{:<w$}  {}", "", start_line(start, &f.durations))?;
+            }
+            return self.out.flush();
         }
         let cells = Cells::of(f);
         writeln!(
@@ -253,6 +258,9 @@ impl<W: Write> Table<W> {
         )?;
         if let Some(p) = &f.phases {
             writeln!(self.out, "{:<w$}  {}", "", phases_line(p, &f.warmup))?;
+        }
+        if let Some(start) = &f.start {
+            writeln!(self.out, "{:<w$}  {}", "", start_line(start, &f.durations))?;
         }
         if let Some(fuel) = f.fuel_per_op {
             writeln!(self.out, "{:<w$}  instructions: {fuel:.2} per op", "")?;

@@ -179,6 +179,10 @@ pub struct Figures {
     /// Program workloads: compile, instantiate and execute phases.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phases: Option<Phases>,
+    /// `run(count, seed)` workloads: how fresh instances start, besides
+    /// the steady state the per-op time is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Start>,
     /// Wasm instructions per op (fuel), with `--metric instructions`.
     pub fuel_per_op: Option<f64>,
     /// True when the per-op time cannot be told apart from the empty guest.
@@ -489,6 +493,33 @@ pub struct Phases {
     /// (the execute phase's are the row's `callgrind`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instantiate_callgrind: Option<CallgrindCounts>,
+}
+
+/// How a `run(count, seed)` workload starts: fresh instances made one
+/// after another in each process, after its sampling, each instantiated
+/// (as the row's own instance was: neither setup nor a compile included)
+/// and called once, `run(1, seed)`. That first call is cold as a fresh
+/// instance is (memory and tables untouched, lazy parts of the runtime
+/// not yet run), not as a cold machine is: the code was run before.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Start {
+    pub instantiate_ns: StartPhase,
+    /// The whole first call, in ns: its fixed cost included, its pauses
+    /// not.
+    pub first_call_ns: StartPhase,
+}
+
+/// One phase of [`Start`] over every fresh instance of every process, in
+/// ns: the median with a 95% interval that resamples whole processes.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StartPhase {
+    pub median: f64,
+    pub ci95_low: f64,
+    pub ci95_high: f64,
+    pub min: f64,
+    pub max: f64,
+    /// Fresh instances, over every process.
+    pub samples: usize,
 }
 
 /// Summary of one phase over the iterations, in ns.

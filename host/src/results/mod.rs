@@ -30,12 +30,12 @@ pub use comparison::{
 pub use figures::{
     CallgrindCounts, Checksum, Costs, Counts, DriftFigures, Durations, Figures, HardwareCounts,
     Measurement, NsPerOp, OutlierClass, Outliers, Pauses, PhaseStats, Phases, ProcessFigures,
-    ProcessGroup, Series, StopReason, Time, Warmup, WarmupFigures, exact_per_op,
+    ProcessGroup, Series, Start, StartPhase, StopReason, Time, Warmup, WarmupFigures, exact_per_op,
 };
 pub use notes::{Note, Notes};
 pub use report::{
     BenchResult, Candidate, CompareReport, Complexity, ComplexityResult, Environment, HugePages,
     MergedExport, Row, RunReport, SuiteSummary, Tool,
 };
-pub use runtimes::{EngineMean, RuntimeBenchmark, RuntimeCell, RuntimeView};
+pub use runtimes::{EngineMean, RuntimeBenchmark, RuntimeCell, RuntimeView, StartCell};
 pub use suite_comparison::{SuiteBenchmark, SuiteComparison, SuiteRatio, SuiteVerdicts, Unpaired};

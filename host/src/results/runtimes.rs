@@ -86,6 +86,21 @@ pub struct RuntimeCell {
     pub ratio: Option<Ratio>,
     /// Why there is no figure: the row's error, or that no row ran.
     pub error: Option<Foreign>,
+    /// How the row's fresh instances started, with ratios to the
+    /// reference's (an empty guest's too: its start is work).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<StartCell>,
+}
+
+/// An engine's start on one benchmark: each phase's median, in ns, and its
+/// ratio to the reference engine's with the 95% interval (absent for the
+/// reference itself).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StartCell {
+    pub instantiate_ns: f64,
+    pub instantiate_ratio: Option<Ratio>,
+    pub first_call_ns: f64,
+    pub first_call_ratio: Option<Ratio>,
 }
 
 /// One engine over the benchmarks.

@@ -1,23 +1,23 @@
 //! A row's result from what its processes measured: the figures (located,
 //! summarised by [`crate::analysis::summary`]), with what the counting
-//! passes added, and a program's phases. Written once for `host run` and
+//! passes added, a program's phases and a workload's start. Written once for `host run` and
 //! `host compare`.
 
 use std::time::Duration;
 
 use crate::analysis::estimate::Estimate;
 use crate::analysis::stats;
-use crate::analysis::summary::{self, Drift, Preparation, phase_stats};
+use crate::analysis::summary::{self, Drift, Preparation, phase_stats, start_phase};
 use crate::benchmark::parent::row::{Compiled, Counts, RowState};
 use crate::benchmark::parent::stop::{library_note, precision_reached, under_library};
-use crate::benchmark::protocol::ProcessSample;
+use crate::benchmark::protocol::{ProcessSample, StartSample};
 use crate::guest::name::file_stem;
 use crate::guest::program::TimedRegion;
 use crate::guest::program::output::expected_files;
 use crate::guest::runtime::wasmtime::cache::CacheOutcome;
 use crate::options::Runtime;
 use crate::options::Settings;
-use crate::results::{BenchResult, Figures, Measurement, Note, Notes, Phases};
+use crate::results::{BenchResult, Figures, Measurement, Note, Notes, Phases, Start};
 use crate::util::error::one_line;
 
 /// The figures of a row from every process's sample, `located` from them:
@@ -48,6 +48,7 @@ pub fn figures(
         drift,
     );
     say_why_processes_differ(compiled.runtime, &mut figures.notes);
+    figures.start = start(samples, seed);
     figures.fuel_per_op = samples.iter().find_map(|s| s.fuel_per_op);
     figures.costs = crate::results::Costs {
         peak_memory_bytes: samples.iter().filter_map(|s| s.peak_memory_bytes).max(),
@@ -59,6 +60,25 @@ pub fn figures(
         ..compiled.costs
     };
     figures
+}
+
+/// How the row's fresh instances started, over every process that made
+/// some: each process's values a block.
+fn start(samples: &[ProcessSample], seed: u64) -> Option<Start> {
+    let starts: Vec<&StartSample> = (samples.iter())
+        .filter_map(|s| s.start.as_deref())
+        .filter(|s| !s.instantiate_ns.is_empty())
+        .collect();
+    if starts.is_empty() {
+        return None;
+    }
+    let blocks = |phase: fn(&StartSample) -> &Vec<f64>| -> Vec<Vec<f64>> {
+        starts.iter().map(|s| phase(s).clone()).collect()
+    };
+    Some(Start {
+        instantiate_ns: start_phase(&blocks(|s| &s.instantiate_ns), seed),
+        first_call_ns: start_phase(&blocks(|s| &s.first_call_ns), seed.wrapping_add(1)),
+    })
 }
 
 /// A row's compile phase and where its code came from: the runtime's own

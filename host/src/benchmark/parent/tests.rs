@@ -124,6 +124,26 @@ fn a_precise_row_takes_the_fewest_processes_and_stops() -> Result<()> {
 }
 
 #[test]
+fn a_row_starts_as_its_processes_fresh_instances_did() -> Result<()> {
+    let settings = settings(&["--precision", "1"])?;
+    let fake = Fake::new(|n, job| fake::measuring(job, |_| 1e6 + n as f64));
+    let (report, _) = schedule(&settings, &["a"], &fake)?;
+    let figures = result(&report, "a").figures.as_ref().expect("measured");
+    let start = figures.start.as_ref().expect("a start");
+    // Each fake process made three instances: 900, 1000, 1100 ns.
+    assert_eq!(start.instantiate_ns.samples, 3 * fake.started());
+    assert_eq!(start.instantiate_ns.median, 1000.0);
+    assert_eq!(
+        (start.instantiate_ns.min, start.instantiate_ns.max),
+        (900.0, 1100.0)
+    );
+    assert_eq!(start.first_call_ns.median, 5000.0);
+    let i = &start.instantiate_ns;
+    assert!(i.ci95_low <= i.median && i.median <= i.ci95_high);
+    Ok(())
+}
+
+#[test]
 fn a_row_that_never_settles_stops_at_the_most_processes() -> Result<()> {
     let settings = settings(&["--precision", "1"])?;
     // Every other process twice as slow: the interval never narrows.

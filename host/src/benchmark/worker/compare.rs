@@ -125,6 +125,7 @@ pub fn compare(
                 .instance
                 .compile_time()
                 .map(|t| t.as_secs_f64() * 1e3),
+            start: None,
         });
     }
     Ok(Event::Compared {

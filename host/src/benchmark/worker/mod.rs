@@ -41,6 +41,7 @@ pub mod program;
 pub mod rows;
 pub mod sequence;
 pub mod session;
+pub mod start;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

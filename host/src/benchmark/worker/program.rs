@@ -121,6 +121,7 @@ impl Iterations {
             peak_rss_bytes: None,
             code_bytes: None,
             compile_ms: self.compile_ms,
+            start: None,
             program: Some(ProgramSample {
                 instantiate_ns: self.instantiate_ns,
                 compile_ns: self.compile_ns,

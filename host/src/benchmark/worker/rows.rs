@@ -1,6 +1,7 @@
 //! A row measured in one worker process: a `run(count, seed)` workload
 //! through the measuring sequence ([`crate::benchmark::worker::sequence`]),
-//! with fuel and the hardware counters when asked; a program through its own
+//! with fuel and the hardware counters when asked, then its fresh
+//! instances' start ([`crate::benchmark::worker::start`]); a program through its own
 //! ([`crate::benchmark::worker::program`]).
 
 use std::num::NonZeroU64;
@@ -14,6 +15,7 @@ use crate::benchmark::worker::counters;
 use crate::benchmark::worker::program;
 use crate::benchmark::worker::sequence::{self, Plan};
 use crate::benchmark::worker::session::Session;
+use crate::benchmark::worker::start;
 use crate::guest::Contract;
 use crate::guest::load::Workload;
 
@@ -69,6 +71,13 @@ pub fn measure_row(
         ),
         false => None,
     };
+    let start = start::measure(
+        session,
+        workload,
+        &job.row,
+        calibration.pause_pair_ns,
+        progress,
+    )?;
     Ok(ProcessSample {
         measurement,
         instantiate_ms,
@@ -79,6 +88,7 @@ pub fn measure_row(
         peak_rss_bytes: None,
         code_bytes: instance.code_bytes(),
         compile_ms: instance.compile_time().map(|t| t.as_secs_f64() * 1e3),
+        start: Some(Box::new(start)),
     })
 }
 

@@ -61,6 +61,21 @@ pub(super) fn runtimes_table(view: &RuntimeView) -> String {
     for row in rows.chain(foot) {
         let _ = writeln!(out, "| {} |", row.join(" | "));
     }
+    let starts: Vec<Vec<String>> = (view.benchmarks.iter())
+        .filter_map(|b| runtime_table::start_row(b, escape, " · "))
+        .collect();
+    if !starts.is_empty() {
+        let _ = write!(
+            out,
+            "\nStart: {}\n\n| {} |\n|:---|{}\n",
+            runtime_table::START_CAPTION,
+            header[..header.len() - 1].join(" | "),
+            "---:|".repeat(view.engines.len())
+        );
+        for row in starts {
+            let _ = writeln!(out, "| {} |", row.join(" | "));
+        }
+    }
     out
 }
 

@@ -13,17 +13,20 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use wasmtime::component::Component;
-use wasmtime::{Config, Engine, Module, OptLevel, Strategy};
+use wasmtime::{
+    Config, Engine, InstanceAllocationStrategy, Module, OptLevel, PoolingAllocationConfig, Strategy,
+};
 
 use crate::guest::format::{Code, Format, detect};
 use crate::guest::runtime::wasmtime::cache::{self, CacheOutcome};
-use crate::options::{Compiler, EngineConfig, OptimizeFor, Proposal};
+use crate::options::{Allocation, Compiler, EngineConfig, OptimizeFor, Proposal};
 
 /// The wasmtime configuration of `config`: the compiler, components on, no
 /// wasm backtraces (trap messages stay one line), the default wasm stack
 /// limit (512 KiB): deep recursion ends in a stack-overflow trap. Wasm
 /// proposals keep wasmtime's defaults (GC, exceptions, tail calls, SIMD,
-/// ... on) except those `-W` named.
+/// ... on) except those `-W` named; the pooling allocator where the
+/// configuration asks for it.
 fn wasmtime_config(config: &EngineConfig) -> Result<Config> {
     let mut wasmtime = Config::new();
     match config.compiler {
@@ -47,6 +50,9 @@ fn wasmtime_config(config: &EngineConfig) -> Result<Config> {
     }
     wasmtime.wasm_component_model(true);
     wasmtime.wasm_backtrace_max_frames(None);
+    if config.allocation == Allocation::Pooling {
+        wasmtime.allocation_strategy(pool());
+    }
     for (proposal, on) in config.wasm.settings() {
         match proposal {
             Proposal::Gc => wasmtime.wasm_gc(on),
@@ -69,6 +75,21 @@ fn wasmtime_config(config: &EngineConfig) -> Result<Config> {
         };
     }
     Ok(wasmtime)
+}
+
+/// The pooling allocator of `--engine NAME:pooling`: wasmtime's defaults
+/// (memories up to 4 GiB, copy-on-write images), with room for the few
+/// instances a worker holds at once (the row's, the calibration's empty
+/// guests, a comparison's variants) rather than a thousand of each.
+fn pool() -> InstanceAllocationStrategy {
+    const SLOTS: u32 = 64;
+    let mut pool = PoolingAllocationConfig::default();
+    pool.total_core_instances(SLOTS)
+        .total_component_instances(SLOTS)
+        .total_memories(SLOTS)
+        .total_tables(SLOTS)
+        .total_gc_heaps(SLOTS);
+    InstanceAllocationStrategy::Pooling(pool)
 }
 
 /// Make an engine from a configuration.
