@@ -1786,10 +1786,20 @@ fn instruction_count_failure_is_a_failed_row() -> TestResult {
     assert!(error.contains("counting instructions"), "{error}");
     assert!(error.contains("unreachable"), "{error}");
 
-    // Without counting, the same file measures fine.
+    // Without counting, the same file measures fine; its fresh instances'
+    // first call (count 1) traps, which a note says, the row measured.
     let (code, report, table) = json_run(bench_samples([&path], 3).args(["--count", "1000"]))?;
     assert_eq!(code, Some(0), "{table}");
-    assert_measured(row(&report, "fuel_trap")?)?;
+    let measured = row(&report, "fuel_trap")?;
+    assert_measured(measured)?;
+    let notes = measured["notes"].as_array().ok_or("no notes")?;
+    assert!(
+        notes.iter().any(|n| n
+            .as_str()
+            .is_some_and(|n| n.starts_with("fresh instances' start not measured: "))),
+        "{notes:?}"
+    );
+    assert!(measured["start"].is_null(), "{measured}");
     Ok(())
 }
 

@@ -124,23 +124,29 @@ fn wasmi_measures_workloads_and_an_empty_guest_of_zero() -> TestResult {
     measures_like_wasmtime("wasmi")
 }
 
-/// `--engine cranelift:pooling` measures under wasmtime's pooling
-/// allocator, and every workload row, an empty guest's too, says how its
-/// fresh instances start: in the row, and in the runtime view against the
-/// reference's.
+/// `--engine cranelift:pooling:pre` measures under wasmtime's pooling
+/// allocator with instances made from one `InstancePre`, and every
+/// workload row, an empty guest's too, says how its fresh instances start:
+/// in the row, and in the runtime view against the reference's.
 #[test]
 fn the_pooling_allocator_is_an_engine_and_every_row_starts() -> TestResult {
-    let files = [workloads().join("empty.wasm"), workloads().join("xor.wasm")];
-    let (report, stderr) = json(&mut run(&files, &["cranelift", "cranelift:pooling"]))?;
+    let files = [
+        workloads().join("empty.wasm"),
+        workloads().join("xor.wasm"),
+        workloads().join("xor-component.wasm"),
+    ];
+    let (report, stderr) = json(&mut run(&files, &["cranelift", "cranelift:pooling:pre"]))?;
     let engines = report["environment"]["engines"]
         .as_array()
         .ok_or("no engines")?;
     assert_eq!(engines[1]["allocation"], "pooling", "{engines:?}");
+    assert_eq!(engines[1]["instance_pre"], true, "{engines:?}");
     assert!(engines[0]["allocation"].is_null(), "{engines:?}");
     for name in [
         "empty[cranelift]",
-        "empty[cranelift:pooling]",
-        "xor[cranelift:pooling]",
+        "empty[cranelift:pooling:pre]",
+        "xor[cranelift:pooling:pre]",
+        "xor-component[cranelift:pooling:pre]",
     ] {
         let row = row(&report, name)?;
         assert!(row["error"].is_null(), "{row}\n{stderr}");

@@ -274,7 +274,7 @@ pub struct ProcessSample {
     /// cache load) of the file.
     #[serde(default)]
     pub compile_ms: Option<f64>,
-    /// `run(count, seed)` workloads: fresh instances' start (boxed: the
+    /// Fresh instances' start (a program: the first iteration; boxed: the
     /// events stay small).
     #[serde(default)]
     pub start: Option<Box<StartSample>>,
@@ -286,6 +286,10 @@ pub struct ProcessSample {
 pub struct StartSample {
     pub instantiate_ns: Vec<f64>,
     pub first_call_ns: Vec<f64>,
+    /// Why a fresh instance failed (the error's chain in one line), which
+    /// ended them: the row's own measurement stands.
+    #[serde(default)]
+    pub failed: Option<String>,
 }
 
 /// What a program adds to a [`ProcessSample`].

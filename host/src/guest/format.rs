@@ -69,6 +69,16 @@ impl Code {
         (range.end as usize).saturating_sub(range.start as usize) as u64
     }
 
+    /// Whether `self` and `other` are the same compiled code (not two
+    /// compiles alike): a component by where its image lies in memory.
+    pub fn same(&self, other: &Code) -> bool {
+        match (self, other) {
+            (Code::Module(a), Code::Module(b)) => Module::same(a, b),
+            (Code::Component(a), Code::Component(b)) => a.image_range() == b.image_range(),
+            _ => false,
+        }
+    }
+
     /// The engine the code was compiled for.
     pub fn engine(&self) -> &Engine {
         match self {

@@ -344,6 +344,11 @@ pub struct EngineConfig {
     /// (`--engine cranelift:pooling`).
     #[serde(default, skip_serializing_if = "Allocation::is_on_demand")]
     pub allocation: Allocation,
+    /// wasmtime: instances made from one `InstancePre` per module, its
+    /// imports resolved once (`--engine cranelift:pre`), rather than by
+    /// name at each instantiation.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub instance_pre: bool,
 }
 
 /// How wasmtime allocates the memories, tables and instances of a store:
@@ -359,36 +364,36 @@ pub enum Allocation {
 }
 
 impl Allocation {
-    /// The options `--engine NAME:OPTION` takes, for wasmtime's engines.
-    pub const OPTIONS: &[(&str, Allocation)] = &[("pooling", Allocation::Pooling)];
-
     pub fn is_on_demand(&self) -> bool {
         *self == Allocation::OnDemand
     }
-
-    /// The option `--engine` spells it with, if any.
-    pub fn option(&self) -> Option<&'static str> {
-        Self::OPTIONS
-            .iter()
-            .find(|(_, a)| a == self)
-            .map(|(name, _)| *name)
-    }
-
-    /// The allocation `option` of `--engine NAME:OPTION` names.
-    fn named(engine: &str, option: &str) -> Result<Allocation> {
-        match Self::OPTIONS.iter().find(|(name, _)| *name == option) {
-            Some((_, allocation)) => Ok(*allocation),
-            None => bail!(
-                "--engine {engine}: unknown option `{option}` (known: {})",
-                Self::OPTIONS
-                    .iter()
-                    .map(|(name, _)| *name)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        }
-    }
 }
+
+/// An option of a wasmtime engine, `--engine NAME:OPTION[:OPTION]`.
+pub struct EngineOption {
+    pub name: &'static str,
+    pub what: &'static str,
+    /// Whether `config` has it.
+    pub set: fn(&EngineConfig) -> bool,
+    /// Give it to `config`.
+    pub give: fn(&mut EngineConfig),
+}
+
+/// Every option of wasmtime's engines, in the order names spell them.
+pub const ENGINE_OPTIONS: &[EngineOption] = &[
+    EngineOption {
+        name: "pooling",
+        what: "instances from wasmtime's pooling allocator",
+        set: |c| c.allocation == Allocation::Pooling,
+        give: |c| c.allocation = Allocation::Pooling,
+    },
+    EngineOption {
+        name: "pre",
+        what: "instances made from one InstancePre: the imports resolved once, not at each instantiation",
+        set: |c| c.instance_pre,
+        give: |c| c.instance_pre = true,
+    },
+];
 
 impl Default for EngineConfig {
     fn default() -> Self {
@@ -400,6 +405,7 @@ impl Default for EngineConfig {
             runtime: Runtime::Wasmtime,
             version: None,
             allocation: Allocation::OnDemand,
+            instance_pre: false,
         }
     }
 }
@@ -434,8 +440,8 @@ impl EngineConfig {
         if self.wasm != WasmFlags::default() {
             words.push_str(&format!(" -W {}", self.wasm));
         }
-        if self.allocation == Allocation::Pooling {
-            words.push_str(", pooling allocator");
+        for option in ENGINE_OPTIONS.iter().filter(|o| (o.set)(self)) {
+            words.push_str(&format!(", {}", option.what));
         }
         Foreign::new(words)
     }
@@ -457,10 +463,12 @@ impl EngineConfig {
             Compiler::Winch => "winch",
             Compiler::Pulley => "pulley",
         };
-        match self.allocation.option() {
-            Some(option) => format!("{compiler}:{option}"),
-            None => compiler.to_string(),
+        let mut name = compiler.to_string();
+        for option in ENGINE_OPTIONS.iter().filter(|o| (o.set)(self)) {
+            name.push(':');
+            name.push_str(option.name);
         }
+        name
     }
 
     /// The short names of `engines` as rows carry them, in their order.
@@ -485,14 +493,13 @@ pub fn default_cache_folder() -> Option<PathBuf> {
     std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache").join("wasm-bench"))
 }
 
-/// The configuration `--engine NAME[:OPTION]` names: an option (`pooling`)
-/// is wasmtime's alone.
+/// The configuration `--engine NAME[:OPTION...]` names: the options
+/// ([`ENGINE_OPTIONS`]) are wasmtime's alone.
 fn named_config(spelled: &str, opt_level: OptimizeFor, wasm: WasmFlags) -> Result<EngineConfig> {
-    let (name, option) = match spelled.split_once(':') {
-        Some((name, option)) => (name, Some(option)),
-        None => (spelled, None),
-    };
-    Ok(match (KnownEngine::named(name)?.runs, option) {
+    let mut parts = spelled.split(':');
+    let name = parts.next().unwrap_or(spelled);
+    let options: Vec<&str> = parts.collect();
+    let mut config = match (KnownEngine::named(name)?.runs, options.first()) {
         (Runs::Runtime(runtime), None) => EngineConfig {
             runtime,
             ..EngineConfig::default()
@@ -501,17 +508,24 @@ fn named_config(spelled: &str, opt_level: OptimizeFor, wasm: WasmFlags) -> Resul
             "--engine {spelled}: `{option}` is an option of wasmtime's engines (cranelift, winch, pulley), not of {}",
             runtime.name()
         ),
-        (Runs::Wasmtime(compiler), option) => EngineConfig {
+        (Runs::Wasmtime(compiler), _) => EngineConfig {
             compiler,
             opt_level,
             wasm,
-            allocation: match option {
-                Some(option) => Allocation::named(spelled, option)?,
-                None => Allocation::OnDemand,
-            },
             ..EngineConfig::default()
         },
-    })
+    };
+    for option in options {
+        let Some(known) = ENGINE_OPTIONS.iter().find(|o| o.name == option) else {
+            let names: Vec<&str> = ENGINE_OPTIONS.iter().map(|o| o.name).collect();
+            bail!(
+                "--engine {spelled}: unknown option `{option}` (known: {})",
+                names.join(", ")
+            );
+        };
+        (known.give)(&mut config);
+    }
+    Ok(config)
 }
 
 /// One engine configuration per `--engine`, without repeats. The values of
@@ -588,7 +602,7 @@ mod tests {
     }
 
     #[test]
-    fn a_wasmtime_engine_takes_the_pooling_allocator_after_a_colon() -> Result<()> {
+    fn a_wasmtime_engine_takes_options_after_colons() -> Result<()> {
         let found = configs(&["cranelift", "cranelift:pooling", "winch:pooling"])?;
         let names: Vec<String> = found.iter().map(EngineConfig::short_name).collect();
         assert_eq!(names, ["cranelift", "cranelift:pooling", "winch:pooling"]);

@@ -253,7 +253,7 @@ pub fn engine_help() -> String {
     );
     help.push_str(&engine_list());
     help.push_str(
-        "\n\nA wasmtime engine takes an option after a colon: `cranelift:pooling` allocates instances from wasmtime's pooling allocator (with copy-on-write memory images, as by default), to measure what it buys at instantiation.\n\nOr the PATH of an engine library (wasmtime's bench-api, as Sightglass's `-e` loads it: a value with a `/`, or ending in `.so` or `.dylib`), which runs programs only. Runtimes other than wasmtime run core modules only, and ignore --opt-level, -W and --huge-pages.",
+        "\n\nA wasmtime engine takes options after colons, to measure what they buy at instantiation: `cranelift:pooling` allocates instances from wasmtime's pooling allocator (with copy-on-write memory images, as by default); `cranelift:pre` makes them from one InstancePre per module (the imports resolved once); `cranelift:pooling:pre` both.\n\nOr the PATH of an engine library (wasmtime's bench-api, as Sightglass's `-e` loads it: a value with a `/`, or ending in `.so` or `.dylib`), which runs programs only. Runtimes other than wasmtime run core modules only, and ignore --opt-level, -W and --huge-pages.",
     );
     help
 }

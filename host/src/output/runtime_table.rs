@@ -191,7 +191,7 @@ fn write_aligned(out: &mut dyn Write, lines: &[Vec<String>]) -> io::Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::analysis::fixtures::runtimes_run_report;
 
@@ -217,6 +217,56 @@ mod tests {
             lines[3].starts_with("  geometric mean  1× of 2"),
             "{}",
             lines[3]
+        );
+    }
+
+    /// The fixture's view with a start in every cell: instantiation 10 µs
+    /// under the reference, half as long under the others.
+    pub(crate) fn started_view() -> RuntimeView {
+        let mut view = runtimes_run_report().runtimes.expect("a view");
+        for b in &mut view.benchmarks {
+            for (e, cell) in b.cells.iter_mut().enumerate() {
+                let ratio = (e > 0).then_some(Ratio {
+                    value: 0.5,
+                    low: 0.4,
+                    high: 0.6,
+                });
+                cell.start = Some(StartCell {
+                    instantiate_ns: if e == 0 { 10_000.0 } else { 5_000.0 },
+                    instantiate_ratio: ratio,
+                    first_call_ns: 100.0,
+                    first_call_ratio: ratio,
+                });
+            }
+        }
+        view
+    }
+
+    #[test]
+    fn the_start_is_a_second_table_with_a_column_per_engine() {
+        let mut out = Vec::new();
+        write_view(&mut out, &started_view()).expect("written");
+        let text = String::from_utf8(out).expect("utf-8");
+        let (_, start) = text.split_once("\nstart: ").expect("a start table");
+        let lines: Vec<&str> = start.lines().skip(1).collect();
+        assert_eq!(lines.len(), 3, "header, xor, sort: {start}");
+        assert!(
+            lines[0].trim_end().ends_with("v8"),
+            "no fastest column: {}",
+            lines[0]
+        );
+        assert!(
+            lines[1].contains("10.00 µs · 100.0 ns  5.000 µs 0.50× [0.40, 0.60] · 100.0 ns 0.50×"),
+            "{}",
+            lines[1]
+        );
+        let mut plain = Vec::new();
+        let view = runtimes_run_report().runtimes.expect("a view");
+        write_view(&mut plain, &view).expect("written");
+        assert!(
+            !String::from_utf8(plain)
+                .expect("utf-8")
+                .contains("\nstart: ")
         );
     }
 

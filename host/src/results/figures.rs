@@ -179,8 +179,8 @@ pub struct Figures {
     /// Program workloads: compile, instantiate and execute phases.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phases: Option<Phases>,
-    /// `run(count, seed)` workloads: how fresh instances start, besides
-    /// the steady state the per-op time is.
+    /// How fresh instances start, besides the steady state the per-op
+    /// time is (a program: each process's first iteration).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<Start>,
     /// Wasm instructions per op (fuel), with `--metric instructions`.
@@ -495,17 +495,19 @@ pub struct Phases {
     pub instantiate_callgrind: Option<CallgrindCounts>,
 }
 
-/// How a `run(count, seed)` workload starts: fresh instances made one
-/// after another in each process, after its sampling, each instantiated
-/// (as the row's own instance was: neither setup nor a compile included)
-/// and called once, `run(1, seed)`. That first call is cold as a fresh
-/// instance is (memory and tables untouched, lazy parts of the runtime
-/// not yet run), not as a cold machine is: the code was run before.
+/// How a row starts. A `run(count, seed)` workload: fresh instances made
+/// one after another in each process, after its sampling, each
+/// instantiated (as the row's own instance was: neither setup nor a
+/// compile included) and called once, `run(1, seed)`; that first call is
+/// cold as a fresh instance is (memory and tables untouched, lazy parts of
+/// the runtime not yet run), not as a cold machine is: the code was run
+/// before. A program: the first iteration of each process, its
+/// instantiation and its timed region, the first `_start` the process ran.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Start {
     pub instantiate_ns: StartPhase,
     /// The whole first call, in ns: its fixed cost included, its pauses
-    /// not.
+    /// not (a program: its timed region).
     pub first_call_ns: StartPhase,
 }
 
@@ -518,7 +520,7 @@ pub struct StartPhase {
     pub ci95_high: f64,
     pub min: f64,
     pub max: f64,
-    /// Fresh instances, over every process.
+    /// Fresh instances, over every process (a program: one a process).
     pub samples: usize,
 }
 

@@ -161,6 +161,7 @@ pub fn measured(row: usize, ns: f64) -> Next {
             start: Some(Box::new(StartSample {
                 instantiate_ns: vec![1000.0, 1100.0, 900.0],
                 first_call_ns: vec![5000.0, 5200.0, 4800.0],
+                failed: None,
             })),
         },
     })

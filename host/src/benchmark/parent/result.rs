@@ -17,7 +17,7 @@ use crate::guest::program::output::expected_files;
 use crate::guest::runtime::wasmtime::cache::CacheOutcome;
 use crate::options::Runtime;
 use crate::options::Settings;
-use crate::results::{BenchResult, Figures, Measurement, Note, Notes, Phases, Start};
+use crate::results::{BenchResult, Figures, Foreign, Measurement, Note, Notes, Phases, Start};
 use crate::util::error::one_line;
 
 /// The figures of a row from every process's sample, `located` from them:
@@ -49,6 +49,15 @@ pub fn figures(
     );
     say_why_processes_differ(compiled.runtime, &mut figures.notes);
     figures.start = start(samples, seed);
+    if let Some(why) = samples
+        .iter()
+        .find_map(|s| s.start.as_ref()?.failed.as_ref())
+    {
+        let why = Foreign::from(why.as_str());
+        figures.notes.add(Note::Text(
+            why.after("fresh instances' start not measured: "),
+        ));
+    }
     figures.fuel_per_op = samples.iter().find_map(|s| s.fuel_per_op);
     figures.costs = crate::results::Costs {
         peak_memory_bytes: samples.iter().filter_map(|s| s.peak_memory_bytes).max(),

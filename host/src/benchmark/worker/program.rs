@@ -5,6 +5,8 @@
 //! a fresh instance, timed by the program itself between `bench.start` and
 //! `bench.end`) until the process has taken its [`Share`]. Each iteration
 //! is one block, of one sample per timed region; nothing is subtracted.
+//! The first warm-up iteration is the process's start: a fresh instance's
+//! first `_start`, timed as every iteration is.
 //! Before every iteration the sequence tells its [`Progress`], so that the
 //! parent can hold the iteration to `--timeout`. A program runs under any
 //! runtime or an engine library alike ([`ProgramRunner`]).
@@ -15,7 +17,7 @@ use anyhow::Result;
 
 use crate::benchmark::progress::{Call, Progress, Step};
 use crate::benchmark::protocol::Share;
-use crate::benchmark::protocol::{ProcessSample, ProgramSample};
+use crate::benchmark::protocol::{ProcessSample, ProgramSample, StartSample};
 use crate::benchmark::worker::sequence::{MAX_SAMPLES, settled_at};
 use crate::guest::program::{Iteration, TimedRegion};
 use crate::guest::runtime::CompiledProgram;
@@ -39,6 +41,9 @@ pub struct Iterations {
     /// where it compiled here ([`CompiledProgram::compile_time`]).
     compile_ms: Option<f64>,
     region: TimedRegion,
+    /// The process's first iteration (its first warm-up one): a fresh
+    /// instance's instantiation and `_start`, the program's first call.
+    first: StartSample,
 }
 
 impl Iterations {
@@ -55,10 +60,15 @@ impl Iterations {
         progress.step(name, Step::Warmup);
         let warm = Instant::now();
         let mut history = Vec::new();
+        let mut first = StartSample::default();
         let (iteration, settled) = loop {
             progress.calling(Call::Start);
             let iteration = program.iterate()?;
             history.push(iteration.execute_ns.iter().sum::<f64>());
+            if first.instantiate_ns.is_empty() {
+                first.instantiate_ns.push(iteration.instantiate_ns);
+                first.first_call_ns.extend(history.last());
+            }
             let settled = settled_at(&history);
             if settled || warm.elapsed() >= cap {
                 break (iteration, settled);
@@ -76,6 +86,7 @@ impl Iterations {
             compile_ns: Vec::new(),
             compile_ms: program.compile_time().map(|t| t.as_secs_f64() * 1e3),
             region: iteration.region,
+            first,
         })
     }
 
@@ -121,7 +132,7 @@ impl Iterations {
             peak_rss_bytes: None,
             code_bytes: None,
             compile_ms: self.compile_ms,
-            start: None,
+            start: Some(Box::new(self.first)),
             program: Some(ProgramSample {
                 instantiate_ns: self.instantiate_ns,
                 compile_ns: self.compile_ns,

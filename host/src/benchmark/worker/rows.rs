@@ -77,7 +77,7 @@ pub fn measure_row(
         &job.row,
         calibration.pause_pair_ns,
         progress,
-    )?;
+    );
     Ok(ProcessSample {
         measurement,
         instantiate_ms,

@@ -26,23 +26,44 @@ const MOST: usize = 100;
 /// Instantiate `row`'s workload afresh and call it once, again and again
 /// within the budget; `pause_pair_ns` is the calibrated cost of a pause
 /// and resume, left out of the first call's time as from every sample.
+/// A fresh instance that fails (a workload that traps at count 1) ends
+/// them, and the sample says why.
 pub fn measure(
     session: &Session,
     workload: &Workload,
     row: &Row,
     pause_pair_ns: f64,
     progress: &dyn Progress,
-) -> Result<StartSample> {
+) -> StartSample {
     let began = Instant::now();
     let mut sample = StartSample::default();
     while more(sample.instantiate_ns.len(), began.elapsed()) {
-        let (mut instance, instantiate_ms) = session.instance(workload, row, progress)?;
-        progress.calling(Call::Run { count: 1 });
-        let first = instance.sample(1)?;
-        sample.instantiate_ns.push(instantiate_ms * 1e6);
-        sample.first_call_ns.push(first.net_ns(pause_pair_ns));
+        match fresh(session, workload, row, pause_pair_ns, progress) {
+            Ok((instantiate_ns, first_call_ns)) => {
+                sample.instantiate_ns.push(instantiate_ns);
+                sample.first_call_ns.push(first_call_ns);
+            }
+            Err(e) => {
+                sample.failed = Some(crate::util::error::one_line(&e));
+                break;
+            }
+        }
     }
-    Ok(sample)
+    sample
+}
+
+/// One fresh instance's instantiation and first call, in ns.
+fn fresh(
+    session: &Session,
+    workload: &Workload,
+    row: &Row,
+    pause_pair_ns: f64,
+    progress: &dyn Progress,
+) -> Result<(f64, f64)> {
+    let (mut instance, instantiate_ms) = session.instance(workload, row, progress)?;
+    progress.calling(Call::Run { count: 1 });
+    let first = instance.sample(1)?;
+    Ok((instantiate_ms * 1e6, first.net_ns(pause_pair_ns)))
 }
 
 /// Whether to make another fresh instance after `made` in `spent`.

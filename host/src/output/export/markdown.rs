@@ -176,6 +176,21 @@ mod tests {
     use crate::analysis::fixtures;
 
     #[test]
+    fn the_start_follows_the_runtimes_with_every_engine() {
+        let view = crate::output::runtime_table::tests::started_view();
+        let md = runtimes_table(&view);
+        let (_, start) = md.split_once("\nStart: ").expect("a start table");
+        assert!(
+            start.contains("| benchmark | cranelift | wasmi | v8 |\n|:---|---:|---:|---:|\n"),
+            "{start}"
+        );
+        assert!(
+            start.contains("| xor | 10.00 µs · 100.0 ns | 5.000 µs 0.50× [0.40, 0.60] · 100.0 ns 0.50× [0.40, 0.60] |"),
+            "{start}"
+        );
+    }
+
+    #[test]
     fn the_runtime_view_has_a_row_per_benchmark_with_every_engine() {
         let md = markdown_run(&fixtures::runtimes_run_report());
         let (_, view) = md.split_once("\nRuntimes: ").expect("the runtime view");

@@ -14,12 +14,14 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use wasmtime::component::{self, Component, TypedFunc as ComponentFunc};
+use wasmtime::component::{self, TypedFunc as ComponentFunc};
 use wasmtime::{Caller, Engine, Linker, Module, Store, StoreContextMut, TypedFunc};
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-use crate::guest::contract::{BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT, TIMING_INTERFACE};
+use crate::guest::contract::{
+    BENCH_MODULE, INITIALIZE_EXPORT, SETUP_EXPORT, TIMING_INTERFACE, WASI_P1_MODULE,
+};
 use crate::guest::format::{Code, Format};
 use crate::guest::limits::{Limiter, Limits};
 pub use crate::guest::runtime::seam::RawSample;
@@ -37,10 +39,11 @@ pub struct HostState {
     paused_fuel: Option<u64>,
     fuel_while_paused: u64,
     limiter: Limiter,
-    /// WASI preview 1, for core modules.
-    wasi_p1: WasiP1Ctx,
+    /// WASI preview 1, for core modules that import it: made with the
+    /// store when they do (a context costs microseconds an instance).
+    wasi_p1: Option<WasiP1Ctx>,
     /// WASI 0.2, for components.
-    wasi: WasiCtx,
+    wasi: Option<WasiCtx>,
     table: component::ResourceTable,
 }
 
@@ -58,14 +61,23 @@ impl std::fmt::Debug for HostState {
 impl WasiView for HostState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
         WasiCtxView {
-            ctx: &mut self.wasi,
+            ctx: self.wasi.get_or_insert_with(no_grants),
             table: &mut self.table,
         }
     }
 }
 
+/// A WASI context that grants nothing: no preopened folder, no
+/// environment, no arguments, empty stdin, stdout and stderr discarded,
+/// no network (the builders' defaults).
+fn no_grants() -> WasiCtx {
+    WasiCtxBuilder::new().build()
+}
+
 impl HostState {
-    fn new(limits: Limits) -> Self {
+    /// The state of a store under `limits`, with the WASI contexts `wasi`
+    /// calls for made now (any other, should it be called, when it is).
+    fn new(limits: Limits, wasi: Wasi) -> Self {
         HostState {
             paused_since: None,
             paused: Duration::ZERO,
@@ -73,13 +85,15 @@ impl HostState {
             paused_fuel: None,
             fuel_while_paused: 0,
             limiter: Limiter::new(limits),
-            // The builders' defaults grant nothing: no preopened folder, no
-            // environment, no arguments, empty stdin, stdout and stderr
-            // discarded, no network.
-            wasi_p1: WasiCtxBuilder::new().build_p1(),
-            wasi: WasiCtxBuilder::new().build(),
+            wasi_p1: (wasi == Wasi::Preview1).then(|| WasiCtxBuilder::new().build_p1()),
+            wasi: (wasi == Wasi::Component).then(no_grants),
             table: component::ResourceTable::new(),
         }
+    }
+
+    fn wasi_p1(&mut self) -> &mut WasiP1Ctx {
+        self.wasi_p1
+            .get_or_insert_with(|| WasiCtxBuilder::new().build_p1())
     }
 
     fn reset(&mut self) {
@@ -159,7 +173,7 @@ impl Linkers {
             },
         )?;
         wasmtime_wasi::p1::add_to_linker_sync(&mut module, |state: &mut HostState| {
-            &mut state.wasi_p1
+            state.wasi_p1()
         })?;
         let mut component = component::Linker::new(engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut component)?;
@@ -197,6 +211,72 @@ enum Entry {
     },
 }
 
+/// Code with its imports resolved once, to instantiate again and again
+/// (wasmtime's `InstancePre`).
+pub enum Pre {
+    Module(wasmtime::InstancePre<HostState>),
+    Component(component::InstancePre<HostState>),
+}
+
+impl Pre {
+    /// Resolve the imports of `code` with `linkers`.
+    pub fn new(linkers: &Linkers, code: &Code) -> Result<Self> {
+        let pre = match code {
+            Code::Module(module) => linkers.module.instantiate_pre(module).map(Pre::Module),
+            Code::Component(component) => (linkers.component)
+                .instantiate_pre(component)
+                .map(Pre::Component),
+        };
+        pre.map_err(anyhow::Error::from)
+            .context("instantiation failed: resolving the imports")
+    }
+}
+
+/// The WASI context a store is made with: preview 1 for a module that
+/// imports it, 0.2 for a component, none for a module that imports none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wasi {
+    None,
+    Preview1,
+    Component,
+}
+
+impl Wasi {
+    fn of_module(module: &Module) -> Wasi {
+        match module.imports().any(|i| i.module() == WASI_P1_MODULE) {
+            true => Wasi::Preview1,
+            false => Wasi::None,
+        }
+    }
+}
+
+/// What makes an instance: the linkers and the code, or a [`Pre`].
+enum Maker<'a> {
+    Linkers(&'a Linkers, &'a Code),
+    Pre(&'a Pre),
+}
+
+impl Maker<'_> {
+    /// The WASI context the instance needs.
+    fn wasi(&self) -> Wasi {
+        match self {
+            Maker::Linkers(_, Code::Module(module)) => Wasi::of_module(module),
+            Maker::Pre(Pre::Module(pre)) => Wasi::of_module(pre.module()),
+            Maker::Linkers(_, Code::Component(_)) | Maker::Pre(Pre::Component(_)) => {
+                Wasi::Component
+            }
+        }
+    }
+
+    fn engine(&self) -> &Engine {
+        match self {
+            Maker::Linkers(_, code) => code.engine(),
+            Maker::Pre(Pre::Module(pre)) => pre.module().engine(),
+            Maker::Pre(Pre::Component(pre)) => pre.component().engine(),
+        }
+    }
+}
+
 /// A live instance of a workload, ready to be sampled.
 pub struct Instance {
     store: Store<HostState>,
@@ -216,13 +296,34 @@ impl Instance {
         limits: Limits,
         seeds: Seeds,
     ) -> Result<Self> {
-        let mut store = Store::new(code.engine(), HostState::new(limits));
+        Self::made(Maker::Linkers(linkers, code), export, limits, seeds)
+    }
+
+    /// As [`Instance::new`], from `pre`: the imports resolved once.
+    pub fn from_pre(pre: &Pre, export: &str, limits: Limits, seeds: Seeds) -> Result<Self> {
+        Self::made(Maker::Pre(pre), export, limits, seeds)
+    }
+
+    fn made(maker: Maker<'_>, export: &str, limits: Limits, seeds: Seeds) -> Result<Self> {
+        let mut store = Store::new(maker.engine(), HostState::new(limits, maker.wasi()));
         store.limiter(|state| &mut state.limiter);
-        let entry = match code {
-            Code::Module(module) => {
-                Self::module(&mut store, linkers, module, export, limits.huge_pages)?
+        let entry = match maker {
+            Maker::Linkers(linkers, Code::Module(module)) => {
+                let made = linkers.module.instantiate(&mut store, module);
+                Self::module(&mut store, made, export, limits.huge_pages)?
             }
-            Code::Component(component) => Self::component(&mut store, linkers, component, export)?,
+            Maker::Pre(Pre::Module(pre)) => {
+                let made = pre.instantiate(&mut store);
+                Self::module(&mut store, made, export, limits.huge_pages)?
+            }
+            Maker::Linkers(linkers, Code::Component(component)) => {
+                let made = linkers.component.instantiate(&mut store, component);
+                Self::component(&mut store, made, export)?
+            }
+            Maker::Pre(Pre::Component(pre)) => {
+                let made = pre.instantiate(&mut store);
+                Self::component(&mut store, made, export)?
+            }
         };
         Ok(Instance {
             store,
@@ -231,16 +332,14 @@ impl Instance {
         })
     }
 
+    /// The entry points of the module instance `made` in `store`.
     fn module(
         store: &mut Store<HostState>,
-        linkers: &Linkers,
-        module: &Module,
+        made: wasmtime::Result<wasmtime::Instance>,
         export: &str,
         huge_pages: bool,
     ) -> Result<Entry> {
-        let instance = linkers
-            .module
-            .instantiate(&mut *store, module)
+        let instance = made
             .map_err(|e| explain(e, store.data()))
             .context("instantiation failed")?;
         if huge_pages {
@@ -262,15 +361,13 @@ impl Instance {
         Ok(Entry::Module { run, setup })
     }
 
+    /// The entry points of the component instance `made` in `store`.
     fn component(
         store: &mut Store<HostState>,
-        linkers: &Linkers,
-        component: &Component,
+        made: wasmtime::Result<component::Instance>,
         export: &str,
     ) -> Result<Entry> {
-        let instance = linkers
-            .component
-            .instantiate(&mut *store, component)
+        let instance = made
             .map_err(|e| explain(e, store.data()))
             .context("instantiation failed")?;
         let run = instance

@@ -17,12 +17,14 @@ pub mod instance;
 pub mod profile;
 pub mod program;
 
+use std::sync::{Arc, Mutex};
+
 use anyhow::Result;
 
 use self::engine::Engines;
-use self::instance::{Instance, Linkers};
+use self::instance::{Instance, Linkers, Pre};
 use self::program::Program;
-use crate::guest::format::not_wasm;
+use crate::guest::format::{Code, not_wasm};
 use crate::guest::limits::Limits;
 use crate::guest::program::Iteration;
 use crate::guest::runtime::Implementation;
@@ -44,16 +46,40 @@ pub const IMPLEMENTATION: Implementation = Implementation {
     version: || Some(VERSION.to_string()),
 };
 
-/// wasmtime, with the linkers of one engine configuration.
+/// wasmtime, with the linkers of one engine configuration; with
+/// `--engine NAME:pre`, one [`Pre`] per code it instantiated, kept for
+/// the next instance.
 pub struct Wasmtime {
     linkers: Linkers,
+    pres: Option<Pres>,
 }
+
+/// The [`Pre`] of each code instantiated so far.
+type Pres = Mutex<Vec<(Code, Arc<Pre>)>>;
 
 impl Wasmtime {
     pub fn new(engines: &Engines) -> Result<Self> {
         Ok(Wasmtime {
             linkers: Linkers::new(&engines.fast)?,
+            pres: engines.config.instance_pre.then(|| Mutex::new(Vec::new())),
         })
+    }
+
+    /// The [`Pre`] of `code`: the one kept, else made now and kept.
+    fn pre(
+        pres: &Mutex<Vec<(Code, Arc<Pre>)>>,
+        linkers: &Linkers,
+        code: &Code,
+    ) -> Result<Arc<Pre>> {
+        let mut pres = pres
+            .lock()
+            .map_err(|_| anyhow::anyhow!("instantiation failed: a thread panicked"))?;
+        if let Some((_, pre)) = pres.iter().find(|(kept, _)| kept.same(code)) {
+            return Ok(Arc::clone(pre));
+        }
+        let pre = Arc::new(Pre::new(linkers, code)?);
+        pres.push((code.clone(), Arc::clone(&pre)));
+        Ok(pre)
     }
 }
 
@@ -65,13 +91,14 @@ impl Runner for Wasmtime {
         limits: Limits,
         seeds: Seeds,
     ) -> Result<Box<dyn Sampler>> {
-        Ok(Box::new(Instance::new(
-            &self.linkers,
-            guest.code.ok_or_else(not_wasm)?,
-            export,
-            limits,
-            seeds,
-        )?))
+        let code = guest.code.ok_or_else(not_wasm)?;
+        Ok(Box::new(match &self.pres {
+            Some(pres) => {
+                let pre = Self::pre(pres, &self.linkers, code)?;
+                Instance::from_pre(&pre, export, limits, seeds)?
+            }
+            None => Instance::new(&self.linkers, code, export, limits, seeds)?,
+        }))
     }
 
     fn program(

@@ -1,7 +1,8 @@
 //! The runtime view's section of a run's page: its table (benchmarks down,
 //! engines across), a grouped chart of each benchmark's ratios, one row
 //! per engine in the engine's colour, and a forest plot of each engine's
-//! geometric mean. The cells are [`crate::output::runtime_table`]'s.
+//! geometric mean; then how fresh instances start. The cells are
+//! [`crate::output::runtime_table`]'s.
 
 use std::fmt::Write;
 
@@ -42,15 +43,44 @@ pub(super) fn runtimes_section(page: &mut String, view: &RuntimeView) {
     );
     page.push_str(&forest::forest_svg(&means(view), None, &view.reference));
     page.push_str("</figure>\n");
+    start_table(page, view);
 }
 
-/// One row of the table, its first cell a name.
+/// How fresh instances start, a table under its caption, where some row
+/// measured it.
+fn start_table(page: &mut String, view: &RuntimeView) {
+    let html = |f: &Foreign| escape(f);
+    let starts: Vec<Vec<String>> = (view.benchmarks.iter())
+        .filter_map(|b| cells::start_row(b, html, "<br>"))
+        .collect();
+    if starts.is_empty() {
+        return;
+    }
+    let _ = writeln!(page, "<h3>Start</h3>\n<p>{}</p>", cells::START_CAPTION);
+    page.push_str("<div class=\"table\"><table>\n");
+    let mut header = header(view, html);
+    header.pop();
+    figures_row(page, "th", &header, false);
+    for row in &starts {
+        figures_row(page, "td", row, false);
+    }
+    page.push_str("</table></div>\n");
+}
+
+/// One row of the runtime table, its first cell a name, its last the
+/// fastest engine (set left).
 fn table_row(page: &mut String, tag: &str, cells: &[String]) {
+    figures_row(page, tag, cells, true);
+}
+
+/// One row of a table, its first cell a name, the others figures but the
+/// last when `last_left`.
+fn figures_row(page: &mut String, tag: &str, cells: &[String], last_left: bool) {
     page.push_str("<tr>");
     for (i, cell) in cells.iter().enumerate() {
         let class = match i {
             0 => " class=\"name\"",
-            _ if i + 1 == cells.len() => " class=\"left\"",
+            _ if last_left && i + 1 == cells.len() => " class=\"left\"",
             _ => "",
         };
         let _ = write!(page, "<{tag}{class}>{cell}</{tag}>");

@@ -51,8 +51,17 @@ fn a_run_across_engines_has_the_runtime_table_a_grouped_chart_and_a_forest_plot(
             .unwrap_or_default()
             .contains("forest")
     );
+    assert!(!section.contains("<h3>Start</h3>"), "no row has a start");
     let plain = html_run(&fixtures::run_report());
     assert!(!plain.contains("<h2>Runtimes</h2>"));
+    let mut started = fixtures::runtimes_run_report();
+    started.runtimes = Some(crate::output::runtime_table::tests::started_view());
+    let html = html_run(&started);
+    let (_, start) = html.split_once("<h3>Start</h3>").expect("a start table");
+    assert!(
+        start.contains("<td>5.000 µs 0.50× [0.40, 0.60]<br>100.0 ns 0.50× [0.40, 0.60]</td>"),
+        "{start}"
+    );
 }
 
 #[test]
