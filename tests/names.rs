@@ -253,7 +253,7 @@ fn report_forged(dir: &Path, export: &Value, hostile: &str) -> Result<Shown, Box
     for record in &records {
         assert_eq!(raw_control(record), None, "{record:?}");
         let fields = csv_fields(record);
-        assert_eq!(fields.len(), 32, "{record:?}");
+        assert_eq!(fields.len(), 34, "{record:?}");
         for field in fields {
             let formula = field.starts_with(['=', '+', '-', '@', '\t', '\r']);
             assert!(!formula || field.parse::<f64>().is_ok(), "{field:?}");

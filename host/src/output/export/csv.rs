@@ -12,7 +12,7 @@
 use crate::output::escape::{self, csv as text, csv_own as own};
 use crate::results::{BenchResult, CompareReport, Foreign, Ratio, RunReport, RuntimeView, Verdict};
 
-const RUN_HEADER: [&str; 32] = [
+const RUN_HEADER: [&str; 34] = [
     "name",
     "benchmark",
     "size",
@@ -37,6 +37,8 @@ const RUN_HEADER: [&str; 32] = [
     "code_bytes",
     "peak_memory_bytes",
     "peak_rss_bytes",
+    "start_instantiate_ns",
+    "start_first_call_ns",
     "reference_engine",
     "ratio_to_reference",
     "ratio_ci95_low",
@@ -48,7 +50,7 @@ const RUN_HEADER: [&str; 32] = [
 ];
 
 /// The columns of the runtime view: the first of them.
-const VIEW_COLUMNS: usize = 24;
+const VIEW_COLUMNS: usize = 26;
 
 const COMPARE_HEADER: [&str; 7] = [
     "variant",
@@ -98,6 +100,15 @@ pub fn csv_run(report: &RunReport) -> String {
                     bytes(f.costs.code_bytes),
                     bytes(f.costs.peak_memory_bytes),
                     bytes(f.costs.peak_rss_bytes),
+                ]);
+                let start = f.start.as_ref();
+                fields.extend([
+                    start
+                        .map(|s| number(s.instantiate_ns.median))
+                        .unwrap_or_default(),
+                    start
+                        .map(|s| number(s.first_call_ns.median))
+                        .unwrap_or_default(),
                 ]);
             }
             None => {
@@ -195,6 +206,32 @@ mod tests {
     use crate::analysis::fixtures;
 
     #[test]
+    fn a_row_carries_its_start() {
+        let mut report = fixtures::run_report();
+        let phase = |median: f64| crate::results::StartPhase {
+            median,
+            ci95_low: median,
+            ci95_high: median,
+            min: median,
+            max: median,
+            samples: 3,
+        };
+        if let Some(f) = report.results[0].figures.as_mut() {
+            f.start = Some(crate::results::Start {
+                instantiate_ns: phase(8832.5),
+                first_call_ns: phase(50.0),
+            });
+        }
+        let csv = csv_run(&report);
+        let records: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+        let at = (records[0].iter())
+            .position(|c| *c == "start_instantiate_ns")
+            .expect("a start column");
+        assert_eq!(records[1][at..at + 2], ["8832.5", "50"]);
+        assert_eq!(records[2][at..at + 2], ["", ""], "a failed row has none");
+    }
+
+    #[test]
     fn each_row_carries_its_place_in_the_runtime_view() {
         let csv = csv_run(&fixtures::runtimes_run_report());
         let records: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
@@ -228,12 +265,12 @@ mod tests {
     #[test]
     fn run_csv_has_a_header_and_one_record_per_row() {
         let csv = csv_run(&fixtures::run_report());
-        let expected = "name,benchmark,size,engine,path,kind,error,count,samples,median_ns,mean_ns,stddev_ns,min_ns,max_ns,ci95_low_ns,ci95_high_ns,err_pct,ops_per_sec,outliers,fuel_per_op,module_bytes,code_bytes,peak_memory_bytes,peak_rss_bytes,reference_engine,ratio_to_reference,ratio_ci95_low,ratio_ci95_high,fastest_engine,engine_geomean_ratio,engine_geomean_ci95_low,engine_geomean_ci95_high\r\n\
-xor.wasm,xor.wasm,,,workloads/xor.wasm,module,,1000,100,1234.5,1240,12,1200,1300,1230,1240,0.52,810044.552,3,,,,,,,,,,,,,\r\n\
-trap.wasm,trap.wasm,,,workloads/trap.wasm,module,\"wasm trap: unreachable, in `run`\",,,,,,,,,,,,,,,,,,,,,,,,,\r\n";
+        let expected = "name,benchmark,size,engine,path,kind,error,count,samples,median_ns,mean_ns,stddev_ns,min_ns,max_ns,ci95_low_ns,ci95_high_ns,err_pct,ops_per_sec,outliers,fuel_per_op,module_bytes,code_bytes,peak_memory_bytes,peak_rss_bytes,start_instantiate_ns,start_first_call_ns,reference_engine,ratio_to_reference,ratio_ci95_low,ratio_ci95_high,fastest_engine,engine_geomean_ratio,engine_geomean_ci95_low,engine_geomean_ci95_high\r\n\
+xor.wasm,xor.wasm,,,workloads/xor.wasm,module,,1000,100,1234.5,1240,12,1200,1300,1230,1240,0.52,810044.552,3,,,,,,,,,,,,,,,\r\n\
+trap.wasm,trap.wasm,,,workloads/trap.wasm,module,\"wasm trap: unreachable, in `run`\",,,,,,,,,,,,,,,,,,,,,,,,,,,\r\n";
         assert_eq!(csv, expected);
         for line in csv.split_terminator("\r\n") {
-            assert_eq!(parse_record(line).len(), 32, "{line}");
+            assert_eq!(parse_record(line).len(), 34, "{line}");
         }
     }
 
