@@ -134,8 +134,9 @@ pub fn phases_line(p: &Phases, warmup: &WarmupFigures) -> String {
 }
 
 /// How a workload's fresh instances start, on one line: the compile (the
-/// runtime's own, else the host's or its cache's load), the instantiation
-/// and the first call, each with its interval.
+/// runtime's own, else the host's), or the load of the compiled code from
+/// the cache, then the instantiation and the first call, each with its
+/// interval.
 pub fn start_line(start: &Start, durations: &Durations) -> String {
     let phase = |p: &StartPhase| {
         format!(
@@ -146,12 +147,12 @@ pub fn start_line(start: &Start, durations: &Durations) -> String {
         )
     };
     format!(
-        "start: compile {:.2} ms{} · instantiate {} · first call {}, medians of {} fresh instances",
-        durations.compile_ms,
+        "start: {} {:.2} ms · instantiate {} · first call {}, medians of {} fresh instances",
         match durations.compile_cache {
-            CacheOutcome::Hit => " (loaded from the cache)",
-            _ => "",
+            CacheOutcome::Hit => "load",
+            _ => "compile",
         },
+        durations.compile_ms,
         phase(&start.instantiate_ns),
         phase(&start.first_call_ns),
         start.instantiate_ns.samples
