@@ -10,7 +10,8 @@ use crate::options::{EngineConfig, Headline};
 use crate::results::{
     BenchResult, Checksum, CompareReport, Comparison, Complexity, ComplexityResult, Counts,
     DriftFigures, Durations, Environment, Figures, Note, Notes, NsPerOp, Pauses, PhaseComparison,
-    ProcessFigures, ProgramPhase, Ratio, RunReport, Series, Time, Tool, Verdict, WarmupFigures,
+    ProcessFigures, ProgramPhase, Ratio, RunReport, Series, Start, StartPhase, Time, Tool, Verdict,
+    WarmupFigures,
 };
 
 pub fn environment() -> Environment {
@@ -192,6 +193,24 @@ pub fn figures_from(samples: Vec<Vec<f64>>, count: u64, seed: u64) -> Figures {
     f.series.epoch_classes = epoch_classes;
     f.notes = Notes::default();
     f
+}
+
+/// A start whose instantiation and first call have the medians
+/// `instantiate` and `first` ns, each interval `spread` (relative) either
+/// side, over 30 instances.
+pub fn start(instantiate: f64, first: f64, spread: f64) -> Start {
+    let phase = |median: f64| StartPhase {
+        median,
+        ci95_low: median * (1.0 - spread),
+        ci95_high: median * (1.0 + spread),
+        min: median * (1.0 - 2.0 * spread),
+        max: median * (1.0 + 2.0 * spread),
+        samples: 30,
+    };
+    Start {
+        instantiate_ns: phase(instantiate),
+        first_call_ns: phase(first),
+    }
 }
 
 pub fn measured(name: &str, size: Option<u64>, figures: Figures) -> BenchResult {

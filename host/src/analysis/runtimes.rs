@@ -209,11 +209,11 @@ fn benchmark(
                 (false, Some(f), Some(b)) => ratio_of(f, b, drift, seed.wrapping_add(k as u64)),
                 _ => None,
             };
-            let start = start_cell(
-                row_of(engine).and_then(|r| r.figures.as_ref()),
-                row_of(reference).and_then(|r| r.figures.as_ref()),
-                engine == reference,
-            );
+            let figures_of = |e: &Foreign| row_of(e).and_then(|r| r.figures.as_ref());
+            let base = (engine != reference)
+                .then(|| figures_of(reference))
+                .flatten();
+            let start = start_cell(figures_of(engine), base);
             RuntimeCell {
                 start,
                 ..cell(engine, row_of(engine).copied(), ratio)
@@ -287,17 +287,11 @@ fn joined(a: (f64, f64, f64), b: (f64, f64, f64)) -> Option<Ratio> {
     })
 }
 
-/// An engine's start (`f`'s) beside the reference's (`base`'s): each
-/// phase's median and, but for the reference itself, its ratio.
-fn start_cell(
-    f: Option<&Figures>,
-    base: Option<&Figures>,
-    is_reference: bool,
-) -> Option<StartCell> {
+/// An engine's start (`f`'s) beside the reference's (`base`'s, `None`
+/// for the reference itself): each phase's median and its ratio.
+fn start_cell(f: Option<&Figures>, base: Option<&Figures>) -> Option<StartCell> {
     let start = f?.start.as_ref()?;
-    let base = base
-        .and_then(|b| b.start.as_ref())
-        .filter(|_| !is_reference);
+    let base = base.and_then(|b| b.start.as_ref());
     let ratio = |p: &StartPhase, q: Option<&StartPhase>| {
         let q = q?;
         joined(
@@ -368,7 +362,9 @@ fn engine_mean(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::fixtures::{compare_report, failed, figures_from, measured, samples};
+    use crate::analysis::fixtures::{
+        compare_report, failed, figures_from, measured, samples, start,
+    };
     use crate::results::{SuiteRatio, SuiteVerdicts};
 
     /// A row of `benchmark` under `engine` whose epochs sit around `median`.
@@ -580,19 +576,8 @@ mod tests {
     /// `row` with its fresh instances' start: `instantiate` and `first`
     /// ns, each ±5%.
     fn started(mut r: BenchResult, instantiate: f64, first: f64) -> BenchResult {
-        let phase = |m: f64| StartPhase {
-            median: m,
-            ci95_low: m * 0.95,
-            ci95_high: m * 1.05,
-            min: m * 0.9,
-            max: m * 1.1,
-            samples: 30,
-        };
         if let Some(f) = r.figures.as_mut() {
-            f.start = Some(crate::results::Start {
-                instantiate_ns: phase(instantiate),
-                first_call_ns: phase(first),
-            });
+            f.start = Some(start(instantiate, first, 0.05));
         }
         r
     }

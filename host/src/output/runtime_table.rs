@@ -112,10 +112,30 @@ pub fn fastest_text(b: &RuntimeBenchmark, escape: impl Fn(&Foreign) -> String) -
 /// The start of fresh instances, in a sentence.
 pub const START_CAPTION: &str = "How fresh instances start under each engine: the median instantiation, then the median first call (`run(1, seed)` of a fresh instance, its fixed cost included), each with its ratio to the reference and the 95% interval. The first call is cold as a fresh instance is, not as a cold machine is.";
 
+/// The start table's header: the benchmark and each engine (no fastest
+/// column).
+pub fn start_header(view: &RuntimeView, escape: impl Fn(&Foreign) -> String) -> Vec<String> {
+    let mut cells = header(view, escape);
+    cells.pop();
+    cells
+}
+
+/// The start table's rows, a benchmark each where some engine measured a
+/// start (see [`start_row`]); empty when none did.
+pub fn start_rows(
+    view: &RuntimeView,
+    escape: impl Fn(&Foreign) -> String,
+    join: &str,
+) -> Vec<Vec<String>> {
+    (view.benchmarks.iter())
+        .filter_map(|b| start_row(b, &escape, join))
+        .collect()
+}
+
 /// One benchmark's start cells, in the header's order (`-` where an
 /// engine has none), the two phases joined by `join`; `None` when no
 /// engine has one.
-pub fn start_row(
+fn start_row(
     b: &RuntimeBenchmark,
     escape: impl Fn(&Foreign) -> String,
     join: &str,
@@ -154,14 +174,10 @@ pub fn write_view(out: &mut dyn Write, view: &RuntimeView) -> io::Result<()> {
     lines.push(fastest_row(view));
     writeln!(out, "runtimes: {}", caption(view, escape))?;
     write_aligned(out, &lines)?;
-    let starts: Vec<Vec<String>> = (view.benchmarks.iter())
-        .filter_map(|b| start_row(b, escape, " · "))
-        .collect();
+    let starts = start_rows(view, escape, " · ");
     if !starts.is_empty() {
-        let mut header = header(view, escape);
-        header.pop();
         writeln!(out, "start: {START_CAPTION}")?;
-        write_aligned(out, &[vec![header], starts].concat())?;
+        write_aligned(out, &[vec![start_header(view, escape)], starts].concat())?;
     }
     Ok(())
 }

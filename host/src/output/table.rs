@@ -17,7 +17,8 @@ use crate::output::merged;
 use crate::output::units::format_ns;
 use crate::results::Verdict;
 use crate::results::{
-    BenchResult, Environment, Foreign, MergedExport, ProfileReport, RunReport, SuiteSummary, Tool,
+    BenchResult, Environment, Figures, Foreign, MergedExport, ProfileReport, RunReport,
+    SuiteSummary, Tool,
 };
 use crate::results::{CompareReport, Comparison};
 
@@ -238,9 +239,7 @@ impl<W: Write> Table<W> {
                 "{:<w$}  {DIM}no measurable work: 0 per op, as an empty guest must be{DIM:#}",
                 terminal(&result.name)
             )?;
-            if let Some(start) = &f.start {
-                writeln!(self.out, "{:<w$}  {}", "", start_line(start, &f.durations))?;
-            }
+            self.start(f)?;
             return self.out.flush();
         }
         let cells = Cells::of(f);
@@ -259,9 +258,7 @@ impl<W: Write> Table<W> {
         if let Some(p) = &f.phases {
             writeln!(self.out, "{:<w$}  {}", "", phases_line(p, &f.warmup))?;
         }
-        if let Some(start) = &f.start {
-            writeln!(self.out, "{:<w$}  {}", "", start_line(start, &f.durations))?;
-        }
+        self.start(f)?;
         if let Some(fuel) = f.fuel_per_op {
             writeln!(self.out, "{:<w$}  instructions: {fuel:.2} per op", "")?;
         }
@@ -298,6 +295,15 @@ impl<W: Write> Table<W> {
             )?;
         }
         self.out.flush()
+    }
+
+    /// The start line under a row, when the row measured its start.
+    fn start(&mut self, f: &Figures) -> io::Result<()> {
+        let w = self.name_width;
+        match &f.start {
+            Some(start) => writeln!(self.out, "{:<w$}  {}", "", start_line(start, &f.durations)),
+            None => Ok(()),
+        }
     }
 
     /// The report of `host compare`: environment, one row per variant, and

@@ -208,19 +208,8 @@ mod tests {
     #[test]
     fn a_row_carries_its_start() {
         let mut report = fixtures::run_report();
-        let phase = |median: f64| crate::results::StartPhase {
-            median,
-            ci95_low: median,
-            ci95_high: median,
-            min: median,
-            max: median,
-            samples: 3,
-        };
         if let Some(f) = report.results[0].figures.as_mut() {
-            f.start = Some(crate::results::Start {
-                instantiate_ns: phase(8832.5),
-                first_call_ns: phase(50.0),
-            });
+            f.start = Some(fixtures::start(8832.5, 50.0, 0.0));
         }
         let csv = csv_run(&report);
         let records: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();

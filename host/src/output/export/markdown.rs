@@ -61,15 +61,13 @@ pub(super) fn runtimes_table(view: &RuntimeView) -> String {
     for row in rows.chain(foot) {
         let _ = writeln!(out, "| {} |", row.join(" | "));
     }
-    let starts: Vec<Vec<String>> = (view.benchmarks.iter())
-        .filter_map(|b| runtime_table::start_row(b, escape, " · "))
-        .collect();
+    let starts = runtime_table::start_rows(view, escape, " · ");
     if !starts.is_empty() {
         let _ = write!(
             out,
             "\nStart: {}\n\n| {} |\n|:---|{}\n",
             runtime_table::START_CAPTION,
-            header[..header.len() - 1].join(" | "),
+            runtime_table::start_header(view, escape).join(" | "),
             "---:|".repeat(view.engines.len())
         );
         for row in starts {

@@ -66,11 +66,7 @@ impl Wasmtime {
     }
 
     /// The [`Pre`] of `code`: the one kept, else made now and kept.
-    fn pre(
-        pres: &Mutex<Vec<(Code, Arc<Pre>)>>,
-        linkers: &Linkers,
-        code: &Code,
-    ) -> Result<Arc<Pre>> {
+    fn pre(pres: &Pres, linkers: &Linkers, code: &Code) -> Result<Arc<Pre>> {
         let mut pres = pres
             .lock()
             .map_err(|_| anyhow::anyhow!("instantiation failed: a thread panicked"))?;

@@ -50,17 +50,13 @@ pub(super) fn runtimes_section(page: &mut String, view: &RuntimeView) {
 /// measured it.
 fn start_table(page: &mut String, view: &RuntimeView) {
     let html = |f: &Foreign| escape(f);
-    let starts: Vec<Vec<String>> = (view.benchmarks.iter())
-        .filter_map(|b| cells::start_row(b, html, "<br>"))
-        .collect();
+    let starts = cells::start_rows(view, html, "<br>");
     if starts.is_empty() {
         return;
     }
     let _ = writeln!(page, "<h3>Start</h3>\n<p>{}</p>", cells::START_CAPTION);
     page.push_str("<div class=\"table\"><table>\n");
-    let mut header = header(view, html);
-    header.pop();
-    figures_row(page, "th", &header, false);
+    figures_row(page, "th", &cells::start_header(view, html), false);
     for row in &starts {
         figures_row(page, "td", row, false);
     }
