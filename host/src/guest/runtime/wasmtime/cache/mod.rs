@@ -145,8 +145,7 @@ impl Compiled<'_> {
                 String::from_utf8_lossy(header.key)
             ));
         }
-        let mac = secret.mac(&[header.signed, payload]);
-        if !secret::same(&mac, header.mac) {
+        if !secret.verifies(&[header.signed, payload], header.mac) {
             return Err("checksum mismatch: its MAC under this user's cache key does not match (damaged, or not written by this user)".into());
         }
         // SAFETY: the payload is byte for byte what `serialize` wrote for this

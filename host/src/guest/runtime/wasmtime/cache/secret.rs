@@ -11,7 +11,8 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use sha2::{Digest, Sha256};
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
 
 use crate::util::fs::{Cap, Links, is_not_found, read_bounded};
 
@@ -124,6 +125,12 @@ impl Secret {
     pub fn mac(&self, parts: &[&[u8]]) -> [u8; LEN] {
         hmac(&self.0, parts)
     }
+
+    /// Whether `mac` is the HMAC of `parts` under this secret, compared in
+    /// a time that does not depend on where they differ.
+    pub fn verifies(&self, parts: &[&[u8]], mac: &[u8]) -> bool {
+        keyed(&self.0, parts).verify_slice(mac).is_ok()
+    }
 }
 
 /// Fill `buf` from the kernel's random numbers (`getrandom(2)`, as
@@ -147,29 +154,22 @@ fn fill_random(buf: &mut [u8]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// HMAC-SHA256 of `parts` under `key` (at most 64 bytes, SHA-256's block).
-fn hmac(key: &[u8], parts: &[&[u8]]) -> [u8; LEN] {
-    let mut inner_pad = [0x36u8; 64];
-    let mut outer_pad = [0x5cu8; 64];
-    for (i, b) in key.iter().take(64).enumerate() {
-        inner_pad[i] ^= b;
-        outer_pad[i] ^= b;
-    }
-    let mut inner = Sha256::new();
-    inner.update(inner_pad);
+/// The HMAC-SHA256 of `parts` under `key`, one after the other.
+fn keyed(key: &[u8], parts: &[&[u8]]) -> Hmac<Sha256> {
+    // HMAC takes a key of any length: a longer one is hashed, a shorter
+    // one padded, so this never fails.
+    let Ok(mut mac) = <Hmac<Sha256> as Mac>::new_from_slice(key) else {
+        unreachable!("HMAC takes a key of any length")
+    };
     for part in parts {
-        inner.update(part);
+        mac.update(part);
     }
-    let mut outer = Sha256::new();
-    outer.update(outer_pad);
-    outer.update(inner.finalize());
-    outer.finalize().into()
+    mac
 }
 
-/// Whether `a` and `b` are equal, in a time that does not depend on where
-/// they differ.
-pub fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+/// HMAC-SHA256 of `parts` under `key`.
+fn hmac(key: &[u8], parts: &[&[u8]]) -> [u8; LEN] {
+    keyed(key, parts).finalize().into_bytes().into()
 }
 
 #[cfg(test)]
@@ -189,7 +189,11 @@ mod tests {
             hex(&hmac(b"Jefe", &[b"what do ya want for nothing?"])),
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
-        assert!(same(b"abc", b"abc") && !same(b"abc", b"abd") && !same(b"ab", b"abc"));
+        let secret = Secret::of([7; LEN]);
+        let mac = secret.mac(&[b"ab", b"c"]);
+        assert!(secret.verifies(&[b"abc"], &mac));
+        assert!(!secret.verifies(&[b"abd"], &mac));
+        assert!(!secret.verifies(&[b"abc"], &mac[..31]));
     }
 
     #[test]
