@@ -30,6 +30,7 @@
 //! is the real [`Executor`].
 
 use std::io::Write;
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -78,18 +79,25 @@ pub struct Worker {
     _scratch: tempfile::TempDir,
 }
 
+/// The running process's own executable image (Linux).
+const OWN_IMAGE: &str = "/proc/self/exe";
+
 impl Worker {
     /// Start a worker on `job`, under `wrapper` (a program and its
     /// arguments, such as Valgrind) when given.
     pub fn start(job: &Job, wrapper: Option<&Wrapper>) -> Result<Self> {
-        let exe = std::env::current_exe().context("locating the host binary")?;
         let mut command = match wrapper {
             Some((program, args)) => {
+                let exe = std::env::current_exe().context("locating the host binary")?;
                 let mut command = Command::new(program);
                 command.args(args).arg(exe);
                 command
             }
-            None => Command::new(exe),
+            // The parent's own image, as the forked child sees it: the very
+            // code of the parent, even when the file was replaced (a
+            // rebuild, an install) during a long run.
+            None if Path::new(OWN_IMAGE).exists() => Command::new(OWN_IMAGE),
+            None => Command::new(std::env::current_exe().context("locating the host binary")?),
         };
         die_with_parent(&mut command);
         let scratch = tempfile::Builder::new()
