@@ -391,3 +391,118 @@ fn a_folder_of_program_folders_is_compared_across_two_engines() -> TestResult {
     }
     Ok(())
 }
+
+/// A module that declares a GC array type (the `gc` proposal), with a
+/// plain `run`: an engine without GC cannot compile it.
+const GC_WAT: &str = r#"(module
+  (type $bytes (array (mut i8)))
+  (func (export "run") (param i64 i64) (result i64) (local.get 1)))
+"#;
+
+/// A benchmark one engine cannot compile (GC under winch) is reported as
+/// unsupported, not as an error: the suite succeeds, and fails only with
+/// `--fail-on-unsupported`. The suite's time and its `--suite-time` are in
+/// the JSON.
+#[test]
+fn a_benchmark_an_engine_cannot_run_is_unsupported_not_failed() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let suite = dir.path().join("suite");
+    std::fs::create_dir_all(&suite)?;
+    std::fs::write(suite.join("gc.wat"), GC_WAT)?;
+    copy_workload("xor.wasm", &suite.join("xor.wasm"))?;
+    let json = dir.path().join("s.json");
+    let args = [
+        "--engine",
+        "cranelift",
+        "--engine",
+        "winch",
+        &suite.display().to_string(),
+        "--suite-time",
+        "20s",
+        "--export-json",
+        &json.display().to_string(),
+    ];
+    let finished = compare(&args, dir.path())?;
+    assert_eq!(finished.status.code(), Some(0), "{finished:?}");
+    assert!(
+        finished
+            .stdout
+            .lines()
+            .any(|l| l.starts_with("gc ") && l.contains("unsupported: ") && l.contains("gc")),
+        "{}",
+        finished.stdout
+    );
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json)?)?;
+    validate_suite(&report)?;
+    let gc = benchmark(&report, "gc")?;
+    assert!(gc.get("error").is_none(), "{gc}");
+    assert!(gc["unsupported"].is_string(), "{gc}");
+    assert_eq!(report["summary"]["unsupported"], 1, "{report}");
+    assert_eq!(report["summary"]["failed"], 0, "{report}");
+    assert_eq!(report["suite_time_ms"], 20000.0, "{report}");
+    assert!(report["elapsed_ms"].as_f64().is_some_and(|t| t > 0.0));
+    let mut strict = args.to_vec();
+    strict.push("--fail-on-unsupported");
+    let finished = compare(&strict, dir.path())?;
+    assert_eq!(finished.status.code(), Some(1), "{finished:?}");
+    Ok(())
+}
+
+/// `--suite-time` where the paths make one comparison is a usage error.
+#[test]
+fn suite_time_needs_a_suite() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let xor = workloads().join("xor.wasm").display().to_string();
+    let finished = compare(&[&xor, &xor, "--suite-time", "10s"], dir.path())?;
+    assert_eq!(finished.status.code(), Some(2), "{finished:?}");
+    assert!(
+        finished.stderr.contains("--suite-time"),
+        "{}",
+        finished.stderr
+    );
+    Ok(())
+}
+
+/// A program that spins `loops` times in `_start` (about a second for
+/// 2·10⁹ on the machines here), its result stored in its memory.
+fn spinning_program(loops: u64) -> String {
+    format!(
+        r#"(module
+  (memory (export "memory") 1)
+  (func (export "_start") (local $i i64) (local $acc i64)
+    (loop $spin
+      (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $i) (local.get $i))))
+      (local.set $i (i64.add (local.get $i) (i64.const 1)))
+      (br_if $spin (i64.lt_u (local.get $i) (i64.const {loops}))))
+    (i64.store (i32.const 0) (local.get $acc))))
+"#
+    )
+}
+
+/// A worker told the time its comparison has left stops its rounds on
+/// time: two long programs under `--time 2s` take fewer rounds than the
+/// six a worker takes of programs (a round of two iterations outlasts the
+/// time left after the warm-up), where without the budget the first
+/// worker took all six whatever the cap.
+#[test]
+fn a_long_program_stops_its_rounds_at_the_time_it_was_given() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (a, b) = (dir.path().join("a.wat"), dir.path().join("b.wat"));
+    std::fs::write(&a, spinning_program(2_000_000_000))?;
+    std::fs::write(&b, spinning_program(2_000_000_000))?;
+    let finished = compare(
+        &[
+            &a.display().to_string(),
+            &b.display().to_string(),
+            "--export-json",
+            "-",
+            "--quiet",
+        ],
+        dir.path(),
+    )?;
+    assert_eq!(finished.status.code(), Some(0), "{finished:?}");
+    let report: Value = serde_json::from_str(&finished.stdout)?;
+    let rounds = report["rounds"].as_u64().ok_or("no rounds")?;
+    assert!((2..6).contains(&rounds), "{rounds} rounds");
+    Ok(())
+}

@@ -587,9 +587,22 @@ pub struct CompareArgs {
     #[arg(long, value_name = "NAME")]
     pub reference: Option<String>,
 
-    /// Keep sampling while any verdict is unsure, up to this long.
+    /// Keep sampling while any verdict is unsure, up to this long (in a
+    /// suite, per benchmark).
     #[arg(long, value_name = "DURATION", default_value = "10s")]
     pub time: String,
+
+    /// A suite's whole time: each benchmark gets an even share of the time
+    /// left (at most `--time`), so the time a settled verdict leaves goes
+    /// to the benchmarks after it.
+    #[arg(long, value_name = "DURATION")]
+    pub suite_time: Option<String>,
+
+    /// In a suite, exit with status 1 when an engine cannot run a
+    /// benchmark (by default such a benchmark is reported as unsupported
+    /// and the suite succeeds).
+    #[arg(long)]
+    pub fail_on_unsupported: bool,
 
     /// Also profile every variant (as `host profile` does, with its
     /// defaults): tables of the functions that take the most time, and for
@@ -748,6 +761,11 @@ pub enum SelftestSection {
     /// slow-down it catches nine times in ten, for time and exact counts.
     /// Only with `--only gate` (it keeps some 50 runs).
     Gate,
+    /// The suite scheduler: a synthetic suite of paired folders (many short
+    /// pairs, two long programs, two close pairs) compared unhurried
+    /// (`--time 20s`) and under `--suite-time` a quarter of that: each
+    /// one's time and how many verdicts agree.
+    Scheduler,
     /// The machine itself: what interrupts each core (a thread spinning on
     /// it, 2 s each), and the spread of xor's samples at counts 10^6 and
     /// 10^7 (the CPU's speed steps and what a long sample carries).

@@ -393,6 +393,7 @@ pub fn compare_report() -> CompareReport {
         ],
         profile: None,
         stopped: None,
+        capped: false,
     }
 }
 

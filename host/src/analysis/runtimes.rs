@@ -490,6 +490,7 @@ mod tests {
             name: name.into(),
             paths: vec![name.into()],
             error: None,
+            unsupported: None,
             not_judged: not_judged.map(Foreign::from),
             report: Some(report.clone()),
         };
@@ -514,6 +515,8 @@ mod tests {
             stopped: None,
             runtimes: None,
             sides,
+            elapsed_ms: 0.0,
+            suite_time_ms: None,
         }
     }
 

@@ -183,6 +183,14 @@ pub fn suite_verdicts(
         .collect();
     let mut summary = tally(&compared, sides);
     summary.failed = benchmarks.iter().filter(|b| b.error.is_some()).count();
+    summary.unsupported = benchmarks
+        .iter()
+        .filter(|b| b.unsupported.is_some())
+        .count();
+    summary.capped = benchmarks
+        .iter()
+        .filter(|b| b.report.as_ref().is_some_and(|r| r.capped))
+        .count();
     summary.not_judged = benchmarks.iter().filter(|b| b.not_judged.is_some()).count();
     summary.unpaired = unpaired;
     summary

@@ -19,6 +19,7 @@
 //! clocks.
 
 use crate::analysis::stats;
+use crate::analysis::suite::normal_quantile;
 use crate::options::NoiseBand;
 use crate::results::{Foreign, Ratio, Verdict};
 
@@ -89,7 +90,10 @@ pub fn mde_pct(ratio: &Ratio) -> f64 {
 }
 
 /// The median of per-round ratios and its sign-test interval at
-/// `confidence`. `None` for no finite positive ratios.
+/// `confidence`; with too few rounds for the sign test at that confidence
+/// (fewer than 6 at 95%: a round cut short by a time budget), Student's t
+/// over the log ratios, never narrower than their extremes. `None` for no
+/// finite positive ratios, or for one: a single round has no interval.
 pub fn paired_ratio(ratios: &[f64], confidence: f64) -> Option<Ratio> {
     let mut sorted: Vec<f64> = ratios
         .iter()
@@ -102,16 +106,34 @@ pub fn paired_ratio(ratios: &[f64], confidence: f64) -> Option<Ratio> {
     sorted.sort_by(f64::total_cmp);
     let n = sorted.len();
     let k = sign_test_rank(n, 1.0 - confidence);
-    // k is 1-based; with too few rounds for the confidence, use the extremes.
+    // k is 1-based.
     let (low, high) = match k {
         Some(k) => (sorted[k - 1], sorted[n - k]),
-        None => (sorted[0], sorted[n - 1]),
+        None if n >= 2 => {
+            let (low, high) = few_rounds_interval(&sorted, confidence);
+            (low.min(sorted[0]), high.max(sorted[n - 1]))
+        }
+        None => return None,
     };
     Some(Ratio {
         value: stats::median(&sorted),
         low,
         high,
     })
+}
+
+/// Student's t interval at `confidence` of the mean log ratio of at least
+/// two `ratios`, as ratios: the 95% quantile of t scaled to `confidence` by
+/// the normal quantiles' ratio (as [`crate::analysis::compare`] scales the
+/// processes' interval).
+fn few_rounds_interval(ratios: &[f64], confidence: f64) -> (f64, f64) {
+    let logs: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
+    let n = logs.len() as f64;
+    let mean = logs.iter().sum::<f64>() / n;
+    let scale = normal_quantile(1.0 - (1.0 - confidence) / 2.0) / normal_quantile(0.975);
+    let half =
+        stats::student_t_975(logs.len() - 1) * scale.max(1.0) * stats::sample_sd(&logs) / n.sqrt();
+    ((mean - half).exp(), (mean + half).exp())
 }
 
 /// The largest k >= 1 with P(B <= k - 1) <= alpha / 2 for B ~ binomial(n, 1/2):
@@ -254,6 +276,33 @@ mod tests {
         assert!((r.low - 1.05).abs() < 1e-12 && (r.high - 1.14).abs() < 1e-12);
         assert_eq!(verdict(&r, band(0.01)), Verdict::Slower);
         assert!(paired_ratio(&[], 0.95).is_none());
+        Ok(())
+    }
+
+    /// Fewer rounds than the sign test needs: one round has no interval;
+    /// two to five get Student's t over their logs, at least as wide as
+    /// their extremes, and wider at a higher confidence.
+    #[test]
+    fn a_few_rounds_get_a_t_interval_and_one_round_none() -> Result<(), String> {
+        assert!(paired_ratio(&[1.8], 0.95).is_none());
+        let two = paired_ratio(&[1.80, 1.82], 0.95).ok_or("no ratio")?;
+        // t(0.975, 1) = 12.706: the mean log ± 12.706 · sd / √2.
+        let (mean, sd) = (
+            (1.8f64.ln() + 1.82f64.ln()) / 2.0,
+            (1.82f64 / 1.8).ln() / 2f64.sqrt(),
+        );
+        let half = 12.706 * sd / 2f64.sqrt();
+        assert!((two.low - (mean - half).exp()).abs() < 1e-9, "{two:?}");
+        assert!((two.high - (mean + half).exp()).abs() < 1e-9, "{two:?}");
+        assert_eq!(verdict(&two, band(0.005)), Verdict::Slower);
+        // Rounds that disagree make the verdict unsure, not certain.
+        let apart = paired_ratio(&[0.99, 1.03, 1.00], 0.95).ok_or("no ratio")?;
+        assert_eq!(verdict(&apart, band(0.005)), Verdict::Unsure);
+        // Identical rounds: the interval is their one value, never narrower.
+        let alike = paired_ratio(&[1.5, 1.5], 0.95).ok_or("no ratio")?;
+        assert_eq!((alike.low, alike.high), (1.5, 1.5));
+        let family = paired_ratio(&[1.80, 1.82], 1.0 - 0.05 / 3.0).ok_or("no ratio")?;
+        assert!(family.low < two.low && family.high > two.high, "{family:?}");
         Ok(())
     }
 

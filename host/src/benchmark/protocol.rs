@@ -110,6 +110,12 @@ pub enum Task {
         offset: usize,
         /// Count instructions too.
         fuel: bool,
+        /// The time the comparison has left, counted from when the task
+        /// begins: no round is begun that would end past it (the first two
+        /// are always taken), and no variant warms up for more than a
+        /// quarter of it.
+        #[serde(default)]
+        budget: Option<Duration>,
     },
     /// Count these rows with Callgrind (the worker runs under it), its
     /// output going into `folder`.
@@ -200,8 +206,14 @@ pub enum Event {
     /// Row `row` is measured in this process.
     Measured { row: usize, sample: ProcessSample },
     /// Row `row` failed in this process (the worker goes on): the error's
-    /// chain in one line.
-    Failed { row: usize, error: String },
+    /// chain in one line, and whether it says the row's engine cannot run
+    /// it ([`crate::guest::lacking`]).
+    Failed {
+        row: usize,
+        error: String,
+        #[serde(default)]
+        unsupported: bool,
+    },
     /// Row `row`, counted by Callgrind.
     Counted {
         row: usize,

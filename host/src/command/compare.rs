@@ -28,6 +28,12 @@ pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
     if let Some(plan) = plan_suite(&common.paths, &engines)? {
         return suite(settings, &plan);
     }
+    if settings.suite_time.is_some() {
+        bail!(UsageError(
+            "--suite-time: these paths make one comparison, not a suite; give its cap with --time"
+                .into()
+        ));
+    }
     let files = discover(&common.paths)?;
     check_writable_folders(&common.exports)?;
     let keeper = match (&common.store.folder, common.store.keep) {
@@ -35,7 +41,7 @@ pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
         _ => None,
     };
     let progress = progress_display(common);
-    let mut report = match compare_rounds(settings, &files, progress.as_ref()) {
+    let mut report = match compare_rounds(settings, &files, None, progress.as_ref()) {
         Ok(report) => report,
         Err(e) => {
             eprintln!("error: {}", terminal(&one_line(&e)));
@@ -92,7 +98,9 @@ fn suite(settings: &CompareSettings, plan: &SuitePlan) -> Result<ExitStatus> {
     write_suite_exports(&common.exports, &report)?;
     Ok(if report.stopped.is_some() {
         ExitStatus::Interrupted
-    } else if report.failures() > 0 {
+    } else if report.failures() > 0
+        || (settings.fail_on_unsupported && report.summary.unsupported > 0)
+    {
         ExitStatus::Failed
     } else {
         ExitStatus::Success

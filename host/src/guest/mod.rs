@@ -9,6 +9,7 @@
 //! - [`sandbox`]: Ctrl-C (the call deadline and crash containment are the
 //!   supervisor's, in [`crate::benchmark::parent::supervisor`]);
 //! - [`seeds`]: the seed of each `run(count, seed)` call;
+//! - [`support`]: whether an engine cannot run a guest (GC under winch);
 //! - [`runtime`]: the seam every runtime plugs into (a runner instantiates,
 //!   a sampler times one call), and each runtime in a folder of its own:
 //!   wasmtime's (its engines, compile cache, instances, programs, failures
@@ -35,8 +36,10 @@ pub mod program;
 pub mod runtime;
 pub mod sandbox;
 pub mod seeds;
+pub mod support;
 
 pub use contract::{Contract, Kind};
 pub use format::Format;
 pub use load::{LoadError, Workload, discover};
 pub use name::workload_name;
+pub use support::{Unsupported, lacking};

@@ -19,6 +19,14 @@ pub struct CompareSettings {
     pub reference: Option<String>,
     /// Sampling stops at this point even if a verdict is unsure.
     pub time_cap: Duration,
+    /// A suite's whole time (`--suite-time`), shared out among its
+    /// benchmarks.
+    #[serde(default)]
+    pub suite_time: Option<Duration>,
+    /// A suite fails when an engine cannot run one of its benchmarks
+    /// (`--fail-on-unsupported`).
+    #[serde(default)]
+    pub fail_on_unsupported: bool,
     /// Profile the variants too (`--profile`).
     pub profile: Option<Profiling>,
 }
@@ -128,6 +136,12 @@ impl CompareSettings {
             settings,
             reference: args.reference,
             time_cap,
+            suite_time: args
+                .suite_time
+                .as_deref()
+                .map(|t| positive_duration("--suite-time", t))
+                .transpose()?,
+            fail_on_unsupported: args.fail_on_unsupported,
             profile: args.profile.then(Profiling::default),
         })
     }

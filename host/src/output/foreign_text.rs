@@ -195,8 +195,13 @@ fn suite_report() -> SuiteComparison {
         name: "x".into(),
         paths: vec!["x".into()],
         error: error.map(Foreign::from),
+        unsupported: None,
         not_judged: not_judged.map(Foreign::from),
         report,
+    };
+    let unsupported = SuiteBenchmark {
+        unsupported: Some("x".into()),
+        ..benchmark(None, None, None)
     };
     let mut report = SuiteComparison {
         tool: crate::results::Tool::this(),
@@ -208,6 +213,7 @@ fn suite_report() -> SuiteComparison {
             benchmark(None, None, Some(compared.clone())),
             benchmark(Some("x"), None, None),
             benchmark(None, Some("x"), Some(compared)),
+            unsupported,
         ],
         unpaired: vec![Unpaired {
             name: "x".into(),
@@ -216,6 +222,7 @@ fn suite_report() -> SuiteComparison {
         summary: SuiteVerdicts {
             slower: 1,
             failed: 1,
+            unsupported: 1,
             not_judged: 1,
             unpaired: 1,
             geometric_means: vec![SuiteRatio {
@@ -228,6 +235,8 @@ fn suite_report() -> SuiteComparison {
             ..SuiteVerdicts::default()
         },
         stopped: Some("x".into()),
+        elapsed_ms: 1000.0,
+        suite_time_ms: Some(1000.0),
         runtimes: None,
     };
     report.runtimes = crate::analysis::runtimes::suite_view(&report);

@@ -87,7 +87,10 @@ fn ratio_text(r: &Ratio) -> String {
         return "-".to_string();
     }
     if r.low == r.high && r.value == r.low {
-        return format!("{}×", r.value);
+        return match r.value.fract() == 0.0 {
+            true => format!("{}×", r.value),
+            false => format!("{:.3}×", r.value),
+        };
     }
     // Three significant digits, more where the ends would print alike.
     let least = match r.value.abs() {
@@ -294,6 +297,7 @@ pub(crate) mod tests {
         assert_eq!(r(1.0012, 1.0004, 1.0021), "1.001× [1.000, 1.002]");
         assert_eq!(r(250.4, 200.2, 301.0), "250× [200, 301]");
         assert_eq!(ratio_text(&Ratio::exact(1.0)), "1×");
+        assert_eq!(ratio_text(&Ratio::exact(1.858940902704645)), "1.859×");
         assert_eq!(r(f64::NAN, 1.0, 2.0), "-");
     }
 }

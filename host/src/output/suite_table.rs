@@ -103,6 +103,16 @@ pub fn suite_table(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<
         }
     }
     for b in &report.benchmarks {
+        if let Some(why) = &b.unsupported {
+            writeln!(
+                out,
+                "{:<width$}  {DIM}unsupported: {}{DIM:#}",
+                terminal(&b.name),
+                terminal(why)
+            )?;
+        }
+    }
+    for b in &report.benchmarks {
         if let Some(why) = &b.not_judged {
             writeln!(
                 out,
@@ -122,6 +132,7 @@ pub fn suite_table(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<
     }
     writeln!(out)?;
     writeln!(out, "{}", summary_line(&report.summary, several))?;
+    writeln!(out, "{}", time_line(report))?;
     if let Some(reason) = &report.stopped {
         writeln!(out, "stopped early: {}", terminal(reason))?;
     }
@@ -184,6 +195,35 @@ fn heading(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<()> {
     )
 }
 
+/// How long the suite took, against its `--suite-time`, and the
+/// benchmarks whose time ran out before their verdicts settled.
+fn time_line(report: &SuiteComparison) -> String {
+    let took = humantime::format_duration(std::time::Duration::from_secs(
+        (report.elapsed_ms / 1e3).round() as u64,
+    ));
+    let mut line = match report.suite_time_ms {
+        Some(budget) => format!(
+            "took {took} of --suite-time {}",
+            humantime::format_duration(std::time::Duration::from_secs_f64(budget / 1e3))
+        ),
+        None => format!("took {took}"),
+    };
+    let capped: Vec<String> = report
+        .benchmarks
+        .iter()
+        .filter(|b| b.report.as_ref().is_some_and(|r| r.capped))
+        .map(|b| terminal(&b.name).into_owned())
+        .collect();
+    if !capped.is_empty() {
+        line.push_str(&format!(
+            "; {} stopped at their time with a verdict unsure (more --suite-time or --time may settle them): {}",
+            capped.len(),
+            capped.join(", ")
+        ));
+    }
+    line
+}
+
 /// The summary on one line: the verdicts counted, failures, and each
 /// side's geometric mean ratio with its interval (named when `several`
 /// sides are compared with the reference).
@@ -197,6 +237,9 @@ pub fn summary_line(summary: &SuiteVerdicts, several: bool) -> String {
     }
     if summary.failed > 0 {
         line.push_str(&format!(", {} failed", summary.failed));
+    }
+    if summary.unsupported > 0 {
+        line.push_str(&format!(", {} unsupported", summary.unsupported));
     }
     if summary.not_judged > 0 {
         line.push_str(&format!(", {} not judged", summary.not_judged));
@@ -233,6 +276,8 @@ mod tests {
             same: 107,
             unsure: 0,
             failed: 1,
+            unsupported: 2,
+            capped: 0,
             not_judged: 0,
             unpaired: 0,
             geometric_means: vec![SuiteRatio {
@@ -249,7 +294,7 @@ mod tests {
         };
         assert_eq!(
             summary_line(&summary, false),
-            "12 faster, 3 slower, 107 the same, 1 failed; geometric mean 0.973× [0.968×, 0.978×] (95%, 122 benchmarks)"
+            "12 faster, 3 slower, 107 the same, 1 failed, 2 unsupported; geometric mean 0.973× [0.968×, 0.978×] (95%, 122 benchmarks)"
         );
         assert!(summary_line(&summary, true).contains("geometric mean of `winch` 0.973×"));
     }

@@ -164,3 +164,16 @@ pub fn available_cores() -> Option<Vec<usize>> {
             .collect(),
     )
 }
+
+/// Put the calling thread at the scheduler's idle class (`SCHED_IDLE`): it
+/// runs only on a core no other thread wants, so never in place of a
+/// measuring worker. Threads it spawns inherit the class. Whether the
+/// scheduler agreed.
+pub fn run_when_idle() -> bool {
+    set_thread_priority_and_policy(
+        thread_native_id(),
+        ThreadPriority::Min,
+        ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle),
+    )
+    .is_ok()
+}

@@ -424,6 +424,11 @@ pub struct CompareReport {
     /// (Ctrl-C, SIGTERM or SIGHUP): the rounds are those taken so far.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// Whether sampling stopped at its time cap (`--time`, or the
+    /// benchmark's share of a suite's `--suite-time`) with a verdict still
+    /// unsure: more time could settle it.
+    #[serde(default)]
+    pub capped: bool,
 }
 
 impl CompareReport {

@@ -36,6 +36,14 @@ pub struct SuiteComparison {
     /// benchmark's engines against the reference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtimes: Option<crate::results::RuntimeView>,
+    /// How long the whole suite took, in ms: loading, compiling,
+    /// measuring and judging every benchmark.
+    #[serde(default)]
+    pub elapsed_ms: f64,
+    /// The suite's whole time (`--suite-time`) in ms, shared out among its
+    /// benchmarks; absent without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_time_ms: Option<f64>,
 }
 
 /// One benchmark of the suite: its comparison, or why it failed.
@@ -48,6 +56,11 @@ pub struct SuiteBenchmark {
     /// Why it could not be compared, on one line; absent when it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<Foreign>,
+    /// Set instead of `error` when a side's engine cannot run it (a
+    /// proposal or feature that engine lacks, such as GC under winch):
+    /// the engine's own words. Not a failure of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsupported: Option<Foreign>,
     /// Why its comparison, though made, is left out of the verdicts and
     /// the geometric means (a side whose per-op time cannot be told apart
     /// from the empty guest's, so that its ratio means nothing).
@@ -84,6 +97,13 @@ pub struct SuiteVerdicts {
     pub unsure: usize,
     /// Benchmarks that failed (an error instead of a comparison).
     pub failed: usize,
+    /// Benchmarks that a side's engine cannot run (`unsupported`).
+    #[serde(default)]
+    pub unsupported: usize,
+    /// Benchmarks whose sampling stopped at their time with a verdict
+    /// still open (their report's `capped`).
+    #[serde(default)]
+    pub capped: usize,
     /// Benchmarks compared but not judged (`not_judged`).
     pub not_judged: usize,
     /// Names not compared because not every path holds them.

@@ -27,7 +27,7 @@ use crate::benchmark::parent::row::{Compiled, Counts, describe};
 use crate::benchmark::parent::supervisor::Subprocesses;
 use crate::benchmark::progress::{Progress, Step};
 use crate::benchmark::protocol::{Found, Job, ProcessSample, ProgramSample, Task};
-use crate::guest::{Contract, sandbox};
+use crate::guest::{Contract, Unsupported, lacking, sandbox};
 use crate::options::{CompareSettings, Metric};
 use crate::results::{BenchResult, CompareReport, Comparison, Row, Tool};
 use crate::util::error::one_line;
@@ -56,9 +56,12 @@ struct Variants {
 
 /// Compare the variants in `files`: every benchmark of every file is a
 /// variant; any failure stops the comparison (a verdict needs all of them).
+/// Sampling stops at `until` (a suite's share for this benchmark), or
+/// `--time` after the first worker began when `None`.
 pub fn compare_rounds(
     settings: &CompareSettings,
     files: &[PathBuf],
+    until: Option<Instant>,
     progress: &dyn Progress,
 ) -> Result<CompareReport> {
     let common = &settings.settings;
@@ -78,7 +81,15 @@ pub fn compare_rounds(
     };
     progress.step("variants", Step::Sampling);
     let crew = Crew::new(&Subprocesses, progress, &variants.names, common.timeout);
-    let judged = take_rounds(&crew, settings, &plan, &variants, &counted, reference)?;
+    let until = until.unwrap_or_else(|| Instant::now() + settings.time_cap);
+    let judged = take_rounds(
+        &crew,
+        settings,
+        &plan,
+        &variants,
+        (&counted, reference),
+        until,
+    )?;
     let results = rows(&plan, common, &variants, &judged, &counted);
     let profile = match &settings.profile {
         Some(profiling) if !judged.stopped => {
@@ -106,6 +117,7 @@ pub fn compare_rounds(
         comparisons: judged.comparisons,
         profile,
         stopped: judged.stopped.then(|| sandbox::STOPPED.to_string()),
+        capped: judged.capped,
     })
 }
 
@@ -154,7 +166,13 @@ fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
     for planned in catalog.rows(sizes) {
         let workload = match planned.workload {
             Ok(workload) => workload,
-            Err(e) => bail!("{}: {}", planned.row.path.display(), one_line(&e.error)),
+            Err(e) => {
+                let line = format!("{}: {}", planned.row.path.display(), one_line(&e.error));
+                match lacking(&e.error) {
+                    true => return Err(Unsupported(line).into()),
+                    false => bail!(line),
+                }
+            }
         };
         let program = matches!(workload.contract, Contract::Program { .. });
         if let Some(first) = compiled.first()
@@ -247,18 +265,21 @@ struct Judged {
     done: bool,
     /// Interrupted (Ctrl-C, SIGTERM, SIGHUP) after a worker compared.
     stopped: bool,
+    /// Stopped at the time cap with a verdict still unsure.
+    capped: bool,
     sampling: Duration,
 }
 
 /// Take worker after worker of rounds until [`may_stop`] says the verdicts
-/// are certain, the time cap, or [`MAX_COMPARE_PROCESSES`].
+/// are certain, `until` (each worker told the time left, so that it stops
+/// its rounds on time), or [`MAX_COMPARE_PROCESSES`].
 fn take_rounds(
     crew: &Crew<'_>,
     settings: &CompareSettings,
     plan: &RunPlan,
     variants: &Variants,
-    counted: &[Option<Counts>],
-    reference: usize,
+    (counted, reference): (&[Option<Counts>], usize),
+    until: Instant,
 ) -> Result<Judged> {
     let common = &settings.settings;
     let started = Instant::now();
@@ -278,6 +299,7 @@ fn take_rounds(
                 },
                 offset: judged.processes,
                 fuel: common.metric == Metric::Instructions && judged.processes == 0,
+                budget: Some(until.saturating_duration_since(Instant::now())),
             },
         })
     };
@@ -316,14 +338,17 @@ fn take_rounds(
             common.noise,
             common.metric,
         );
-        judged.done = early
+        let settled = early
             || may_stop(
                 judged.processes,
                 judged.rounds,
                 &judged.comparisons,
                 common.noise,
-            )
-            || started.elapsed() >= settings.time_cap;
+            );
+        let out_of_time = Instant::now() >= until;
+        let open = judged.comparisons.iter().any(|c| !c.verdict.is_certain());
+        judged.capped = !settled && out_of_time && open;
+        judged.done = settled || out_of_time;
         Ok(())
     })?;
     if crew.interrupted() {

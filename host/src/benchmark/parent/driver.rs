@@ -321,9 +321,16 @@ impl<'d> Watch<'d> {
                 self.ready = true;
                 return Some(Outcome::Ready(Box::new(found)));
             }
-            Event::Failed { row, error } => {
+            Event::Failed {
+                row,
+                error,
+                unsupported,
+            } => {
                 (self.current, self.call) = (None, None);
-                let error = anyhow::Error::msg(error);
+                let error = match unsupported {
+                    true => anyhow::Error::new(crate::guest::Unsupported(error)),
+                    false => anyhow::Error::msg(error),
+                };
                 return Some(Outcome::Failed { row, error });
             }
             Event::Measured { row, sample } => (row, Done::Measured(Box::new(sample))),
@@ -409,7 +416,7 @@ impl<'d> Watch<'d> {
     /// error.
     fn hung(&self) -> anyhow::Error {
         let limit = format!(
-            "did not return within {} (infinite loop?); the worker was killed",
+            "did not return within {}, the limit of one call (an infinite loop? if the call is only long, raise the limit with --timeout); the worker was killed",
             self.deadline
         );
         let what = match self.call {

@@ -8,16 +8,20 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
 use crate::analysis::suite::suite_verdicts;
 use crate::benchmark::parent::compare::compare_rounds;
 use crate::benchmark::progress::{Call, Progress, Step};
-use crate::guest::load::SUITE_EXTENSION;
+use crate::guest::load::{self, SUITE_EXTENSION, all_engines};
 use crate::guest::name::workload_names;
-use crate::guest::{discover, sandbox};
-use crate::options::CompareSettings;
+use crate::guest::{discover, lacking, sandbox};
+use crate::options::{CompareSettings, Settings};
+use crate::platform::thread::run_when_idle;
 use crate::results::{CompareReport, Foreign, SuiteBenchmark, SuiteComparison, Tool, Unpaired};
 use crate::util::error::one_line;
 
@@ -168,13 +172,17 @@ fn benchmark_names(files: &[PathBuf]) -> Vec<String> {
     workload_names(&paths)
 }
 
-/// Compare every benchmark of `plan` across its sides, one after another.
+/// Compare every benchmark of `plan` across its sides, one after another,
+/// each until its verdicts settle or its time ([`Shares`]) is up.
 pub fn compare_suite(
     settings: &CompareSettings,
     plan: &SuitePlan,
     progress: &dyn Progress,
 ) -> SuiteComparison {
     progress.rows(plan.benchmarks.len());
+    let began = Instant::now();
+    let ahead = compile_ahead(&settings.settings, plan);
+    let mut shares = Shares::new(settings, plan.benchmarks.len());
     let mut benchmarks = Vec::new();
     let mut stopped = None;
     for benchmark in &plan.benchmarks {
@@ -182,7 +190,8 @@ pub fn compare_suite(
             progress,
             name: &benchmark.name,
         };
-        let compared = compare_rounds(settings, &benchmark.files, &within);
+        let until = shares.next();
+        let compared = compare_rounds(settings, &benchmark.files, Some(until), &within);
         // A benchmark interrupted half-way is left out: its verdicts are
         // of the rounds taken so far.
         let cut = compared.as_ref().map_or(true, |r| r.stopped.is_some());
@@ -197,6 +206,7 @@ pub fn compare_suite(
             break;
         }
     }
+    ahead.store(true, Ordering::Relaxed);
     progress.finish();
     let mut report = SuiteComparison {
         tool: Tool::this(),
@@ -212,6 +222,8 @@ pub fn compare_suite(
         unpaired: plan.unpaired.clone(),
         stopped: stopped.map(Foreign::from),
         runtimes: None,
+        elapsed_ms: began.elapsed().as_secs_f64() * 1e3,
+        suite_time_ms: settings.suite_time.map(|t| t.as_secs_f64() * 1e3),
     };
     let engines = settings.settings.engines.len();
     if engines > 1 && plan.sides.len() == engines {
@@ -220,7 +232,108 @@ pub fn compare_suite(
     report
 }
 
-/// One benchmark's entry: its report, or why there is none. A file with
+/// Compile every benchmark's files into the compile cache ahead of their
+/// turn, on a thread of the idle scheduling class
+/// ([`run_when_idle`]: it takes only a core the measuring worker leaves
+/// free), so that a benchmark's own load is a cache hit. It stops when
+/// the flag returned is set, or at Ctrl-C; without a cache it does
+/// nothing. What it cannot compile each benchmark finds again on its turn.
+fn compile_ahead(settings: &Settings, plan: &SuitePlan) -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let Some(cache) = settings.cache.clone() else {
+        return stop;
+    };
+    let files: Vec<PathBuf> = plan
+        .benchmarks
+        .iter()
+        .flat_map(|b| b.files.clone())
+        .collect();
+    let (configs, max_bytes) = (settings.engines.clone(), settings.max_file_bytes);
+    let stopped = Arc::clone(&stop);
+    let compile = move || {
+        run_when_idle();
+        let Ok(engines) = all_engines(&configs, Some(&cache)) else {
+            return;
+        };
+        for path in &files {
+            for engines in &engines {
+                if stopped.load(Ordering::Relaxed) || sandbox::interrupted() {
+                    return;
+                }
+                let _ = load::load(engines, path, max_bytes);
+            }
+        }
+    };
+    if std::thread::Builder::new()
+        .name("compile-ahead".into())
+        .spawn(compile)
+        .is_err()
+    {
+        stop.store(true, Ordering::Relaxed);
+    }
+    stop
+}
+
+/// The time each benchmark of a suite may take: `--time`, or under
+/// `--suite-time` an even share of the time left among the benchmarks
+/// left (at most `--time`), so that what a benchmark settled early leaves
+/// goes to the ones after it. A benchmark cannot always stop at its share
+/// (its first worker warms up and takes two rounds however long a program
+/// runs), so the mean overrun of the benchmarks done is set aside for each
+/// one left. A benchmark's time counts from its start: loading and
+/// compiling its files, and its workers' start, included.
+struct Shares {
+    cap: Duration,
+    /// When the suite's time is up, under `--suite-time`.
+    end: Option<Instant>,
+    left: usize,
+    /// The current benchmark's start and share.
+    current: Option<(Instant, Duration)>,
+    /// Time the benchmarks done took beyond their shares, and how many.
+    overran: (Duration, u32),
+}
+
+impl Shares {
+    fn new(settings: &CompareSettings, benchmarks: usize) -> Self {
+        Shares {
+            cap: settings.time_cap,
+            end: settings.suite_time.map(|t| Instant::now() + t),
+            left: benchmarks,
+            current: None,
+            overran: (Duration::ZERO, 0),
+        }
+    }
+
+    /// When the next benchmark's time is up.
+    fn next(&mut self) -> Instant {
+        let now = Instant::now();
+        if let Some((began, share)) = self.current.take() {
+            self.overran.0 += now.saturating_duration_since(began).saturating_sub(share);
+            self.overran.1 += 1;
+        }
+        let share = match self.end {
+            Some(end) => {
+                let left = self.left.max(1) as u32;
+                let overrun = self
+                    .overran
+                    .0
+                    .checked_div(self.overran.1)
+                    .unwrap_or_default();
+                let spare = end
+                    .saturating_duration_since(now)
+                    .saturating_sub(overrun * left);
+                (spare / left).min(self.cap)
+            }
+            None => self.cap,
+        };
+        self.left = self.left.saturating_sub(1);
+        self.current = Some((now, share));
+        now + share
+    }
+}
+
+/// One benchmark's entry: its report, or why there is none (an error, or
+/// an engine that cannot run it). A file with
 /// several benchmarks (`run_<name>` exports) makes more variants than
 /// sides, which no side-by-side reading can pair: an error. A side whose
 /// per-op time cannot be told apart from the empty guest's gives a ratio
@@ -234,6 +347,7 @@ fn judged(benchmark: &Benchmark, compared: Result<CompareReport>, sides: usize) 
             .map(|f| Foreign::new(f.display().to_string()))
             .collect(),
         error: None,
+        unsupported: None,
         not_judged: None,
         report: None,
     };
@@ -255,7 +369,10 @@ fn judged(benchmark: &Benchmark, compared: Result<CompareReport>, sides: usize) 
             });
             entry.report = Some(report);
         }
-        Err(e) => entry.error = Some(one_line(&e).into()),
+        Err(e) => match lacking(&e) {
+            true => entry.unsupported = Some(one_line(&e).into()),
+            false => entry.error = Some(one_line(&e).into()),
+        },
     }
     entry
 }
@@ -372,6 +489,55 @@ mod tests {
         assert_eq!(both.sides.len(), 4);
         assert_eq!(both.sides[1], format!("{}[winch]", label(&old)));
         Ok(())
+    }
+
+    /// Under `--suite-time` each benchmark gets an even share of the time
+    /// left, at most `--time`; what one leaves goes to those after it, and
+    /// the mean overrun of those done is set aside for each one left.
+    #[test]
+    fn shares_split_the_time_left_and_never_pass_the_cap() {
+        let start = Instant::now();
+        let mut shares = Shares {
+            cap: Duration::from_secs(10),
+            end: Some(start + Duration::from_secs(40)),
+            left: 8,
+            current: None,
+            overran: (Duration::ZERO, 0),
+        };
+        let first = shares.next().saturating_duration_since(Instant::now());
+        assert!(first <= Duration::from_secs(5), "{first:?}");
+        assert!(first >= Duration::from_millis(4900), "{first:?}");
+        // Six of the seven left settle at once: the last two share 40 s.
+        shares.left = 2;
+        shares.current = None;
+        let next = shares.next().saturating_duration_since(Instant::now());
+        assert!(
+            next <= Duration::from_secs(10),
+            "capped by --time: {next:?}"
+        );
+        assert!(next >= Duration::from_millis(9900), "{next:?}");
+        // One benchmark took 4 s beyond its share of 1 s: each of the two
+        // left is set 4 s aside, so they share 40 - 8 s.
+        let now = Instant::now();
+        let mut overrun = Shares {
+            cap: Duration::from_secs(60),
+            end: Some(now + Duration::from_secs(40)),
+            left: 2,
+            current: Some((now - Duration::from_secs(5), Duration::from_secs(1))),
+            overran: (Duration::ZERO, 0),
+        };
+        let set_aside = overrun.next().saturating_duration_since(now);
+        assert!(set_aside <= Duration::from_secs(16), "{set_aside:?}");
+        assert!(set_aside >= Duration::from_millis(15900), "{set_aside:?}");
+        let mut uncapped = Shares {
+            cap: Duration::from_secs(3),
+            end: None,
+            left: 1,
+            current: None,
+            overran: (Duration::ZERO, 0),
+        };
+        let alone = uncapped.next().saturating_duration_since(Instant::now());
+        assert!(alone <= Duration::from_secs(3) && alone >= Duration::from_millis(2900));
     }
 
     #[test]

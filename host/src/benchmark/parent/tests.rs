@@ -282,7 +282,7 @@ fn a_hung_call_fails_its_row_naming_the_call_and_the_timeout() -> Result<()> {
         .unwrap_or_default();
     assert_eq!(
         error,
-        "hangs.wasm (run): at count 128 (it had returned at count 64): `run` failed: did not return within --timeout 3s (infinite loop?); the worker was killed"
+        "hangs.wasm (run): at count 128 (it had returned at count 64): `run` failed: did not return within --timeout 3s, the limit of one call (an infinite loop? if the call is only long, raise the limit with --timeout); the worker was killed"
     );
     assert!(result(&report, "fine").figures.is_some());
     Ok(())

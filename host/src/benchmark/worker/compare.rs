@@ -4,6 +4,8 @@
 //! machine falls on every variant alike. (Programs take rounds of their
 //! own, in `compare_program`.)
 
+use std::time::{Duration, Instant};
+
 use anyhow::Result;
 
 use crate::benchmark::progress::{Call, Progress, Step};
@@ -31,6 +33,9 @@ fn chunk_len(len: usize, chunk: usize) -> usize {
     len / ROUND_CHUNKS + usize::from(chunk < len % ROUND_CHUNKS)
 }
 
+/// Rounds a worker takes whatever its budget.
+pub const LEAST_ROUNDS: usize = 2;
+
 /// A comparison's task in this worker.
 pub struct Comparison<'a> {
     pub variants: &'a [Row],
@@ -41,6 +46,54 @@ pub struct Comparison<'a> {
     pub offset: usize,
     /// Count instructions too.
     pub fuel: bool,
+    /// When the rounds stop.
+    pub pace: Pace,
+}
+
+/// When a worker's rounds stop: after the rounds asked for, or, under a
+/// budget, before a round that would end past it (its length taken as the
+/// mean of the rounds so far); the first [`LEAST_ROUNDS`] are always
+/// taken, so that every process gives the parent rounds with a spread to
+/// judge (one round has no interval).
+#[derive(Debug, Clone, Copy)]
+pub struct Pace {
+    rounds: usize,
+    budget: Option<Duration>,
+    began: Instant,
+}
+
+impl Pace {
+    /// The pace of a task of `rounds` under `budget`, counted from now.
+    pub fn new(rounds: usize, budget: Option<Duration>) -> Self {
+        Pace {
+            rounds,
+            budget,
+            began: Instant::now(),
+        }
+    }
+
+    /// Whether to begin another round after `taken`, the first of which
+    /// began at `first`.
+    pub fn another(&self, taken: usize, first: Instant) -> bool {
+        if taken >= self.rounds {
+            return false;
+        }
+        let Some(budget) = self.budget.filter(|_| taken >= LEAST_ROUNDS) else {
+            return true;
+        };
+        let next = first.elapsed().div_f64(taken as f64);
+        self.began.elapsed() + next <= budget
+    }
+}
+
+/// `plan` with its warm-up cap at most a quarter of `budget`, so that a
+/// long program's warm-up leaves time for its rounds.
+pub fn pace_warmup(plan: &WorkerPlan, budget: Option<Duration>) -> WorkerPlan {
+    let mut paced = plan.clone();
+    if let Some(budget) = budget {
+        paced.warmup_cap = paced.warmup_cap.min(budget / 4);
+    }
+    paced
 }
 
 /// A variant ready for its rounds: its instance, its instantiation time in
@@ -96,8 +149,11 @@ pub fn compare(
             per_block,
         });
     }
-    for round in 0..task.rounds {
-        take_round(&mut variants, round + task.offset, count, progress)?;
+    let first = Instant::now();
+    let mut rounds = 0;
+    while task.pace.another(rounds, first) {
+        take_round(&mut variants, rounds + task.offset, count, progress)?;
+        rounds += 1;
     }
     let mut samples = Vec::new();
     for (i, mut variant) in variants.into_iter().enumerate() {
@@ -130,7 +186,7 @@ pub fn compare(
     }
     Ok(Event::Compared {
         count,
-        rounds: task.rounds,
+        rounds,
         variants: samples,
     })
 }
@@ -233,7 +289,36 @@ pub fn williams_order(n: usize, round: usize) -> Vec<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::{ROUND_CHUNKS, chunk_len, williams_order};
+    use std::time::{Duration, Instant};
+
+    use super::{Pace, ROUND_CHUNKS, chunk_len, williams_order};
+
+    /// Without a budget every round asked for is taken; with a budget
+    /// already spent only the first two; with one that a round's length
+    /// outlasts, none after them.
+    #[test]
+    fn the_pace_takes_two_rounds_and_none_past_the_budget() {
+        let now = Instant::now();
+        let free = Pace::new(6, None);
+        assert!((0..6).all(|taken| free.another(taken, now)));
+        assert!(!free.another(6, now));
+        let spent = Pace::new(6, Some(Duration::ZERO));
+        assert!(spent.another(0, now) && spent.another(1, now));
+        assert!(!spent.another(2, now));
+        assert!(!Pace::new(1, Some(Duration::ZERO)).another(1, now));
+        // Two rounds took 50 ms each; another would end past 120 ms.
+        let first = now - Duration::from_millis(100);
+        let tight = Pace {
+            began: first,
+            ..Pace::new(6, Some(Duration::from_millis(120)))
+        };
+        assert!(!tight.another(2, first));
+        let roomy = Pace {
+            began: first,
+            ..Pace::new(6, Some(Duration::from_secs(60)))
+        };
+        assert!(roomy.another(2, first));
+    }
 
     /// The chunks of a block add up to the block, differ by at most one
     /// sample; a block of fewer samples than chunks fills the first chunks

@@ -53,18 +53,20 @@ pub fn compare(
         progress.set_row(i);
         progress.step(&row.name, Step::Sampling);
     }
-    for round in 0..task.rounds {
-        for index in williams_order(taken.len(), round + task.offset) {
+    let mut rounds = 0;
+    while task.pace.another(rounds, started) {
+        for index in williams_order(taken.len(), rounds + task.offset) {
             progress.set_row(index);
             progress.calling(Call::Start);
             let iteration = taken[index].program.iterate().map_err(|e| (index, e))?;
             taken[index].iterations.push(iteration);
         }
+        rounds += 1;
     }
     let sampling_ms = started.elapsed().as_secs_f64() * 1e3;
     Ok(Event::Compared {
         count: 1,
-        rounds: task.rounds,
+        rounds,
         variants: taken
             .into_iter()
             .map(|t| t.iterations.into_sample(sampling_ms, None))

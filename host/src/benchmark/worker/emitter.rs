@@ -79,6 +79,7 @@ impl Emitter {
         self.send(&result.unwrap_or_else(|e| Event::Failed {
             row,
             error: one_line(&e),
+            unsupported: crate::guest::lacking(&e),
         }));
     }
 }

@@ -51,7 +51,7 @@ use anyhow::{Context, Result};
 
 use crate::benchmark::progress::{Call, Progress, Step};
 use crate::benchmark::protocol::{Event, Job, RowJob, Task, WorkerPlan};
-use crate::benchmark::worker::compare::Comparison;
+use crate::benchmark::worker::compare::{Comparison, Pace, pace_warmup};
 use crate::benchmark::worker::emitter::Emitter;
 use crate::benchmark::worker::session::{Session, on_measuring_thread};
 use crate::guest::Contract;
@@ -150,6 +150,7 @@ fn take_task(plan: &WorkerPlan, task: &Task, session: &Session, emitter: &Emitte
             rounds,
             offset,
             fuel,
+            budget,
         } => {
             let task = Comparison {
                 variants,
@@ -157,7 +158,9 @@ fn take_task(plan: &WorkerPlan, task: &Task, session: &Session, emitter: &Emitte
                 rounds: *rounds,
                 offset: *offset,
                 fuel: *fuel,
+                pace: Pace::new(*rounds, *budget),
             };
+            let plan = &pace_warmup(plan, *budget);
             // The variants are all programs or none (the parent checked).
             let programs = variants.first().map(|row| session.workload(row));
             let compared = match programs {

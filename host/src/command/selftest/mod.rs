@@ -22,6 +22,9 @@
 //! - gate (only when asked for by `--only gate`): the regression gate's
 //!   false-alarm rate and the smallest slow-down it catches nine times in
 //!   ten, from A/A runs kept here ([`gate`]);
+//! - scheduler: a synthetic suite compared unhurried and under a quarter
+//!   of that time (`--suite-time`): the time each took and how many
+//!   verdicts agree ([`scheduler`]);
 //! - machine: what interrupts each core, as a thread spinning on it sees it
 //!   ([`crate::platform::gaps`]), and the spread of xor's samples in one run
 //!   at a short and at a long count;
@@ -56,6 +59,7 @@ mod machine;
 mod programs;
 mod repeatability;
 mod runs;
+mod scheduler;
 mod verdicts;
 
 use components::{Components, components};
@@ -80,6 +84,7 @@ struct SelftestReport {
     family: Option<FamilyTally>,
     machine: Option<Machine>,
     history: Vec<history::Cell>,
+    scheduler: Option<scheduler::SchedulerFigures>,
     gate: Option<crate::analysis::gate::GateCheck>,
 }
 
@@ -134,6 +139,9 @@ pub fn selftest(args: &SelftestArgs) -> Result<()> {
             args.same_runs,
             0.0,
         )?);
+    }
+    if wanted(SelftestSection::Scheduler) {
+        report.scheduler = Some(scheduler::scheduler(&args.workloads)?);
     }
     if wanted(SelftestSection::Machine) {
         report.machine = Some(machine(&file("xor.wasm")?)?);
