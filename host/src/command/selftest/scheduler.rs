@@ -96,28 +96,40 @@ fn synthetic_suite(workloads: &Path, old: &Path, new: &Path) -> Result<usize> {
     for side in [old, new] {
         std::fs::create_dir_all(side).context("a side's folder")?;
     }
-    let copy = |name: &str, from: &str, side: &Path| -> Result<()> {
-        for suffix in [
-            ".wasm",
-            ".input.txt",
-            ".stdout.expected",
-            ".stderr.expected",
-        ] {
-            let source = workloads.join(format!("{from}{suffix}"));
-            if suffix == ".wasm" || source.exists() {
-                std::fs::copy(&source, side.join(format!("{name}{suffix}")))
-                    .with_context(|| format!("copying {}", source.display()))?;
-            }
-        }
+    let copy = |from: &str, to: &Path| -> Result<()> {
+        let source = workloads.join(from);
+        std::fs::copy(&source, to).with_context(|| format!("copying {}", source.display()))?;
         Ok(())
     };
     for name in SHORT_SAME {
-        copy(name, name, old)?;
-        copy(name, name, new)?;
+        copy(&format!("{name}.wasm"), &old.join(format!("{name}.wasm")))?;
+        copy(&format!("{name}.wasm"), &new.join(format!("{name}.wasm")))?;
     }
-    for (name, reference, other) in LARGE.iter().chain(CLOSE).chain(CLOSE_PROGRAMS) {
-        copy(name, reference, old)?;
-        copy(name, other, new)?;
+    for (name, reference, other) in LARGE.iter().chain(CLOSE) {
+        copy(
+            &format!("{reference}.wasm"),
+            &old.join(format!("{name}.wasm")),
+        )?;
+        copy(&format!("{other}.wasm"), &new.join(format!("{name}.wasm")))?;
+    }
+    // A program reads its input by its own name: each side's program is
+    // `NAME/benchmark.wasm` (named NAME, as Sightglass's are) beside its
+    // input, its expected output renamed to match.
+    for (name, reference, other) in CLOSE_PROGRAMS {
+        for (side, program) in [(old, reference), (new, other)] {
+            let folder = side.join(name);
+            std::fs::create_dir_all(&folder).context("a program's folder")?;
+            copy(&format!("{program}.wasm"), &folder.join("benchmark.wasm"))?;
+            let input = format!("{program}.input.txt");
+            copy(&input, &folder.join(&input))?;
+            for stream in ["stdout", "stderr"] {
+                let expected = format!("{program}.{stream}.expected");
+                copy(
+                    &expected,
+                    &folder.join(format!("benchmark.{stream}.expected")),
+                )?;
+            }
+        }
     }
     let long = |loops: u64| long_program(loops);
     for (side, slower) in [(old, LONG_LOOP), (new, LONG_LOOP * 5 / 4)] {
