@@ -216,7 +216,7 @@ fn time_line(report: &SuiteComparison) -> String {
         .collect();
     if !capped.is_empty() {
         line.push_str(&format!(
-            "; {} stopped at their time with a verdict unsure (more --suite-time or --time may settle them): {}",
+            "; {} stopped at their time before their verdicts settled (more --suite-time or --time may settle them): {}",
             capped.len(),
             capped.join(", ")
         ));
