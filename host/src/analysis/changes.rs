@@ -30,7 +30,7 @@ use std::sync::{Mutex, OnceLock};
 
 use serde::Serialize;
 
-use crate::analysis::stats::student_t_975;
+use crate::analysis::stats::{normal, student_t_975};
 use crate::results::Ratio;
 
 /// The fewest runs on each side of a change.
@@ -304,13 +304,6 @@ pub fn null_quantile(n: usize, q: f64, cuts: Cuts) -> f64 {
     maxima.sort_by(f64::total_cmp);
     let index = ((maxima.len() as f64 * q).ceil() as usize).clamp(1, maxima.len()) - 1;
     maxima[index]
-}
-
-/// A standard normal value (Box–Muller).
-pub fn normal(rng: &mut fastrand::Rng) -> f64 {
-    let u = 1.0 - rng.f64();
-    let v = rng.f64();
-    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
 }
 
 /// The step (relative, 0.03 is 3%) a series of `n` runs with log-median

@@ -34,8 +34,7 @@
 //! the median over rounds and its sign-test interval do not rest on it.
 
 use crate::analysis::estimate;
-use crate::analysis::stats;
-use crate::analysis::suite::normal_quantile;
+use crate::analysis::stats::{self, normal_quantile};
 use crate::analysis::verdict;
 use crate::options::{Metric, NoiseBand};
 use crate::results::{Comparison, Foreign, PhaseComparison, ProgramPhase, Ratio};
@@ -388,11 +387,7 @@ mod tests {
         per_process: usize,
         rng: &mut fastrand::Rng,
     ) -> (Verdict, usize) {
-        let normal = |rng: &mut fastrand::Rng| {
-            // Box-Muller.
-            let (u, v) = (rng.f64().max(1e-300), rng.f64());
-            (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
-        };
+        let normal = crate::analysis::stats::normal;
         let mut a: Vec<Vec<Vec<f64>>> = Vec::new();
         let mut b: Vec<Vec<Vec<f64>>> = Vec::new();
         let mut rounds = 0;

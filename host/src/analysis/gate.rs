@@ -500,7 +500,7 @@ mod tests {
         );
         let mut rng = fastrand::Rng::with_seed(7);
         let times: Vec<f64> = (0..20)
-            .map(|_| 100.0 * (0.01 * crate::analysis::changes::normal(&mut rng)).exp())
+            .map(|_| 100.0 * (0.01 * crate::analysis::stats::normal(&mut rng)).exp())
             .collect();
         let rates = error_rates(&times, false, 0.0, 1);
         assert!(rates.false_alarms <= 20, "{rates:?}");

@@ -138,11 +138,7 @@ mod tests {
     #[test]
     fn normal_scatter_is_rarely_split() {
         let mut rng = fastrand::Rng::with_seed(11);
-        let mut normal = || {
-            // Box–Muller.
-            let (u, v) = (rng.f64().max(1e-12), rng.f64());
-            (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
-        };
+        let mut normal = || crate::analysis::stats::normal(&mut rng);
         for (processes, most) in [(8, 100), (12, 20)] {
             let split = (0..2000)
                 .filter(|_| {

@@ -34,6 +34,7 @@
 //!   type-B component in the GUM (JCGM 100:2008) ([`widen_for_drift`]).
 
 use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 use crate::results::{OutlierClass, Outliers};
 
@@ -68,24 +69,41 @@ pub fn sample_sd(values: &[f64]) -> f64 {
 }
 
 /// The 97.5% quantile of Student's t distribution with `df` degrees of
-/// freedom: exact (to four digits) up to 30, the Cornish–Fisher expansion
-/// beyond.
+/// freedom (statrs; infinite with none), remembered for the first few
+/// hundred.
 pub fn student_t_975(df: usize) -> f64 {
-    const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    match df {
-        0 => f64::INFINITY,
-        1..=30 => TABLE[df - 1],
-        _ => {
-            let z: f64 = 1.959_963_984_540_054;
-            let n = df as f64;
-            z + (z.powi(3) + z) / (4.0 * n)
-                + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * n * n)
-        }
+    const REMEMBERED: usize = 256;
+    static TABLE: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| (0..REMEMBERED).map(|df| student_t(0.975, df)).collect());
+    table
+        .get(df)
+        .copied()
+        .unwrap_or_else(|| student_t(0.975, df))
+}
+
+/// The `p` quantile of Student's t with `df` degrees of freedom, `p` in
+/// (0, 1); infinite with no degree of freedom.
+fn student_t(p: f64, df: usize) -> f64 {
+    match StudentsT::new(0.0, 1.0, df as f64) {
+        Ok(t) if p > 0.0 && p < 1.0 => t.inverse_cdf(p),
+        _ => f64::INFINITY,
     }
+}
+
+/// The standard normal quantile of `p` in (0, 1) (statrs); NaN outside.
+pub fn normal_quantile(p: f64) -> f64 {
+    match p > 0.0 && p < 1.0 {
+        true => Normal::standard().inverse_cdf(p),
+        false => f64::NAN,
+    }
+}
+
+/// A standard normal value drawn from `rng` (Box–Muller): the one source
+/// of normal noise for the simulations of the method and its tests.
+pub fn normal(rng: &mut fastrand::Rng) -> f64 {
+    let u = 1.0 - rng.f64();
+    let v = rng.f64();
+    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
 }
 
 /// The 95% interval of `centre` from the medians of separate processes:
@@ -444,6 +462,30 @@ mod tests {
 
     fn width((lo, hi): (f64, f64)) -> f64 {
         hi - lo
+    }
+
+    #[test]
+    fn quantiles_are_the_tables() {
+        for (df, t) in [
+            (1, 12.706),
+            (2, 4.303),
+            (5, 2.571),
+            (30, 2.042),
+            (120, 1.980),
+        ] {
+            assert!(
+                (student_t_975(df) - t).abs() < 5e-4,
+                "t({df}) = {}",
+                student_t_975(df)
+            );
+        }
+        assert!((student_t_975(1000) - 1.962_339).abs() < 1e-5);
+        assert!(student_t_975(0).is_infinite());
+        assert!((normal_quantile(0.975) - 1.959_963_985).abs() < 1e-8);
+        assert!((normal_quantile(0.995) - 2.575_829_304).abs() < 1e-8);
+        assert!((normal_quantile(0.5)).abs() < 1e-12);
+        assert!((normal_quantile(0.01) + 2.326_347_874).abs() < 1e-8);
+        assert!(normal_quantile(0.0).is_nan() && normal_quantile(1.0).is_nan());
     }
 
     #[test]

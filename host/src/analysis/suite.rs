@@ -14,6 +14,7 @@
 //! interval is exp(mean ± z₉₅ · se). Rows are taken as independent: what
 //! the machine did to one benchmark is not assumed to repeat in the next.
 
+use crate::analysis::stats::normal_quantile;
 use crate::results::{
     BenchResult, Comparison, Ratio, SuiteBenchmark, SuiteRatio, SuiteSummary, SuiteVerdicts,
     Verdict,
@@ -114,58 +115,6 @@ fn two_sided_z(confidence: f64) -> f64 {
     normal_quantile(1.0 - (1.0 - confidence) / 2.0)
 }
 
-/// The standard normal quantile of `p` in (0, 1): Acklam's rational
-/// approximation (relative error below 1.2e-9).
-pub fn normal_quantile(p: f64) -> f64 {
-    const A: [f64; 6] = [
-        -3.969_683_028_665_376e1,
-        2.209_460_984_245_205e2,
-        -2.759_285_104_469_687e2,
-        1.383_577_518_672_69e2,
-        -3.066_479_806_614_716e1,
-        2.506_628_277_459_239,
-    ];
-    const B: [f64; 5] = [
-        -5.447_609_879_822_406e1,
-        1.615_858_368_580_409e2,
-        -1.556_989_798_598_866e2,
-        6.680_131_188_771_972e1,
-        -1.328_068_155_288_572e1,
-    ];
-    const C: [f64; 6] = [
-        -7.784_894_002_430_293e-3,
-        -3.223_964_580_411_365e-1,
-        -2.400_758_277_161_838,
-        -2.549_732_539_343_734,
-        4.374_664_141_464_968,
-        2.938_163_982_698_783,
-    ];
-    const D: [f64; 4] = [
-        7.784_695_709_041_462e-3,
-        3.224_671_290_700_398e-1,
-        2.445_134_137_142_996,
-        3.754_408_661_907_416,
-    ];
-    const LOW: f64 = 0.024_25;
-    if !(p > 0.0 && p < 1.0) {
-        return f64::NAN;
-    }
-    let tail = |q: f64| {
-        (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
-            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
-    };
-    if p < LOW {
-        tail((-2.0 * p.ln()).sqrt())
-    } else if p > 1.0 - LOW {
-        -tail((-2.0 * (1.0 - p).ln()).sqrt())
-    } else {
-        let q = p - 0.5;
-        let r = q * q;
-        (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q
-            / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1.0)
-    }
-}
-
 /// The summary of a suite compared across `sides` (the first the
 /// reference): the verdicts counted over every judged benchmark's
 /// comparisons, the benchmarks that failed or were not judged, `unpaired` names, and per side after the
@@ -261,15 +210,6 @@ mod tests {
         assert!((g.high.ln() - half).abs() < 1e-9, "{g:?}");
         assert!((g.low.ln() + half).abs() < 1e-9, "{g:?}");
         assert!(geometric_mean_ratio(&[]).is_none());
-    }
-
-    #[test]
-    fn normal_quantiles_are_the_tables() {
-        assert!((normal_quantile(0.975) - 1.959_963_985).abs() < 1e-8);
-        assert!((normal_quantile(0.995) - 2.575_829_304).abs() < 1e-8);
-        assert!((normal_quantile(0.5)).abs() < 1e-12);
-        assert!((normal_quantile(0.01) + 2.326_347_874).abs() < 1e-8);
-        assert!(normal_quantile(0.0).is_nan() && normal_quantile(1.0).is_nan());
     }
 
     fn compared(verdict: Verdict, ratio: Ratio, confidence: f64) -> Comparison {

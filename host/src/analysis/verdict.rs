@@ -18,8 +18,7 @@
 //! a threshold (more samples would narrow it). Pure arithmetic: no I/O, no
 //! clocks.
 
-use crate::analysis::stats;
-use crate::analysis::suite::normal_quantile;
+use crate::analysis::stats::{self, normal_quantile};
 use crate::options::NoiseBand;
 use crate::results::{Foreign, Ratio, Verdict};
 
@@ -286,14 +285,14 @@ mod tests {
     fn a_few_rounds_get_a_t_interval_and_one_round_none() -> Result<(), String> {
         assert!(paired_ratio(&[1.8], 0.95).is_none());
         let two = paired_ratio(&[1.80, 1.82], 0.95).ok_or("no ratio")?;
-        // t(0.975, 1) = 12.706: the mean log ± 12.706 · sd / √2.
+        // t(0.975, 1) = 12.7062: the mean log ± t · sd / √2.
         let (mean, sd) = (
             (1.8f64.ln() + 1.82f64.ln()) / 2.0,
             (1.82f64 / 1.8).ln() / 2f64.sqrt(),
         );
-        let half = 12.706 * sd / 2f64.sqrt();
-        assert!((two.low - (mean - half).exp()).abs() < 1e-9, "{two:?}");
-        assert!((two.high - (mean + half).exp()).abs() < 1e-9, "{two:?}");
+        let half = 12.706_204_736 * sd / 2f64.sqrt();
+        assert!((two.low - (mean - half).exp()).abs() < 1e-8, "{two:?}");
+        assert!((two.high - (mean + half).exp()).abs() < 1e-8, "{two:?}");
         assert_eq!(verdict(&two, band(0.005)), Verdict::Slower);
         // Rounds that disagree make the verdict unsure, not certain.
         let apart = paired_ratio(&[0.99, 1.03, 1.00], 0.95).ok_or("no ratio")?;

@@ -266,7 +266,7 @@ fn render_run(report: &RunReport) -> Rendered {
     Rendered {
         terminal: text(std::mem::take(table.out())),
         markdown: markdown_run(report),
-        csv: csv_run(report),
+        csv: csv_run(report).expect("written"),
         html: html_run(report),
     }
 }
@@ -277,7 +277,7 @@ fn render_compare(report: &CompareReport) -> Rendered {
     Rendered {
         terminal: text(std::mem::take(table.out())),
         markdown: markdown_compare(report),
-        csv: csv_compare(report),
+        csv: csv_compare(report).expect("written"),
         html: html_compare(report),
     }
 }
@@ -288,7 +288,7 @@ fn render_suite(report: &SuiteComparison) -> Rendered {
     Rendered {
         terminal: text(terminal),
         markdown: markdown_suite(report),
-        csv: csv_suite(report),
+        csv: csv_suite(report).expect("written"),
         html: html_suite(report),
     }
 }
@@ -387,33 +387,22 @@ fn markdown_ok(plain: &str, forged: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The fields of one CSV record (RFC 4180: quoted fields hold anything).
-fn csv_fields(record: &str) -> Vec<String> {
-    let mut fields = vec![String::new()];
-    let mut quoted = false;
-    let mut chars = record.chars().peekable();
-    while let Some(c) = chars.next() {
-        let current = fields.last_mut().expect("one field at least");
-        match (c, quoted) {
-            ('"', false) if current.is_empty() => quoted = true,
-            ('"', true) if chars.peek() == Some(&'"') => {
-                current.push('"');
-                chars.next();
-            }
-            ('"', true) => quoted = false,
-            (',', false) => fields.push(String::new()),
-            (c, _) => current.push(c),
-        }
-    }
-    fields
+/// The records of a CSV text and their fields, read by the csv crate.
+fn csv_records(text: &str) -> Result<Vec<Vec<String>>, String> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let fields = |r: csv::StringRecord| r.iter().map(str::to_string).collect();
+    (reader.records())
+        .map(|r| r.map(fields).map_err(|e| format!("csv: {e}")))
+        .collect()
 }
 
 fn csv_ok(plain: &str, forged: &str) -> Result<(), String> {
-    let records =
-        |s: &str| -> Vec<Vec<String>> { s.split_terminator("\r\n").map(csv_fields).collect() };
     let body = forged.replace("\r\n", "");
     check(raw_hidden(&body).is_none(), "csv: raw control", forged)?;
-    let (plain, forged_records) = (records(plain), records(forged));
+    let (plain, forged_records) = (csv_records(plain)?, csv_records(forged)?);
     check(plain.len() == forged_records.len(), "csv: records", forged)?;
     for (p, f) in plain.iter().zip(&forged_records) {
         check(p.len() == f.len(), "csv: fields", forged)?;
@@ -547,7 +536,11 @@ fn a_forged_version_and_names_stay_text_in_each_output() {
     assert!(html.contains("<!-- &lt;script&gt;alert(1)&lt;/script&gt; &lt;script&gt;"));
     assert!(html.contains("Made by &lt;script&gt;alert(1)&lt;/script&gt;"));
     let run: RunReport = cases.run.with(&["=cmd|' /C calc'!A0".to_string()]);
-    assert!(csv_run(&run).contains("\"'=cmd|' /C calc'!A0\",\"'=cmd|' /C calc'!A0\","));
+    let csv = csv_run(&run).expect("written");
+    assert!(
+        csv.contains("'=cmd|' /C calc'!A0,'=cmd|' /C calc'!A0,"),
+        "{csv}"
+    );
     let run: RunReport = cases.run.with(&["[fix the build](https://x)".to_string()]);
     assert!(markdown_run(&run).contains("| \\[fix the build\\](https://x) | "));
     let run: RunReport = cases.run.with(&["\x1b]0;title\x07".to_string()]);

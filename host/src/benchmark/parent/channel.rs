@@ -19,6 +19,9 @@ use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
+use nix::errno::Errno;
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::unistd;
 
 use crate::benchmark::protocol::{EVENTS_FD, Event, MAX_EVENT_BYTES};
 
@@ -32,13 +35,7 @@ const ABOVE_STDIO: RawFd = 10;
 
 /// A pipe: its read end and its write end, both closed on `exec`.
 pub fn pipe() -> Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0 as RawFd; 2];
-    // SAFETY: pipe2 writes two descriptors into `fds`.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(std::io::Error::last_os_error()).context("making a pipe for a worker");
-    }
-    // SAFETY: both descriptors were just made, and are owned here alone.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+    unistd::pipe2(OFlag::O_CLOEXEC).context("making a pipe for a worker")
 }
 
 /// Make the process `command` starts find `write` (the write end of the
@@ -48,21 +45,19 @@ pub fn pipe() -> Result<(OwnedFd, OwnedFd)> {
 /// stderr cannot clobber it) until the child has started, then drops it.
 pub fn pass_events(command: &mut Command, write: &OwnedFd) -> Result<OwnedFd> {
     use std::os::unix::process::CommandExt;
-    // SAFETY: fcntl duplicates a descriptor of ours; the copy is owned here.
-    let copy = unsafe { libc::fcntl(write.as_raw_fd(), libc::F_DUPFD_CLOEXEC, ABOVE_STDIO) };
-    if copy < 0 {
-        return Err(std::io::Error::last_os_error()).context("passing the event channel");
-    }
+    let copy = fcntl(write, FcntlArg::F_DUPFD_CLOEXEC(ABOVE_STDIO))
+        .context("passing the event channel")?;
     // SAFETY: `copy` was just made and is owned here alone.
     let copy = unsafe { OwnedFd::from_raw_fd(copy) };
     let fd = copy.as_raw_fd();
     let place = move || {
         // SAFETY: dup2 is async-signal-safe and touches no memory; the copy
-        // it makes at EVENTS_FD is not closed on exec.
-        match unsafe { libc::dup2(fd, EVENTS_FD) } {
-            -1 => Err(std::io::Error::last_os_error()),
-            _ => Ok(()),
-        }
+        // it makes at EVENTS_FD is not closed on exec. (nix's dup2 wants an
+        // owned descriptor at EVENTS_FD, which the child has none of yet.)
+        let placed = unsafe { libc::dup2(fd, EVENTS_FD) };
+        Errno::result(placed)
+            .map(drop)
+            .map_err(std::io::Error::from)
     };
     // SAFETY: the closure calls only dup2 and allocates nothing.
     unsafe { command.pre_exec(place) };

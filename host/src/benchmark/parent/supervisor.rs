@@ -36,6 +36,8 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
 
 use crate::benchmark::parent::channel::{self, LogTail};
 use crate::benchmark::parent::executor::{Executor, Next, WorkerProcess, Wrapper};
@@ -155,12 +157,17 @@ impl Worker {
     /// Kill the worker, and anything it started, and reap it.
     pub fn kill(&mut self) {
         // Not reaped yet, so its id still names its process group.
-        if let Ok(group) = libc::pid_t::try_from(self.child.id()) {
-            // SAFETY: kill has no memory preconditions.
-            unsafe { libc::kill(-group, libc::SIGKILL) };
-        }
+        self.kill_group();
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+
+    /// SIGKILL to the worker's process group (not reaped yet, the worker's
+    /// id still names it).
+    fn kill_group(&self) {
+        if let Ok(group) = libc::pid_t::try_from(self.child.id()) {
+            let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
+        }
     }
 
     /// The worker closed its event channel: its exit status, waited for at
@@ -185,10 +192,7 @@ impl Worker {
         // What the worker left running (a runtime's process, what that
         // started) ends with it: its process group, whose id no new
         // process takes while a member of it lives.
-        if let Ok(group) = libc::pid_t::try_from(self.child.id()) {
-            // SAFETY: kill has no memory preconditions.
-            unsafe { libc::kill(-group, libc::SIGKILL) };
-        }
+        self.kill_group();
         // Let the log reader take the last lines: it ends when the
         // worker's stdout and stderr close (at once, as a rule; at most
         // POLL when something else still holds them).
@@ -317,16 +321,7 @@ fn signal_of(_status: &ExitStatus) -> Option<i32> {
 }
 
 fn signal_name(signal: i32) -> &'static str {
-    match signal {
-        4 => "SIGILL",
-        6 => "SIGABRT",
-        7 => "SIGBUS",
-        8 => "SIGFPE",
-        9 => "SIGKILL",
-        11 => "SIGSEGV",
-        15 => "SIGTERM",
-        _ => "a signal",
-    }
+    Signal::try_from(signal).map_or("a signal", Signal::as_str)
 }
 
 /// The resident memory of process `pid`, in bytes, when the OS says.
@@ -336,4 +331,22 @@ fn resident_bytes(pid: u32) -> Option<u64> {
     // SAFETY: sysconf has no preconditions.
     let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     Some(pages.saturating_mul(u64::try_from(page).ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ExitStatus, describe_end};
+
+    #[cfg(unix)]
+    #[test]
+    fn a_signal_is_named() {
+        use std::os::unix::process::ExitStatusExt;
+        let killed = |signal| describe_end(Some(ExitStatus::from_raw(signal)), "");
+        assert!(killed(11).contains("signal 11 (SIGSEGV)"), "{}", killed(11));
+        assert!(
+            killed(100).contains("signal 100 (a signal)"),
+            "{}",
+            killed(100)
+        );
+    }
 }

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use nix::errno::Errno;
 use serde::Serialize;
 
 use crate::util::fs::read_system_text;
@@ -159,20 +160,10 @@ pub(super) fn on_probe_thread<T: Send + 'static>(
 
 /// Name of an errno value, e.g. `EACCES`.
 pub(super) fn errno_name(code: i32) -> String {
-    let name = match code {
-        libc::EPERM => "EPERM",
-        libc::ENOENT => "ENOENT",
-        libc::EACCES => "EACCES",
-        libc::EBUSY => "EBUSY",
-        libc::ENODEV => "ENODEV",
-        libc::EINVAL => "EINVAL",
-        libc::ENOSYS => "ENOSYS",
-        libc::EOPNOTSUPP => "EOPNOTSUPP",
-        libc::E2BIG => "E2BIG",
-        libc::EMFILE => "EMFILE",
-        _ => return format!("errno {code}"),
-    };
-    name.to_string()
+    match Errno::from_raw(code) {
+        Errno::UnknownErrno => format!("errno {code}"),
+        known => format!("{known:?}"),
+    }
 }
 
 /// A thread-priority error in plain words (errno names where there is one).
@@ -188,4 +179,16 @@ pub(super) fn this_binary() -> String {
     std::env::current_exe()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| "target/release/host".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::errno_name;
+
+    #[test]
+    fn errno_values_are_named() {
+        assert_eq!(errno_name(libc::EACCES), "EACCES");
+        assert_eq!(errno_name(libc::EOPNOTSUPP), "EOPNOTSUPP");
+        assert_eq!(errno_name(-5), "errno -5");
+    }
 }

@@ -15,7 +15,8 @@
 
 use serde::Serialize;
 
-use crate::analysis::changes::{MIN_SEGMENT, exact_changes, normal, time_changes};
+use crate::analysis::changes::{MIN_SEGMENT, exact_changes, time_changes};
+use crate::analysis::stats::normal;
 
 /// Series drawn per cell of the table.
 const TRIALS: usize = 1000;

@@ -1,15 +1,19 @@
 //! RFC 4180 CSV of a run (one record per row) or of a comparison (one record
 //! per variant against the reference).
 //!
-//! Records end in CRLF; a field holding a comma, a double quote, CR or LF is
-//! quoted, its quotes doubled. Names, paths and errors are outside text
-//! ([`escape::csv`]): their control characters are escaped, and one that
-//! starts with `= + - @`, tab or CR is given a leading `'` so that a
-//! spreadsheet reads it as text, not as a formula. Numbers are in ns (or plain ratios) with every
-//! digit Rust prints for an `f64` (the shortest text that reads back the same
-//! value); an absent or non-finite value is an empty field.
+//! The csv crate writes the records ([`Records`]): they end in CRLF, a
+//! field holding a comma, a double quote, CR or LF is quoted, its quotes
+//! doubled, and every record has as many fields as the header. Names,
+//! paths and errors are outside text ([`escape::csv`]): their control
+//! characters are escaped, and one that starts with `= + - @`, tab or CR is
+//! given a leading `'` so that a spreadsheet reads it as text, not as a
+//! formula. Numbers are in ns (or plain ratios) with every digit Rust
+//! prints for an `f64` (the shortest text that reads back the same value);
+//! an absent or non-finite value is an empty field.
 
-use crate::output::escape::{self, csv as text, csv_own as own};
+use anyhow::{Context, Result};
+
+use crate::output::escape::csv as text;
 use crate::results::{BenchResult, CompareReport, Foreign, Ratio, RunReport, RuntimeView, Verdict};
 
 const RUN_HEADER: [&str; 34] = [
@@ -64,16 +68,16 @@ const COMPARE_HEADER: [&str; 7] = [
 
 /// The rows of `host run` as CSV, header first; a failed row has its
 /// `error` and empty figures.
-pub fn csv_run(report: &RunReport) -> String {
-    let mut out = record(RUN_HEADER.map(own));
+pub fn csv_run(report: &RunReport) -> Result<String> {
+    let mut out = Records::new(RUN_HEADER)?;
     for r in &report.results {
         let mut fields = vec![
             text(&r.name),
             text(&r.benchmark),
-            own(&r.size.map(|s| s.to_string()).unwrap_or_default()),
+            r.size.map(|s| s.to_string()).unwrap_or_default(),
             r.engine.as_ref().map(text).unwrap_or_default(),
             text(&r.path),
-            own(&r.kind.map(|k| k.to_string()).unwrap_or_default()),
+            r.kind.map(|k| k.to_string()).unwrap_or_default(),
             r.error.as_ref().map(text).unwrap_or_default(),
         ];
         match &r.figures {
@@ -117,9 +121,9 @@ pub fn csv_run(report: &RunReport) -> String {
             }
         }
         fields.extend(view_fields(report.runtimes.as_ref(), r));
-        out.push_str(&record(fields));
+        out.push(fields)?;
     }
-    out
+    out.finish()
 }
 
 /// A row's place in the runtime view: the reference, its ratio to it, the
@@ -150,12 +154,12 @@ fn view_fields(view: Option<&RuntimeView>, row: &BenchResult) -> Vec<String> {
 /// The verdicts of `host compare` as CSV, header first: one record per
 /// variant against the reference.
 /// Programs: one record per variant and phase, the phase in a last column.
-pub fn csv_compare(report: &CompareReport) -> String {
+pub fn csv_compare(report: &CompareReport) -> Result<String> {
     let programs = report.comparisons.iter().any(|c| !c.phases.is_empty());
-    let header = COMPARE_HEADER.map(own).into_iter();
+    let header = COMPARE_HEADER.into_iter();
     let mut out = match programs {
-        true => record(header.chain([own("phase")])),
-        false => record(header),
+        true => Records::new(header.chain(["phase"]))?,
+        false => Records::new(header)?,
     };
     for c in &report.comparisons {
         let fields = |ratio: &Ratio, verdict: Verdict| {
@@ -166,37 +170,58 @@ pub fn csv_compare(report: &CompareReport) -> String {
                 number(ratio.value),
                 number(ratio.low),
                 number(ratio.high),
-                own(&verdict.to_string()),
+                verdict.to_string(),
             ]
         };
         if !programs {
-            out.push_str(&record(fields(&c.ratio, c.verdict)));
+            out.push(fields(&c.ratio, c.verdict))?;
         }
         for p in &c.phases {
-            let phase = [own(&p.phase.to_string())];
-            out.push_str(&record(
-                fields(&p.ratio, p.verdict).into_iter().chain(phase),
-            ));
+            let phase = [p.phase.to_string()];
+            out.push(fields(&p.ratio, p.verdict).into_iter().chain(phase))?;
         }
     }
-    out
+    out.finish()
 }
 
-/// One record of fields already escaped ([`escape::csv`] for outside text,
-/// [`escape::csv_own`] for the host's own), joined by commas, ended by CRLF.
-pub(super) fn record(fields: impl IntoIterator<Item = String>) -> String {
-    let mut line = fields.into_iter().collect::<Vec<_>>().join(",");
-    line.push_str("\r\n");
-    line
+/// CSV records in memory, written by the csv crate: quoted as RFC 4180
+/// says, ended by CRLF, each as long as the header (a record of another
+/// length is an error, not a shifted column).
+pub(super) struct Records(csv::Writer<Vec<u8>>);
+
+impl Records {
+    /// The records, `header` first.
+    pub(super) fn new<'a>(header: impl IntoIterator<Item = &'a str>) -> Result<Self> {
+        let writer = csv::WriterBuilder::new()
+            .terminator(csv::Terminator::CRLF)
+            .from_writer(Vec::new());
+        let mut records = Records(writer);
+        records.push(header)?;
+        Ok(records)
+    }
+
+    /// One record of fields, outside text among them already through
+    /// [`text`].
+    pub(super) fn push<T: AsRef<[u8]>>(
+        &mut self,
+        fields: impl IntoIterator<Item = T>,
+    ) -> Result<()> {
+        self.0.write_record(fields).context("writing a CSV record")
+    }
+
+    /// The records as text.
+    pub(super) fn finish(self) -> Result<String> {
+        let bytes = (self.0.into_inner()).map_err(|e| e.into_error())?;
+        String::from_utf8(bytes).context("CSV of text only")
+    }
 }
 
 /// A number as Rust prints it (round-trips); empty when not finite. A
 /// field of its own: a minus sign here is a number's, not a formula's.
 pub(super) fn number(x: f64) -> String {
-    if x.is_finite() {
-        escape::csv_own(&x.to_string())
-    } else {
-        String::new()
+    match x.is_finite() {
+        true => x.to_string(),
+        false => String::new(),
     }
 }
 
@@ -211,7 +236,7 @@ mod tests {
         if let Some(f) = report.results[0].figures.as_mut() {
             f.start = Some(fixtures::start(8832.5, 50.0, 0.0));
         }
-        let csv = csv_run(&report);
+        let csv = csv_run(&report).expect("written");
         let records: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
         let at = (records[0].iter())
             .position(|c| *c == "start_instantiate_ns")
@@ -222,7 +247,7 @@ mod tests {
 
     #[test]
     fn each_row_carries_its_place_in_the_runtime_view() {
-        let csv = csv_run(&fixtures::runtimes_run_report());
+        let csv = csv_run(&fixtures::runtimes_run_report()).expect("written");
         let records: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
         let column = |name: &str| {
             (records[0].iter())
@@ -253,7 +278,7 @@ mod tests {
 
     #[test]
     fn run_csv_has_a_header_and_one_record_per_row() {
-        let csv = csv_run(&fixtures::run_report());
+        let csv = csv_run(&fixtures::run_report()).expect("written");
         let expected = "name,benchmark,size,engine,path,kind,error,count,samples,median_ns,mean_ns,stddev_ns,min_ns,max_ns,ci95_low_ns,ci95_high_ns,err_pct,ops_per_sec,outliers,fuel_per_op,module_bytes,code_bytes,peak_memory_bytes,peak_rss_bytes,start_instantiate_ns,start_first_call_ns,reference_engine,ratio_to_reference,ratio_ci95_low,ratio_ci95_high,fastest_engine,engine_geomean_ratio,engine_geomean_ci95_low,engine_geomean_ci95_high\r\n\
 xor.wasm,xor.wasm,,,workloads/xor.wasm,module,,1000,100,1234.5,1240,12,1200,1300,1230,1240,0.52,810044.552,3,,,,,,,,,,,,,,,\r\n\
 trap.wasm,trap.wasm,,,workloads/trap.wasm,module,\"wasm trap: unreachable, in `run`\",,,,,,,,,,,,,,,,,,,,,,,,,,,\r\n";
@@ -281,7 +306,7 @@ trap.wasm,trap.wasm,,,workloads/trap.wasm,module,\"wasm trap: unreachable, in `r
             .as_mut()
             .expect("measured")
             .fuel_per_op = Some(17.25);
-        let csv = csv_run(&report);
+        let csv = csv_run(&report).expect("written");
         let body = csv
             .split_once("\r\n")
             .map(|(_, rest)| rest)
@@ -297,7 +322,7 @@ trap.wasm,trap.wasm,,,workloads/trap.wasm,module,\"wasm trap: unreachable, in `r
 
     #[test]
     fn compare_csv_lists_the_verdicts() {
-        let csv = csv_compare(&fixtures::compare_report());
+        let csv = csv_compare(&fixtures::compare_report()).expect("written");
         let expected = "variant,reference,metric,ratio,ci95_low,ci95_high,verdict\r\n\
 mod16.wasm,mod13.wasm,time,1.2,1.17,1.23,slower\r\n\
 mod17.wasm,mod13.wasm,time,0.706,0.69,0.72,faster\r\n\
@@ -307,7 +332,7 @@ mod13|copy.wasm,mod13.wasm,time,1.003,0.996,1.008,same\r\n";
 
     #[test]
     fn compare_csv_of_programs_has_a_record_per_phase() {
-        let csv = csv_compare(&fixtures::compare_programs_report());
+        let csv = csv_compare(&fixtures::compare_programs_report()).expect("written");
         let mut lines = csv.lines();
         assert_eq!(
             lines.next(),
@@ -324,25 +349,12 @@ mod13|copy.wasm,mod13.wasm,time,1.003,0.996,1.008,same\r\n";
         assert_eq!(csv.lines().count(), 1 + 2 * 3);
     }
 
-    /// A minimal RFC 4180 reader for one record (quoted fields may hold
-    /// anything).
+    /// The fields of one record, read by the csv crate's reader.
     fn parse_record(line: &str) -> Vec<String> {
-        let mut fields = vec![String::new()];
-        let mut quoted = false;
-        let mut chars = line.chars().peekable();
-        while let Some(c) = chars.next() {
-            let current = fields.last_mut().expect("one field at least");
-            match (c, quoted) {
-                ('"', false) if current.is_empty() => quoted = true,
-                ('"', true) if chars.peek() == Some(&'"') => {
-                    current.push('"');
-                    chars.next();
-                }
-                ('"', true) => quoted = false,
-                (',', false) => fields.push(String::new()),
-                (c, _) => current.push(c),
-            }
-        }
-        fields
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(line.as_bytes());
+        let record = reader.records().next().expect("a record").expect("CSV");
+        record.iter().map(str::to_string).collect()
     }
 }

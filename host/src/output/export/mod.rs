@@ -92,7 +92,7 @@ pub fn write_run_exports(exports: &Exports, report: &RunReport) -> Result<()> {
         match format {
             ExportFormat::Json => write_json(report, output)?,
             ExportFormat::Markdown => write_text(&markdown_run(report), output)?,
-            ExportFormat::Csv => write_text(&csv_run(report), output)?,
+            ExportFormat::Csv => write_text(&csv_run(report)?, output)?,
             ExportFormat::Html => write_text(&html_run(report), output)?,
             ExportFormat::Dashboard => write_text(&dashboard_run(report), output)?,
             ExportFormat::Bencher => write_text(&bencher_run(report), output)?,
@@ -107,7 +107,7 @@ pub fn write_compare_exports(exports: &Exports, report: &CompareReport) -> Resul
         match format {
             ExportFormat::Json => write_json(report, output)?,
             ExportFormat::Markdown => write_text(&markdown_compare(report), output)?,
-            ExportFormat::Csv => write_text(&csv_compare(report), output)?,
+            ExportFormat::Csv => write_text(&csv_compare(report)?, output)?,
             ExportFormat::Html => write_text(&html_compare(report), output)?,
             ExportFormat::Dashboard | ExportFormat::Bencher => anyhow::bail!(
                 "{}: for `host run` reports only (it tracks each workload over time)",

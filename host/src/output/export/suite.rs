@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 use crate::options::{ExportFormat, Exports};
 use crate::output::cells::format_ratios;
 use crate::output::escape::{self, markdown_cell as cell, markdown_text as text};
-use crate::output::export::csv::{number, record};
+use crate::output::export::csv::{Records, number};
 use crate::output::export::html::html_suite;
 use crate::output::export::{write_json, write_text};
 use crate::output::suite_table::summary_line;
@@ -21,7 +21,7 @@ pub fn write_suite_exports(exports: &Exports, report: &SuiteComparison) -> Resul
         match format {
             ExportFormat::Json => write_json(report, output)?,
             ExportFormat::Markdown => write_text(&markdown_suite(report), output)?,
-            ExportFormat::Csv => write_text(&csv_suite(report), output)?,
+            ExportFormat::Csv => write_text(&csv_suite(report)?, output)?,
             ExportFormat::Html => write_text(&html_suite(report), output)?,
             ExportFormat::Dashboard | ExportFormat::Bencher => bail!(
                 "{}: for `host run` reports only (it tracks each workload over time)",
@@ -48,18 +48,18 @@ const HEADER: [&str; 10] = [
 
 /// One record per judged benchmark and side after the first; one with
 /// why in its `error` field per benchmark that failed or was not judged.
-pub fn csv_suite(report: &SuiteComparison) -> String {
-    let mut out = record(HEADER.map(escape::csv_own));
+pub fn csv_suite(report: &SuiteComparison) -> Result<String> {
+    let mut out = Records::new(HEADER)?;
     for b in &report.benchmarks {
         if let Some(why) = b.error.as_ref().or(b.not_judged.as_ref()) {
             let mut fields = vec![String::new(); HEADER.len()];
             fields[0] = escape::csv(&b.name);
             fields[HEADER.len() - 1] = escape::csv(why);
-            out.push_str(&record(fields));
+            out.push(fields)?;
         }
         let comparisons = b.judged().into_iter().flat_map(|r| &r.comparisons);
         for (k, c) in comparisons.enumerate() {
-            out.push_str(&record([
+            out.push([
                 escape::csv(&b.name),
                 report.sides.get(k + 1).map(escape::csv).unwrap_or_default(),
                 escape::csv(&report.reference),
@@ -68,12 +68,12 @@ pub fn csv_suite(report: &SuiteComparison) -> String {
                 number(c.ratio.low),
                 number(c.ratio.high),
                 number(c.confidence),
-                escape::csv_own(&c.verdict.to_string()),
+                c.verdict.to_string(),
                 String::new(),
-            ]));
+            ])?;
         }
     }
-    out
+    out.finish()
 }
 
 /// A table of every benchmark's verdicts, the failures and the names not
