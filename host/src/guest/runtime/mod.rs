@@ -34,12 +34,13 @@ pub mod wasmer;
 pub mod wasmi;
 pub mod wasmtime;
 
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 
 pub use seam::{CompiledProgram, Guest, RawSample, Runner, Sampler};
 
 use crate::guest::format::Format;
 use crate::guest::runtime::wasmtime::engine::Engines;
+use crate::guest::support::Unsupported;
 use crate::options::Runtime;
 
 /// One runtime built into the host: its line of the registry.
@@ -50,8 +51,10 @@ pub struct Implementation {
     pub runner: fn(&Engines) -> Result<Box<dyn Runner>>,
     /// Whether it runs core modules only (no components).
     pub modules_only: bool,
-    /// Why it cannot run the core module `bytes` on this machine, if it
-    /// cannot, beyond the format: no `node`, no SIMD.
+    /// What of the core module `bytes` it cannot run, if anything, beyond
+    /// the format: SIMD under wasmer's single-pass compiler.
+    pub lacks: fn(&[u8]) -> Option<String>,
+    /// Why it cannot run anything on this machine, if it cannot: no `node`.
     pub refuses: fn(&[u8]) -> Option<String>,
     /// Its version, with what of its configuration differs from its
     /// defaults.
@@ -88,23 +91,6 @@ pub fn runner(engines: &Engines) -> Result<Box<dyn Runner>> {
     }
 }
 
-/// Why `runtime` cannot run the guest `bytes`, of `format`, in this build
-/// or on this machine, if it cannot: checked by the parent when it loads a
-/// file, so that the row says so.
-pub fn unavailable(runtime: Runtime, format: Format, bytes: &[u8]) -> Option<String> {
-    let implementation = match implementation(runtime) {
-        Ok(implementation) => implementation,
-        Err(why) => return Some(why),
-    };
-    if !runs(runtime, format) {
-        return Some(format!(
-            "{} runs core modules only, not a {format}",
-            runtime.name()
-        ));
-    }
-    (implementation.refuses)(bytes)
-}
-
 /// Whether `runtime`, built in, runs WebAssembly guests of `format`.
 pub fn runs(runtime: Runtime, format: Format) -> bool {
     implementation(runtime).is_ok_and(|i| !i.modules_only || format == Format::Module)
@@ -126,9 +112,22 @@ pub fn version(runtime: Runtime) -> Option<String> {
     implementation(runtime).ok().and_then(|i| (i.version)())
 }
 
-/// [`unavailable`] as an error.
+/// Whether `runtime` can run the guest `bytes`, of `format`, in this build
+/// and on this machine: checked by the parent when it loads a file, so
+/// that the row says why not. A guest the runtime cannot run (a component
+/// under a runtime of core modules, SIMD under wasmer-singlepass) is an
+/// [`Unsupported`] error; a runtime not built in or missing its `node` is
+/// a plain one.
 pub fn check_available(runtime: Runtime, format: Format, bytes: &[u8]) -> Result<()> {
-    match unavailable(runtime, format, bytes) {
+    let implementation = implementation(runtime).map_err(|why| anyhow!(why))?;
+    if implementation.modules_only && format != Format::Module {
+        let why = format!("{} runs core modules only, not a {format}", runtime.name());
+        return Err(Unsupported(why).into());
+    }
+    if let Some(why) = (implementation.lacks)(bytes) {
+        return Err(Unsupported(why).into());
+    }
+    match (implementation.refuses)(bytes) {
         Some(why) => bail!("{why}"),
         None => Ok(()),
     }
@@ -137,6 +136,17 @@ pub fn check_available(runtime: Runtime, format: Format, bytes: &[u8]) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A runtime of core modules cannot run a component: the guest is
+    /// unsupported there, not broken; a core module is run.
+    #[cfg(feature = "wasmer")]
+    #[test]
+    fn a_component_under_a_runtime_of_core_modules_is_unsupported() {
+        let error = check_available(Runtime::Wasmer, Format::Component, b"")
+            .expect_err("wasmer runs no component");
+        assert!(crate::guest::lacking(&error), "{error:#}");
+        assert!(check_available(Runtime::Wasmer, Format::Module, b"\0asm\x01\0\0\0").is_ok());
+    }
 
     /// Each runtime has one line of the registry, and every runtime the
     /// list of engines says is built in has one.

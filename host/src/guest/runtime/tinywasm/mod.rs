@@ -41,6 +41,7 @@ pub const IMPLEMENTATION: Implementation = Implementation {
     runtime: Runtime::Tinywasm,
     runner: |_| Ok(Box::new(Tinywasm)),
     modules_only: true,
+    lacks: |_| None,
     refuses: |_| None,
     version: || Some(VERSION.to_string()),
 };

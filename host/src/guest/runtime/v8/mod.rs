@@ -50,6 +50,7 @@ pub const IMPLEMENTATION: Implementation = Implementation {
     runtime: Runtime::V8,
     runner: |_| Ok(Box::new(V8::new()?)),
     modules_only: true,
+    lacks: |_| None,
     refuses: |_| missing(),
     version,
 };

@@ -44,6 +44,7 @@ pub const CRANELIFT: Implementation = Implementation {
     runtime: Runtime::Wasmer,
     runner: |_| Ok(Box::new(Wasmer::new(Compiler::Cranelift))),
     modules_only: true,
+    lacks: |_| None,
     refuses: |_| None,
     version: || Some(VERSION.to_string()),
 };
@@ -54,7 +55,8 @@ pub const SINGLEPASS: Implementation = Implementation {
     runtime: Runtime::WasmerSinglepass,
     runner: |_| Ok(Box::new(Wasmer::new(Compiler::Singlepass))),
     modules_only: true,
-    refuses: singlepass_refuses,
+    lacks: singlepass_lacks,
+    refuses: |_| None,
     version: || Some(VERSION.to_string()),
 };
 
@@ -178,7 +180,7 @@ impl Runner for Wasmer {
 /// if it cannot: it has no SIMD (128-bit vectors), and would stop at the
 /// first vector instruction with "not yet implemented". A module valid
 /// with SIMD and invalid without it uses it.
-pub fn singlepass_refuses(bytes: &[u8]) -> Option<String> {
+pub fn singlepass_lacks(bytes: &[u8]) -> Option<String> {
     let validates = |simd: bool| {
         let mut config = wasmtime::Config::new();
         config.wasm_relaxed_simd(simd).wasm_simd(simd);

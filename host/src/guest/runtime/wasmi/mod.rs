@@ -40,6 +40,7 @@ pub const IMPLEMENTATION: Implementation = Implementation {
     runtime: Runtime::Wasmi,
     runner: |_| Ok(Box::new(Wasmi::new()?)),
     modules_only: true,
+    lacks: |_| None,
     refuses: |_| None,
     version: || {
         Some(format!(

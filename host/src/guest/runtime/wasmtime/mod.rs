@@ -42,6 +42,7 @@ pub const IMPLEMENTATION: Implementation = Implementation {
     runtime: Runtime::Wasmtime,
     runner: |engines| Ok(Box::new(Wasmtime::new(engines)?)),
     modules_only: false,
+    lacks: |_| None,
     refuses: |_| None,
     version: || Some(VERSION.to_string()),
 };
