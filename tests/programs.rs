@@ -1,4 +1,4 @@
-//! End-to-end tests of program workloads (the Sightglass protocol), engine
+//! End-to-end tests of programs (the Sightglass protocol), engine
 //! selection and the compile cache (issue #6). No test asserts a time.
 
 use std::error::Error;

@@ -30,7 +30,7 @@ const RIGHT_EXPORTS: &[&str] = &[
         (func (export "run") (param i64 i64) (result i64) unreachable)
         (func (export "run_a") (param i64 i64) (result i64) unreachable)
         (func (export "run_") (param i64 i64) (result i64) unreachable))"#,
-    // A WASI command (a program workload).
+    // A WASI command (a program).
     r#"(module (memory (export "memory") 1) (func (export "_start") unreachable))"#,
 ];
 

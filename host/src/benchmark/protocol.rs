@@ -204,7 +204,10 @@ pub enum Event {
         err_pct: f64,
     },
     /// Row `row` is measured in this process.
-    Measured { row: usize, sample: ProcessSample },
+    Measured {
+        row: usize,
+        measured: ProcessMeasurement,
+    },
     /// Row `row` failed in this process (the worker goes on): the error's
     /// chain in one line, and whether it says the row's engine cannot run
     /// it ([`crate::guest::lacking`]).
@@ -229,7 +232,7 @@ pub enum Event {
     Compared {
         count: u64,
         rounds: usize,
-        variants: Vec<ProcessSample>,
+        variants: Vec<ProcessMeasurement>,
     },
 }
 
@@ -262,7 +265,7 @@ pub struct Found {
 
 /// What one process measured of one row.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ProcessSample {
+pub struct ProcessMeasurement {
     pub measurement: Measurement,
     pub instantiate_ms: f64,
     pub fuel_per_op: Option<f64>,
@@ -270,7 +273,7 @@ pub struct ProcessSample {
     #[serde(default)]
     pub hardware_counters: Option<Result<HardwareCounts, String>>,
     /// Programs: instantiation of every iteration, and the timed region.
-    pub program: Option<ProgramSample>,
+    pub program: Option<ProgramMeasurement>,
     /// The most linear memory the instance held, where its runtime tells.
     #[serde(default)]
     pub peak_memory_bytes: Option<u64>,
@@ -289,13 +292,13 @@ pub struct ProcessSample {
     /// Fresh instances' start (a program: the first iteration; boxed: the
     /// events stay small).
     #[serde(default)]
-    pub start: Option<Box<StartSample>>,
+    pub start: Option<Box<StartMeasurement>>,
 }
 
 /// What fresh instances of a workload took in one process, in ns, one
 /// value per instance: their instantiation and their first call.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct StartSample {
+pub struct StartMeasurement {
     pub instantiate_ns: Vec<f64>,
     pub first_call_ns: Vec<f64>,
     /// Why a fresh instance failed (the error's chain in one line), which
@@ -304,9 +307,9 @@ pub struct StartSample {
     pub failed: Option<String>,
 }
 
-/// What a program adds to a [`ProcessSample`].
+/// What a program adds to a [`ProcessMeasurement`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ProgramSample {
+pub struct ProgramMeasurement {
     pub instantiate_ns: Vec<f64>,
     /// Compilation of every iteration, in ns; empty when the program is
     /// compiled once, not per iteration.

@@ -1,6 +1,6 @@
-//! Find workload files, read them, compile them and check them against the
-//! contract: a [`Workload`] is a file ready to be
-//! instantiated. A file another runtime runs is checked as wasmparser
+//! Find guest files (workloads, programs, native libraries), read them,
+//! compile them and check them against the contract: a [`GuestFile`] is a
+//! file ready to be instantiated. A file another runtime runs is checked as wasmparser
 //! reads it and left for that runtime to compile.
 //!
 //! `.wat` text is converted to binary on reading. The bytes are kept, so
@@ -242,8 +242,9 @@ fn is_workload_file(path: &Path) -> bool {
     )
 }
 
-/// A compiled workload that follows the contract.
-pub struct Workload {
+/// A guest file (a workload, a program or a native library) compiled
+/// under one engine, following its contract.
+pub struct GuestFile {
     pub path: PathBuf,
     /// The binary that was compiled (`.wat` already converted).
     pub bytes: Arc<[u8]>,
@@ -259,7 +260,7 @@ pub struct Workload {
     pub engine: EngineConfig,
 }
 
-impl Workload {
+impl GuestFile {
     /// The compiled code's size under wasmtime (the image of the compiled
     /// module or component), in bytes; none under other runtimes, whose
     /// code the host does not see.
@@ -285,7 +286,7 @@ pub struct LoadError {
 }
 
 /// Read (at most `max_bytes`), compile and check one workload file.
-pub fn load(engines: &Engines, path: &Path, max_bytes: u64) -> Result<Workload, LoadError> {
+pub fn load(engines: &Engines, path: &Path, max_bytes: u64) -> Result<GuestFile, LoadError> {
     let bytes = read_binary(path, max_bytes).map_err(|error| LoadError { kind: None, error })?;
     if native::is_native(path) {
         return load_native(engines, path, bytes.into());
@@ -295,12 +296,12 @@ pub fn load(engines: &Engines, path: &Path, max_bytes: u64) -> Result<Workload, 
 
 /// A native workload (`x.so`): its header checked, nothing run. Only a
 /// worker loads the library (and finds `run` and `setup` in it).
-fn load_native(engines: &Engines, path: &Path, bytes: Arc<[u8]>) -> Result<Workload, LoadError> {
+fn load_native(engines: &Engines, path: &Path, bytes: Arc<[u8]>) -> Result<GuestFile, LoadError> {
     native::check_header(&bytes).map_err(|error| LoadError {
         kind: Some(Kind::Native),
         error,
     })?;
-    Ok(Workload {
+    Ok(GuestFile {
         path: path.to_path_buf(),
         bytes,
         format: Format::Native,
@@ -320,7 +321,11 @@ fn load_native(engines: &Engines, path: &Path, bytes: Arc<[u8]>) -> Result<Workl
 }
 
 /// [`load`] for bytes already read (`.wat` already converted).
-pub fn load_bytes(engines: &Engines, path: &Path, bytes: Arc<[u8]>) -> Result<Workload, LoadError> {
+pub fn load_bytes(
+    engines: &Engines,
+    path: &Path,
+    bytes: Arc<[u8]>,
+) -> Result<GuestFile, LoadError> {
     let format = detect(&bytes).map_err(|error| LoadError { kind: None, error })?;
     let failed = |error| LoadError {
         kind: Some(format.into()),
@@ -338,7 +343,7 @@ pub fn load_bytes(engines: &Engines, path: &Path, bytes: Arc<[u8]>) -> Result<Wo
     let compile_ms = start.elapsed().as_secs_f64() * 1e3;
     let contract =
         check_contract(&engines.fast, &code, &bytes, &workload_name(path)).map_err(failed)?;
-    Ok(Workload {
+    Ok(GuestFile {
         path: path.to_path_buf(),
         bytes,
         format,
@@ -358,9 +363,9 @@ fn load_for_runtime(
     path: &Path,
     bytes: Arc<[u8]>,
     format: Format,
-) -> Result<Workload> {
+) -> Result<GuestFile> {
     let contract = check_binary(&bytes, &workload_name(path))?;
-    Ok(Workload {
+    Ok(GuestFile {
         path: path.to_path_buf(),
         bytes,
         format,
@@ -392,11 +397,12 @@ pub fn read_binary(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// A file under one engine: the path, the engine set, the workload.
+/// A file under one engine: the path, the engine set, the guest file
+/// (or why it did not load).
 pub struct Loaded {
     pub path: PathBuf,
     pub engine_set: usize,
-    pub workload: Result<Workload, LoadError>,
+    pub file: Result<GuestFile, LoadError>,
 }
 
 /// The engines of every `--engine` (`configs`, in order), caching compiled

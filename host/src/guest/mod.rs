@@ -40,6 +40,6 @@ pub mod support;
 
 pub use contract::{Contract, Kind};
 pub use format::Format;
-pub use load::{LoadError, Workload, discover};
+pub use load::{GuestFile, LoadError, discover};
 pub use name::workload_name;
 pub use support::{Unsupported, lacking};

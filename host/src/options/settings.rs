@@ -104,7 +104,7 @@ pub struct Settings {
     pub store: crate::options::store::StoreSettings,
     /// No progress display.
     pub quiet: bool,
-    /// What program workloads are granted beyond their own folder.
+    /// What programs are granted beyond their own folder.
     pub grants: Grants,
     /// How code is compiled: one entry per `--engine`, in order.
     pub engines: Vec<EngineConfig>,
@@ -213,7 +213,7 @@ impl fmt::Display for NoiseBand {
     }
 }
 
-/// Capabilities granted to program workloads (`--dir`, `--env`, `--arg`).
+/// Capabilities granted to programs (`--dir`, `--env`, `--arg`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Grants {
     /// Host folder and the guest path it appears at.

@@ -176,7 +176,7 @@ pub struct Figures {
     /// The pauses a workload made.
     #[serde(flatten)]
     pub pauses: Pauses,
-    /// Program workloads: compile, instantiate and execute phases.
+    /// Programs: compile, instantiate and execute phases.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phases: Option<Phases>,
     /// How fresh instances start, besides the steady state the per-op

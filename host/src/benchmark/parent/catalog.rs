@@ -16,16 +16,16 @@ use anyhow::Result;
 
 use crate::benchmark::progress::{Progress, Step};
 use crate::guest::contract::{Contract, RUN_EXPORT};
-use crate::guest::load::{self, LoadError, Workload};
+use crate::guest::load::{self, GuestFile, LoadError};
 use crate::guest::load::{Loaded, all_engines};
 use crate::guest::name::{Apart, told_apart, workload_name};
 use crate::options::Settings;
 use crate::results::Row;
 
-/// One row to measure: what it is, and its workload or why it failed.
+/// One row to measure: what it is, and its guest file or why it failed.
 pub struct Planned<'a> {
     pub row: Row,
-    pub workload: Result<&'a Workload, &'a LoadError>,
+    pub file: Result<&'a GuestFile, &'a LoadError>,
 }
 
 /// Every file under every engine.
@@ -45,7 +45,7 @@ impl Catalog {
                 loaded.push(Loaded {
                     path: path.clone(),
                     engine_set,
-                    workload: load::load(engines, path, settings.max_file_bytes),
+                    file: load::load(engines, path, settings.max_file_bytes),
                 });
             }
         }
@@ -79,7 +79,7 @@ fn rows_of<'a>(
     let path = &loaded.path;
     let set = loaded.engine_set;
     let named = |name: &str| apart.name(name);
-    match &loaded.workload {
+    match &loaded.file {
         Err(error) => vec![Planned {
             row: Row::new(
                 path,
@@ -89,7 +89,7 @@ fn rows_of<'a>(
                 set,
                 engine,
             ),
-            workload: Err(error),
+            file: Err(error),
         }],
         Ok(workload) => {
             let sizes: Vec<Option<u64>> = match (&workload.contract, sizes) {
@@ -112,7 +112,7 @@ fn rows_of<'a>(
                                 set,
                                 engine,
                             ),
-                            workload: Ok(workload),
+                            file: Ok(workload),
                         })
                         .collect::<Vec<_>>()
                 })

@@ -26,7 +26,7 @@ use crate::benchmark::parent::result::{figures, program_figures};
 use crate::benchmark::parent::row::{Compiled, Counts, describe};
 use crate::benchmark::parent::supervisor::Subprocesses;
 use crate::benchmark::progress::{Progress, Step};
-use crate::benchmark::protocol::{Found, Job, ProcessSample, ProgramSample, Task};
+use crate::benchmark::protocol::{Found, Job, ProcessMeasurement, ProgramMeasurement, Task};
 use crate::guest::{Contract, sandbox};
 use crate::options::{CompareSettings, Metric};
 use crate::results::{BenchResult, CompareReport, Comparison, Row, Tool};
@@ -138,18 +138,25 @@ fn rows(
         .zip(&judged.per_variant)
         .zip(&variants.compiled)
         .zip(counted)
-        .map(|(((row, samples), compiled), counted)| {
-            let measurements: Vec<_> = samples.iter().map(|s| s.measurement.clone()).collect();
+        .map(|(((row, processes), compiled), counted)| {
+            let measurements: Vec<_> = processes.iter().map(|s| s.measurement.clone()).collect();
             let located = estimate::locate_rounds(&measurements, seed);
             let drift = Drift {
                 stated_pct: common.drift_pct,
                 busy_machine: plan.busy(None),
                 ..Drift::default()
             };
-            let mut figures = figures(samples, &located, compiled, common.warmup_cap, seed, drift);
+            let mut figures = figures(
+                processes,
+                &located,
+                compiled,
+                common.warmup_cap,
+                seed,
+                drift,
+            );
             figures.callgrind = counted.map(|c| c.per_op);
             if compiled.program {
-                program_figures(&mut figures, samples, *counted, compiled);
+                program_figures(&mut figures, processes, *counted, compiled);
             }
             BenchResult::measured(row, compiled.kind, figures)
         })
@@ -164,7 +171,7 @@ fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
     let mut rows: Vec<Row> = Vec::new();
     let mut compiled: Vec<Compiled> = Vec::new();
     for planned in catalog.rows(sizes) {
-        let workload = match planned.workload {
+        let workload = match planned.file {
             Ok(workload) => workload,
             // The line keeps the engine's words, which
             // [`crate::guest::lacking`] reads when it is unsupported.
@@ -251,8 +258,8 @@ struct Judged {
     found: Option<Found>,
     /// The shared count, once the first worker fixed it.
     count: Option<u64>,
-    /// Every worker's sample of each variant.
-    per_variant: Vec<Vec<ProcessSample>>,
+    /// What every worker measured of each variant.
+    per_variant: Vec<Vec<ProcessMeasurement>>,
     rounds: usize,
     comparisons: Vec<Comparison>,
     /// Workers that compared.
@@ -300,7 +307,7 @@ fn take_rounds(
         })
     };
     crew.work(&mut judged, next, |judged, outcome| {
-        let (count, rounds, samples) = match outcome {
+        let (count, rounds, measured) = match outcome {
             Outcome::Ready(found) => {
                 judged.found.get_or_insert(*found);
                 return Ok(());
@@ -321,8 +328,8 @@ fn take_rounds(
         };
         judged.count = Some(count);
         judged.rounds += rounds;
-        for (i, sample) in samples.into_iter().enumerate() {
-            judged.per_variant[i].push(sample);
+        for (i, variant) in measured.into_iter().enumerate() {
+            judged.per_variant[i].push(variant);
         }
         judged.processes += 1;
         judged.comparisons = verdicts(judged, variants, counted, reference, common);
@@ -391,15 +398,15 @@ fn execute_rounds<'a>(
         .iter()
         .zip(&judged.per_variant)
         .enumerate()
-        .map(|(i, (row, samples))| Rounds {
+        .map(|(i, (row, processes))| Rounds {
             name: &row.name,
-            per_op: samples
+            per_op: processes
                 .iter()
                 .map(|s| corrected_per_op(&s.measurement))
                 .collect(),
             exact_per_op: match metric {
                 Metric::Time | Metric::Counters => None,
-                Metric::Instructions => samples.iter().find_map(|s| s.fuel_per_op),
+                Metric::Instructions => processes.iter().find_map(|s| s.fuel_per_op),
                 Metric::CyclesEst => counted[i].map(|c| c.per_op.cycles_est),
             },
         })
@@ -413,14 +420,14 @@ fn program_rounds<'a>(
     variants: &'a Variants,
     execute: Vec<Rounds<'a>>,
 ) -> ProgramRounds<'a> {
-    let phase = |times: fn(&ProgramSample) -> &Vec<f64>| -> Vec<Rounds<'a>> {
+    let phase = |times: fn(&ProgramMeasurement) -> &Vec<f64>| -> Vec<Rounds<'a>> {
         variants
             .rows
             .iter()
             .zip(&judged.per_variant)
-            .map(|(row, samples)| Rounds {
+            .map(|(row, processes)| Rounds {
                 name: &row.name,
-                per_op: samples
+                per_op: processes
                     .iter()
                     .filter_map(|s| s.program.as_ref())
                     .map(|p| times(p).iter().map(|&ns| vec![ns]).collect())

@@ -20,7 +20,7 @@ use anyhow::{Result, anyhow, bail};
 use crate::benchmark::parent::executor::{Executor, Next, Wrapper};
 use crate::benchmark::parent::supervisor::{describe_end, describe_memory};
 use crate::benchmark::progress::{Call, Progress};
-use crate::benchmark::protocol::{Event, Found, Job, ProcessSample, Task};
+use crate::benchmark::protocol::{Event, Found, Job, ProcessMeasurement, Task};
 use crate::results::{CallgrindCounts, RowProfile};
 use crate::util::bytes::unhex;
 
@@ -47,11 +47,11 @@ pub enum Outcome {
 
 /// What a row's task gave.
 pub enum Done {
-    Measured(Box<ProcessSample>),
+    Measured(Box<ProcessMeasurement>),
     Compared {
         count: u64,
         rounds: usize,
-        variants: Vec<ProcessSample>,
+        variants: Vec<ProcessMeasurement>,
     },
     /// Counted by Callgrind: per op, and a program's instantiation.
     Counted(CallgrindCounts, Option<CallgrindCounts>),
@@ -333,7 +333,7 @@ impl<'d> Watch<'d> {
                 };
                 return Some(Outcome::Failed { row, error });
             }
-            Event::Measured { row, sample } => (row, Done::Measured(Box::new(sample))),
+            Event::Measured { row, measured } => (row, Done::Measured(Box::new(measured))),
             Event::Compared {
                 count,
                 rounds,

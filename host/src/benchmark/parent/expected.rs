@@ -87,14 +87,14 @@ fn programs(settings: &Settings, files: &[PathBuf], progress: &dyn Progress) -> 
     let mut rows: Vec<Row> = Vec::new();
     for planned in catalog.rows(&settings.sizes) {
         let program = planned
-            .workload
+            .file
             .is_ok_and(|w| matches!(w.contract, Contract::Program { .. }));
         if program {
             rows.push(planned.row);
         }
     }
     for loaded in catalog.loaded {
-        if let Err(failed) = loaded.workload
+        if let Err(failed) = loaded.file
             && failed.kind == Some(Kind::Program)
         {
             return Err(failed.error).context(format!("{}", loaded.path.display()));

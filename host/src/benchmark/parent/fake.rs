@@ -13,7 +13,9 @@ use anyhow::Result;
 
 use crate::benchmark::parent::executor::{Executor, Next, WorkerProcess, Wrapper};
 use crate::benchmark::progress::{Call, Step};
-use crate::benchmark::protocol::{Event, Found, Job, ProcessSample, RowJob, StartSample, Task};
+use crate::benchmark::protocol::{
+    Event, Found, Job, ProcessMeasurement, RowJob, StartMeasurement, Task,
+};
 use crate::results::{Measurement, Warmup};
 
 /// What a scripted worker answers to the `n`th job (from 0).
@@ -148,7 +150,7 @@ pub fn measured(row: usize, ns: f64) -> Next {
     };
     event(Event::Measured {
         row,
-        sample: ProcessSample {
+        measured: ProcessMeasurement {
             measurement,
             instantiate_ms: 0.1,
             fuel_per_op: None,
@@ -158,7 +160,7 @@ pub fn measured(row: usize, ns: f64) -> Next {
             code_bytes: None,
             compile_ms: None,
             program: None,
-            start: Some(Box::new(StartSample {
+            start: Some(Box::new(StartMeasurement {
                 instantiate_ns: vec![1000.0, 1100.0, 900.0],
                 first_call_ns: vec![5000.0, 5200.0, 4800.0],
                 failed: None,

@@ -9,7 +9,7 @@
 use crate::analysis::drift;
 use crate::analysis::estimate::{Estimate, Location};
 use crate::analysis::summary::Drift;
-use crate::guest::load::Workload;
+use crate::guest::load::GuestFile;
 use crate::options::{ForgetDrift, Headline, Settings};
 use crate::results::Row;
 use crate::results::history::{self, Entry, Machine, Subject};
@@ -20,7 +20,7 @@ use crate::util::error::one_line;
 /// file's contents, the benchmark, the size, the engine, the metric,
 /// whether huge pages were asked for, and the measuring plan (a run of
 /// five samples drifts more than one of the precision rule).
-pub fn subject(settings: &Settings, row: &Row, workload: &Workload) -> String {
+pub fn subject(settings: &Settings, row: &Row, workload: &GuestFile) -> String {
     Subject::new(
         &workload.bytes,
         &row.benchmark,

@@ -30,7 +30,7 @@ pub fn profile_files(
     let mut rows = Vec::new();
     let mut failed = Vec::new();
     for planned in catalog.rows(&settings.sizes) {
-        match planned.workload {
+        match planned.file {
             Ok(_) => rows.push(planned.row),
             Err(e) => failed.push(RowProfile {
                 name: planned.row.name.clone().into(),

@@ -10,7 +10,7 @@ use crate::analysis::stats;
 use crate::analysis::summary::{self, Drift, Preparation, phase_stats, start_phase};
 use crate::benchmark::parent::row::{Compiled, Counts, RowState};
 use crate::benchmark::parent::stop::{library_note, precision_reached, under_library};
-use crate::benchmark::protocol::{ProcessSample, StartSample};
+use crate::benchmark::protocol::{ProcessMeasurement, StartMeasurement};
 use crate::guest::name::file_stem;
 use crate::guest::program::TimedRegion;
 use crate::guest::program::output::expected_files;
@@ -20,19 +20,19 @@ use crate::options::Settings;
 use crate::results::{BenchResult, Figures, Foreign, Measurement, Note, Notes, Phases, Start};
 use crate::util::error::one_line;
 
-/// The figures of a row from every process's sample, `located` from them:
+/// The figures of a row from every process's measurement, `located` from them:
 /// the time, and the fuel count when a process took it.
 pub fn figures(
-    samples: &[ProcessSample],
+    processes: &[ProcessMeasurement],
     located: &Estimate,
     compiled: &Compiled,
     warmup_cap: Duration,
     seed: u64,
     drift: Drift,
 ) -> Figures {
-    let measurements: Vec<Measurement> = samples.iter().map(|s| s.measurement.clone()).collect();
-    let instantiate: Vec<f64> = samples.iter().map(|s| s.instantiate_ms).collect();
-    let (compile_ms, compile_cache) = compile_phase(samples, compiled);
+    let measurements: Vec<Measurement> = processes.iter().map(|s| s.measurement.clone()).collect();
+    let instantiate: Vec<f64> = processes.iter().map(|s| s.instantiate_ms).collect();
+    let (compile_ms, compile_cache) = compile_phase(processes, compiled);
     let stages = Preparation {
         kind: compiled.kind,
         compile_ms,
@@ -48,8 +48,8 @@ pub fn figures(
         drift,
     );
     say_why_processes_differ(compiled.runtime, &mut figures.notes);
-    figures.start = start(samples, seed);
-    if let Some(why) = samples
+    figures.start = start(processes, seed);
+    if let Some(why) = processes
         .iter()
         .find_map(|s| s.start.as_ref()?.failed.as_ref())
     {
@@ -58,14 +58,14 @@ pub fn figures(
             why.after("fresh instances' start not measured: "),
         ));
     }
-    figures.fuel_per_op = samples.iter().find_map(|s| s.fuel_per_op);
+    figures.fuel_per_op = processes.iter().find_map(|s| s.fuel_per_op);
     figures.costs = crate::results::Costs {
-        peak_memory_bytes: samples.iter().filter_map(|s| s.peak_memory_bytes).max(),
-        peak_rss_bytes: samples.iter().filter_map(|s| s.peak_rss_bytes).max(),
+        peak_memory_bytes: processes.iter().filter_map(|s| s.peak_memory_bytes).max(),
+        peak_rss_bytes: processes.iter().filter_map(|s| s.peak_rss_bytes).max(),
         code_bytes: compiled
             .costs
             .code_bytes
-            .or_else(|| samples.iter().find_map(|s| s.code_bytes)),
+            .or_else(|| processes.iter().find_map(|s| s.code_bytes)),
         ..compiled.costs
     };
     figures
@@ -73,15 +73,15 @@ pub fn figures(
 
 /// How the row's fresh instances started, over every process that made
 /// some: each process's values a block.
-fn start(samples: &[ProcessSample], seed: u64) -> Option<Start> {
-    let starts: Vec<&StartSample> = (samples.iter())
+fn start(processes: &[ProcessMeasurement], seed: u64) -> Option<Start> {
+    let starts: Vec<&StartMeasurement> = (processes.iter())
         .filter_map(|s| s.start.as_deref())
         .filter(|s| !s.instantiate_ns.is_empty())
         .collect();
     if starts.is_empty() {
         return None;
     }
-    let blocks = |phase: fn(&StartSample) -> &Vec<f64>| -> Vec<Vec<f64>> {
+    let blocks = |phase: fn(&StartMeasurement) -> &Vec<f64>| -> Vec<Vec<f64>> {
         starts.iter().map(|s| phase(s).clone()).collect()
     };
     Some(Start {
@@ -94,8 +94,8 @@ fn start(samples: &[ProcessSample], seed: u64) -> Option<Start> {
 /// compile, timed in the processes that ran it (their median; V8's, which
 /// no cache of the host holds), else the parent's compile of the file (or
 /// its load from the compile cache).
-fn compile_phase(samples: &[ProcessSample], compiled: &Compiled) -> (f64, CacheOutcome) {
-    let own: Vec<f64> = samples.iter().filter_map(|s| s.compile_ms).collect();
+fn compile_phase(processes: &[ProcessMeasurement], compiled: &Compiled) -> (f64, CacheOutcome) {
+    let own: Vec<f64> = processes.iter().filter_map(|s| s.compile_ms).collect();
     match own.is_empty() {
         true => (compiled.compile_ms, compiled.cache.clone()),
         false => (stats::median(&own), CacheOutcome::Off),
@@ -131,7 +131,7 @@ pub fn result_of(
         }
     };
     let mut figures = figures(
-        &state.samples,
+        &state.processes,
         located,
         compiled,
         settings.warmup_cap,
@@ -142,7 +142,7 @@ pub fn result_of(
     figures.stopped_by = state.stopped;
     figures.callgrind = state.counts.map(|c| c.per_op);
     match state
-        .samples
+        .processes
         .iter()
         .find_map(|s| s.hardware_counters.as_ref())
     {
@@ -153,10 +153,10 @@ pub fn result_of(
         None => {}
     }
     if compiled.program {
-        program_figures(&mut figures, &state.samples, state.counts, compiled);
+        program_figures(&mut figures, &state.processes, state.counts, compiled);
         output_checked(&mut figures, &state.row.path);
         if under_library(settings, &state.row) {
-            library_note(settings, &mut figures, &state.samples);
+            library_note(settings, &mut figures, &state.processes);
         }
     }
     BenchResult::measured(&state.row, compiled.kind, figures)
@@ -175,20 +175,23 @@ fn output_checked(figures: &mut Figures, path: &std::path::Path) {
     }
 }
 
-/// The phases of a program, over every process's iterations (`samples`),
+/// The phases of a program, over every process's iterations (`processes`),
 /// with Callgrind's `counts` when taken.
 pub fn program_figures(
     figures: &mut Figures,
-    samples: &[ProcessSample],
+    processes: &[ProcessMeasurement],
     counts: Option<Counts>,
     compiled: &Compiled,
 ) {
-    let programs: Vec<_> = samples.iter().filter_map(|s| s.program.as_ref()).collect();
+    let programs: Vec<_> = processes
+        .iter()
+        .filter_map(|s| s.program.as_ref())
+        .collect();
     let instantiate: Vec<f64> = programs
         .iter()
         .flat_map(|p| p.instantiate_ns.iter().copied())
         .collect();
-    let execute: Vec<f64> = samples
+    let execute: Vec<f64> = processes
         .iter()
         .flat_map(|s| s.measurement.blocks.iter().flatten().copied())
         .collect();
@@ -209,7 +212,7 @@ pub fn program_figures(
         .collect();
     figures.phases = Some(Phases {
         compile_ms: match compile_ns.is_empty() {
-            true => compile_phase(samples, compiled).0,
+            true => compile_phase(processes, compiled).0,
             false => stats::median(&compile_ns) / 1e6,
         },
         instantiate_ns: phase_stats(&instantiate),

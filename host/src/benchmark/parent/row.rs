@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use crate::benchmark::parent::catalog::Planned;
-use crate::benchmark::protocol::ProcessSample;
+use crate::benchmark::protocol::ProcessMeasurement;
 use crate::guest::Kind;
 use crate::guest::contract::Contract;
 use crate::guest::runtime::wasmtime::cache::CacheOutcome;
@@ -33,7 +33,7 @@ pub struct Compiled {
 
 impl Compiled {
     /// What `workload` is, as its rows' figures report it.
-    pub fn of(workload: &crate::guest::Workload) -> Self {
+    pub fn of(workload: &crate::guest::GuestFile) -> Self {
         Compiled {
             kind: workload.kind(),
             program: matches!(workload.contract, Contract::Program { .. }),
@@ -48,7 +48,7 @@ impl Compiled {
 
 /// The module `workload` measures, as the store keeps it; none for native
 /// code.
-pub fn module(workload: &crate::guest::Workload) -> Option<Module> {
+pub fn module(workload: &crate::guest::GuestFile) -> Option<Module> {
     (workload.kind() != Kind::Native).then(|| Module {
         bytes: workload.bytes.clone(),
         file: crate::guest::name::workload_name(&workload.path),
@@ -58,7 +58,7 @@ pub fn module(workload: &crate::guest::Workload) -> Option<Module> {
 /// What `workload` costs besides time, as far as the parent knows: the
 /// file's size and wasmtime's compiled code's (the peak memory, and
 /// another runtime's code size, come from the workers).
-pub fn costs(workload: &crate::guest::Workload) -> crate::results::Costs {
+pub fn costs(workload: &crate::guest::GuestFile) -> crate::results::Costs {
     crate::results::Costs {
         module_bytes: Some(workload.bytes.len() as u64),
         code_bytes: workload.code_bytes(),
@@ -91,8 +91,8 @@ pub struct RowState {
     pub row: Row,
     /// The workload, or why it failed to load (its kind when known).
     pub compiled: Result<Compiled, Option<Kind>>,
-    /// Each process's sample so far.
-    pub samples: Vec<ProcessSample>,
+    /// What each process measured so far.
+    pub processes: Vec<ProcessMeasurement>,
     /// Why the row failed.
     pub error: Option<anyhow::Error>,
     /// The count every process takes, once the first has fixed it.
@@ -112,7 +112,7 @@ impl RowState {
     /// The state of `planned` before its first process, its subject as
     /// `subject` names it; `count` is the user's.
     pub fn new(planned: &Planned<'_>, count: Option<u64>, subject: Option<String>) -> Self {
-        let (compiled, error) = match planned.workload {
+        let (compiled, error) = match planned.file {
             Ok(w) => (Ok(Compiled::of(w)), None),
             Err(e) => (
                 Err(e.kind),
@@ -126,7 +126,7 @@ impl RowState {
         RowState {
             row: planned.row.clone(),
             compiled,
-            samples: Vec::new(),
+            processes: Vec::new(),
             error,
             count,
             spent: Duration::from_secs_f64(compile_ms / 1e3),
@@ -162,7 +162,10 @@ impl RowState {
 
     /// The measurement of each process so far.
     pub fn measurements(&self) -> Vec<Measurement> {
-        self.samples.iter().map(|s| s.measurement.clone()).collect()
+        self.processes
+            .iter()
+            .map(|s| s.measurement.clone())
+            .collect()
     }
 }
 

@@ -66,7 +66,7 @@ pub fn run_rows(
         .rows(&settings.sizes)
         .iter()
         .map(|p| {
-            let subject = p.workload.ok().map(|w| subject(settings, &p.row, w));
+            let subject = p.file.ok().map(|w| subject(settings, &p.row, w));
             RowState::new(p, settings.count.map(|c| c.get()), subject)
         })
         .collect();
@@ -141,7 +141,7 @@ pub struct Run<'a> {
 
 /// What the workers of one process of a run have left, and what the run
 /// has so far.
-struct Round<'s> {
+struct Wave<'s> {
     states: &'s mut [RowState],
     environment: &'s mut Option<Environment>,
     left: Vec<RowJob>,
@@ -199,7 +199,7 @@ impl Run<'_> {
                 // A row measured in at least one process is reported with
                 // what it has; a row not measured yet is left out.
                 for state in &mut self.states {
-                    if state.error.is_none() && !state.samples.is_empty() {
+                    if state.error.is_none() && !state.processes.is_empty() {
                         state.status = Status::Finished;
                     }
                 }
@@ -225,7 +225,7 @@ impl Run<'_> {
         observer: &mut dyn Observer,
     ) -> Result<()> {
         let left = pending.iter().map(|&i| self.row_job(i, process)).collect();
-        let mut round = Round {
+        let mut wave = Wave {
             states: &mut self.states,
             environment,
             left,
@@ -237,37 +237,37 @@ impl Run<'_> {
             self.saved,
             &self.names,
         );
-        let next = |round: &Round<'_>| {
-            (!round.left.is_empty() || round.environment.is_none()).then(|| Job {
+        let next = |wave: &Wave<'_>| {
+            (!wave.left.is_empty() || wave.environment.is_none()).then(|| Job {
                 plan: plan.worker.clone(),
-                task: Task::Rows(round.left.clone()),
+                task: Task::Rows(wave.left.clone()),
             })
         };
-        crew.work(&mut round, next, |round, outcome| {
+        crew.work(&mut wave, next, |wave, outcome| {
             match outcome {
-                Outcome::Ready(found) if round.environment.is_none() => {
+                Outcome::Ready(found) if wave.environment.is_none() => {
                     let mut env = plan.environment(settings, *found, watched.clone());
                     if let Some(saved) = saved {
                         env.warnings.extend(saved.environment_differences(&env));
                     }
                     crew.suspend(&mut || observer.start(&env, names));
-                    *round.environment = Some(env);
+                    *wave.environment = Some(env);
                 }
                 Outcome::Ready(_) => {}
                 Outcome::Done { row, took, done } => {
-                    let Done::Measured(sample) = done else {
+                    let Done::Measured(measured) = done else {
                         return Err(done.unexpected());
                     };
-                    let state = &mut round.states[row];
-                    state.count.get_or_insert(sample.measurement.count);
+                    let state = &mut wave.states[row];
+                    state.count.get_or_insert(measured.measurement.count);
                     state.spent += took;
-                    state.samples.push(*sample);
-                    round.left.retain(|j| j.index != row);
+                    state.processes.push(*measured);
+                    wave.left.retain(|j| j.index != row);
                 }
                 Outcome::Failed { row, error } => {
-                    let state = &mut round.states[row];
+                    let state = &mut wave.states[row];
                     state.error = Some(error.context(describe(&state.row)));
-                    round.left.retain(|j| j.index != row);
+                    wave.left.retain(|j| j.index != row);
                 }
             }
             Ok(())
@@ -277,7 +277,7 @@ impl Run<'_> {
     /// What process `process` takes of row `i`.
     fn row_job(&self, i: usize, process: usize) -> RowJob {
         let state = &self.states[i];
-        let first = state.samples.is_empty();
+        let first = state.processes.is_empty();
         RowJob {
             index: i,
             row: state.row.clone(),

@@ -17,7 +17,7 @@ use crate::analysis::estimate;
 use crate::analysis::stats;
 use crate::analysis::summary::finest_ns;
 use crate::benchmark::parent::row::RowState;
-use crate::benchmark::protocol::ProcessSample;
+use crate::benchmark::protocol::ProcessMeasurement;
 use crate::benchmark::protocol::Share;
 use crate::options::{Settings, StopRule};
 use crate::platform::gaps::Interruptions;
@@ -106,7 +106,7 @@ pub fn enough(
     // Within a step of the clock over the count is as precise as it gets
     // (an empty guest's median is 0).
     let floor = state
-        .samples
+        .processes
         .first()
         .map_or(0.0, |s| finest_ns(&s.measurement));
     if stats::relative_half_width_pct(centre, low, high) <= pct || half <= floor {
@@ -137,9 +137,9 @@ pub fn precision_reached(settings: &Settings, f: &Figures) -> bool {
 /// Say on a program row under an engine library what stopped it, after how
 /// many iterations in how many processes: among its facts when the
 /// precision was reached, among its notes when a cap stopped it first.
-pub fn library_note(settings: &Settings, f: &mut Figures, samples: &[ProcessSample]) {
-    let iterations: usize = samples.iter().map(|s| s.measurement.blocks.len()).sum();
-    let processes = samples.len();
+pub fn library_note(settings: &Settings, f: &mut Figures, measured: &[ProcessMeasurement]) {
+    let iterations: usize = measured.iter().map(|s| s.measurement.blocks.len()).sum();
+    let processes = measured.len();
     let within = stats::relative_half_width_pct(
         f.ns_per_op.median,
         f.ns_per_op.ci95_low,

@@ -60,7 +60,7 @@ fn row(name: &str) -> RowState {
             module: None,
             runtime: crate::options::Runtime::Wasmtime,
         }),
-        samples: Vec::new(),
+        processes: Vec::new(),
         error: None,
         count: None,
         spent: std::time::Duration::ZERO,

@@ -62,7 +62,7 @@ use crate::benchmark::protocol::{CALLGRIND_OUT_FILE, WorkerPlan};
 use crate::benchmark::worker::session::{Session, on_measuring_thread, set_up};
 use crate::guest::Contract;
 use crate::guest::format::not_wasm;
-use crate::guest::load::Workload;
+use crate::guest::load::GuestFile;
 use crate::guest::runtime::wasmtime::engine::{self, Engines};
 use crate::guest::runtime::wasmtime::program::{Bracket, Phase, Program, Unbracketed};
 use crate::platform::valgrind;
@@ -215,7 +215,7 @@ pub fn prepare_worker() -> Result<()> {
 pub fn count_row(
     plan: &WorkerPlan,
     session: &Session,
-    workload: &Workload,
+    workload: &GuestFile,
     row: &Row,
     dumps: &mut Dumps,
     progress: &dyn Progress,
@@ -302,7 +302,7 @@ impl Bracket for ExecutionCount<'_> {
 fn count_program(
     plan: &WorkerPlan,
     session: &Session,
-    workload: &Workload,
+    workload: &GuestFile,
     row: &Row,
     dumps: &mut Dumps,
     progress: &dyn Progress,

@@ -10,10 +10,10 @@ use anyhow::Result;
 
 use crate::benchmark::progress::{Call, Progress, Step};
 use crate::benchmark::protocol::Share;
-use crate::benchmark::protocol::{Event, ProcessSample, WorkerPlan};
+use crate::benchmark::protocol::{Event, ProcessMeasurement, WorkerPlan};
 use crate::benchmark::worker::emitter::Emitter;
-use crate::benchmark::worker::rows::row_plan;
-use crate::benchmark::worker::sequence::{self, Blocks, Plan, Tuned};
+use crate::benchmark::worker::rows::row_schedule;
+use crate::benchmark::worker::sequence::{self, Blocks, Schedule, Tuned};
 use crate::benchmark::worker::session::Session;
 use crate::guest::runtime::Sampler;
 use crate::results::Row;
@@ -118,11 +118,11 @@ pub fn compare(
     task: &Comparison<'_>,
     progress: &Emitter,
 ) -> Result<Event, VariantError> {
-    let plan = row_plan(plan, task.count, Share::Blocks(task.rounds));
+    let schedule = row_schedule(plan, task.count, Share::Blocks(task.rounds));
     let mut tuned = Vec::new();
     for (i, row) in task.variants.iter().enumerate() {
         progress.set_row(i);
-        tuned.push(tune(&plan, session, row, progress).map_err(|e| (i, e))?);
+        tuned.push(tune(&schedule, session, row, progress).map_err(|e| (i, e))?);
     }
     // One shared count: the slowest variant's sample fills the target.
     let count = tuned.iter().map(|t| t.2.count).min().unwrap_or(1);
@@ -132,7 +132,7 @@ pub fn compare(
         let row = &task.variants[i];
         let settled = calibration(session, row).and_then(|calibration| {
             sequence::settle(
-                &plan,
+                &schedule,
                 calibration,
                 tuned,
                 count,
@@ -162,13 +162,13 @@ pub fn compare(
                 progress.set_row(i);
                 let row = &task.variants[i];
                 let fuel = session
-                    .workload(row)
+                    .file(row)
                     .and_then(|workload| session.fuel_per_op(workload, row, count, progress));
                 Some(fuel.map_err(|e| (i, e))?)
             }
             false => None,
         };
-        samples.push(ProcessSample {
+        samples.push(ProcessMeasurement {
             measurement: variant.blocks.finish(),
             instantiate_ms: variant.instantiate_ms,
             fuel_per_op,
@@ -196,7 +196,7 @@ fn calibration<'s>(
     session: &'s Session,
     row: &Row,
 ) -> Result<&'s crate::benchmark::worker::calibrate::Calibration> {
-    let workload = session.workload(row)?;
+    let workload = session.file(row)?;
     Ok(&session
         .format_setup(row.engine_set, workload.format)
         .calibration)
@@ -204,16 +204,16 @@ fn calibration<'s>(
 
 /// Instantiate, set up and warm up `row`.
 fn tune(
-    plan: &Plan,
+    schedule: &Schedule,
     session: &Session,
     row: &Row,
     progress: &Emitter,
 ) -> Result<(Box<dyn Sampler>, f64, Tuned)> {
-    let workload = session.workload(row)?;
+    let workload = session.file(row)?;
     progress.step(&row.name, Step::Warmup);
     let (mut instance, instantiate_ms) = session.instance(workload, row, progress)?;
     let calibration = calibration(session, row)?;
-    let tuned = sequence::tune(plan, calibration, instance.as_mut(), progress)?;
+    let tuned = sequence::tune(schedule, calibration, instance.as_mut(), progress)?;
     Ok((instance, instantiate_ms, tuned))
 }
 

@@ -24,7 +24,7 @@ fn program_of(
     row: &Row,
     progress: &Emitter,
 ) -> Result<ProgramRunner> {
-    let workload = session.workload(row)?;
+    let workload = session.file(row)?;
     session.program(workload, row, &plan.grants, progress)
 }
 

@@ -104,10 +104,10 @@ fn take_task(plan: &WorkerPlan, task: &Task, session: &Session, emitter: &Emitte
                 if abort_on.as_deref() == Some(job.row.name.as_ref()) {
                     std::process::abort();
                 }
-                let sample = rows::measure_row(plan, session, job, emitter)?;
+                let measured = rows::measure_row(plan, session, job, emitter)?;
                 Ok(Event::Measured {
                     row: job.index,
-                    sample,
+                    measured,
                 })
             });
         }
@@ -115,7 +115,7 @@ fn take_task(plan: &WorkerPlan, task: &Task, session: &Session, emitter: &Emitte
             let mut dumps = callgrind::Dumps::new(folder)?;
             callgrind::prepare_worker()?;
             each_row(rows, emitter, Step::Sampling, |job| {
-                let workload = session.workload(&job.row)?;
+                let workload = session.file(&job.row)?;
                 let counted =
                     callgrind::count_row(plan, session, workload, &job.row, &mut dumps, emitter)?;
                 Ok(Event::Counted {
@@ -162,7 +162,7 @@ fn take_task(plan: &WorkerPlan, task: &Task, session: &Session, emitter: &Emitte
             };
             let plan = &pace_warmup(plan, *budget);
             // The variants are all programs or none (the parent checked).
-            let programs = variants.first().map(|row| session.workload(row));
+            let programs = variants.first().map(|row| session.file(row));
             let compared = match programs {
                 Some(Ok(w)) if matches!(w.contract, Contract::Program { .. }) => {
                     compare_program::compare(plan, session, &task, emitter)
@@ -202,7 +202,7 @@ fn output(
     row: &Row,
     progress: &dyn Progress,
 ) -> Result<Vec<u8>> {
-    let workload = session.workload(row)?;
+    let workload = session.file(row)?;
     let code = workload
         .code
         .as_ref()
@@ -223,7 +223,7 @@ fn profile_row(
     progress: &dyn Progress,
 ) -> Result<RowProfile> {
     let row = &job.row;
-    let workload = session.workload(row)?;
+    let workload = session.file(row)?;
     let profiled =
         profile::profile_row(plan, session, workload, row, duration, interval, progress)?;
     let path = profile::write(folder, &row.name, &profiled)?;

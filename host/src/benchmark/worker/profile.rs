@@ -16,7 +16,7 @@ use crate::benchmark::progress::{Call, Progress};
 use crate::benchmark::protocol::WorkerPlan;
 use crate::benchmark::worker::session::Session;
 use crate::guest::Contract;
-use crate::guest::load::Workload;
+use crate::guest::load::GuestFile;
 use crate::guest::runtime::wasmtime::engine::compile;
 use crate::guest::runtime::wasmtime::instance::{Instance, Linkers};
 use crate::guest::runtime::wasmtime::profile::{Recording, Ticker};
@@ -36,7 +36,7 @@ pub struct Profiled {
 pub fn profile_row(
     plan: &WorkerPlan,
     session: &Session,
-    workload: &Workload,
+    workload: &GuestFile,
     row: &Row,
     duration: Duration,
     interval: Duration,

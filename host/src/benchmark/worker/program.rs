@@ -17,7 +17,7 @@ use anyhow::Result;
 
 use crate::benchmark::progress::{Call, Progress, Step};
 use crate::benchmark::protocol::Share;
-use crate::benchmark::protocol::{ProcessSample, ProgramSample, StartSample};
+use crate::benchmark::protocol::{ProcessMeasurement, ProgramMeasurement, StartMeasurement};
 use crate::benchmark::worker::sequence::{MAX_SAMPLES, settled_at};
 use crate::guest::program::{Iteration, TimedRegion};
 use crate::guest::runtime::CompiledProgram;
@@ -43,7 +43,7 @@ pub struct Iterations {
     region: TimedRegion,
     /// The process's first iteration (its first warm-up one): a fresh
     /// instance's instantiation and `_start`, the program's first call.
-    first: StartSample,
+    first: StartMeasurement,
 }
 
 impl Iterations {
@@ -60,7 +60,7 @@ impl Iterations {
         progress.step(name, Step::Warmup);
         let warm = Instant::now();
         let mut history = Vec::new();
-        let mut first = StartSample::default();
+        let mut first = StartMeasurement::default();
         let (iteration, settled) = loop {
             progress.calling(Call::Start);
             let iteration = program.iterate()?;
@@ -103,12 +103,12 @@ impl Iterations {
         self.execute_ns.len()
     }
 
-    /// The process's sample: one op per iteration.
+    /// What the process measured: one op per iteration.
     pub fn into_sample(
         self,
         sampling_ms: f64,
         hardware_counters: Option<Result<HardwareCounts, String>>,
-    ) -> ProcessSample {
+    ) -> ProcessMeasurement {
         let measurement = Measurement {
             count: 1,
             warmup: self.warmup,
@@ -123,7 +123,7 @@ impl Iterations {
             sampling_ms,
             count_capped: false,
         };
-        ProcessSample {
+        ProcessMeasurement {
             measurement,
             instantiate_ms: crate::analysis::stats::median(&self.instantiate_ns) / 1e6,
             fuel_per_op: None,
@@ -133,7 +133,7 @@ impl Iterations {
             code_bytes: None,
             compile_ms: self.compile_ms,
             start: Some(Box::new(self.first)),
-            program: Some(ProgramSample {
+            program: Some(ProgramMeasurement {
                 instantiate_ns: self.instantiate_ns,
                 compile_ns: self.compile_ns,
                 region: self.region,
@@ -150,7 +150,7 @@ pub fn measure(
     progress: &dyn Progress,
     name: &str,
     hardware_counters: Option<Result<HardwareCounts, String>>,
-) -> Result<ProcessSample> {
+) -> Result<ProcessMeasurement> {
     let mut taken = Iterations::warm_up(program, warmup_cap, progress, name)?;
     progress.step(name, Step::Sampling);
     let sampling = Instant::now();

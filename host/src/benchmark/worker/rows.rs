@@ -10,19 +10,19 @@ use anyhow::{Result, bail};
 
 use crate::benchmark::progress::Progress;
 use crate::benchmark::protocol::Share;
-use crate::benchmark::protocol::{ProcessSample, RowJob, WorkerPlan};
+use crate::benchmark::protocol::{ProcessMeasurement, RowJob, WorkerPlan};
 use crate::benchmark::worker::counters;
 use crate::benchmark::worker::program;
-use crate::benchmark::worker::sequence::{self, Plan};
+use crate::benchmark::worker::sequence::{self, Schedule};
 use crate::benchmark::worker::session::Session;
 use crate::benchmark::worker::start;
 use crate::guest::Contract;
-use crate::guest::load::Workload;
+use crate::guest::load::GuestFile;
 
-/// The plan of a row in this process: the count the run fixed, else the
+/// The schedule of a row in this process: the count the run fixed, else the
 /// user's.
-pub fn row_plan(plan: &WorkerPlan, count: Option<u64>, share: Share) -> Plan {
-    Plan {
+pub fn row_schedule(plan: &WorkerPlan, count: Option<u64>, share: Share) -> Schedule {
+    Schedule {
         sample_time: plan.sample_time,
         warmup_cap: plan.warmup_cap,
         count: count.and_then(NonZeroU64::new).or(plan.count),
@@ -36,8 +36,8 @@ pub fn measure_row(
     session: &Session,
     job: &RowJob,
     progress: &dyn Progress,
-) -> Result<ProcessSample> {
-    let workload = session.workload(&job.row)?;
+) -> Result<ProcessMeasurement> {
+    let workload = session.file(&job.row)?;
     if let Contract::Program { .. } = workload.contract {
         return measure_program(plan, session, workload, job, progress);
     }
@@ -51,9 +51,9 @@ pub fn measure_row(
     let calibration = &session
         .format_setup(job.row.engine_set, workload.format)
         .calibration;
-    let row_plan = row_plan(plan, job.count, job.share);
+    let schedule = row_schedule(plan, job.count, job.share);
     let measurement = sequence::measure(
-        &row_plan,
+        &schedule,
         calibration,
         instance.as_mut(),
         progress,
@@ -78,7 +78,7 @@ pub fn measure_row(
         calibration.pause_pair_ns,
         progress,
     );
-    Ok(ProcessSample {
+    Ok(ProcessMeasurement {
         measurement,
         instantiate_ms,
         fuel_per_op,
@@ -96,10 +96,10 @@ pub fn measure_row(
 fn measure_program(
     plan: &WorkerPlan,
     session: &Session,
-    workload: &Workload,
+    workload: &GuestFile,
     job: &RowJob,
     progress: &dyn Progress,
-) -> Result<ProcessSample> {
+) -> Result<ProcessMeasurement> {
     // The row's peak resident set is its own, not that of the rows this
     // process measured before it.
     crate::platform::memory::reset_peak();

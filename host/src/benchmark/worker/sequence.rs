@@ -75,7 +75,7 @@ pub const SAMPLES_PER_DOUBLE: usize = 3;
 
 /// How one benchmark is to be measured in one process.
 #[derive(Debug, Clone, Copy)]
-pub struct Plan {
+pub struct Schedule {
     /// Target duration of one sample.
     pub sample_time: Duration,
     pub warmup_cap: Duration,
@@ -94,20 +94,27 @@ pub struct Tuned {
 /// Measure one benchmark: every step in order. Steps, calls and estimates
 /// go to `progress`, under the row name `name`.
 pub fn measure(
-    plan: &Plan,
+    schedule: &Schedule,
     calibration: &Calibration,
     workload: &mut dyn Sampler,
     progress: &dyn Progress,
     name: &str,
 ) -> Result<Measurement> {
     progress.step(name, Step::Warmup);
-    let tuned = tune(plan, calibration, workload, progress)?;
+    let tuned = tune(schedule, calibration, workload, progress)?;
     progress.step(name, Step::FixedCost);
-    let mut blocks = settle(plan, calibration, tuned, tuned.count, workload, progress)?;
+    let mut blocks = settle(
+        schedule,
+        calibration,
+        tuned,
+        tuned.count,
+        workload,
+        progress,
+    )?;
     progress.step(name, Step::Sampling);
     let per_block = blocks.samples_per(BLOCK_TIME);
     loop {
-        let len = match plan.share {
+        let len = match schedule.share {
             Share::Samples(n) => per_block.min(n.saturating_sub(blocks.taken)).max(1),
             _ => per_block,
         };
@@ -119,7 +126,7 @@ pub fn measure(
         let all: Vec<f64> = per_op.iter().flatten().copied().collect();
         let median = stats::median(&all);
         progress.estimate(name, median, stats::err_pct(&all, median));
-        let done = match plan.share {
+        let done = match schedule.share {
             Share::Samples(n) => blocks.taken >= n,
             Share::Time(t) => blocks.started.elapsed() >= t,
             Share::Blocks(n) => blocks.blocks.len() >= n,
@@ -133,14 +140,14 @@ pub fn measure(
 
 /// Steps 1 and 2: warm up and pick the count (the pilot).
 pub fn tune(
-    plan: &Plan,
+    schedule: &Schedule,
     calibration: &Calibration,
     workload: &mut dyn Sampler,
     progress: &dyn Progress,
 ) -> Result<Tuned> {
-    let target = target_sample_time(plan.sample_time, calibration);
-    let (warmup, warm_count) = warm_up(plan, target, workload, progress)?;
-    let count = match plan.count {
+    let target = target_sample_time(schedule.sample_time, calibration);
+    let (warmup, warm_count) = warm_up(schedule, target, workload, progress)?;
+    let count = match schedule.count {
         Some(n) => n.get(),
         None => pilot(warm_count, warmup.per_op_ns, target),
     };
@@ -149,22 +156,22 @@ pub fn tune(
 
 /// Step 3: warm up at `count` (the tuned count, or one shared by several
 /// variants) unless step 1 already warmed up at that very count (a count the
-/// plan fixed), then start the blocks (the fixed cost's first pairs).
+/// schedule fixed), then start the blocks (the fixed cost's first pairs).
 pub fn settle(
-    plan: &Plan,
+    schedule: &Schedule,
     calibration: &Calibration,
     tuned: Tuned,
     count: u64,
     workload: &mut dyn Sampler,
     progress: &dyn Progress,
 ) -> Result<Blocks> {
-    let warmup = if plan.count.map(NonZeroU64::get) == Some(count) {
+    let warmup = if schedule.count.map(NonZeroU64::get) == Some(count) {
         tuned.warmup
     } else {
-        let target = target_sample_time(plan.sample_time, calibration);
-        let fixed = Plan {
+        let target = target_sample_time(schedule.sample_time, calibration);
+        let fixed = Schedule {
             count: NonZeroU64::new(count),
-            ..*plan
+            ..*schedule
         };
         let (at_count, _) = warm_up(&fixed, target, workload, progress)?;
         Warmup {
@@ -206,17 +213,17 @@ pub fn pair_count(count: u64, sample_ns: f64) -> u64 {
     pilot(count, Some(per_op_ns), FIXED_COST_CALL).min(count.max(1))
 }
 
-/// Warm up in rounds of about `target` each (at the fixed count, if the plan
+/// Warm up in rounds of about `target` each (at the fixed count, if the schedule
 /// has one); returns the warm-up record and the count reached.
 fn warm_up(
-    plan: &Plan,
+    schedule: &Schedule,
     target: Duration,
     workload: &mut dyn Sampler,
     progress: &dyn Progress,
 ) -> Result<(Warmup, u64)> {
     let start = Instant::now();
     let target_ns = target.as_nanos() as f64;
-    let mut count = plan.count.map_or(1, NonZeroU64::get);
+    let mut count = schedule.count.map_or(1, NonZeroU64::get);
     let mut history: Vec<f64> = Vec::new();
     // The last round's estimate, kept while the count still grows: what
     // the pilot starts from when the cap ends the warm-up before a round
@@ -237,7 +244,7 @@ fn warm_up(
             })?;
         returned_at = Some(count);
         let per_call = round_ns / calls as f64;
-        if plan.count.is_none() && per_call < target_ns / 2.0 && count < MAX_COUNT {
+        if schedule.count.is_none() && per_call < target_ns / 2.0 && count < MAX_COUNT {
             // Too short: grow the count (at most 100x a round) and start over.
             growing_per_op = Some(per_call / count as f64);
             let factor = (target_ns / per_call.max(1.0)).clamp(2.0, 100.0);
@@ -250,7 +257,7 @@ fn warm_up(
                 break;
             }
         }
-        if start.elapsed() >= plan.warmup_cap {
+        if start.elapsed() >= schedule.warmup_cap {
             break;
         }
     }
@@ -603,7 +610,7 @@ mod tests {
         // 20 µs a round trip, 0.25 ns an op: 4M ops fill 1 ms. A round
         // bounded by the guest's time alone would make 4M round trips at a
         // count of 1 (80 s, past the cap): the warm-up would not settle.
-        let plan = Plan {
+        let schedule = Schedule {
             sample_time: Duration::from_millis(1),
             warmup_cap: Duration::from_secs(10),
             count: None,
@@ -614,7 +621,7 @@ mod tests {
             per_op_ns: 0.25,
         };
         let tuned = tune(
-            &plan,
+            &schedule,
             &calibration(20.0, 30.0),
             &mut remote,
             &crate::benchmark::progress::Silent,

@@ -27,7 +27,7 @@ use crate::guest::builtin::Builtins;
 use crate::guest::format::{Code, Format};
 use crate::guest::library::LibraryProgram;
 use crate::guest::limits::Limits;
-use crate::guest::load::{self, Loaded, Workload, all_engines};
+use crate::guest::load::{self, GuestFile, Loaded, all_engines};
 use crate::guest::runtime::wasmtime::engine::{Engines, compile};
 use crate::guest::runtime::wasmtime::instance::{Instance, Linkers};
 use crate::guest::runtime::{self, Guest, Runner, Sampler, native};
@@ -218,8 +218,7 @@ fn calibrated(
 /// given).
 fn any_of(loaded: &[Loaded], format: Format, set: Option<usize>) -> bool {
     loaded.iter().any(|l| {
-        set.is_none_or(|set| l.engine_set == set)
-            && matches!(&l.workload, Ok(w) if w.format == format)
+        set.is_none_or(|set| l.engine_set == set) && matches!(&l.file, Ok(w) if w.format == format)
     })
 }
 
@@ -273,7 +272,7 @@ impl Session {
             .map(|(path, engine_set)| Loaded {
                 path: path.clone(),
                 engine_set: *engine_set,
-                workload: load::load(&engines[*engine_set], path, plan.max_file_bytes),
+                file: load::load(&engines[*engine_set], path, plan.max_file_bytes),
             })
             .collect();
         let mut sets = Vec::new();
@@ -283,7 +282,7 @@ impl Session {
             let used = index == 0
                 || loaded
                     .iter()
-                    .any(|l| l.engine_set == index && l.workload.is_ok());
+                    .any(|l| l.engine_set == index && l.file.is_ok());
             let calibrated = match calibrating && used {
                 true => Some(clock),
                 false => None,
@@ -348,7 +347,7 @@ impl Session {
         let mut native: Vec<String> = Vec::new();
         for loaded in &self.loaded {
             let path = loaded.path.display().to_string();
-            if matches!(&loaded.workload, Ok(w) if w.format == Format::Native)
+            if matches!(&loaded.file, Ok(w) if w.format == Format::Native)
                 && !native.contains(&path)
             {
                 native.push(path);
@@ -363,14 +362,14 @@ impl Session {
         warnings
     }
 
-    /// The loaded workload of `row`.
-    pub fn workload(&self, row: &Row) -> Result<&Workload> {
+    /// The guest file of `row`, as this worker loaded it.
+    pub fn file(&self, row: &Row) -> Result<&GuestFile> {
         let loaded = self
             .loaded
             .iter()
             .find(|l| l.path == row.path && l.engine_set == row.engine_set)
             .with_context(|| format!("{}: not given to this worker", row.path.display()))?;
-        match &loaded.workload {
+        match &loaded.file {
             Ok(workload) => Ok(workload),
             Err(e) => Err(anyhow!("{}", crate::util::error::one_line(&e.error))),
         }
@@ -382,7 +381,7 @@ impl Session {
     /// did here included: [`Sampler::compile_time`]).
     pub fn instance(
         &self,
-        workload: &Workload,
+        workload: &GuestFile,
         row: &Row,
         progress: &dyn Progress,
     ) -> Result<(Box<dyn Sampler>, f64)> {
@@ -449,7 +448,7 @@ impl Session {
     /// `grants` are the program's `--dir`, `--env` and `--arg`.
     pub fn program(
         &self,
-        workload: &Workload,
+        workload: &GuestFile,
         row: &Row,
         grants: &Grants,
         progress: &dyn Progress,
@@ -475,7 +474,7 @@ impl Session {
     /// per-call overhead cancels. The calls take the counted seeds.
     pub fn fuel_per_op(
         &self,
-        workload: &Workload,
+        workload: &GuestFile,
         row: &Row,
         count: u64,
         progress: &dyn Progress,
@@ -527,7 +526,7 @@ pub fn set_up(
 
 /// What a runtime instantiates or compiles of `workload`: its file's bytes
 /// and wasmtime's compiled code.
-fn guest(workload: &Workload) -> Guest<'_> {
+fn guest(workload: &GuestFile) -> Guest<'_> {
     Guest {
         path: &workload.path,
         bytes: &workload.bytes,

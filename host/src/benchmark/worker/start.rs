@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use crate::benchmark::progress::{Call, Progress};
-use crate::benchmark::protocol::StartSample;
+use crate::benchmark::protocol::StartMeasurement;
 use crate::benchmark::worker::session::Session;
-use crate::guest::load::Workload;
+use crate::guest::load::GuestFile;
 use crate::results::Row;
 
 /// Fresh instances stop being made once this much time has passed...
@@ -30,13 +30,13 @@ const MOST: usize = 100;
 /// them, and the sample says why.
 pub fn measure(
     session: &Session,
-    workload: &Workload,
+    workload: &GuestFile,
     row: &Row,
     pause_pair_ns: f64,
     progress: &dyn Progress,
-) -> StartSample {
+) -> StartMeasurement {
     let began = Instant::now();
-    let mut sample = StartSample::default();
+    let mut sample = StartMeasurement::default();
     while more(sample.instantiate_ns.len(), began.elapsed()) {
         match fresh(session, workload, row, pause_pair_ns, progress) {
             Ok((instantiate_ns, first_call_ns)) => {
@@ -55,7 +55,7 @@ pub fn measure(
 /// One fresh instance's instantiation and first call, in ns.
 fn fresh(
     session: &Session,
-    workload: &Workload,
+    workload: &GuestFile,
     row: &Row,
     pause_pair_ns: f64,
     progress: &dyn Progress,

@@ -55,7 +55,7 @@ pub const RUN_PREFIX: &str = "run_";
 pub const COMPONENT_RUN_PREFIX: &str = "run-";
 /// Export name of the optional set-up function.
 pub const SETUP_EXPORT: &str = "setup";
-/// Entry point of a WASI command (a program workload).
+/// Entry point of a WASI command (a program).
 pub const START_EXPORT: &str = "_start";
 /// A WASI reactor's constructors, run once per instance before `setup`.
 pub const INITIALIZE_EXPORT: &str = "_initialize";

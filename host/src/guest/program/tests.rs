@@ -1,4 +1,4 @@
-//! Tests of program workloads: comparing what a program wrote with what was expected.
+//! Tests of programs: comparing what a program wrote with what was expected.
 
 use super::output::check_output;
 use super::*;
