@@ -302,7 +302,7 @@ fn a_forged_export_is_rendered_as_text_by_host_report() -> TestResult {
     assert!(
         shown
             .csv
-            .contains("\r\n\"'=cmd|' /C calc'!A0\",\"'=cmd|' /C calc'!A0\",")
+            .contains("\r\n'=cmd|' /C calc'!A0,'=cmd|' /C calc'!A0,")
     );
     let shown = report_forged(dir.path(), &export, "[fix the build](https://x)")?;
     assert!(
