@@ -5,124 +5,160 @@
 //! most.
 
 use anyhow::{Context, Result};
-use serde_json::Value;
+use serde::Deserialize;
 
 use crate::results::{Foreign, FunctionChange, FunctionWeight};
 
-/// Samples, and the functions by self weight (then total), largest first.
-pub fn weights(json: &[u8]) -> Result<(usize, Vec<FunctionWeight>)> {
-    let profile: Value = serde_json::from_slice(json).context("the profile is not JSON")?;
-    let threads = profile["threads"]
-        .as_array()
-        .context("the profile has no threads")?;
-    let mut names: Vec<String> = Vec::new();
-    let mut self_weight: Vec<f64> = Vec::new();
-    let mut total_weight: Vec<f64> = Vec::new();
-    let mut all = 0.0;
-    let mut samples = 0;
-    for thread in threads {
-        let strings = strings(thread);
-        let column = |table: &str, key: &str| -> Vec<Option<usize>> {
-            thread[table][key]
-                .as_array()
-                .map(|a| a.iter().map(|v| v.as_u64().map(|x| x as usize)).collect())
-                .unwrap_or_default()
+/// The part of a processed profile read here: its threads.
+#[derive(Deserialize)]
+struct Profile {
+    threads: Vec<Thread>,
+}
+
+/// One thread's tables, each a column of indices into the next (a sample
+/// names a stack, a stack its frame and the stack below it, a frame its
+/// function, a function its name in the string table); `null` where the
+/// profile has none.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct Thread {
+    samples: Samples,
+    stack_table: StackTable,
+    frame_table: FrameTable,
+    func_table: FuncTable,
+    /// The string table (`stringTable` in older profiles).
+    #[serde(alias = "stringTable")]
+    string_array: Vec<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Samples {
+    stack: Vec<Option<usize>>,
+    /// Each sample's weight; 1 each when absent.
+    weight: Option<Vec<Option<f64>>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct StackTable {
+    frame: Vec<Option<usize>>,
+    prefix: Vec<Option<usize>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct FrameTable {
+    func: Vec<Option<usize>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct FuncTable {
+    name: Vec<Option<usize>>,
+}
+
+/// The weights summed over every thread, per function name.
+#[derive(Default)]
+struct Tally {
+    names: Vec<String>,
+    self_weight: Vec<f64>,
+    total_weight: Vec<f64>,
+    all: f64,
+    samples: usize,
+}
+
+impl Tally {
+    /// The index of `name`, added if new.
+    fn slot(&mut self, name: String) -> usize {
+        if let Some(s) = self.names.iter().position(|n| *n == name) {
+            return s;
+        }
+        self.names.push(name);
+        self.self_weight.push(0.0);
+        self.total_weight.push(0.0);
+        self.names.len() - 1
+    }
+
+    /// Every sample of `thread`: its weight to the function at the top of
+    /// its stack (self) and, once each, to every function on it (total).
+    fn add(&mut self, thread: &Thread) {
+        let name_of = |func: usize| {
+            (thread.func_table.name.get(func).copied().flatten())
+                .and_then(|i| thread.string_array.get(i).cloned())
+                .unwrap_or_else(|| format!("function {func}"))
         };
-        let stack_frame = column("stackTable", "frame");
-        let stack_prefix = column("stackTable", "prefix");
-        let frame_func = column("frameTable", "func");
-        let func_name = column("funcTable", "name");
-        let stacks = column("samples", "stack");
-        let weights: Vec<f64> = thread["samples"]["weight"]
-            .as_array()
-            .map(|a| a.iter().map(|v| v.as_f64().unwrap_or(1.0)).collect())
-            .unwrap_or_default();
-        // This thread's function index -> index in `names`.
-        let mut func_slot: Vec<Option<usize>> = vec![None; func_name.len()];
-        let mut slot = |func: usize, names: &mut Vec<String>| -> Option<usize> {
-            if let Some(s) = *func_slot.get(func)? {
-                return Some(s);
-            }
-            let name = func_name
-                .get(func)
-                .copied()
-                .flatten()
-                .and_then(|i| strings.get(i).cloned())
-                .unwrap_or_else(|| format!("function {func}"));
-            let s = match names.iter().position(|n| *n == name) {
-                Some(s) => s,
-                None => {
-                    names.push(name);
-                    names.len() - 1
-                }
-            };
-            func_slot[func] = Some(s);
-            Some(s)
-        };
-        for (i, stack) in stacks.iter().enumerate() {
-            let weight = weights.get(i).copied().unwrap_or(1.0);
-            samples += 1;
-            all += weight;
+        let weights = thread.samples.weight.as_deref().unwrap_or_default();
+        for (i, stack) in thread.samples.stack.iter().enumerate() {
+            let weight = weights.get(i).copied().flatten().unwrap_or(1.0);
+            self.samples += 1;
+            self.all += weight;
             let mut seen: Vec<usize> = Vec::new();
-            let mut next = *stack;
-            let mut leaf = true;
-            // A stack is at most as deep as the table is long.
-            for _ in 0..stack_frame.len() {
-                let Some(s) = next else { break };
-                let func = stack_frame
-                    .get(s)
-                    .copied()
-                    .flatten()
-                    .and_then(|f| frame_func.get(f).copied().flatten());
-                if let Some(func) = func
-                    && let Some(index) = slot(func, &mut names)
-                {
-                    self_weight.resize(names.len(), 0.0);
-                    total_weight.resize(names.len(), 0.0);
-                    if leaf {
-                        self_weight[index] += weight;
-                    }
-                    if !seen.contains(&index) {
-                        seen.push(index);
-                        total_weight[index] += weight;
-                    }
-                    leaf = false;
+            for (depth, func) in stack_functions(thread, *stack).into_iter().enumerate() {
+                let index = self.slot(name_of(func));
+                if depth == 0 {
+                    self.self_weight[index] += weight;
                 }
-                next = stack_prefix.get(s).copied().flatten();
+                if !seen.contains(&index) {
+                    seen.push(index);
+                    self.total_weight[index] += weight;
+                }
             }
         }
     }
-    let pct = |w: f64| if all > 0.0 { w / all * 100.0 } else { 0.0 };
-    let mut functions: Vec<FunctionWeight> = names
-        .into_iter()
-        .enumerate()
-        .map(|(i, name)| FunctionWeight {
-            name: Foreign::new(name),
-            self_pct: pct(self_weight[i]),
-            total_pct: pct(total_weight[i]),
-        })
-        .collect();
-    functions.sort_by(|a, b| {
-        b.self_pct
-            .total_cmp(&a.self_pct)
-            .then(b.total_pct.total_cmp(&a.total_pct))
-            .then(a.name.cmp(&b.name))
-    });
-    Ok((samples, functions))
+
+    /// The functions by self weight (then total), largest first.
+    fn functions(self) -> Vec<FunctionWeight> {
+        let pct = |w: f64| {
+            if self.all > 0.0 {
+                w / self.all * 100.0
+            } else {
+                0.0
+            }
+        };
+        let mut functions: Vec<FunctionWeight> = (self.names.into_iter().enumerate())
+            .map(|(i, name)| FunctionWeight {
+                name: Foreign::new(name),
+                self_pct: pct(self.self_weight[i]),
+                total_pct: pct(self.total_weight[i]),
+            })
+            .collect();
+        functions.sort_by(|a, b| {
+            b.self_pct
+                .total_cmp(&a.self_pct)
+                .then(b.total_pct.total_cmp(&a.total_pct))
+                .then(a.name.cmp(&b.name))
+        });
+        functions
+    }
 }
 
-/// The thread's string table (older profiles keep it in `shared`).
-fn strings(thread: &Value) -> Vec<String> {
-    let array = thread["stringArray"]
-        .as_array()
-        .or_else(|| thread["stringTable"].as_array());
-    array
-        .map(|a| {
-            a.iter()
-                .map(|s| s.as_str().unwrap_or_default().to_string())
-                .collect()
-        })
-        .unwrap_or_default()
+/// The functions on the stack `stack` of `thread`, top first: a stack is
+/// at most as deep as the table is long, whatever its prefixes say.
+fn stack_functions(thread: &Thread, stack: Option<usize>) -> Vec<usize> {
+    let table = &thread.stack_table;
+    let mut functions = Vec::new();
+    let mut next = stack;
+    for _ in 0..table.frame.len() {
+        let Some(s) = next else { break };
+        let frame = table.frame.get(s).copied().flatten();
+        if let Some(func) = frame.and_then(|f| thread.frame_table.func.get(f).copied().flatten()) {
+            functions.push(func);
+        }
+        next = table.prefix.get(s).copied().flatten();
+    }
+    functions
+}
+
+/// Samples, and the functions by self weight (then total), largest first.
+pub fn weights(json: &[u8]) -> Result<(usize, Vec<FunctionWeight>)> {
+    let profile: Profile =
+        serde_json::from_slice(json).context("the profile is not a processed profile's JSON")?;
+    let mut tally = Tally::default();
+    for thread in &profile.threads {
+        tally.add(thread);
+    }
+    Ok((tally.samples, tally.functions()))
 }
 
 /// Functions whose self weight differs between `reference` and `variant`,
@@ -186,6 +222,30 @@ mod tests {
         assert!((functions[1].self_pct - 100.0 / 3.0).abs() < 1e-9);
         assert_eq!(functions[1].total_pct, 100.0);
         assert!(weights(b"[]").is_err());
+    }
+
+    /// Weights count as given, an older profile's `stringTable` names the
+    /// functions, a function without a name is named by its index, and a
+    /// stack whose prefixes loop ends at the table's length.
+    #[test]
+    fn weights_names_and_loops() {
+        const OLDER: &str = r#"{"threads": [{
+            "stringTable": ["main"],
+            "funcTable": {"name": [0, null]},
+            "frameTable": {"func": [0, 1]},
+            "stackTable": {"frame": [0, 1], "prefix": [1, 0]},
+            "samples": {"stack": [1, 0], "weight": [3, 1]}
+        }]}"#;
+        let (samples, functions) = weights(OLDER.as_bytes()).expect("a profile");
+        assert_eq!(samples, 2);
+        let names: Vec<&str> = functions.iter().map(|f| f.name.unescaped()).collect();
+        assert_eq!(names, ["function 1", "main"]);
+        assert!((functions[0].self_pct - 75.0).abs() < 1e-9);
+        assert_eq!(
+            (functions[0].total_pct, functions[1].total_pct),
+            (100.0, 100.0)
+        );
+        assert!(weights(br#"{"threads": [{"stringArray": [7]}]}"#).is_err());
     }
 
     #[test]
