@@ -20,7 +20,9 @@ use serde::{Deserialize, Serialize};
 use crate::benchmark::progress::{Call, Step};
 use crate::guest::program::TimedRegion;
 use crate::options::{EngineConfig, Grants, PinRequest, PriorityRequest, SeedRule};
-use crate::results::{CallgrindCounts, HardwareCounts, Measurement, Row, RowProfile};
+use crate::results::{
+    CalibrationFigures, CallgrindCounts, HardwareCounts, Measurement, Row, RowProfile,
+};
 
 /// The descriptor a worker writes its events on: the write end of the pipe
 /// the parent made for them.
@@ -246,16 +248,9 @@ pub struct Found {
     pub cores: usize,
     /// Scheduler and priority in force.
     pub priority: String,
-    pub clock_resolution_ns: f64,
-    pub clock_overhead_ns: f64,
-    /// The empty module's call and a pause/resume pair.
-    pub empty_call_ns: f64,
-    pub pause_pair_ns: f64,
-    /// The same of the empty component, when a component is measured.
-    pub empty_component_call_ns: Option<f64>,
-    pub component_pause_pair_ns: Option<f64>,
-    /// The target duration of one sample, as calibration raised it.
-    pub sample_time_ms: f64,
+    /// The clock and the empty guests' calls.
+    #[serde(flatten)]
+    pub calibration: CalibrationFigures,
     pub cpu_model: Option<String>,
     /// What preparing the measuring thread could not do.
     pub warnings: Vec<String>,

@@ -99,8 +99,8 @@ fn calibration(exports: &[MergedExport]) -> String {
         let high = values.iter().copied().reduce(f64::max)?;
         Some((low, high))
     };
-    let call = spread(|e| e.empty_call_ns);
-    let pair = spread(|e| e.pause_pair_ns);
+    let call = spread(|e| e.calibration.empty_call_ns);
+    let pair = spread(|e| e.calibration.pause_pair_ns);
     let ratio = [call, pair]
         .into_iter()
         .flatten()
@@ -151,9 +151,9 @@ pub fn export_line(export: &MergedExport) -> Foreign {
         .then(&format!(
             " · seed {} ({seed}) · empty-guest call {} · pause/resume pair {} · clock read {}",
             env.seed,
-            format_ns(env.empty_call_ns),
-            format_ns(env.pause_pair_ns),
-            format_ns(env.clock_overhead_ns)
+            format_ns(env.calibration.empty_call_ns),
+            format_ns(env.calibration.pause_pair_ns),
+            format_ns(env.calibration.clock_overhead_ns)
         ))
 }
 
@@ -166,7 +166,7 @@ mod tests {
         let mut environment = run_report().environment;
         environment.cpu_model = Some(cpu.into());
         environment.seed = seed;
-        environment.empty_call_ns = empty_call_ns;
+        environment.calibration.empty_call_ns = empty_call_ns;
         MergedExport {
             path: path.into(),
             rows: vec!["a".into(), "b".into()],

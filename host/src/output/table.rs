@@ -140,23 +140,25 @@ impl<W: Write> Table<W> {
             self.out,
             "{core} · {} · clock resolution {}, read {}",
             terminal(&env.priority),
-            format_ns(env.clock_resolution_ns),
-            format_ns(env.clock_overhead_ns)
+            format_ns(env.calibration.clock_resolution_ns),
+            format_ns(env.calibration.clock_overhead_ns)
         )?;
         writeln!(
             self.out,
             "empty-guest call {} · pause/resume pair {} · sample target {:.1} ms · seed {}{}",
-            format_ns(env.empty_call_ns),
-            format_ns(env.pause_pair_ns),
-            env.sample_time_ms,
+            format_ns(env.calibration.empty_call_ns),
+            format_ns(env.calibration.pause_pair_ns),
+            env.calibration.sample_time_ms,
             env.seed,
             match env.seed_rule {
                 SeedRule::PerCall => " (a fresh seed per call)",
                 SeedRule::Same => " (the same for every call)",
             }
         )?;
-        if let (Some(call), Some(pair)) = (env.empty_component_call_ns, env.component_pause_pair_ns)
-        {
+        if let (Some(call), Some(pair)) = (
+            env.calibration.empty_component_call_ns,
+            env.calibration.component_pause_pair_ns,
+        ) {
             writeln!(
                 self.out,
                 "components: empty-guest call {} · pause/resume pair {}",

@@ -34,8 +34,8 @@ pub use figures::{
 };
 pub use notes::{Note, Notes};
 pub use report::{
-    BenchResult, Candidate, CompareReport, Complexity, ComplexityResult, Environment, HugePages,
-    MergedExport, Row, RunReport, SuiteSummary, Tool,
+    BenchResult, CalibrationFigures, Candidate, CompareReport, Complexity, ComplexityResult,
+    Environment, HugePages, MergedExport, Row, RunReport, SuiteSummary, Tool,
 };
 pub use runtimes::{EngineMean, RuntimeBenchmark, RuntimeCell, RuntimeView, StartCell};
 pub use suite_comparison::{SuiteBenchmark, SuiteComparison, SuiteRatio, SuiteVerdicts, Unpaired};

@@ -148,6 +148,27 @@ impl Tool {
     }
 }
 
+/// What a worker measured of the clock and the timed path before it
+/// measured anything: one declaration for what the worker sends
+/// ([`crate::benchmark::protocol::Found`]) and the report's environment
+/// keeps (its fields sit among the environment's in the JSON).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema)]
+pub struct CalibrationFigures {
+    /// The smallest step seen between two successive clock reads, in ns.
+    pub clock_resolution_ns: f64,
+    /// The cost of one clock read, in ns.
+    pub clock_overhead_ns: f64,
+    /// One call of the empty core module through the timed path, in ns.
+    pub empty_call_ns: f64,
+    /// A pause/resume pair in a core module, in ns (subtracted per pause).
+    pub pause_pair_ns: f64,
+    /// The same two figures for components, when any were measured.
+    pub empty_component_call_ns: Option<f64>,
+    pub component_pause_pair_ns: Option<f64>,
+    /// Target duration of one sample, in ms, as calibration raised it.
+    pub sample_time_ms: f64,
+}
+
 /// Where and how the measurements were taken.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Environment {
@@ -174,15 +195,9 @@ pub struct Environment {
     pub cores: usize,
     /// Scheduler and priority of the measuring thread, e.g. `nice -20 (SCHED_OTHER)`.
     pub priority: Foreign,
-    pub clock_resolution_ns: f64,
-    pub clock_overhead_ns: f64,
-    /// One call of the empty core module through the timed path, in ns.
-    pub empty_call_ns: f64,
-    /// A pause/resume pair in a core module, in ns (subtracted per pause).
-    pub pause_pair_ns: f64,
-    /// The same two figures for components, when any were measured.
-    pub empty_component_call_ns: Option<f64>,
-    pub component_pause_pair_ns: Option<f64>,
+    /// The clock and the empty guests' calls, as the worker found them.
+    #[serde(flatten)]
+    pub calibration: CalibrationFigures,
     /// The run's seed.
     pub seed: u64,
     /// Whether every `run` call got a seed of its own derived from the run's
@@ -191,8 +206,6 @@ pub struct Environment {
     pub seed_rule: SeedRule,
     /// Run-to-run drift added to every interval (relative standard deviation, %).
     pub drift_pct: f64,
-    /// Target duration of one sample, in ms.
-    pub sample_time_ms: f64,
     pub cpu_model: Option<Foreign>,
     /// How code was compiled, per `--engine`.
     pub engines: Vec<EngineConfig>,

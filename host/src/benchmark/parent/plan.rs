@@ -99,16 +99,10 @@ impl RunPlan {
             interruptions,
             cores: found.cores,
             priority: found.priority.into(),
-            clock_resolution_ns: found.clock_resolution_ns,
-            clock_overhead_ns: found.clock_overhead_ns,
-            empty_call_ns: found.empty_call_ns,
-            pause_pair_ns: found.pause_pair_ns,
-            empty_component_call_ns: found.empty_component_call_ns,
-            component_pause_pair_ns: found.component_pause_pair_ns,
+            calibration: found.calibration,
             seed: self.seed(),
             seed_rule: self.worker.seeds.rule,
             drift_pct: settings.drift_pct,
-            sample_time_ms: found.sample_time_ms,
             cpu_model: found.cpu_model.map(Foreign::from),
             engines: settings
                 .engines

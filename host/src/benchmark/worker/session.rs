@@ -37,7 +37,7 @@ use crate::platform::clock::{self, ClockCalibration};
 use crate::platform::cpu::cpu_model;
 use crate::platform::processes;
 use crate::platform::thread::{Prepared, prepare_measuring_thread};
-use crate::results::Row;
+use crate::results::{CalibrationFigures, Row};
 
 /// Native stack of the measuring thread: room for wasm's own 512 KiB limit
 /// and the host frames around it.
@@ -325,15 +325,17 @@ impl Session {
             pinned_core: self.prepared.pinned_core,
             cores: self.prepared.cores,
             priority: self.prepared.priority.clone(),
-            clock_resolution_ns: calibration.clock.resolution_ns,
-            clock_overhead_ns: calibration.clock.overhead_ns,
-            empty_call_ns: calibration.empty_call_ns,
-            pause_pair_ns: calibration.pause_pair_ns,
-            empty_component_call_ns: component.map(|c| c.empty_call_ns),
-            component_pause_pair_ns: component.map(|c| c.pause_pair_ns),
-            sample_time_ms: sequence::target_sample_time(plan.sample_time, calibration)
-                .as_secs_f64()
-                * 1e3,
+            calibration: CalibrationFigures {
+                clock_resolution_ns: calibration.clock.resolution_ns,
+                clock_overhead_ns: calibration.clock.overhead_ns,
+                empty_call_ns: calibration.empty_call_ns,
+                pause_pair_ns: calibration.pause_pair_ns,
+                empty_component_call_ns: component.map(|c| c.empty_call_ns),
+                component_pause_pair_ns: component.map(|c| c.pause_pair_ns),
+                sample_time_ms: sequence::target_sample_time(plan.sample_time, calibration)
+                    .as_secs_f64()
+                    * 1e3,
+            },
             cpu_model: cpu_model(),
             warnings: self.warnings(),
             pmu: crate::platform::pmu::availability(),

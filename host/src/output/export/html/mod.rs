@@ -205,7 +205,7 @@ fn start(title: &str, tool: &Tool, env: &Environment, exports: &[MergedExport]) 
             "sampling",
             Foreign::new(format!(
                 "target {:.1} ms per sample · drift ±{}%{seed}",
-                env.sample_time_ms, env.drift_pct
+                env.calibration.sample_time_ms, env.drift_pct
             )),
         ),
         (
@@ -254,10 +254,13 @@ fn machine(env: &Environment) -> Vec<(&'static str, Foreign)> {
     };
     let mut calls = format!(
         "empty-guest call {} · pause/resume pair {}",
-        format_ns(env.empty_call_ns),
-        format_ns(env.pause_pair_ns)
+        format_ns(env.calibration.empty_call_ns),
+        format_ns(env.calibration.pause_pair_ns)
     );
-    if let (Some(call), Some(pair)) = (env.empty_component_call_ns, env.component_pause_pair_ns) {
+    if let (Some(call), Some(pair)) = (
+        env.calibration.empty_component_call_ns,
+        env.calibration.component_pause_pair_ns,
+    ) {
         let _ = write!(
             calls,
             "; components: empty-guest call {} · pause/resume pair {}",
@@ -274,8 +277,8 @@ fn machine(env: &Environment) -> Vec<(&'static str, Foreign)> {
             "clock",
             Foreign::new(format!(
                 "resolution {}, read {}",
-                format_ns(env.clock_resolution_ns),
-                format_ns(env.clock_overhead_ns)
+                format_ns(env.calibration.clock_resolution_ns),
+                format_ns(env.calibration.clock_overhead_ns)
             )),
         ),
         ("calls", Foreign::new(calls)),
