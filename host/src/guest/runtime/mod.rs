@@ -137,6 +137,22 @@ pub fn check_available(runtime: Runtime, format: Format, bytes: &[u8]) -> Result
 mod tests {
     use super::*;
 
+    /// Each runtime's version is the one the lock file holds, read at
+    /// build time: a version, not a placeholder.
+    #[test]
+    fn versions_are_read_from_the_lock_file() {
+        let mut versions = vec![wasmtime::VERSION];
+        #[cfg(feature = "wasmer")]
+        versions.push(wasmer::VERSION);
+        #[cfg(feature = "wasmi")]
+        versions.push(wasmi::VERSION);
+        #[cfg(feature = "tinywasm")]
+        versions.push(tinywasm::VERSION);
+        for version in versions {
+            assert!(semver::Version::parse(version).is_ok(), "{version}");
+        }
+    }
+
     /// A runtime of core modules cannot run a component: the guest is
     /// unsupported there, not broken; a core module is run.
     #[cfg(feature = "wasmer")]

@@ -32,9 +32,9 @@ use crate::options::{Grants, Runtime};
 
 use memory::Limited;
 
-/// The tinywasm crate's version this host is built with (the workspace's
-/// `Cargo.toml` pins it).
-pub const VERSION: &str = "0.10.0";
+/// The crate's version this host is built with, from the workspace's
+/// `Cargo.lock` (host/build.rs).
+pub const VERSION: &str = env!("WASM_BENCH_VERSION_TINYWASM");
 
 /// tinywasm's line of the registry.
 pub const IMPLEMENTATION: Implementation = Implementation {

@@ -34,9 +34,9 @@ use crate::guest::seeds::Seeds;
 use crate::options::{Grants, Runtime};
 use store::{Limited, explain, explain_with, lock};
 
-/// The wasmer crate's version this host is built with (host/Cargo.toml pins
-/// it).
-pub const VERSION: &str = "7.3.0";
+/// The crate's version this host is built with, from the workspace's
+/// `Cargo.lock` (host/build.rs).
+pub const VERSION: &str = env!("WASM_BENCH_VERSION_WASMER");
 
 /// wasmer with its Cranelift's line of the registry: core modules and
 /// programs.

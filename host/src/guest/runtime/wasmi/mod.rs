@@ -31,9 +31,9 @@ use crate::guest::sandbox;
 use crate::guest::seeds::Seeds;
 use crate::options::{Grants, Runtime};
 
-/// The wasmi crate's version this host is built with (the workspace's
-/// `Cargo.toml` pins it).
-pub const VERSION: &str = "2.0.0";
+/// The crate's version this host is built with, from the workspace's
+/// `Cargo.lock` (host/build.rs).
+pub const VERSION: &str = env!("WASM_BENCH_VERSION_WASMI");
 
 /// wasmi's line of the registry: core modules and programs.
 pub const IMPLEMENTATION: Implementation = Implementation {

@@ -32,9 +32,9 @@ use crate::guest::runtime::seam::{CompiledProgram, Guest, RawSample, Runner, Sam
 use crate::guest::seeds::Seeds;
 use crate::options::{Grants, Runtime};
 
-/// The wasmtime crate's version the host is built with (the workspace's
-/// `Cargo.toml` pins it).
-pub const VERSION: &str = "48.0.8";
+/// The crate's version this host is built with, from the workspace's
+/// `Cargo.lock` (host/build.rs).
+pub const VERSION: &str = env!("WASM_BENCH_VERSION_WASMTIME");
 
 /// wasmtime's line of the registry: it runs modules, components and
 /// programs, and refuses nothing but native code.
