@@ -137,6 +137,7 @@ pub fn fixed_figures(samples: Vec<Vec<f64>>) -> Figures {
         notes: Notes(vec![Note::WarmupNotSettled { cap_ms: 500.0 }]),
         info: Notes::default(),
         no_measurable_work: false,
+        at_clock_resolution: false,
         costs: crate::results::Costs::default(),
         processes: ProcessFigures {
             processes: 1,

@@ -91,6 +91,18 @@ pub fn finest_ns(m: &Measurement) -> f64 {
     m.clock_resolution_ns / m.count.max(1) as f64
 }
 
+/// Fewest steps of the clock a program's timed region must last for its
+/// time to be more than the clock's steps: below, one step is a tenth of
+/// it or more, and a ratio of two such times moves by a tenth with a step.
+pub const PROGRAM_CLOCK_STEPS: f64 = 10.0;
+
+/// Whether a program's median timed region `median_ns` lasts fewer than
+/// [`PROGRAM_CLOCK_STEPS`] steps of the clock its processes found (none
+/// is known of a measurement whose worker did not calibrate: 0).
+pub fn at_clock_resolution(median_ns: f64, m: &Measurement) -> bool {
+    m.clock_resolution_ns > 0.0 && median_ns < PROGRAM_CLOCK_STEPS * m.clock_resolution_ns
+}
+
 /// Summary of one program phase over the iterations, in ns.
 pub fn phase_stats(values: &[f64]) -> PhaseStats {
     PhaseStats {
@@ -191,6 +203,7 @@ pub fn figures(
         fuel_per_op: None,
         indistinguishable_from_empty: indistinguishable,
         no_measurable_work: indistinguishable && m.count_capped,
+        at_clock_resolution: program && at_clock_resolution(summary.median, m),
         // Decided by the parent's stop rule, which knows the goal.
         precision_reached: false,
         stopped_by: None,
@@ -322,6 +335,11 @@ fn notes(found: &Found, warmup_cap_ms: f64) -> Notes {
     }
     if found.reaches_zero && found.program {
         notes.add(Note::ReachesZero);
+    }
+    if found.program && at_clock_resolution(summary.median, m) {
+        notes.add(Note::AtClockResolution {
+            steps: summary.median / m.clock_resolution_ns,
+        });
     }
     if m.count_capped {
         notes.add(Note::CountCapped { count: m.count });
@@ -585,6 +603,40 @@ mod tests {
         };
         let located = locate(processes, Kind::Module, None, 1);
         figures(processes, &located, stages, 1_000.0, 1, drift)
+    }
+
+    /// A program whose timed region lasts a few steps of the clock (40 ns
+    /// on a 20 ns clock) is timed at the clock's resolution: noted, and
+    /// no measurable work for a geometric mean; one of 100 steps is not.
+    #[test]
+    fn a_program_timed_in_a_few_clock_steps_is_at_the_clock_resolution() {
+        let program = |ns: f64| {
+            let one = Measurement {
+                count: 1,
+                blocks: vec![vec![ns; 50]],
+                clock_resolution_ns: 20.0,
+                ..process(ns)
+            };
+            let processes = [one.clone(), one.clone(), one];
+            let stages = Preparation {
+                kind: Kind::Program,
+                compile_ms: 0.0,
+                compile_cache: CacheOutcome::Off,
+                instantiate_ms: 0.0,
+            };
+            let located = locate(&processes, Kind::Program, None, 1);
+            figures(&processes, &located, stages, 1_000.0, 1, Drift::default())
+        };
+        let short = program(40.0);
+        assert!(short.at_clock_resolution && !short.measurable_work());
+        assert!(
+            (short.notes.iter())
+                .any(|n| matches!(n, Note::AtClockResolution { steps } if *steps == 2.0)),
+            "{:?}",
+            short.notes
+        );
+        let long = program(2_000.0);
+        assert!(!long.at_clock_resolution && long.measurable_work());
     }
 
     #[test]

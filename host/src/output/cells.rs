@@ -226,6 +226,10 @@ impl fmt::Display for OwnWords<'_> {
             Note::EmptyGuestIndistinguishable => {
                 f.write_str("cannot be told apart from the empty guest")
             }
+            Note::AtClockResolution { steps } => write!(
+                f,
+                "its timed region lasts {steps:.1} steps of the clock: its time is the clock's steps, left out of the geometric mean (time more work between bench.start and bench.end)"
+            ),
             Note::ReachesZero => f.write_str(
                 "the interval reaches down to 0: too wide to bound the time (scattered runs, or a large --drift)",
             ),

@@ -95,6 +95,7 @@ impl Figures {
             && median > 0.0
             && !self.indistinguishable_from_empty
             && !self.no_measurable_work
+            && !self.at_clock_resolution
     }
 }
 
@@ -190,6 +191,13 @@ pub struct Figures {
     /// True when, besides, time does not grow with the count: the row does
     /// no measurable work (as the bundled empty guests do by design).
     pub no_measurable_work: bool,
+    /// A program whose timed region lasts fewer than
+    /// [`crate::analysis::summary::PROGRAM_CLOCK_STEPS`] steps of the clock:
+    /// its time is the clock's steps, and a ratio of two such times a
+    /// quotient of a few steps. It is left out of geometric means and not
+    /// judged in a suite.
+    #[serde(default)]
+    pub at_clock_resolution: bool,
     /// Whether sampling stopped because the precision goal was met.
     pub precision_reached: bool,
     /// What stopped sampling (`host run`): the amount asked for, the

@@ -21,6 +21,10 @@ pub enum Note {
     /// The interval reaches within one clock step (over the count) of 0:
     /// the row cannot be told apart from the empty guest.
     EmptyGuestIndistinguishable,
+    /// A program's timed region lasts a few steps of the clock (`steps`,
+    /// its median over the clock's smallest step): its time cannot be told
+    /// finer than a step.
+    AtClockResolution { steps: f64 },
     /// A program's interval reaches down to 0: too wide to bound its time.
     ReachesZero,
     /// The pilot stopped at its largest count: time does not grow with it.

@@ -359,14 +359,18 @@ fn judged(benchmark: &Benchmark, compared: Result<CompareReport>, sides: usize) 
             )));
         }
         Ok(report) => {
-            let empty = report
-                .variants
-                .iter()
-                .filter_map(|v| v.figures.as_ref())
-                .any(|f| !f.measurable_work());
-            entry.not_judged = empty.then(|| {
-                Foreign::new("a side cannot be told apart from the empty guest: its ratio is noise")
-            });
+            let figures = || report.variants.iter().filter_map(|v| v.figures.as_ref());
+            let steps = figures().any(|f| f.at_clock_resolution);
+            let empty = figures().any(|f| !f.measurable_work());
+            entry.not_judged = match (steps, empty) {
+                (true, _) => Some(Foreign::new(
+                    "a side's timed region lasts a few steps of the clock: its ratio is a quotient of steps",
+                )),
+                (false, true) => Some(Foreign::new(
+                    "a side cannot be told apart from the empty guest: its ratio is noise",
+                )),
+                (false, false) => None,
+            };
             entry.report = Some(report);
         }
         Err(e) => match lacking(&e) {

@@ -69,7 +69,10 @@ pub fn compare(
         rounds,
         variants: taken
             .into_iter()
-            .map(|t| t.iterations.into_sample(sampling_ms, None))
+            .map(|t| {
+                let resolution = session.clock_resolution_ns();
+                t.iterations.into_measurement(sampling_ms, None, resolution)
+            })
             .collect(),
     })
 }

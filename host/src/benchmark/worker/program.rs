@@ -103,11 +103,13 @@ impl Iterations {
         self.execute_ns.len()
     }
 
-    /// What the process measured: one op per iteration.
-    pub fn into_sample(
+    /// What the process measured: one op per iteration, timed by a clock
+    /// of `clock_resolution_ns` steps.
+    pub fn into_measurement(
         self,
         sampling_ms: f64,
         hardware_counters: Option<Result<HardwareCounts, String>>,
+        clock_resolution_ns: f64,
     ) -> ProcessMeasurement {
         let measurement = Measurement {
             count: 1,
@@ -118,7 +120,7 @@ impl Iterations {
             fixed_costs_ns: Vec::new(),
             fixed_cost_ns: 0.0,
             pause_pair_ns: 0.0,
-            clock_resolution_ns: 0.0,
+            clock_resolution_ns,
             checksum: None,
             sampling_ms,
             count_capped: false,
@@ -143,10 +145,11 @@ impl Iterations {
 }
 
 /// Measure a program in this process: warm-up iterations for at most
-/// `warmup_cap`, then iterations until the process has taken its `share`.
+/// `warmup_cap`, then iterations until the process has taken its `share`;
+/// the clock's step `clock_resolution_ns` goes with the measurement.
 pub fn measure(
     program: &ProgramRunner,
-    (share, warmup_cap): (Share, Duration),
+    (share, warmup_cap, clock_resolution_ns): (Share, Duration, f64),
     progress: &dyn Progress,
     name: &str,
     hardware_counters: Option<Result<HardwareCounts, String>>,
@@ -166,8 +169,8 @@ pub fn measure(
         }
     }
     let sampling_ms = sampling.elapsed().as_secs_f64() * 1e3;
-    let mut sample = taken.into_sample(sampling_ms, hardware_counters);
-    sample.peak_rss_bytes = program.peak_rss_bytes();
-    sample.code_bytes = program.code_bytes();
-    Ok(sample)
+    let mut measured = taken.into_measurement(sampling_ms, hardware_counters, clock_resolution_ns);
+    measured.peak_rss_bytes = program.peak_rss_bytes();
+    measured.code_bytes = program.code_bytes();
+    Ok(measured)
 }

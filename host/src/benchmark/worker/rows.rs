@@ -107,6 +107,6 @@ fn measure_program(
     let counters = job.counters.then(|| {
         Err("not counted: they count `run(count, seed)` workloads, not programs".to_string())
     });
-    let plan = (job.share, plan.warmup_cap);
-    program::measure(&program, plan, progress, &job.row.name, counters)
+    let schedule = (job.share, plan.warmup_cap, session.clock_resolution_ns());
+    program::measure(&program, schedule, progress, &job.row.name, counters)
 }

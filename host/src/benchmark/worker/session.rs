@@ -315,6 +315,12 @@ impl Session {
         }
     }
 
+    /// The smallest step of the clock this worker found (0 when it did not
+    /// calibrate).
+    pub fn clock_resolution_ns(&self) -> f64 {
+        (self.sets.first()).map_or(0.0, |s| s.modules.calibration.clock.resolution_ns)
+    }
+
     /// What this worker found where it measures, for the report's
     /// environment.
     pub fn found(&self, plan: &WorkerPlan) -> Found {
