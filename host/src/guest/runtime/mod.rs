@@ -141,13 +141,15 @@ mod tests {
     /// build time: a version, not a placeholder.
     #[test]
     fn versions_are_read_from_the_lock_file() {
-        let mut versions = vec![wasmtime::VERSION];
-        #[cfg(feature = "wasmer")]
-        versions.push(wasmer::VERSION);
-        #[cfg(feature = "wasmi")]
-        versions.push(wasmi::VERSION);
-        #[cfg(feature = "tinywasm")]
-        versions.push(tinywasm::VERSION);
+        let versions = [
+            wasmtime::VERSION,
+            #[cfg(feature = "wasmer")]
+            wasmer::VERSION,
+            #[cfg(feature = "wasmi")]
+            wasmi::VERSION,
+            #[cfg(feature = "tinywasm")]
+            tinywasm::VERSION,
+        ];
         for version in versions {
             assert!(semver::Version::parse(version).is_ok(), "{version}");
         }
