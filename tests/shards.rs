@@ -50,6 +50,7 @@ fn measurable(report: &Value) -> Result<usize, Box<dyn Error>> {
                 && r["ns_per_op"]["median"].as_f64().is_some_and(|m| m > 0.0)
                 && r["no_measurable_work"] != true
                 && r["indistinguishable_from_empty"] != true
+                && r["at_clock_resolution"] != true
         })
         .count())
 }
