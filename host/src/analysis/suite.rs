@@ -136,10 +136,7 @@ pub fn suite_verdicts(
         .iter()
         .filter(|b| b.unsupported.is_some())
         .count();
-    summary.capped = benchmarks
-        .iter()
-        .filter(|b| b.report.as_ref().is_some_and(|r| r.capped))
-        .count();
+    summary.capped = benchmarks.iter().filter(|b| b.capped()).count();
     summary.not_judged = benchmarks.iter().filter(|b| b.not_judged.is_some()).count();
     summary.unpaired = unpaired;
     summary

@@ -211,7 +211,7 @@ fn time_line(report: &SuiteComparison) -> String {
     let capped: Vec<String> = report
         .benchmarks
         .iter()
-        .filter(|b| b.report.as_ref().is_some_and(|r| r.capped))
+        .filter(|b| b.capped())
         .map(|b| terminal(&b.name).into_owned())
         .collect();
     if !capped.is_empty() {

@@ -77,6 +77,12 @@ impl SuiteBenchmark {
     pub fn judged(&self) -> Option<&CompareReport> {
         self.report.as_ref().filter(|_| self.not_judged.is_none())
     }
+
+    /// Whether its comparison, judged, stopped at its time with a verdict
+    /// still open (a benchmark not judged has no verdict to settle).
+    pub fn capped(&self) -> bool {
+        self.judged().is_some_and(|r| r.capped)
+    }
 }
 
 /// A benchmark name that not every path holds.
@@ -136,5 +142,29 @@ impl SuiteComparison {
     /// Whether any benchmark failed.
     pub fn failures(&self) -> usize {
         self.summary.failed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A benchmark stopped at its time with its verdict open is capped; one
+    /// not judged has no verdict to settle, whatever its report says.
+    #[test]
+    fn a_benchmark_not_judged_is_never_capped() {
+        let mut report = crate::analysis::fixtures::compare_report();
+        report.capped = true;
+        let mut benchmark = SuiteBenchmark {
+            name: "noop".into(),
+            paths: Vec::new(),
+            error: None,
+            unsupported: None,
+            not_judged: None,
+            report: Some(report),
+        };
+        assert!(benchmark.capped());
+        benchmark.not_judged = Some("a few steps of the clock".into());
+        assert!(!benchmark.capped());
     }
 }
