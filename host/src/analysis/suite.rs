@@ -183,6 +183,25 @@ fn tally(compared: &[&[Comparison]], sides: &[String]) -> SuiteVerdicts {
 mod tests {
     use super::*;
 
+    /// A benchmark stopped at its time with its verdict open is capped; one
+    /// not judged has no verdict to settle, whatever its report says.
+    #[test]
+    fn a_benchmark_not_judged_is_never_capped() {
+        let mut report = crate::analysis::fixtures::compare_report();
+        report.capped = true;
+        let mut benchmark = SuiteBenchmark {
+            name: "noop".into(),
+            paths: Vec::new(),
+            error: None,
+            unsupported: None,
+            not_judged: None,
+            report: Some(report),
+        };
+        assert!(benchmark.capped());
+        benchmark.not_judged = Some("a few steps of the clock".into());
+        assert!(!benchmark.capped());
+    }
+
     #[test]
     fn geometric_mean_of_known_values() {
         assert!((geometric_mean(&[1.0, 4.0]) - 2.0).abs() < 1e-12);
