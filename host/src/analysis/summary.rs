@@ -159,6 +159,7 @@ pub fn figures(
     let program = preparation.kind == Kind::Program;
     let reaches_zero = ci95_low.is_nan() || ci95_low <= finest_ns(m);
     let indistinguishable = reaches_zero && !program;
+    let at_resolution = program && at_clock_resolution(summary.median, m);
     let epochs = per_op.iter().map(Vec::len).sum::<usize>();
     let found = Found {
         m,
@@ -171,6 +172,7 @@ pub fn figures(
         shown: (ci95_low, ci95_high),
         reaches_zero,
         program,
+        at_resolution,
     };
     Figures {
         counts: Counts {
@@ -203,7 +205,7 @@ pub fn figures(
         fuel_per_op: None,
         indistinguishable_from_empty: indistinguishable,
         no_measurable_work: indistinguishable && m.count_capped,
-        at_clock_resolution: program && at_clock_resolution(summary.median, m),
+        at_clock_resolution: at_resolution,
         // Decided by the parent's stop rule, which knows the goal.
         precision_reached: false,
         stopped_by: None,
@@ -323,6 +325,8 @@ struct Found<'a> {
     shown: (f64, f64),
     reaches_zero: bool,
     program: bool,
+    /// A program timed in fewer than [`PROGRAM_CLOCK_STEPS`] clock steps.
+    at_resolution: bool,
 }
 
 /// The notes a reader may have to act on, in the order the terminal shows
@@ -336,7 +340,7 @@ fn notes(found: &Found, warmup_cap_ms: f64) -> Notes {
     if found.reaches_zero && found.program {
         notes.add(Note::ReachesZero);
     }
-    if found.program && at_clock_resolution(summary.median, m) {
+    if found.at_resolution {
         notes.add(Note::AtClockResolution {
             steps: summary.median / m.clock_resolution_ns,
         });
