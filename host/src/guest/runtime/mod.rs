@@ -55,7 +55,7 @@ pub struct Implementation {
     /// the format: SIMD under wasmer's single-pass compiler.
     pub lacks: fn(&[u8]) -> Option<String>,
     /// Why it cannot run anything on this machine, if it cannot: no `node`.
-    pub refuses: fn(&[u8]) -> Option<String>,
+    pub refuses: fn() -> Option<String>,
     /// Its version, with what of its configuration differs from its
     /// defaults.
     pub version: fn() -> Option<String>,
@@ -127,7 +127,7 @@ pub fn check_available(runtime: Runtime, format: Format, bytes: &[u8]) -> Result
     if let Some(why) = (implementation.lacks)(bytes) {
         return Err(Unsupported(why).into());
     }
-    match (implementation.refuses)(bytes) {
+    match (implementation.refuses)() {
         Some(why) => bail!("{why}"),
         None => Ok(()),
     }

@@ -42,7 +42,7 @@ pub const IMPLEMENTATION: Implementation = Implementation {
     runner: |_| Ok(Box::new(Tinywasm)),
     modules_only: true,
     lacks: |_| None,
-    refuses: |_| None,
+    refuses: || None,
     version: || Some(VERSION.to_string()),
 };
 

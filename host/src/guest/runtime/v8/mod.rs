@@ -51,7 +51,7 @@ pub const IMPLEMENTATION: Implementation = Implementation {
     runner: |_| Ok(Box::new(V8::new()?)),
     modules_only: true,
     lacks: |_| None,
-    refuses: |_| missing(),
+    refuses: missing,
     version,
 };
 

@@ -45,7 +45,7 @@ pub const CRANELIFT: Implementation = Implementation {
     runner: |_| Ok(Box::new(Wasmer::new(Compiler::Cranelift))),
     modules_only: true,
     lacks: |_| None,
-    refuses: |_| None,
+    refuses: || None,
     version: || Some(VERSION.to_string()),
 };
 
@@ -56,7 +56,7 @@ pub const SINGLEPASS: Implementation = Implementation {
     runner: |_| Ok(Box::new(Wasmer::new(Compiler::Singlepass))),
     modules_only: true,
     lacks: singlepass_lacks,
-    refuses: |_| None,
+    refuses: || None,
     version: || Some(VERSION.to_string()),
 };
 

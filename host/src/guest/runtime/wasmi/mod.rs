@@ -41,7 +41,7 @@ pub const IMPLEMENTATION: Implementation = Implementation {
     runner: |_| Ok(Box::new(Wasmi::new()?)),
     modules_only: true,
     lacks: |_| None,
-    refuses: |_| None,
+    refuses: || None,
     version: || {
         Some(format!(
             "{VERSION} (max recursion depth {MAX_RECURSION_DEPTH}, value stack {} MiB)",

@@ -43,7 +43,7 @@ pub const IMPLEMENTATION: Implementation = Implementation {
     runner: |engines| Ok(Box::new(Wasmtime::new(engines)?)),
     modules_only: false,
     lacks: |_| None,
-    refuses: |_| None,
+    refuses: || None,
     version: || Some(VERSION.to_string()),
 };
 
