@@ -64,15 +64,13 @@ pub fn compare(
         rounds += 1;
     }
     let sampling_ms = started.elapsed().as_secs_f64() * 1e3;
+    let resolution = session.clock_resolution_ns();
     Ok(Event::Compared {
         count: 1,
         rounds,
         variants: taken
             .into_iter()
-            .map(|t| {
-                let resolution = session.clock_resolution_ns();
-                t.iterations.into_measurement(sampling_ms, None, resolution)
-            })
+            .map(|t| (t.iterations).into_measurement(sampling_ms, None, resolution))
             .collect(),
     })
 }
