@@ -16,13 +16,13 @@ use crate::results::history::{self, Entry, Machine, Subject};
 use crate::results::store::{DRIFT_BUDGET, Forget, Forgotten, Store};
 use crate::util::error::one_line;
 
-/// What `row` of `workload` measures, as the run history names it: the
+/// What `row` of `guest` measures, as the run history names it: the
 /// file's contents, the benchmark, the size, the engine, the metric,
 /// whether huge pages were asked for, and the measuring plan (a run of
 /// five samples drifts more than one of the precision rule).
-pub fn subject(settings: &Settings, row: &Row, workload: &GuestFile) -> String {
+pub fn subject(settings: &Settings, row: &Row, guest: &GuestFile) -> String {
     Subject::new(
-        &workload.bytes,
+        &guest.bytes,
         &row.benchmark,
         row.size,
         (

@@ -1,5 +1,5 @@
 //! A row of a run as the parent follows it from process to process:
-//! [`RowState`], what its workload is ([`Compiled`]), what each process
+//! [`RowState`], what its guest is ([`Compiled`]), what each process
 //! measured, how much of its budget it has spent, and whether it is
 //! finished.
 
@@ -14,7 +14,7 @@ use crate::options::Runtime;
 use crate::results::modules::Module;
 use crate::results::{CallgrindCounts, Measurement, Row, StopReason};
 
-/// What a row's workload is, as its figures report it.
+/// What a row's guest is, as its figures report it.
 #[derive(Debug, Clone)]
 pub struct Compiled {
     pub kind: Kind,
@@ -32,36 +32,36 @@ pub struct Compiled {
 }
 
 impl Compiled {
-    /// What `workload` is, as its rows' figures report it.
-    pub fn of(workload: &crate::guest::GuestFile) -> Self {
+    /// What `guest` is, as its rows' figures report it.
+    pub fn of(guest: &crate::guest::GuestFile) -> Self {
         Compiled {
-            kind: workload.kind(),
-            program: matches!(workload.contract, Contract::Program { .. }),
-            compile_ms: workload.compile_ms,
-            cache: workload.cache.clone(),
-            costs: costs(workload),
-            module: module(workload),
-            runtime: workload.engine.runtime,
+            kind: guest.kind(),
+            program: matches!(guest.contract, Contract::Program { .. }),
+            compile_ms: guest.compile_ms,
+            cache: guest.cache.clone(),
+            costs: costs(guest),
+            module: module(guest),
+            runtime: guest.engine.runtime,
         }
     }
 }
 
-/// The module `workload` measures, as the store keeps it; none for native
+/// The module `guest` measures, as the store keeps it; none for native
 /// code.
-pub fn module(workload: &crate::guest::GuestFile) -> Option<Module> {
-    (workload.kind() != Kind::Native).then(|| Module {
-        bytes: workload.bytes.clone(),
-        file: crate::guest::name::workload_name(&workload.path),
+pub fn module(guest: &crate::guest::GuestFile) -> Option<Module> {
+    (guest.kind() != Kind::Native).then(|| Module {
+        bytes: guest.bytes.clone(),
+        file: crate::guest::name::workload_name(&guest.path),
     })
 }
 
-/// What `workload` costs besides time, as far as the parent knows: the
+/// What `guest` costs besides time, as far as the parent knows: the
 /// file's size and wasmtime's compiled code's (the peak memory, and
 /// another runtime's code size, come from the workers).
-pub fn costs(workload: &crate::guest::GuestFile) -> crate::results::Costs {
+pub fn costs(guest: &crate::guest::GuestFile) -> crate::results::Costs {
     crate::results::Costs {
-        module_bytes: Some(workload.bytes.len() as u64),
-        code_bytes: workload.code_bytes(),
+        module_bytes: Some(guest.bytes.len() as u64),
+        code_bytes: guest.code_bytes(),
         peak_memory_bytes: None,
         peak_rss_bytes: None,
     }
@@ -89,7 +89,7 @@ pub struct Counts {
 /// A row of a run, as the parent follows it.
 pub struct RowState {
     pub row: Row,
-    /// The workload, or why it failed to load (its kind when known).
+    /// The guest, or why it failed to load (its kind when known).
     pub compiled: Result<Compiled, Option<Kind>>,
     /// What each process measured so far.
     pub processes: Vec<ProcessMeasurement>,
@@ -137,7 +137,7 @@ impl RowState {
         }
     }
 
-    /// The row's kind: its workload's, else what the failed load knew.
+    /// The row's kind: its guest's, else what the failed load knew.
     pub fn known_kind(&self) -> Option<Kind> {
         match &self.compiled {
             Ok(c) => Some(c.kind),

@@ -211,23 +211,23 @@ pub fn prepare_worker() -> Result<()> {
     Ok(())
 }
 
-/// Count `row` of `workload`.
+/// Count `row` of `guest`.
 pub fn count_row(
     plan: &WorkerPlan,
     session: &Session,
-    workload: &GuestFile,
+    guest: &GuestFile,
     row: &Row,
     dumps: &mut Dumps,
     progress: &dyn Progress,
 ) -> Result<Counted> {
     session.wasmtime_only(row, "Callgrind's counts")?;
-    if let Contract::Program { .. } = workload.contract {
-        return count_program(plan, session, workload, row, dumps, progress);
+    if let Contract::Program { .. } = guest.contract {
+        return count_program(plan, session, guest, row, dumps, progress);
     }
     let linkers = &session.sets[row.engine_set].linkers;
     let (mut instance, _) = set_up(
         linkers,
-        workload.code.as_ref().ok_or_else(not_wasm)?,
+        guest.code.as_ref().ok_or_else(not_wasm)?,
         row,
         session.limits,
         session.counted_seeds,
@@ -302,7 +302,7 @@ impl Bracket for ExecutionCount<'_> {
 fn count_program(
     plan: &WorkerPlan,
     session: &Session,
-    workload: &GuestFile,
+    guest: &GuestFile,
     row: &Row,
     dumps: &mut Dumps,
     progress: &dyn Progress,
@@ -319,7 +319,7 @@ fn count_program(
         // left (compiled on threads of its own, or loaded from the cache)
         // sits at addresses that differ from run to run and with the path.
         let engines = Engines::new(config, None)?;
-        let code = engine::reload(workload.code.as_ref().ok_or_else(not_wasm)?, &engines.fast)?;
+        let code = engine::reload(guest.code.as_ref().ok_or_else(not_wasm)?, &engines.fast)?;
         let program = Program::counting(
             &row.path,
             &code,

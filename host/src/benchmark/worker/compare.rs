@@ -155,7 +155,7 @@ pub fn compare(
         take_round(&mut variants, rounds + task.offset, count, progress)?;
         rounds += 1;
     }
-    let mut samples = Vec::new();
+    let mut measured = Vec::new();
     for (i, mut variant) in variants.into_iter().enumerate() {
         let fuel_per_op = match task.fuel {
             true => {
@@ -163,12 +163,12 @@ pub fn compare(
                 let row = &task.variants[i];
                 let fuel = session
                     .file(row)
-                    .and_then(|workload| session.fuel_per_op(workload, row, count, progress));
+                    .and_then(|guest| session.fuel_per_op(guest, row, count, progress));
                 Some(fuel.map_err(|e| (i, e))?)
             }
             false => None,
         };
-        samples.push(ProcessMeasurement {
+        measured.push(ProcessMeasurement {
             measurement: variant.blocks.finish(),
             instantiate_ms: variant.instantiate_ms,
             fuel_per_op,
@@ -187,7 +187,7 @@ pub fn compare(
     Ok(Event::Compared {
         count,
         rounds,
-        variants: samples,
+        variants: measured,
     })
 }
 
@@ -196,9 +196,9 @@ fn calibration<'s>(
     session: &'s Session,
     row: &Row,
 ) -> Result<&'s crate::benchmark::worker::calibrate::Calibration> {
-    let workload = session.file(row)?;
+    let guest = session.file(row)?;
     Ok(&session
-        .format_setup(row.engine_set, workload.format)
+        .format_setup(row.engine_set, guest.format)
         .calibration)
 }
 
@@ -209,9 +209,9 @@ fn tune(
     row: &Row,
     progress: &Emitter,
 ) -> Result<(Box<dyn Sampler>, f64, Tuned)> {
-    let workload = session.file(row)?;
+    let guest = session.file(row)?;
     progress.step(&row.name, Step::Warmup);
-    let (mut instance, instantiate_ms) = session.instance(workload, row, progress)?;
+    let (mut instance, instantiate_ms) = session.instance(guest, row, progress)?;
     let calibration = calibration(session, row)?;
     let tuned = sequence::tune(schedule, calibration, instance.as_mut(), progress)?;
     Ok((instance, instantiate_ms, tuned))

@@ -24,8 +24,8 @@ fn program_of(
     row: &Row,
     progress: &Emitter,
 ) -> Result<ProgramRunner> {
-    let workload = session.file(row)?;
-    session.program(workload, row, &plan.grants, progress)
+    let guest = session.file(row)?;
+    session.program(guest, row, &plan.grants, progress)
 }
 
 /// A variant of the comparison: its program and what its iterations gave

@@ -115,9 +115,9 @@ fn take_task(plan: &WorkerPlan, task: &Task, session: &Session, emitter: &Emitte
             let mut dumps = callgrind::Dumps::new(folder)?;
             callgrind::prepare_worker()?;
             each_row(rows, emitter, Step::Sampling, |job| {
-                let workload = session.file(&job.row)?;
+                let guest = session.file(&job.row)?;
                 let counted =
-                    callgrind::count_row(plan, session, workload, &job.row, &mut dumps, emitter)?;
+                    callgrind::count_row(plan, session, guest, &job.row, &mut dumps, emitter)?;
                 Ok(Event::Counted {
                     row: job.index,
                     per_op: counted.per_op,
@@ -202,8 +202,8 @@ fn output(
     row: &Row,
     progress: &dyn Progress,
 ) -> Result<Vec<u8>> {
-    let workload = session.file(row)?;
-    let code = workload
+    let guest = session.file(row)?;
+    let code = guest
         .code
         .as_ref()
         .context("no compiled code: a program's output is taken under wasmtime")?;
@@ -223,9 +223,8 @@ fn profile_row(
     progress: &dyn Progress,
 ) -> Result<RowProfile> {
     let row = &job.row;
-    let workload = session.file(row)?;
-    let profiled =
-        profile::profile_row(plan, session, workload, row, duration, interval, progress)?;
+    let guest = session.file(row)?;
+    let profiled = profile::profile_row(plan, session, guest, row, duration, interval, progress)?;
     let path = profile::write(folder, &row.name, &profiled)?;
     let (samples, functions) = crate::analysis::profile::weights(&profiled.json)?;
     Ok(RowProfile {

@@ -32,11 +32,11 @@ pub struct Profiled {
     pub json: Vec<u8>,
 }
 
-/// Profile `row` of `workload` for `duration`, sampling every `interval`.
+/// Profile `row` of `guest` for `duration`, sampling every `interval`.
 pub fn profile_row(
     plan: &WorkerPlan,
     session: &Session,
-    workload: &GuestFile,
+    guest: &GuestFile,
     row: &Row,
     duration: Duration,
     interval: Duration,
@@ -45,10 +45,10 @@ pub fn profile_row(
     session.wasmtime_only(row, "profiles")?;
     let engines = &session.sets[row.engine_set].engines;
     let engine = engines.profiling()?;
-    let code = compile(&engine, workload.format, &workload.bytes)?;
+    let code = compile(&engine, guest.format, &guest.bytes)?;
     let recording = Recording::new(&engine, &row.name, &code, interval)?;
     let started = Instant::now();
-    if let Contract::Program { .. } = workload.contract {
+    if let Contract::Program { .. } = guest.contract {
         let program = Program::new(&row.path, &code, &plan.grants, session.limits)?;
         let mut arm = Arm(&recording);
         let _ticker = Ticker::start(&engine, interval);

@@ -37,9 +37,9 @@ pub fn measure_row(
     job: &RowJob,
     progress: &dyn Progress,
 ) -> Result<ProcessMeasurement> {
-    let workload = session.file(&job.row)?;
-    if let Contract::Program { .. } = workload.contract {
-        return measure_program(plan, session, workload, job, progress);
+    let file = session.file(&job.row)?;
+    if let Contract::Program { .. } = file.contract {
+        return measure_program(plan, session, file, job, progress);
     }
     if let Some(library) = session.library(&job.row) {
         bail!(
@@ -47,9 +47,9 @@ pub fn measure_row(
             library.path.display()
         );
     }
-    let (mut instance, instantiate_ms) = session.instance(workload, &job.row, progress)?;
+    let (mut instance, instantiate_ms) = session.instance(file, &job.row, progress)?;
     let calibration = &session
-        .format_setup(job.row.engine_set, workload.format)
+        .format_setup(job.row.engine_set, file.format)
         .calibration;
     let schedule = row_schedule(plan, job.count, job.share);
     let measurement = sequence::measure(
@@ -60,7 +60,7 @@ pub fn measure_row(
         &job.row.name,
     )?;
     let fuel_per_op = match job.fuel {
-        true => Some(session.fuel_per_op(workload, &job.row, measurement.count, progress)?),
+        true => Some(session.fuel_per_op(file, &job.row, measurement.count, progress)?),
         false => None,
     };
     let hardware_counters = match job.counters {
@@ -71,13 +71,7 @@ pub fn measure_row(
         ),
         false => None,
     };
-    let start = start::measure(
-        session,
-        workload,
-        &job.row,
-        calibration.pause_pair_ns,
-        progress,
-    );
+    let start = start::measure(session, file, &job.row, calibration.pause_pair_ns, progress);
     Ok(ProcessMeasurement {
         measurement,
         instantiate_ms,
@@ -96,14 +90,14 @@ pub fn measure_row(
 fn measure_program(
     plan: &WorkerPlan,
     session: &Session,
-    workload: &GuestFile,
+    file: &GuestFile,
     job: &RowJob,
     progress: &dyn Progress,
 ) -> Result<ProcessMeasurement> {
     // The row's peak resident set is its own, not that of the rows this
     // process measured before it.
     crate::platform::memory::reset_peak();
-    let program = session.program(workload, &job.row, &plan.grants, progress)?;
+    let program = session.program(file, &job.row, &plan.grants, progress)?;
     let counters = job.counters.then(|| {
         Err("not counted: they count `run(count, seed)` workloads, not programs".to_string())
     });

@@ -30,7 +30,7 @@ const MOST: usize = 100;
 /// them, and the sample says why.
 pub fn measure(
     session: &Session,
-    workload: &GuestFile,
+    guest: &GuestFile,
     row: &Row,
     pause_pair_ns: f64,
     progress: &dyn Progress,
@@ -38,7 +38,7 @@ pub fn measure(
     let began = Instant::now();
     let mut sample = StartMeasurement::default();
     while more(sample.instantiate_ns.len(), began.elapsed()) {
-        match fresh(session, workload, row, pause_pair_ns, progress) {
+        match fresh(session, guest, row, pause_pair_ns, progress) {
             Ok((instantiate_ns, first_call_ns)) => {
                 sample.instantiate_ns.push(instantiate_ns);
                 sample.first_call_ns.push(first_call_ns);
@@ -55,12 +55,12 @@ pub fn measure(
 /// One fresh instance's instantiation and first call, in ns.
 fn fresh(
     session: &Session,
-    workload: &GuestFile,
+    guest: &GuestFile,
     row: &Row,
     pause_pair_ns: f64,
     progress: &dyn Progress,
 ) -> Result<(f64, f64)> {
-    let (mut instance, instantiate_ms) = session.instance(workload, row, progress)?;
+    let (mut instance, instantiate_ms) = session.instance(guest, row, progress)?;
     progress.calling(Call::Run { count: 1 });
     let first = instance.sample(1)?;
     Ok((instantiate_ms * 1e6, first.net_ns(pause_pair_ns)))

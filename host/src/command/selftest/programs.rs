@@ -17,7 +17,7 @@ use crate::output::units::format_ns;
 /// timing in reference processes.
 #[derive(Debug, Serialize)]
 pub(super) struct ProgramAgreement {
-    workload: String,
+    program: String,
     /// The harness's compiled code is byte for byte that of an engine of
     /// wasmtime's defaults.
     identical_code: bool,
@@ -97,7 +97,7 @@ pub(super) fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
         format_ns(stats::median(&reference))
     );
     Ok(ProgramAgreement {
-        workload: path.display().to_string(),
+        program: path.display().to_string(),
         identical_code,
         host_run_medians_ns: host_run,
         reference_medians_ns: reference,
