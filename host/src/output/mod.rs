@@ -7,6 +7,8 @@
 //! - [`merged`]: the environments of a merged report's exports, side by
 //!   side, and what differs between them;
 //! - [`cells`]: a row's cells and notes as every readable output shows them;
+//! - [`tables`]: the tables of the Markdown and HTML exports, each declared
+//!   once (its columns, its cells), which each format renders;
 //! - [`escape`]: text from outside (`Foreign`) made safe for each format,
 //!   the one way it is printed;
 //! - [`progress`]: the progress line on stderr;
@@ -26,4 +28,5 @@ pub mod progress;
 pub mod runtime_table;
 pub mod suite_table;
 pub mod table;
+pub mod tables;
 pub mod units;

@@ -9,11 +9,9 @@ use crate::output::units::format_ns;
 use crate::results::CompareReport;
 use crate::results::{BenchResult, Foreign, RunReport, RuntimeView};
 
-use crate::output::cells::{Cells, format_ratios, row_notes};
+use crate::output::cells::row_notes;
 use crate::output::escape::{markdown_cell as cell, markdown_text as text};
-
-const HEADER: &str = "| benchmark | time/op | ± err% | 95% CI | ops/s | samples | count | outliers |\n\
-                      |:---|---:|---:|---:|---:|---:|---:|---:|\n";
+use crate::output::tables::{self, Align, Cell, Table};
 
 /// The results of `host run` as a Markdown table, notes (and the complexity
 /// fits, and why the run stopped early) below it.
@@ -96,69 +94,58 @@ pub fn markdown_compare(report: &CompareReport) -> String {
         report.rounds,
         report.noise_band()
     );
-    out.push_str("| variant | vs | ratio | 95% CI | verdict |\n|:---|:---|---:|---:|:---|\n");
-    for c in &report.comparisons {
-        let [ratio, low, high] = format_ratios(c.ratio.value, c.ratio.low, c.ratio.high);
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | [{}, {}] | {} |",
-            cell(&c.variant),
-            cell(&c.reference),
-            ratio,
-            low,
-            high,
-            c.verdict
-        );
+    out.push_str(&render(&tables::verdicts(report)));
+    if report.comparisons.iter().any(|c| !c.phases.is_empty()) {
+        out.push_str("\nPer phase (a round: one iteration of each program):\n\n");
+        out.push_str(&render(&tables::phases(report)));
     }
-    phase_table(&mut out, report);
     out
 }
 
-/// Programs: every variant's ratio per phase, in a table of its own.
-fn phase_table(out: &mut String, report: &CompareReport) {
-    if report.comparisons.iter().all(|c| c.phases.is_empty()) {
-        return;
-    }
-    out.push_str("\nPer phase (a round: one iteration of each program):\n\n");
-    out.push_str("| variant | phase | ratio | 95% CI | verdict |\n|:---|:---|---:|---:|:---|\n");
-    for c in &report.comparisons {
-        for p in &c.phases {
-            let [ratio, low, high] = format_ratios(p.ratio.value, p.ratio.low, p.ratio.high);
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | [{}, {}] | {} |",
-                cell(&c.variant),
-                p.phase,
-                ratio,
-                low,
-                high,
-                p.verdict
-            );
+/// `table` in Markdown: a header row, the alignment row, a row per row
+/// (a row cut short by a line in place of its figures filled with empty
+/// cells).
+pub(super) fn render(table: &Table) -> String {
+    let titles: Vec<&str> = table.columns.iter().map(|c| c.title).collect();
+    let rules: Vec<&str> = (table.columns.iter())
+        .map(|c| match c.align {
+            Align::Left => ":---",
+            Align::Right => "---:",
+        })
+        .collect();
+    let mut out = format!("| {} |\n|{}|\n", titles.join(" | "), rules.join("|"));
+    for row in &table.rows {
+        out.push('|');
+        for i in 0..table.columns.len().max(row.len()) {
+            match row.get(i).map(markdown) {
+                Some(text) if !text.is_empty() => {
+                    let _ = write!(out, " {text} |");
+                }
+                _ => out.push_str(" |"),
+            }
         }
+        out.push('\n');
+    }
+    out
+}
+
+/// A cell's Markdown: outside text escaped for a cell.
+fn markdown(c: &Cell) -> String {
+    match c {
+        Cell::Own(own) => own.clone(),
+        Cell::Foreign(f) | Cell::Linked(f, _) => cell(f),
+        Cell::Verdict(v) => v.to_string(),
+        Cell::Rest { words, text, .. } => format!("{words}{}", cell(text)),
     }
 }
 
 /// The table of rows, and the list of their notes below it.
 fn results_table(results: &[BenchResult]) -> String {
-    let mut out = String::from(HEADER);
-    let mut notes = Vec::new();
-    for r in results {
-        let name = cell(&r.name);
-        let Some(f) = &r.figures else {
-            let error = r.error.clone().unwrap_or("not measured".into());
-            let _ = writeln!(out, "| {name} | error: {} | | | | | | |", cell(&error));
-            continue;
-        };
-        let c = Cells::of(f);
-        let _ = writeln!(
-            out,
-            "| {name} | {} | {} | {} | {} | {} | {} | {} |",
-            c.time, c.err, c.ci, c.rate, f.counts.samples, c.count, f.time.outliers
-        );
-        for note in row_notes(r) {
-            notes.push(format!("{}: {}", text(&r.name), text(&note)));
-        }
-    }
+    let mut out = render(&tables::results(results));
+    let notes: Vec<String> = (results.iter())
+        .flat_map(|r| row_notes(r).into_iter().map(move |note| (r, note)))
+        .map(|(r, note)| format!("{}: {}", text(&r.name), text(&note)))
+        .collect();
     if !notes.is_empty() {
         out.push_str("\nNotes:\n\n");
         for note in notes {
@@ -275,11 +262,11 @@ Notes:
         );
         assert!(variants.contains("| mod13\\|copy.wasm | "));
         let expected = "\
-| variant | vs | ratio | 95% CI | verdict |
-|:---|:---|---:|---:|:---|
-| mod16.wasm | mod13.wasm | 1.200× | [1.170×, 1.230×] | slower |
-| mod17.wasm | mod13.wasm | 0.706× | [0.690×, 0.720×] | faster |
-| mod13\\|copy.wasm | mod13.wasm | 1.003× | [0.996×, 1.008×] | same |
+| variant | vs | ratio | 95% CI | verdict | in words |
+|:---|:---|---:|---:|:---|:---|
+| mod16.wasm | mod13.wasm | 1.200× | [1.170×, 1.230×] | slower | \\`mod16.wasm\\` vs \\`mod13.wasm\\`: slower |
+| mod17.wasm | mod13.wasm | 0.706× | [0.690×, 0.720×] | faster | \\`mod17.wasm\\` vs \\`mod13.wasm\\`: faster |
+| mod13\\|copy.wasm | mod13.wasm | 1.003× | [0.996×, 1.008×] | same | \\`mod13\\|copy.wasm\\` vs \\`mod13.wasm\\`: same |
 ";
         assert_eq!(verdicts, expected);
     }

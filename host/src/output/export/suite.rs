@@ -7,12 +7,12 @@ use std::fmt::Write;
 use anyhow::{Result, bail};
 
 use crate::options::{ExportFormat, Exports};
-use crate::output::cells::format_ratios;
-use crate::output::escape::{self, markdown_cell as cell, markdown_text as text};
+use crate::output::escape::{self, markdown_text as text};
 use crate::output::export::csv::{Records, number};
 use crate::output::export::html::html_suite;
 use crate::output::export::{write_json, write_text};
-use crate::output::suite_table::summary_line;
+use crate::output::suite_table::{sorted_lines, summary_line};
+use crate::output::tables;
 use crate::results::{Foreign, SuiteComparison};
 
 /// Every export of a suite's comparison in `exports`.
@@ -86,40 +86,8 @@ pub fn markdown_suite(report: &SuiteComparison) -> String {
         text(&report.reference),
         report.noise_band()
     );
-    out.push_str("| benchmark | side | ratio | CI | verdict |\n|:---|:---|---:|---:|:---|\n");
-    for b in &report.benchmarks {
-        if let Some(error) = &b.error {
-            let _ = writeln!(out, "| {} | | | | error: {} |", cell(&b.name), cell(error));
-        }
-        if let Some(why) = &b.not_judged {
-            let _ = writeln!(
-                out,
-                "| {} | | | | not judged: {} |",
-                cell(&b.name),
-                cell(why)
-            );
-        }
-        let comparisons = b.judged().into_iter().flat_map(|r| &r.comparisons);
-        for (k, c) in comparisons.enumerate() {
-            let [ratio, low, high] = format_ratios(c.ratio.value, c.ratio.low, c.ratio.high);
-            let _ = writeln!(
-                out,
-                "| {} | {} | {ratio} | [{low}, {high}] ({:.1}%) | {} |",
-                cell(&b.name),
-                report.sides.get(k + 1).map(cell).unwrap_or_default(),
-                c.confidence * 100.0,
-                c.verdict
-            );
-        }
-    }
-    for u in &report.unpaired {
-        let _ = writeln!(
-            out,
-            "\n{}: only in {}, not compared.",
-            text(&u.name),
-            text(&Foreign::join(&u.found_in, ", "))
-        );
-    }
+    let lines = sorted_lines(report);
+    out.push_str(&super::markdown::render(&tables::suite(report, &lines)));
     if let Some(view) = &report.runtimes {
         out.push_str(&super::markdown::runtimes_table(view));
     }

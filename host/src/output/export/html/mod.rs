@@ -16,9 +16,10 @@
 
 use std::fmt::Write;
 
-use crate::output::cells::{Cells, format_ratios, row_notes};
+use crate::output::cells::{Cells, row_notes};
 use crate::output::escape::{html as escape, html_comment};
 use crate::output::merged;
+use crate::output::tables::{self, Align, Cell, Table};
 use crate::output::units::format_ns;
 use crate::results::{
     BenchResult, CompareReport, ComplexityResult, Environment, Foreign, MergedExport, RunReport,
@@ -125,24 +126,11 @@ pub fn html_compare(report: &CompareReport) -> String {
         report.sampling_ms / 1e3,
         report.noise_band()
     );
-    page.push_str("<div class=\"table\"><table>\n<tr><th>variant</th><th class=\"left\">vs</th><th>ratio</th><th>95% CI</th><th class=\"left\">verdict</th><th class=\"left\">in words</th></tr>\n");
-    for c in &report.comparisons {
-        let [ratio, low, high] = format_ratios(c.ratio.value, c.ratio.low, c.ratio.high);
-        let _ = writeln!(
-            page,
-            "<tr><td class=\"name\">{}</td><td class=\"left\">{}</td><td>{}</td><td>[{}, {}]</td><td class=\"left {}\">{}</td><td class=\"left\">{}</td></tr>",
-            escape(&c.variant),
-            escape(&c.reference),
-            ratio,
-            low,
-            high,
-            verdict_class(c.verdict),
-            c.verdict,
-            escape(&c.text)
-        );
+    render(&mut page, &tables::verdicts(report));
+    if report.comparisons.iter().any(|c| !c.phases.is_empty()) {
+        page.push_str("<h3>Per phase</h3>\n<p>A round is one iteration of each program; each phase's ratio is of the variants' times in it.</p>\n");
+        render(&mut page, &tables::phases(report));
     }
-    page.push_str("</table></div>\n");
-    phase_table(&mut page, report);
     if !report.comparisons.is_empty() {
         let _ = writeln!(
             page,
@@ -155,32 +143,6 @@ pub fn html_compare(report: &CompareReport) -> String {
     }
     distributions(&mut page, &report.variants);
     finish(page, &report.tool)
-}
-
-/// Programs: every variant's ratio per phase, in a table of its own.
-fn phase_table(page: &mut String, report: &CompareReport) {
-    if report.comparisons.iter().all(|c| c.phases.is_empty()) {
-        return;
-    }
-    page.push_str("<h3>Per phase</h3>\n<p>A round is one iteration of each program; each phase's ratio is of the variants' times in it.</p>\n");
-    page.push_str("<div class=\"table\"><table>\n<tr><th>variant</th><th class=\"left\">phase</th><th>ratio</th><th>CI</th><th class=\"left\">verdict</th></tr>\n");
-    for c in &report.comparisons {
-        for p in &c.phases {
-            let [ratio, low, high] = format_ratios(p.ratio.value, p.ratio.low, p.ratio.high);
-            let _ = writeln!(
-                page,
-                "<tr><td class=\"name\">{}</td><td class=\"left\">{}</td><td>{}</td><td>[{}, {}]</td><td class=\"left {}\">{}</td></tr>",
-                escape(&c.variant),
-                p.phase,
-                ratio,
-                low,
-                high,
-                verdict_class(p.verdict),
-                p.verdict
-            );
-        }
-    }
-    page.push_str("</table></div>\n");
 }
 
 /// The head of the page, the title and the environment: one machine's, or
@@ -294,36 +256,11 @@ fn finish(mut page: String, tool: &Tool) -> String {
 
 /// The results table, and the notes under it.
 fn results_table(page: &mut String, results: &[BenchResult]) {
-    page.push_str("<div class=\"table\"><table>\n<tr><th>benchmark</th><th>time/op</th><th>± err%</th><th>95% CI</th><th>ops/s</th><th>samples</th><th>count</th><th>outliers</th></tr>\n");
-    let mut notes = Vec::new();
-    for (i, r) in results.iter().enumerate() {
-        let name = escape(&r.name);
-        let Some(f) = &r.figures else {
-            let error = r.error.clone().unwrap_or("not measured".into());
-            let _ = writeln!(
-                page,
-                "<tr><td class=\"name\">{name}</td><td class=\"error\" colspan=\"7\">error: {}</td></tr>",
-                escape(&error)
-            );
-            continue;
-        };
-        let c = Cells::of(f);
-        let _ = writeln!(
-            page,
-            "<tr><td class=\"name\"><a href=\"#row-{i}\">{name}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            c.time,
-            escape(&c.err),
-            c.ci,
-            c.rate,
-            f.counts.samples,
-            c.count,
-            f.time.outliers
-        );
-        for note in row_notes(r) {
-            notes.push(format!("<li><b>{name}</b>: {}</li>", escape(&note)));
-        }
-    }
-    page.push_str("</table></div>\n");
+    render(page, &tables::results(results));
+    let notes: Vec<String> = (results.iter())
+        .flat_map(|r| row_notes(r).into_iter().map(move |note| (r, note)))
+        .map(|(r, note)| format!("<li><b>{}</b>: {}</li>", escape(&r.name), escape(&note)))
+        .collect();
     if !notes.is_empty() {
         page.push_str("<ul class=\"notes\">\n");
         for note in notes {
@@ -331,6 +268,57 @@ fn results_table(page: &mut String, results: &[BenchResult]) {
             page.push('\n');
         }
         page.push_str("</ul>\n");
+    }
+}
+
+/// `table` as an HTML table: its first column the names, a column set
+/// left when it is, a verdict coloured by its class, and a line in place
+/// of a row's figures spanning the columns left.
+pub(super) fn render(page: &mut String, table: &Table) {
+    page.push_str("<div class=\"table\"><table>\n<tr>");
+    for (i, column) in table.columns.iter().enumerate() {
+        let class = match (i, column.align) {
+            (1.., Align::Left) => " class=\"left\"",
+            _ => "",
+        };
+        let _ = write!(page, "<th{class}>{}</th>", column.title);
+    }
+    page.push_str("</tr>\n");
+    for row in &table.rows {
+        page.push_str("<tr>");
+        for (i, cell) in row.iter().enumerate() {
+            let align = table.columns.get(i).map_or(Align::Left, |c| c.align);
+            page.push_str(&td(cell, i, align, table.columns.len()));
+        }
+        page.push_str("</tr>\n");
+    }
+    page.push_str("</table></div>\n");
+}
+
+/// The `<td>` of `cell` in column `i` of `columns`.
+fn td(cell: &Cell, i: usize, align: Align, columns: usize) -> String {
+    let class = match (i, align) {
+        (0, _) => " class=\"name\"",
+        (_, Align::Left) => " class=\"left\"",
+        (_, Align::Right) => "",
+    };
+    match cell {
+        Cell::Own(own) => format!("<td{class}>{}</td>", escape(own)),
+        Cell::Foreign(f) => format!("<td{class}>{}</td>", escape(f)),
+        Cell::Linked(f, row) => format!("<td{class}><a href=\"#row-{row}\">{}</a></td>", escape(f)),
+        Cell::Verdict(v) => format!("<td class=\"left {}\">{v}</td>", verdict_class(*v)),
+        Cell::Rest {
+            words,
+            text,
+            failed,
+        } => {
+            let class = if *failed { "error" } else { "left" };
+            let span = columns.saturating_sub(i).max(1);
+            format!(
+                "<td class=\"{class}\" colspan=\"{span}\">{words}{}</td>",
+                escape(text)
+            )
+        }
     }
 }
 

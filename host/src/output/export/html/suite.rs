@@ -10,9 +10,9 @@ use std::fmt::Write;
 
 use super::forest;
 use super::palette::{FASTER, SAME, SEVERE, UNSURE, hex};
-use super::{HEAD, STYLE, escape, finish, start, verdict_class};
-use crate::output::cells::format_ratios;
+use super::{HEAD, STYLE, escape, finish, start};
 use crate::output::suite_table::{Line, sorted_lines, summary_line};
+use crate::output::tables;
 use crate::results::{Foreign, SuiteComparison, Verdict};
 
 /// A suite's comparison as one HTML page.
@@ -52,58 +52,11 @@ pub fn html_suite(report: &SuiteComparison) -> String {
         page.push_str(&suite_forest(report, &lines));
         page.push_str("</figure>\n");
     }
-    verdicts_table(&mut page, report, &lines);
+    super::render(&mut page, &tables::suite(report, &lines));
     if let Some(view) = &report.runtimes {
         super::runtimes::runtimes_section(&mut page, view);
     }
     finish(page, &report.tool)
-}
-
-/// The verdicts, then the failures and the names not paired.
-fn verdicts_table(page: &mut String, report: &SuiteComparison, lines: &[Line<'_>]) {
-    page.push_str("<div class=\"table\"><table>\n<tr><th>benchmark</th><th class=\"left\">side</th><th>ratio</th><th>interval</th><th class=\"left\">verdict</th></tr>\n");
-    for line in lines {
-        let c = line.comparison;
-        let [ratio, low, high] = format_ratios(c.ratio.value, c.ratio.low, c.ratio.high);
-        let _ = writeln!(
-            page,
-            "<tr><td class=\"name\">{}</td><td class=\"left\">{}</td><td>{ratio}</td><td>[{low}, {high}] ({:.1}%)</td><td class=\"left {}\">{}</td></tr>",
-            escape(line.benchmark),
-            line.side.map(escape).unwrap_or_default(),
-            c.confidence * 100.0,
-            verdict_class(c.verdict),
-            c.verdict
-        );
-    }
-    for b in &report.benchmarks {
-        if let Some(error) = &b.error {
-            let _ = writeln!(
-                page,
-                "<tr><td class=\"name\">{}</td><td class=\"error\" colspan=\"4\">error: {}</td></tr>",
-                escape(&b.name),
-                escape(error)
-            );
-        }
-    }
-    for b in &report.benchmarks {
-        if let Some(why) = &b.not_judged {
-            let _ = writeln!(
-                page,
-                "<tr><td class=\"name\">{}</td><td class=\"left\" colspan=\"4\">not judged: {}</td></tr>",
-                escape(&b.name),
-                escape(why)
-            );
-        }
-    }
-    for u in &report.unpaired {
-        let _ = writeln!(
-            page,
-            "<tr><td class=\"name\">{}</td><td class=\"left\" colspan=\"4\">only in {}: not compared</td></tr>",
-            escape(&u.name),
-            escape(&Foreign::join(&u.found_in, ", "))
-        );
-    }
-    page.push_str("</table></div>\n");
 }
 
 /// The colour of a verdict's dot and bar.
