@@ -493,6 +493,8 @@ mod tests {
             unsupported: None,
             not_judged: not_judged.map(Foreign::from),
             report: Some(report.clone()),
+            elapsed_ms: 1.0,
+            passes: 1,
         };
         let mean = |k: usize, value: f64| SuiteRatio {
             side: sides[k].clone(),

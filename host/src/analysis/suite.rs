@@ -196,6 +196,8 @@ mod tests {
             unsupported: None,
             not_judged: None,
             report: Some(report),
+            elapsed_ms: 1.0,
+            passes: 1,
         };
         assert!(benchmark.capped());
         benchmark.not_judged = Some("a few steps of the clock".into());

@@ -208,6 +208,12 @@ fn time_line(report: &SuiteComparison) -> String {
         ),
         None => format!("took {took}"),
     };
+    let further = report.benchmarks.iter().filter(|b| b.passes > 1).count();
+    if further > 0 {
+        line.push_str(&format!(
+            "; {further} taken further in a second pass, with the time the first left"
+        ));
+    }
     let capped: Vec<String> = report
         .benchmarks
         .iter()

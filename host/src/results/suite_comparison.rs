@@ -70,6 +70,16 @@ pub struct SuiteBenchmark {
     /// `comparisons` are the sides after the first, in order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub report: Option<CompareReport>,
+    /// Its time in the suite, from the start of its load to its verdicts,
+    /// over every pass (its workers' part is its report's `sampling_ms`);
+    /// 0 in reports written before it was kept.
+    #[serde(default)]
+    pub elapsed_ms: f64,
+    /// The passes it was compared in: 2 when `--suite-time` had time left
+    /// to take its verdicts, open after the first, further; 0 in reports
+    /// written before it was kept.
+    #[serde(default)]
+    pub passes: u32,
 }
 
 impl SuiteBenchmark {

@@ -64,6 +64,66 @@ pub fn compare_rounds(
     until: Option<Instant>,
     progress: &dyn Progress,
 ) -> Result<CompareReport> {
+    compare_further(settings, files, until, None, progress).map(|(report, _)| report)
+}
+
+/// What a comparison has taken so far: its workers' measurements, their
+/// verdicts, and Callgrind's counts, so that more workers may add to them
+/// ([`compare_further`]) when a suite has time left for a verdict still
+/// open.
+pub struct Taken {
+    judged: Judged,
+    counted: Vec<Option<Counts>>,
+}
+
+impl Taken {
+    /// Whether more workers may change what it says: its verdicts are not
+    /// settled by the stop rule (it stopped at its time, or took fewer
+    /// processes than the rule needs), and it was not interrupted.
+    pub fn open(&self) -> bool {
+        let judged = &self.judged;
+        !judged.settled
+            && !judged.stopped
+            && judged.processes > 0
+            && judged.processes < MAX_COMPARE_PROCESSES
+    }
+
+    /// The mean time of one of its workers (start, warm-up and rounds):
+    /// what one more costs.
+    pub fn per_process(&self) -> Duration {
+        let processes = self.judged.processes.max(1) as u32;
+        self.judged.sampling / processes
+    }
+}
+
+#[cfg(test)]
+impl Taken {
+    /// What `processes` workers took in `sampling` (the stop rule
+    /// `settled` it or not), with no measurement: for the suite's tests.
+    pub fn made_of(processes: usize, sampling: Duration, settled: bool) -> Taken {
+        Taken {
+            judged: Judged {
+                processes,
+                sampling,
+                settled,
+                ..Judged::default()
+            },
+            counted: Vec::new(),
+        }
+    }
+}
+
+/// [`compare_rounds`], adding to what earlier workers of the same
+/// comparison took when `taken` is given (the same files, under the same
+/// settings): the verdicts read every round of every worker, the stop
+/// rule counting on from them. Gives the report and what it was made of.
+pub fn compare_further(
+    settings: &CompareSettings,
+    files: &[PathBuf],
+    until: Option<Instant>,
+    taken: Option<Taken>,
+    progress: &dyn Progress,
+) -> Result<(CompareReport, Taken)> {
     let common = &settings.settings;
     let plan = RunPlan::settle(common);
     let catalog = Catalog::load(common, files, progress)?;
@@ -74,10 +134,19 @@ pub fn compare_rounds(
         ));
     }
     let reference = reference_of(settings, &variants.rows)?;
-    // With --metric cycles-est, every variant is counted by Callgrind first.
-    let counted = match common.metric {
-        Metric::CyclesEst => count_variants(&plan, common.timeout, &variants, progress)?,
-        _ => vec![None; variants.rows.len()],
+    let (judged, counted) = match taken {
+        Some(Taken { judged, counted }) => (judged, counted),
+        // With --metric cycles-est, every variant is counted by Callgrind first.
+        None => match common.metric {
+            Metric::CyclesEst => {
+                let counted = count_variants(&plan, common.timeout, &variants, progress)?;
+                (Judged::new(variants.rows.len()), counted)
+            }
+            _ => (
+                Judged::new(variants.rows.len()),
+                vec![None; variants.rows.len()],
+            ),
+        },
     };
     progress.step("variants", Step::Sampling);
     let crew = Crew::new(&Subprocesses, progress, &variants.names, common.timeout);
@@ -87,7 +156,7 @@ pub fn compare_rounds(
         settings,
         &plan,
         &variants,
-        (&counted, reference),
+        (judged, &counted, reference),
         until,
     )?;
     let results = rows(&plan, common, &variants, &judged, &counted);
@@ -100,8 +169,11 @@ pub fn compare_rounds(
         _ => None,
     };
     progress.finish();
-    let found = judged.found.context("no worker process was ready")?;
-    Ok(CompareReport {
+    let found = judged
+        .found
+        .clone()
+        .context("no worker process was ready")?;
+    let report = CompareReport {
         tool: Tool::this(),
         environment: plan.environment(common, found, None),
         reference: judged
@@ -114,11 +186,12 @@ pub fn compare_rounds(
         rounds: judged.rounds,
         sampling_ms: judged.sampling.as_secs_f64() * 1e3,
         variants: results,
-        comparisons: judged.comparisons,
+        comparisons: judged.comparisons.clone(),
         profile,
         stopped: judged.stopped.then(|| sandbox::STOPPED.to_string()),
         capped: judged.capped,
-    })
+    };
+    Ok((report, Taken { judged, counted }))
 }
 
 /// The row of every variant, made of what its ratio is made of: the
@@ -171,13 +244,13 @@ fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
     let mut rows: Vec<Row> = Vec::new();
     let mut compiled: Vec<Compiled> = Vec::new();
     for planned in catalog.rows(sizes) {
-        let workload = match planned.file {
-            Ok(workload) => workload,
+        let guest = match planned.file {
+            Ok(guest) => guest,
             // The line keeps the engine's words, which
             // [`crate::guest::lacking`] reads when it is unsupported.
             Err(e) => bail!("{}: {}", planned.row.path.display(), one_line(&e.error)),
         };
-        let program = matches!(workload.contract, Contract::Program { .. });
+        let program = matches!(guest.contract, Contract::Program { .. });
         if let Some(first) = compiled.first()
             && first.program != program
         {
@@ -187,7 +260,7 @@ fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
                 planned.row.path.display()
             )));
         }
-        compiled.push(Compiled::of(workload));
+        compiled.push(Compiled::of(guest));
         rows.push(planned.row);
     }
     tell_apart(&mut rows);
@@ -266,30 +339,41 @@ struct Judged {
     processes: usize,
     /// Whether the verdicts may stop here.
     done: bool,
+    /// Whether the stop rule (not the time) said so.
+    settled: bool,
     /// Interrupted (Ctrl-C, SIGTERM, SIGHUP) after a worker compared.
     stopped: bool,
     /// Stopped at the time cap with a verdict still unsure.
     capped: bool,
+    /// The time its workers took, over every call of [`take_rounds`].
     sampling: Duration,
+}
+
+impl Judged {
+    /// Nothing taken yet of `variants` variants.
+    fn new(variants: usize) -> Self {
+        Judged {
+            per_variant: vec![Vec::new(); variants],
+            ..Judged::default()
+        }
+    }
 }
 
 /// Take worker after worker of rounds until [`may_stop`] says the verdicts
 /// are certain, `until` (each worker told the time left, so that it stops
-/// its rounds on time), or [`MAX_COMPARE_PROCESSES`].
+/// its rounds on time), or [`MAX_COMPARE_PROCESSES`]; after the workers
+/// of `judged`, when it holds some.
 fn take_rounds(
     crew: &Crew<'_>,
     settings: &CompareSettings,
     plan: &RunPlan,
     variants: &Variants,
-    (counted, reference): (&[Option<Counts>], usize),
+    (mut judged, counted, reference): (Judged, &[Option<Counts>], usize),
     until: Instant,
 ) -> Result<Judged> {
     let common = &settings.settings;
     let started = Instant::now();
-    let mut judged = Judged {
-        per_variant: vec![Vec::new(); variants.rows.len()],
-        ..Judged::default()
-    };
+    judged.done = false;
     let next = |judged: &Judged| {
         (!judged.done && judged.processes < MAX_COMPARE_PROCESSES).then(|| Job {
             plan: plan.worker.clone(),
@@ -351,6 +435,7 @@ fn take_rounds(
         let out_of_time = Instant::now() >= until;
         let open = judged.comparisons.iter().any(|c| !c.verdict.is_certain());
         judged.capped = !settled && out_of_time && open;
+        judged.settled = settled;
         judged.done = settled || out_of_time;
         Ok(())
     })?;
@@ -360,7 +445,7 @@ fn take_rounds(
         }
         judged.stopped = true;
     }
-    judged.sampling = started.elapsed();
+    judged.sampling += started.elapsed();
     Ok(judged)
 }
 
@@ -446,5 +531,131 @@ fn program_rounds<'a>(
         execute,
         instantiate: phase(|p| &p.instantiate_ns),
         compile: timed.then(|| phase(|p| &p.compile_ns)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use clap::Parser;
+
+    use super::*;
+    use crate::benchmark::parent::executor::Next;
+    use crate::benchmark::parent::fake::{self, Fake};
+    use crate::benchmark::progress::Silent;
+    use crate::benchmark::protocol::Event;
+    use crate::guest::Kind;
+    use crate::guest::runtime::wasmtime::cache::CacheOutcome;
+
+    /// The settings of `host compare a.wasm b.wasm`, unpinned, without a
+    /// cache, seed 1.
+    fn settings() -> Result<CompareSettings> {
+        let argv = [
+            "host",
+            "compare",
+            "a.wasm",
+            "b.wasm",
+            "--no-pin",
+            "--no-cache",
+            "--seed",
+            "1",
+        ];
+        match crate::cli::Cli::try_parse_from(argv)?.command {
+            crate::cli::Command::Compare(args) => CompareSettings::from_args(args),
+            _ => bail!("not a comparison"),
+        }
+    }
+
+    /// Two loaded `run(count, seed)` modules, `a` and `b`.
+    fn variants() -> Variants {
+        let rows: Vec<Row> = ["a", "b"]
+            .iter()
+            .map(|n| Row::new(Path::new(&format!("{n}.wasm")), n, "run", None, 0, None))
+            .collect();
+        let compiled = rows
+            .iter()
+            .map(|_| Compiled {
+                kind: Kind::Module,
+                program: false,
+                compile_ms: 0.0,
+                cache: CacheOutcome::Off,
+                costs: crate::results::Costs::default(),
+                module: None,
+                runtime: crate::options::Runtime::Wasmtime,
+            })
+            .collect();
+        Variants {
+            names: rows.iter().map(|r| r.name.clone()).collect(),
+            rows,
+            compiled,
+            programs: false,
+        }
+    }
+
+    /// A worker that compares `a` (100 ns) with `b` (200 ns) in
+    /// [`ROUNDS_PER_PROCESS`] rounds.
+    fn comparing() -> Vec<Next> {
+        let rounds = ROUNDS_PER_PROCESS;
+        vec![
+            fake::ready(),
+            fake::event(Event::Compared {
+                count: 1,
+                rounds,
+                variants: vec![fake::process(100.0, rounds), fake::process(200.0, rounds)],
+            }),
+        ]
+    }
+
+    /// A comparison out of time is open; taken further, its workers add to
+    /// the first one's (their rounds, the offsets of their orders), until
+    /// the stop rule settles it.
+    #[test]
+    fn a_comparison_taken_further_counts_on_from_its_workers() -> Result<()> {
+        let settings = settings()?;
+        let plan = RunPlan::settle(&settings.settings);
+        let variants = variants();
+        let fake = Fake::new(|_, _| comparing());
+        let crew = Crew::new(&fake, &Silent, &variants.names, settings.settings.timeout);
+        let counted = vec![None; 2];
+        let take = |judged, until| {
+            let given = (judged, counted.as_slice(), 0);
+            take_rounds(&crew, &settings, &plan, &variants, given, until)
+        };
+        let first = take(Judged::new(2), Instant::now())?;
+        assert_eq!(first.processes, 1);
+        let taken = Taken {
+            judged: first,
+            counted: counted.clone(),
+        };
+        assert!(
+            taken.open(),
+            "one process: the stop rule has not settled it"
+        );
+        let second = take(taken.judged, Instant::now())?;
+        assert_eq!(second.processes, 2);
+        assert_eq!(second.rounds, 2 * ROUNDS_PER_PROCESS);
+        assert!(!second.settled);
+        let third = take(second, Instant::now() + Duration::from_secs(600))?;
+        assert_eq!(third.processes, MIN_COMPARE_PROCESSES);
+        assert!(third.settled, "three processes of a clear ratio settle it");
+        assert!(third.per_variant.iter().all(|v| v.len() == 3));
+        assert!(third.comparisons[0].verdict.is_certain());
+        let taken = Taken {
+            judged: third,
+            counted,
+        };
+        assert!(!taken.open());
+        let offsets: Vec<usize> = fake
+            .jobs
+            .borrow()
+            .iter()
+            .filter_map(|job| match job.task {
+                Task::Compare { offset, .. } => Some(offset),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(offsets, [0, 1, 2]);
+        Ok(())
     }
 }

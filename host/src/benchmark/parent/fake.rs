@@ -126,7 +126,16 @@ pub fn calling(row: usize, count: u64) -> [Next; 2] {
 /// Row `row` measured: 20 samples of `ns` each (give or take 0.01%), at
 /// count 1.
 pub fn measured(row: usize, ns: f64) -> Next {
-    let block = (0..20)
+    event(Event::Measured {
+        row,
+        measured: process(ns, 1),
+    })
+}
+
+/// One process's measurement: `blocks` blocks (a comparison's rounds) of
+/// 20 samples of `ns` each (give or take 0.01%), at count 1.
+pub fn process(ns: f64, blocks: usize) -> ProcessMeasurement {
+    let block: Vec<f64> = (0..20)
         .map(|i| ns * (1.0 + 1e-4 * (i % 3) as f64))
         .collect();
     let measurement = Measurement {
@@ -137,7 +146,7 @@ pub fn measured(row: usize, ns: f64) -> Next {
             rounds: 1,
             per_op_ns: None,
         },
-        blocks: vec![block],
+        blocks: vec![block; blocks],
         pauses: Vec::new(),
         doubles: Vec::new(),
         fixed_costs_ns: Vec::new(),
@@ -148,25 +157,22 @@ pub fn measured(row: usize, ns: f64) -> Next {
         sampling_ms: 1.0,
         count_capped: false,
     };
-    event(Event::Measured {
-        row,
-        measured: ProcessMeasurement {
-            measurement,
-            instantiate_ms: 0.1,
-            fuel_per_op: None,
-            hardware_counters: None,
-            peak_memory_bytes: None,
-            peak_rss_bytes: None,
-            code_bytes: None,
-            compile_ms: None,
-            program: None,
-            start: Some(Box::new(StartMeasurement {
-                instantiate_ns: vec![1000.0, 1100.0, 900.0],
-                first_call_ns: vec![5000.0, 5200.0, 4800.0],
-                failed: None,
-            })),
-        },
-    })
+    ProcessMeasurement {
+        measurement,
+        instantiate_ms: 0.1,
+        fuel_per_op: None,
+        hardware_counters: None,
+        peak_memory_bytes: None,
+        peak_rss_bytes: None,
+        code_bytes: None,
+        compile_ms: None,
+        program: None,
+        start: Some(Box::new(StartMeasurement {
+            instantiate_ns: vec![1000.0, 1100.0, 900.0],
+            first_call_ns: vec![5000.0, 5200.0, 4800.0],
+            failed: None,
+        })),
+    }
 }
 
 /// A worker that measures every row of `job`, each row's samples taking

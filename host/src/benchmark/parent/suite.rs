@@ -1,7 +1,9 @@
 //! The scheduler of a suite's comparison: which benchmarks `host compare`'s
 //! paths hold and what each is compared across ([`plan_suite`]: the
 //! engines, or the paths, side by side), then one comparison per benchmark
-//! ([`compare_rounds`]) after another ([`compare_suite`]). A benchmark that
+//! ([`compare_further`]) after another ([`compare_suite`]), and under
+//! `--suite-time` a second pass that takes the verdicts still open further
+//! with the time the first left ([`Further`]). A benchmark that
 //! fails (it does not load, its output check fails, its worker crashes) is
 //! an error in the result and the suite goes on; Ctrl-C stops the suite
 //! with the benchmarks done. The summary is [`crate::analysis::suite`]'s.
@@ -15,7 +17,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use crate::analysis::suite::suite_verdicts;
-use crate::benchmark::parent::compare::compare_rounds;
+use crate::benchmark::parent::compare::{Taken, compare_further};
 use crate::benchmark::progress::{Call, Progress, Step};
 use crate::guest::load::{self, SUITE_EXTENSION, all_engines};
 use crate::guest::name::workload_names;
@@ -173,7 +175,10 @@ fn benchmark_names(files: &[PathBuf]) -> Vec<String> {
 }
 
 /// Compare every benchmark of `plan` across its sides, one after another,
-/// each until its verdicts settle or its time ([`Shares`]) is up.
+/// each until its verdicts settle or its time ([`Shares`]) is up. Under
+/// `--suite-time`, the first pass has all but [`SECOND_PASS`] of the time;
+/// then the benchmarks whose verdicts are still open are taken further
+/// ([`take_further`]) with the time left.
 pub fn compare_suite(
     settings: &CompareSettings,
     plan: &SuitePlan,
@@ -182,28 +187,66 @@ pub fn compare_suite(
     progress.rows(plan.benchmarks.len());
     let began = Instant::now();
     let ahead = compile_ahead(&settings.settings, plan);
-    let mut shares = Shares::new(settings, plan.benchmarks.len());
+    let end = settings.suite_time.map(|t| began + t);
+    let first_end = settings
+        .suite_time
+        .map(|t| began + t.mul_f64(1.0 - SECOND_PASS));
+    let mut shares = Shares::new(first_end, plan.benchmarks.len());
     let mut benchmarks = Vec::new();
+    let mut open = Vec::new();
     let mut stopped = None;
-    for benchmark in &plan.benchmarks {
+    for (index, benchmark) in plan.benchmarks.iter().enumerate() {
         let within = Within {
             progress,
             name: &benchmark.name,
         };
-        let until = shares.next();
-        let compared = compare_rounds(settings, &benchmark.files, Some(until), &within);
+        let start = Instant::now();
+        let share = shares.share(settings.time_cap);
+        let compared = compare_further(
+            settings,
+            &benchmark.files,
+            Some(start + share),
+            None,
+            &within,
+        );
+        shares.took(start.elapsed(), share);
         // A benchmark interrupted half-way is left out: its verdicts are
         // of the rounds taken so far.
-        let cut = compared.as_ref().map_or(true, |r| r.stopped.is_some());
+        let cut = compared.as_ref().map_or(true, |(r, _)| r.stopped.is_some());
         if cut && sandbox::interrupted() {
             stopped = Some("interrupted (Ctrl-C)".to_string());
             break;
         }
-        benchmarks.push(judged(benchmark, compared, plan.sides.len()));
+        let (compared, taken) = split(compared);
+        let entry = judged(benchmark, compared, plan.sides.len(), start.elapsed());
+        if let Some(taken) = taken.filter(|t| t.open() && entry.not_judged.is_none()) {
+            open.push(Open {
+                index,
+                taken,
+                spent: start.elapsed(),
+            });
+        }
+        benchmarks.push(entry);
         progress.row_done();
         if sandbox::interrupted() {
             stopped = Some("interrupted (Ctrl-C)".to_string());
             break;
+        }
+    }
+    if let (None, Some(end)) = (&stopped, end) {
+        let compare = |benchmark: &Benchmark, until, taken, progress: &dyn Progress| {
+            let files = &benchmark.files;
+            compare_further(settings, files, Some(until), Some(taken), progress)
+        };
+        let further = Further {
+            plan,
+            cap: settings.time_cap,
+            progress,
+            end,
+            compare: &compare,
+        };
+        if further.take(open, &mut benchmarks) {
+            stopped = Some("interrupted (Ctrl-C)".to_string());
         }
     }
     ahead.store(true, Ordering::Relaxed);
@@ -230,6 +273,88 @@ pub fn compare_suite(
         report.runtimes = crate::analysis::runtimes::suite_view(&report);
     }
     report
+}
+
+/// The share of `--suite-time` kept from the first pass for the second,
+/// which takes the verdicts still open further: enough for a few more
+/// workers of each of the benchmarks a tight budget leaves open.
+pub const SECOND_PASS: f64 = 0.2;
+
+/// A benchmark whose verdicts the first pass left open: its place in the
+/// suite, what its workers took, and the time it has had.
+struct Open {
+    index: usize,
+    taken: Taken,
+    spent: Duration,
+}
+
+/// The report and what it was made of, or the error.
+fn split(compared: Result<(CompareReport, Taken)>) -> (Result<CompareReport>, Option<Taken>) {
+    match compared {
+        Ok((report, taken)) => (Ok(report), Some(taken)),
+        Err(e) => (Err(e), None),
+    }
+}
+
+/// Compare a benchmark further: its files, the time its new workers
+/// stop at, what its workers took so far, the progress to tell.
+type CompareFurther<'a> =
+    dyn Fn(&Benchmark, Instant, Taken, &dyn Progress) -> Result<(CompareReport, Taken)> + 'a;
+
+/// The second pass of a suite under `--suite-time`: the time left to its
+/// end goes to the benchmarks still open, the cheapest workers first, so
+/// that what they leave goes to the dearer ones after them.
+struct Further<'a> {
+    plan: &'a SuitePlan,
+    /// `--time`: a benchmark's time over both passes.
+    cap: Duration,
+    progress: &'a dyn Progress,
+    end: Instant,
+    compare: &'a CompareFurther<'a>,
+}
+
+impl Further<'_> {
+    /// Take each of `open` further, while the time left holds one more of
+    /// its workers (the mean of its workers so far), each benchmark at
+    /// most `--time` in all; its entry in `benchmarks` is replaced by what
+    /// all its workers took. Whether it was interrupted (the benchmark cut
+    /// then keeps its first entry).
+    fn take(&self, mut open: Vec<Open>, benchmarks: &mut [SuiteBenchmark]) -> bool {
+        open.sort_by_key(|o| o.taken.per_process());
+        let mut shares = Shares::new(Some(self.end), open.len());
+        for Open {
+            index,
+            taken,
+            spent,
+        } in open
+        {
+            let benchmark = &self.plan.benchmarks[index];
+            let share = shares.share(self.cap.saturating_sub(spent));
+            if share < taken.per_process() {
+                continue;
+            }
+            let within = Within {
+                progress: self.progress,
+                name: &benchmark.name,
+            };
+            let start = Instant::now();
+            let compared = (self.compare)(benchmark, start + share, taken, &within);
+            shares.took(start.elapsed(), share);
+            let cut = compared.as_ref().map_or(true, |(r, _)| r.stopped.is_some());
+            if cut && sandbox::interrupted() {
+                return true;
+            }
+            let elapsed = spent + start.elapsed();
+            let (compared, _) = split(compared);
+            let mut entry = judged(benchmark, compared, self.plan.sides.len(), elapsed);
+            entry.passes = 2;
+            benchmarks[index] = entry;
+            if sandbox::interrupted() {
+                return true;
+            }
+        }
+        false
+    }
 }
 
 /// Compile every benchmark's files into the compile cache ahead of their
@@ -274,61 +399,54 @@ fn compile_ahead(settings: &Settings, plan: &SuitePlan) -> Arc<AtomicBool> {
     stop
 }
 
-/// The time each benchmark of a suite may take: `--time`, or under
-/// `--suite-time` an even share of the time left among the benchmarks
-/// left (at most `--time`), so that what a benchmark settled early leaves
-/// goes to the ones after it. A benchmark cannot always stop at its share
-/// (its first worker warms up and takes two rounds however long a program
-/// runs), so the mean overrun of the benchmarks done is set aside for each
-/// one left. A benchmark's time counts from its start: loading and
-/// compiling its files, and its workers' start, included.
+/// The time each benchmark of a pass may take: `--time`, or under
+/// `--suite-time` an even share of the time left to the pass's `end`
+/// among the benchmarks left (at most `--time`), so that what a benchmark
+/// settled early leaves goes to the ones after it. A benchmark cannot
+/// always stop at its share (its first worker warms up and takes two
+/// rounds however long a program runs), so the mean overrun of the
+/// benchmarks done is set aside for each one left. A benchmark's time
+/// counts from its start: loading and compiling its files, and its
+/// workers' start, included.
 struct Shares {
-    cap: Duration,
-    /// When the suite's time is up, under `--suite-time`.
+    /// When the pass's time is up, under `--suite-time`.
     end: Option<Instant>,
     left: usize,
-    /// The current benchmark's start and share.
-    current: Option<(Instant, Duration)>,
     /// Time the benchmarks done took beyond their shares, and how many.
     overran: (Duration, u32),
 }
 
 impl Shares {
-    fn new(settings: &CompareSettings, benchmarks: usize) -> Self {
+    fn new(end: Option<Instant>, benchmarks: usize) -> Self {
         Shares {
-            cap: settings.time_cap,
-            end: settings.suite_time.map(|t| Instant::now() + t),
+            end,
             left: benchmarks,
-            current: None,
             overran: (Duration::ZERO, 0),
         }
     }
 
-    /// When the next benchmark's time is up.
-    fn next(&mut self) -> Instant {
-        let now = Instant::now();
-        if let Some((began, share)) = self.current.take() {
-            self.overran.0 += now.saturating_duration_since(began).saturating_sub(share);
-            self.overran.1 += 1;
-        }
-        let share = match self.end {
-            Some(end) => {
-                let left = self.left.max(1) as u32;
-                let overrun = self
-                    .overran
-                    .0
-                    .checked_div(self.overran.1)
-                    .unwrap_or_default();
-                let spare = end
-                    .saturating_duration_since(now)
-                    .saturating_sub(overrun * left);
-                (spare / left).min(self.cap)
-            }
-            None => self.cap,
-        };
+    /// The next benchmark's share, at most `cap`.
+    fn share(&mut self, cap: Duration) -> Duration {
+        let left = self.left.max(1) as u32;
         self.left = self.left.saturating_sub(1);
-        self.current = Some((now, share));
-        now + share
+        let Some(end) = self.end else {
+            return cap;
+        };
+        let overrun = self
+            .overran
+            .0
+            .checked_div(self.overran.1)
+            .unwrap_or_default();
+        let spare = end
+            .saturating_duration_since(Instant::now())
+            .saturating_sub(overrun * left);
+        (spare / left).min(cap)
+    }
+
+    /// A benchmark given `share` took `took`.
+    fn took(&mut self, took: Duration, share: Duration) {
+        self.overran.0 += took.saturating_sub(share);
+        self.overran.1 += 1;
     }
 }
 
@@ -338,7 +456,12 @@ impl Shares {
 /// sides, which no side-by-side reading can pair: an error. A side whose
 /// per-op time cannot be told apart from the empty guest's gives a ratio
 /// of noise: not judged.
-fn judged(benchmark: &Benchmark, compared: Result<CompareReport>, sides: usize) -> SuiteBenchmark {
+fn judged(
+    benchmark: &Benchmark,
+    compared: Result<CompareReport>,
+    sides: usize,
+    elapsed: Duration,
+) -> SuiteBenchmark {
     let mut entry = SuiteBenchmark {
         name: benchmark.name.clone().into(),
         paths: benchmark
@@ -350,6 +473,8 @@ fn judged(benchmark: &Benchmark, compared: Result<CompareReport>, sides: usize) 
         unsupported: None,
         not_judged: None,
         report: None,
+        elapsed_ms: elapsed.as_secs_f64() * 1e3,
+        passes: 1,
     };
     match compared {
         Ok(report) if report.variants.len() != sides => {
@@ -500,48 +625,94 @@ mod tests {
     /// the mean overrun of those done is set aside for each one left.
     #[test]
     fn shares_split_the_time_left_and_never_pass_the_cap() {
-        let start = Instant::now();
-        let mut shares = Shares {
-            cap: Duration::from_secs(10),
-            end: Some(start + Duration::from_secs(40)),
-            left: 8,
-            current: None,
-            overran: (Duration::ZERO, 0),
-        };
-        let first = shares.next().saturating_duration_since(Instant::now());
+        let cap = Duration::from_secs(10);
+        let mut shares = Shares::new(Some(Instant::now() + Duration::from_secs(40)), 8);
+        let first = shares.share(cap);
         assert!(first <= Duration::from_secs(5), "{first:?}");
         assert!(first >= Duration::from_millis(4900), "{first:?}");
         // Six of the seven left settle at once: the last two share 40 s.
         shares.left = 2;
-        shares.current = None;
-        let next = shares.next().saturating_duration_since(Instant::now());
-        assert!(
-            next <= Duration::from_secs(10),
-            "capped by --time: {next:?}"
-        );
+        let next = shares.share(cap);
+        assert!(next <= cap, "capped by --time: {next:?}");
         assert!(next >= Duration::from_millis(9900), "{next:?}");
+        // A cap of its own (a benchmark of the second pass, with part of
+        // its --time spent) bounds the share as --time does.
+        shares.left = 2;
+        let own = shares.share(Duration::from_secs(3));
+        assert_eq!(own, Duration::from_secs(3));
         // One benchmark took 4 s beyond its share of 1 s: each of the two
         // left is set 4 s aside, so they share 40 - 8 s.
-        let now = Instant::now();
-        let mut overrun = Shares {
-            cap: Duration::from_secs(60),
-            end: Some(now + Duration::from_secs(40)),
-            left: 2,
-            current: Some((now - Duration::from_secs(5), Duration::from_secs(1))),
-            overran: (Duration::ZERO, 0),
-        };
-        let set_aside = overrun.next().saturating_duration_since(now);
+        let mut overrun = Shares::new(Some(Instant::now() + Duration::from_secs(40)), 2);
+        overrun.took(Duration::from_secs(5), Duration::from_secs(1));
+        let set_aside = overrun.share(Duration::from_secs(60));
         assert!(set_aside <= Duration::from_secs(16), "{set_aside:?}");
         assert!(set_aside >= Duration::from_millis(15900), "{set_aside:?}");
-        let mut uncapped = Shares {
-            cap: Duration::from_secs(3),
-            end: None,
-            left: 1,
-            current: None,
-            overran: (Duration::ZERO, 0),
+        // Past the pass's end, no share at all.
+        let mut spent = Shares::new(Some(Instant::now()), 3);
+        assert_eq!(spent.share(cap), Duration::ZERO);
+        let mut uncapped = Shares::new(None, 1);
+        assert_eq!(
+            uncapped.share(Duration::from_secs(3)),
+            Duration::from_secs(3)
+        );
+    }
+
+    /// The second pass takes the benchmarks whose workers cost least
+    /// first, skips one whose worker costs more than the time left, and
+    /// replaces the entry of each it took further.
+    #[test]
+    fn the_second_pass_takes_the_cheap_first_and_skips_what_does_not_fit() {
+        let benchmark = |name: &str| Benchmark {
+            name: name.to_string(),
+            files: vec![PathBuf::from(format!("{name}.wasm"))],
         };
-        let alone = uncapped.next().saturating_duration_since(Instant::now());
-        assert!(alone <= Duration::from_secs(3) && alone >= Duration::from_millis(2900));
+        let plan = SuitePlan {
+            sides: vec!["cranelift".into(), "winch".into()],
+            benchmarks: vec![
+                benchmark("dear"),
+                benchmark("cheaper"),
+                benchmark("cheapest"),
+            ],
+            unpaired: Vec::new(),
+        };
+        let taken = std::cell::RefCell::new(Vec::new());
+        let compare = |b: &Benchmark, _until: Instant, more: Taken, _: &dyn Progress| {
+            taken.borrow_mut().push(b.name.clone());
+            let mut report = crate::analysis::fixtures::compare_report();
+            report.variants.truncate(2);
+            report.comparisons.truncate(1);
+            Ok((report, more))
+        };
+        let further = Further {
+            plan: &plan,
+            cap: Duration::from_secs(600),
+            progress: &crate::benchmark::progress::Silent,
+            end: Instant::now() + Duration::from_secs(20),
+            compare: &compare,
+        };
+        let open = |index, per_process: Duration| Open {
+            index,
+            taken: Taken::made_of(1, per_process, false),
+            spent: per_process + Duration::from_millis(100),
+        };
+        let first_pass =
+            |b: &Benchmark| judged(b, Err(anyhow::anyhow!("first pass")), 2, Duration::ZERO);
+        let mut benchmarks: Vec<SuiteBenchmark> = plan.benchmarks.iter().map(first_pass).collect();
+        let open = vec![
+            open(0, Duration::from_secs(60)),
+            open(1, Duration::from_secs(1)),
+            open(2, Duration::from_millis(10)),
+        ];
+        assert!(!further.take(open, &mut benchmarks));
+        assert_eq!(*taken.borrow(), ["cheapest", "cheaper"]);
+        for taken_further in &benchmarks[1..] {
+            assert_eq!(taken_further.passes, 2);
+            assert!(taken_further.report.is_some());
+        }
+        assert!(benchmarks[1].elapsed_ms >= 1100.0, "its first pass counts");
+        // 60 s a worker against 20 s left: not taken further.
+        assert_eq!(benchmarks[0].passes, 1);
+        assert!(benchmarks[0].report.is_none());
     }
 
     #[test]
