@@ -343,3 +343,31 @@ fn the_parent_and_the_worker_import_nothing_of_each_other() {
         crossing.join("\n")
     );
 }
+
+/// The parent checks each file once (its format, the runtime's support, its
+/// contract) and hands the workers what it found; a worker calls none of
+/// those checks again.
+#[test]
+fn a_worker_checks_no_file_again() {
+    let checks = [
+        "check_contract",
+        "check_binary",
+        "check_available",
+        "load::load(",
+        "load_bytes(",
+    ];
+    let mut again = Vec::new();
+    for (module, code) in modules() {
+        if !module.starts_with("benchmark::worker") {
+            continue;
+        }
+        for check in checks.iter().filter(|c| code.contains(**c)) {
+            again.push(format!("{module} calls {check}"));
+        }
+    }
+    assert!(
+        again.is_empty(),
+        "a worker checks a file the parent checked:\n{}",
+        again.join("\n")
+    );
+}

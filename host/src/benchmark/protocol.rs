@@ -18,6 +18,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::benchmark::progress::{Call, Step};
+use crate::guest::load::Checked;
 use crate::guest::program::TimedRegion;
 use crate::options::{EngineConfig, Grants, PinRequest, PriorityRequest, SeedRule};
 use crate::results::{
@@ -55,6 +56,22 @@ pub struct Job {
     pub task: Task,
 }
 
+impl Job {
+    /// The job as a worker is sent it: the files checked cut down to the
+    /// ones its task's rows name, so that what a worker reads (and, under
+    /// Callgrind, the heap it moves) depends on its own rows only.
+    pub fn for_worker(&self) -> Job {
+        let rows = self.task.rows();
+        let named = |c: &Checked| {
+            rows.iter()
+                .any(|r| r.path == c.path && r.engine_set == c.engine_set)
+        };
+        let mut job = self.clone();
+        job.plan.checked.retain(named);
+        job
+    }
+}
+
 /// What a worker needs to know to measure, whatever its task.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WorkerPlan {
@@ -82,6 +99,10 @@ pub struct WorkerPlan {
     pub count: Option<NonZeroU64>,
     /// What programs are granted beyond their own folder.
     pub grants: Grants,
+    /// What the parent checked of each file (its format, contract and
+    /// digest): a worker loads only these, and checks none of it again.
+    #[serde(default)]
+    pub checked: Vec<Checked>,
 }
 
 /// The seeds of a worker's guest calls (see

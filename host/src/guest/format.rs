@@ -8,7 +8,8 @@ use wasmtime::component::Component;
 use wasmtime::{Engine, Module};
 
 /// The binary format of a file, told by its header.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Format {
     Module,
     Component,

@@ -397,6 +397,85 @@ pub fn read_binary(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// What the parent found of a file under one engine set, handed to each
+/// worker that loads the file so that the worker checks none of it again
+/// ([`load_checked`]): its format, its contract, and the digest of the
+/// bytes it checked.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Checked {
+    pub path: PathBuf,
+    pub engine_set: usize,
+    pub format: Format,
+    pub contract: Contract,
+    /// SHA-256 of the binary checked (a `.wat` file's, converted), in hex.
+    pub digest: String,
+}
+
+impl Checked {
+    /// What `loaded` holds, when it loaded.
+    pub fn of(loaded: &Loaded) -> Option<Checked> {
+        let file = loaded.file.as_ref().ok()?;
+        Some(Checked {
+            path: loaded.path.clone(),
+            engine_set: loaded.engine_set,
+            format: file.format,
+            contract: file.contract.clone(),
+            digest: digest(&file.bytes),
+        })
+    }
+}
+
+/// SHA-256 of `bytes`, in hex.
+fn digest(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    crate::util::bytes::hex(&Sha256::digest(bytes))
+}
+
+/// Load the file the parent checked as `checked`: its bytes read again
+/// and held to the digest (a file changed since is refused), then, under
+/// wasmtime, compiled (from the compile cache the parent filled); its
+/// format and contract are the parent's, not checked again.
+pub fn load_checked(
+    engines: &Engines,
+    checked: &Checked,
+    max_bytes: u64,
+) -> Result<GuestFile, LoadError> {
+    let kind = Some(Kind::of(checked.format, &checked.contract));
+    let failed = |error| LoadError { kind, error };
+    let bytes: Arc<[u8]> = read_binary(&checked.path, max_bytes)
+        .map_err(failed)?
+        .into();
+    if digest(&bytes) != checked.digest {
+        return Err(failed(anyhow::anyhow!(
+            "the file changed after it was checked (its bytes are not those measured so far)"
+        )));
+    }
+    let start = Instant::now();
+    let (code, cache) = match (checked.format, engines.config.runtime) {
+        (Format::Native, _) => (None, CacheOutcome::Off),
+        (format, Runtime::Wasmtime) => {
+            let (code, cache) = engines
+                .compile(&engines.fast, format, &bytes)
+                .map_err(failed)?;
+            (Some(code), cache)
+        }
+        _ => (None, CacheOutcome::Off),
+    };
+    Ok(GuestFile {
+        path: checked.path.clone(),
+        bytes,
+        format: checked.format,
+        compile_ms: match code {
+            Some(_) => start.elapsed().as_secs_f64() * 1e3,
+            None => 0.0,
+        },
+        code,
+        contract: checked.contract.clone(),
+        cache,
+        engine: engines.config.clone(),
+    })
+}
+
 /// A file under one engine: the path, the engine set, the guest file
 /// (or why it did not load).
 pub struct Loaded {

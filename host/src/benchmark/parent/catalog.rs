@@ -1,6 +1,7 @@
 //! What the parent knows before any worker starts: every file loaded under
 //! every engine (compiled, which fills the compile cache for the workers,
-//! and checked against the contract), and the rows to measure: one per
+//! and checked against the contract: what the workers are handed,
+//! [`Catalog::checked`], so that they check nothing again), and the rows to measure: one per
 //! benchmark, size and engine, or one failed row per file (and engine) that
 //! could not be loaded. A program is one row whatever the sizes: it takes no
 //! size. Rows are named as [`crate::guest::name`] says (Sightglass's
@@ -16,7 +17,7 @@ use anyhow::Result;
 
 use crate::benchmark::progress::{Progress, Step};
 use crate::guest::contract::{Contract, RUN_EXPORT};
-use crate::guest::load::{self, GuestFile, LoadError};
+use crate::guest::load::{self, Checked, GuestFile, LoadError};
 use crate::guest::load::{Loaded, all_engines};
 use crate::guest::name::{Apart, told_apart, workload_name};
 use crate::options::Settings;
@@ -55,6 +56,12 @@ impl Catalog {
         })
     }
 
+    /// What the workers are handed of every file that loaded, so that
+    /// they check none of it again.
+    pub fn checked(&self) -> Vec<Checked> {
+        self.loaded.iter().filter_map(Checked::of).collect()
+    }
+
     /// Every row, in file order.
     pub fn rows(&self, sizes: &[u64]) -> Vec<Planned<'_>> {
         let several = self.engine_names.len() > 1;
@@ -91,12 +98,12 @@ fn rows_of<'a>(
             ),
             file: Err(error),
         }],
-        Ok(workload) => {
-            let sizes: Vec<Option<u64>> = match (&workload.contract, sizes) {
+        Ok(guest) => {
+            let sizes: Vec<Option<u64>> = match (&guest.contract, sizes) {
                 (Contract::Program { .. }, _) | (_, []) => vec![None],
                 (Contract::Workload { .. }, sizes) => sizes.iter().copied().map(Some).collect(),
             };
-            workload
+            guest
                 .contract
                 .benchmarks()
                 .into_iter()
@@ -112,7 +119,7 @@ fn rows_of<'a>(
                                 set,
                                 engine,
                             ),
-                            file: Ok(workload),
+                            file: Ok(guest),
                         })
                         .collect::<Vec<_>>()
                 })

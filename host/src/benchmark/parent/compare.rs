@@ -125,8 +125,9 @@ pub fn compare_further(
     progress: &dyn Progress,
 ) -> Result<(CompareReport, Taken)> {
     let common = &settings.settings;
-    let plan = RunPlan::settle(common);
+    let mut plan = RunPlan::settle(common);
     let catalog = Catalog::load(common, files, progress)?;
+    plan.worker.checked = catalog.checked();
     let variants = variants(&catalog, &common.sizes)?;
     if variants.programs && common.metric == Metric::Instructions {
         bail!(UsageError(

@@ -15,6 +15,7 @@ use crate::benchmark::parent::plan::RunPlan;
 use crate::benchmark::parent::supervisor::Subprocesses;
 use crate::benchmark::progress::Progress;
 use crate::benchmark::protocol::{Job, RowJob, Task};
+use crate::guest::load::Checked;
 use crate::guest::sandbox;
 use crate::guest::{Contract, Kind};
 use crate::options::{Runtime, Settings};
@@ -28,8 +29,9 @@ pub fn program_outputs(
     progress: &dyn Progress,
 ) -> Result<Vec<(PathBuf, Vec<u8>)>> {
     let settings = under_wasmtime(settings);
-    let rows = programs(&settings, files, progress)?;
-    let plan = RunPlan::settle(&settings);
+    let (rows, checked) = programs(&settings, files, progress)?;
+    let mut plan = RunPlan::settle(&settings);
+    plan.worker.checked = checked;
     let names: Vec<String> = rows.iter().map(|r| r.name.clone()).collect();
     let crew = Crew::new(&Subprocesses, progress, &names, settings.timeout);
     let mut outputs: Vec<Option<Result<Vec<u8>>>> = rows.iter().map(|_| None).collect();
@@ -81,9 +83,15 @@ fn under_wasmtime(settings: &Settings) -> Settings {
 }
 
 /// A row for each program among `files`, loaded (and its compiled code
-/// cached for the worker); a program that does not load is an error.
-fn programs(settings: &Settings, files: &[PathBuf], progress: &dyn Progress) -> Result<Vec<Row>> {
+/// cached for the worker), and what the workers are handed of them; a
+/// program that does not load is an error.
+fn programs(
+    settings: &Settings,
+    files: &[PathBuf],
+    progress: &dyn Progress,
+) -> Result<(Vec<Row>, Vec<Checked>)> {
     let catalog = Catalog::load(settings, files, progress)?;
+    let checked = catalog.checked();
     let mut rows: Vec<Row> = Vec::new();
     for planned in catalog.rows(&settings.sizes) {
         let program = planned
@@ -100,5 +108,5 @@ fn programs(settings: &Settings, files: &[PathBuf], progress: &dyn Progress) -> 
             return Err(failed.error).context(format!("{}", loaded.path.display()));
         }
     }
-    Ok(rows)
+    Ok((rows, checked))
 }

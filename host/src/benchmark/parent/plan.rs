@@ -40,6 +40,7 @@ impl RunPlan {
                 warmup_cap: settings.warmup_cap,
                 count: settings.count,
                 grants: settings.grants.clone(),
+                checked: Vec::new(),
             },
             core_choice,
             loads,

@@ -45,7 +45,8 @@ pub fn profile_files(
             }),
         }
     }
-    let plan = RunPlan::settle(settings);
+    let mut plan = RunPlan::settle(settings);
+    plan.worker.checked = catalog.checked();
     let mut report = profile_rows(settings, &plan, profiling, &rows, progress)?;
     report.profiles.extend(failed);
     Ok(report)

@@ -55,13 +55,14 @@ pub fn run_rows(
     observer: &mut dyn Observer,
     progress: &dyn Progress,
 ) -> Result<RunReport> {
-    let plan = RunPlan::settle(settings);
+    let mut plan = RunPlan::settle(settings);
     // What interrupts the measuring core: a long sample carries it.
     let watched = match plan.worker.pin {
         PinRequest::Core(core) => gaps::watch(core, gaps::BEFORE_A_RUN),
         _ => None,
     };
     let catalog = Catalog::load(settings, files, progress)?;
+    plan.worker.checked = catalog.checked();
     let mut states: Vec<RowState> = catalog
         .rows(&settings.sizes)
         .iter()

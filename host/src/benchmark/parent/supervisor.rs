@@ -120,7 +120,7 @@ impl Worker {
         // last copy does.
         drop((command, passed, events_write));
         let mut child = spawned?;
-        let input = serde_json::to_vec(job).context("writing the worker's job")?;
+        let input = serde_json::to_vec(&job.for_worker()).context("writing the worker's job")?;
         if let Some(mut stdin) = child.stdin.take() {
             // A worker that dies at once shows up as its exit below.
             let _ = stdin.write_all(&input);

@@ -1,5 +1,5 @@
 //! What a worker process sets up once before it measures: the measuring
-//! thread (pinned, its priority raised), the calibrated clock, the workloads
+//! thread (pinned, its priority raised), the calibrated clock, the guests
 //! it was given loaded (from the compile cache, as a rule), and the built-in
 //! guests of each format with their calibration (a worker that only counts
 //! with Callgrind, or that runs a program for its output, skips these two:
@@ -9,11 +9,13 @@
 //! [`crate::benchmark::worker`] builds a [`Session`] on the thread
 //! [`on_measuring_thread`] starts, from its [`WorkerPlan`]; nothing here
 //! decides what to measure. The parent's catalog loads the same files first
-//! ([`crate::benchmark::parent::catalog`]), which fills the compile cache:
-//! the worker loads the compiled code from it, after checking the file
-//! against the contract again (the file may have changed since).
+//! ([`crate::benchmark::parent::catalog`]), which fills the compile cache
+//! and checks each against the contract; the worker is handed what it
+//! found ([`load::Checked`]: the format, the contract, the bytes' digest),
+//! reads each file again, refuses one whose bytes changed since, and
+//! compiles it (from the cache) without checking it again.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow};
@@ -27,7 +29,7 @@ use crate::guest::builtin::Builtins;
 use crate::guest::format::{Code, Format};
 use crate::guest::library::LibraryProgram;
 use crate::guest::limits::Limits;
-use crate::guest::load::{self, GuestFile, Loaded, all_engines};
+use crate::guest::load::{self, GuestFile, LoadError, Loaded, all_engines};
 use crate::guest::runtime::wasmtime::engine::{Engines, compile};
 use crate::guest::runtime::wasmtime::instance::{Instance, Linkers};
 use crate::guest::runtime::{self, Guest, Runner, Sampler, native};
@@ -239,7 +241,7 @@ pub struct Session {
 
 impl Session {
     /// Prepare the calling (measuring) thread, calibrate, and load each
-    /// file of `files` under its engine set.
+    /// file of `files` under its engine set, as the parent checked it.
     pub fn new(plan: &WorkerPlan, files: &[(PathBuf, usize)]) -> Result<Self> {
         Self::build(plan, files, true)
     }
@@ -272,7 +274,7 @@ impl Session {
             .map(|(path, engine_set)| Loaded {
                 path: path.clone(),
                 engine_set: *engine_set,
-                file: load::load(&engines[*engine_set], path, plan.max_file_bytes),
+                file: load_given(plan, &engines[*engine_set], path, *engine_set),
             })
             .collect();
         let mut sets = Vec::new();
@@ -378,7 +380,7 @@ impl Session {
             .find(|l| l.path == row.path && l.engine_set == row.engine_set)
             .with_context(|| format!("{}: not given to this worker", row.path.display()))?;
         match &loaded.file {
-            Ok(workload) => Ok(workload),
+            Ok(file) => Ok(file),
             Err(e) => Err(anyhow!("{}", crate::util::error::one_line(&e.error))),
         }
     }
@@ -389,16 +391,16 @@ impl Session {
     /// did here included: [`Sampler::compile_time`]).
     pub fn instance(
         &self,
-        workload: &GuestFile,
+        file: &GuestFile,
         row: &Row,
         progress: &dyn Progress,
     ) -> Result<(Box<dyn Sampler>, f64)> {
         progress.calling(Call::Instantiate);
         let start = Instant::now();
-        let mut instance = match workload.format {
-            Format::Native => native::instantiate(&workload.path, &row.export, self.seeds)?,
+        let mut instance = match file.format {
+            Format::Native => native::instantiate(&file.path, &row.export, self.seeds)?,
             _ => self.runner(row)?.instantiate(
-                guest(workload),
+                borrowed(file),
                 &row.export,
                 self.limits,
                 self.seeds,
@@ -448,7 +450,7 @@ impl Session {
         self.sets[row.engine_set].engines.config.library.as_ref()
     }
 
-    /// What runs the iterations of the program `workload` of `row`, under
+    /// What runs the iterations of the program `file` of `row`, under
     /// its engine: its runtime (wasmtime's built-in engines run the compiled
     /// code; another runtime compiles the file's bytes), or the engine
     /// library (loaded here, told to `progress` first as a call: its
@@ -456,7 +458,7 @@ impl Session {
     /// `grants` are the program's `--dir`, `--env` and `--arg`.
     pub fn program(
         &self,
-        workload: &GuestFile,
+        file: &GuestFile,
         row: &Row,
         grants: &Grants,
         progress: &dyn Progress,
@@ -467,13 +469,13 @@ impl Session {
                 Box::new(LibraryProgram::new(
                     library,
                     &row.path,
-                    workload.bytes.clone(),
+                    file.bytes.clone(),
                     grants,
                 )?)
             }
             None => self
                 .runner(row)?
-                .program(guest(workload), grants, self.limits)?,
+                .program(borrowed(file), grants, self.limits)?,
         })
     }
 
@@ -482,7 +484,7 @@ impl Session {
     /// per-call overhead cancels. The calls take the counted seeds.
     pub fn fuel_per_op(
         &self,
-        workload: &GuestFile,
+        file: &GuestFile,
         row: &Row,
         count: u64,
         progress: &dyn Progress,
@@ -490,7 +492,7 @@ impl Session {
         self.wasmtime_only(row, "the instruction count (--metric instructions)")?;
         let engine = self.sets[row.engine_set].engines.fuel()?;
         let linkers = Linkers::counting_fuel(&engine)?;
-        let code = compile(&engine, workload.format, &workload.bytes)?;
+        let code = compile(&engine, file.format, &file.bytes)?;
         let (mut instance, _) = set_up(
             &linkers,
             &code,
@@ -532,12 +534,30 @@ pub fn set_up(
     Ok((instance, instantiate))
 }
 
-/// What a runtime instantiates or compiles of `workload`: its file's bytes
+/// The file at `path` under engine set `set`, as the parent checked it
+/// and handed it in `plan` ([`load::load_checked`]); a file it did not
+/// hand is refused.
+fn load_given(
+    plan: &WorkerPlan,
+    engines: &Engines,
+    path: &Path,
+    set: usize,
+) -> Result<GuestFile, LoadError> {
+    match (plan.checked.iter()).find(|c| c.path == path && c.engine_set == set) {
+        Some(checked) => load::load_checked(engines, checked, plan.max_file_bytes),
+        None => Err(LoadError {
+            kind: None,
+            error: anyhow!("{}: not checked by the parent", path.display()),
+        }),
+    }
+}
+
+/// What a runtime instantiates or compiles of `file`: its file's bytes
 /// and wasmtime's compiled code.
-fn guest(workload: &GuestFile) -> Guest<'_> {
+fn borrowed(file: &GuestFile) -> Guest<'_> {
     Guest {
-        path: &workload.path,
-        bytes: &workload.bytes,
-        code: workload.code.as_ref(),
+        path: &file.path,
+        bytes: &file.bytes,
+        code: file.code.as_ref(),
     }
 }

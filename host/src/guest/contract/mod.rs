@@ -114,7 +114,7 @@ impl fmt::Display for Kind {
 }
 
 /// One benchmark function inside a workload file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Benchmark {
     /// Row name: `file` for `run`, `file:name` for `run_<name>`/`run-<name>`.
     pub name: String,
@@ -123,7 +123,8 @@ pub struct Benchmark {
 }
 
 /// The protocol a file follows, and what it offers under it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Contract {
     /// `run(count, seed)` benchmarks, called by the host in a loop it times.
     Workload {
@@ -137,7 +138,7 @@ pub enum Contract {
         /// Row name: the file's name.
         name: String,
         /// What runs it: `_start`, or `wasi:cli/run` for a component.
-        entry: &'static str,
+        entry: String,
     },
 }
 
@@ -148,7 +149,7 @@ impl Contract {
             Contract::Workload { benchmarks, .. } => benchmarks.clone(),
             Contract::Program { name, entry } => vec![Benchmark {
                 name: name.clone(),
-                export: entry.to_string(),
+                export: entry.clone(),
             }],
         }
     }
@@ -325,7 +326,7 @@ fn check_program(module: &Shape, file_name: &str) -> Result<Contract> {
     }
     Ok(Contract::Program {
         name: file_name.to_string(),
-        entry: START_EXPORT,
+        entry: START_EXPORT.to_string(),
     })
 }
 
@@ -359,7 +360,7 @@ fn check_command_component(
     }
     Ok(Contract::Program {
         name: file_name.to_string(),
-        entry: COMMAND_ENTRY,
+        entry: COMMAND_ENTRY.to_string(),
     })
 }
 
