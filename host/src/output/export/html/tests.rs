@@ -406,3 +406,32 @@ fn the_ratio_plot_uses_the_page_width() -> Result<(), Box<dyn Error>> {
     assert!(STYLE.contains("figure.ratios { max-width: none; }"));
     Ok(())
 }
+
+/// A table declared once shows the same columns and rows in Markdown and
+/// in HTML.
+#[test]
+fn markdown_and_html_show_each_table_alike() {
+    let report = fixtures::compare_report();
+    let programs = fixtures::compare_programs_report();
+    let tables = [
+        tables::results(&report.variants),
+        tables::verdicts(&report),
+        tables::phases(&programs),
+    ];
+    for table in &tables {
+        assert!(!table.rows.is_empty());
+        let markdown = crate::output::export::markdown::render(table);
+        let mut html = String::new();
+        render(&mut html, table);
+        let header = markdown.lines().next().unwrap_or_default();
+        for column in table.columns {
+            assert!(
+                header.contains(&format!("| {} |", column.title)),
+                "{header}"
+            );
+            assert!(html.contains(&format!(">{}</th>", column.title)), "{html}");
+        }
+        assert_eq!(markdown.lines().count(), table.rows.len() + 2, "{markdown}");
+        assert_eq!(html.matches("<tr>").count(), table.rows.len() + 1, "{html}");
+    }
+}
