@@ -1,6 +1,6 @@
 //! `host compare`: variants measured in one process, interleaved in rounds
 //! ([`crate::benchmark::parent::compare::compare_rounds`]), with a verdict per
-//! variant; or, for a suite ([`plan_suite`] says when), a comparison per
+//! variant; or, for a suite ([`suite_of`] says when), a comparison per
 //! benchmark across the engines or the paths given
 //! ([`crate::benchmark::parent::suite::compare_suite`]). Print the verdicts
 //! and export.
@@ -8,7 +8,7 @@
 use anyhow::{Result, bail};
 
 use crate::benchmark::parent::compare::compare_rounds;
-use crate::benchmark::parent::suite::{SuitePlan, compare_suite, plan_suite};
+use crate::benchmark::parent::suite::{Suite, compare_suite, suite_of};
 use crate::command::run::{Keeper, progress_display, table_stream};
 use crate::guest::{discover, sandbox};
 use crate::options::CompareSettings;
@@ -25,8 +25,8 @@ use crate::util::usage::{UsageError, is_usage};
 pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
     let common = &settings.settings;
     let engines: Vec<String> = common.engines.iter().map(|e| e.short_name()).collect();
-    if let Some(plan) = plan_suite(&common.paths, &engines)? {
-        return suite(settings, &plan);
+    if let Some(found) = suite_of(&common.paths, &engines)? {
+        return suite(settings, &found);
     }
     if settings.suite_time.is_some() {
         bail!(UsageError(
@@ -76,9 +76,9 @@ pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
     })
 }
 
-/// Compare every benchmark of `plan`, print the verdicts sorted by effect
+/// Compare every benchmark of `suite`, print the verdicts sorted by effect
 /// and the summary, and export.
-fn suite(settings: &CompareSettings, plan: &SuitePlan) -> Result<ExitStatus> {
+fn suite(settings: &CompareSettings, suite: &Suite) -> Result<ExitStatus> {
     if settings.reference.is_some() {
         bail!(UsageError(
             "--reference: a suite is compared against its first engine (or first path): give that one first".into()
@@ -93,7 +93,7 @@ fn suite(settings: &CompareSettings, plan: &SuitePlan) -> Result<ExitStatus> {
     let common = &settings.settings;
     check_writable_folders(&common.exports)?;
     let progress = progress_display(common);
-    let report = compare_suite(settings, plan, progress.as_ref());
+    let report = compare_suite(settings, suite, progress.as_ref());
     let _ = suite_table(&mut table_stream(&common.exports), &report);
     write_suite_exports(&common.exports, &report)?;
     Ok(if report.stopped.is_some() {

@@ -88,6 +88,12 @@ impl Taken {
             && judged.processes < MAX_COMPARE_PROCESSES
     }
 
+    /// Whether a verdict is still unsure (not only unsettled).
+    pub fn unsure(&self) -> bool {
+        let comparisons = &self.judged.comparisons;
+        comparisons.iter().any(|c| !c.verdict.is_certain())
+    }
+
     /// The mean time of one of its workers (start, warm-up and rounds):
     /// what one more costs.
     pub fn per_process(&self) -> Duration {
@@ -98,14 +104,20 @@ impl Taken {
 
 #[cfg(test)]
 impl Taken {
-    /// What `processes` workers took in `sampling` (the stop rule
-    /// `settled` it or not), with no measurement: for the suite's tests.
-    pub fn made_of(processes: usize, sampling: Duration, settled: bool) -> Taken {
+    /// What `processes` workers took in `sampling`, not settled, its
+    /// verdict `unsure` or certain, with no measurement: for the suite's
+    /// tests.
+    pub fn made_of(processes: usize, sampling: Duration, unsure: bool) -> Taken {
+        let mut comparison = crate::analysis::fixtures::compare_report().comparisons[0].clone();
+        comparison.verdict = match unsure {
+            true => crate::results::Verdict::Unsure,
+            false => crate::results::Verdict::Slower,
+        };
         Taken {
             judged: Judged {
                 processes,
                 sampling,
-                settled,
+                comparisons: vec![comparison],
                 ..Judged::default()
             },
             counted: Vec::new(),

@@ -1,5 +1,5 @@
 //! The scheduler of a suite's comparison: which benchmarks `host compare`'s
-//! paths hold and what each is compared across ([`plan_suite`]: the
+//! paths hold and what each is compared across ([`suite_of`]: the
 //! engines, or the paths, side by side), then one comparison per benchmark
 //! ([`compare_further`]) after another ([`compare_suite`]), and under
 //! `--suite-time` a second pass that takes the verdicts still open further
@@ -30,7 +30,7 @@ use crate::util::error::one_line;
 /// What a suite's comparison takes: the sides every benchmark is compared
 /// across, the benchmarks, and the names not every path holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SuitePlan {
+pub struct Suite {
     /// One label per variant of a benchmark, in the order the comparison
     /// makes its variants: per path, per engine.
     pub sides: Vec<String>,
@@ -52,7 +52,7 @@ pub struct Benchmark {
 /// two or more engines meet two or more files (each file compared across
 /// the engines); otherwise `None`: the files are the variants of one
 /// comparison.
-pub fn plan_suite(paths: &[PathBuf], engines: &[impl AsRef<str>]) -> Result<Option<SuitePlan>> {
+pub fn suite_of(paths: &[PathBuf], engines: &[impl AsRef<str>]) -> Result<Option<Suite>> {
     let engines = distinct(engines.iter().map(|e| e.as_ref().to_string()).collect());
     if paths.len() >= 2 && paths.iter().all(|p| is_collection(p)) {
         return pair_paths(paths, &engines).map(Some);
@@ -76,7 +76,7 @@ pub fn plan_suite(paths: &[PathBuf], engines: &[impl AsRef<str>]) -> Result<Opti
             files: vec![file],
         })
         .collect();
-    Ok(Some(SuitePlan {
+    Ok(Some(Suite {
         sides: engines,
         benchmarks,
         unpaired: Vec::new(),
@@ -90,7 +90,7 @@ fn is_collection(path: &Path) -> bool {
 
 /// The files of every path paired by benchmark name, in the first path's
 /// order (then the names the first path lacks, which are unpaired).
-fn pair_paths(paths: &[PathBuf], engines: &[String]) -> Result<SuitePlan> {
+fn pair_paths(paths: &[PathBuf], engines: &[String]) -> Result<Suite> {
     let labels = distinct(paths.iter().map(|p| label(p)).collect());
     let mut named: Vec<Vec<(String, PathBuf)>> = Vec::new();
     for path in paths {
@@ -103,7 +103,7 @@ fn pair_paths(paths: &[PathBuf], engines: &[String]) -> Result<SuitePlan> {
             names.push(name);
         }
     }
-    let mut plan = SuitePlan {
+    let mut suite = Suite {
         sides: sides(&labels, engines),
         benchmarks: Vec::new(),
         unpaired: Vec::new(),
@@ -114,11 +114,11 @@ fn pair_paths(paths: &[PathBuf], engines: &[String]) -> Result<SuitePlan> {
             .map(|side| side.iter().find(|(n, _)| n == name).map(|(_, f)| f))
             .collect();
         match found.iter().copied().collect::<Option<Vec<&PathBuf>>>() {
-            Some(files) => plan.benchmarks.push(Benchmark {
+            Some(files) => suite.benchmarks.push(Benchmark {
                 name: name.clone(),
                 files: files.into_iter().cloned().collect(),
             }),
-            None => plan.unpaired.push(Unpaired {
+            None => suite.unpaired.push(Unpaired {
                 name: name.clone().into(),
                 found_in: labels
                     .iter()
@@ -129,7 +129,7 @@ fn pair_paths(paths: &[PathBuf], engines: &[String]) -> Result<SuitePlan> {
             }),
         }
     }
-    Ok(plan)
+    Ok(suite)
 }
 
 /// The sides of paired paths: the paths' labels, each per engine
@@ -174,102 +174,119 @@ fn benchmark_names(files: &[PathBuf]) -> Vec<String> {
     workload_names(&paths)
 }
 
-/// Compare every benchmark of `plan` across its sides, one after another,
+/// Compare every benchmark of `suite` across its sides, one after another,
 /// each until its verdicts settle or its time ([`Shares`]) is up. Under
 /// `--suite-time`, the first pass has all but [`SECOND_PASS`] of the time;
 /// then the benchmarks whose verdicts are still open are taken further
-/// ([`take_further`]) with the time left.
+/// ([`Further`]) with the time left.
 pub fn compare_suite(
     settings: &CompareSettings,
-    plan: &SuitePlan,
+    suite: &Suite,
     progress: &dyn Progress,
 ) -> SuiteComparison {
-    progress.rows(plan.benchmarks.len());
+    progress.rows(suite.benchmarks.len());
     let began = Instant::now();
-    let ahead = compile_ahead(&settings.settings, plan);
+    let ahead = compile_ahead(&settings.settings, suite);
     let end = settings.suite_time.map(|t| began + t);
-    let first_end = settings
-        .suite_time
-        .map(|t| began + t.mul_f64(1.0 - SECOND_PASS));
-    let mut shares = Shares::new(first_end, plan.benchmarks.len());
-    let mut benchmarks = Vec::new();
-    let mut open = Vec::new();
-    let mut stopped = None;
-    for (index, benchmark) in plan.benchmarks.iter().enumerate() {
+    let first_end = (settings.suite_time).map(|t| began + t.mul_f64(1.0 - SECOND_PASS));
+    let (mut benchmarks, open, mut interrupted) = first_pass(settings, suite, progress, first_end);
+    if let (false, Some(end)) = (interrupted, end) {
+        let compare = |benchmark: &Benchmark, until, taken, progress: &dyn Progress| {
+            let files = &benchmark.files;
+            compare_further(settings, files, Some(until), Some(taken), progress)
+        };
+        let further = Further {
+            suite,
+            cap: settings.time_cap,
+            progress,
+            end,
+            compare: &compare,
+        };
+        interrupted = further.take(open, &mut benchmarks);
+    }
+    ahead.store(true, Ordering::Relaxed);
+    progress.finish();
+    let stopped = interrupted.then(|| Foreign::new("interrupted (Ctrl-C)"));
+    report(settings, suite, benchmarks, stopped, began.elapsed())
+}
+
+/// The first pass: every benchmark, one after another, each its share of
+/// the time to `end` (`--time` without it). Gives every benchmark's entry,
+/// the ones whose verdicts are still open (under `--suite-time` only: the
+/// second pass's), and whether it was interrupted.
+fn first_pass(
+    settings: &CompareSettings,
+    suite: &Suite,
+    progress: &dyn Progress,
+    end: Option<Instant>,
+) -> (Vec<SuiteBenchmark>, Vec<Open>, bool) {
+    let mut shares = Shares::new(end, suite.benchmarks.len());
+    let (mut benchmarks, mut open) = (Vec::new(), Vec::new());
+    for (index, benchmark) in suite.benchmarks.iter().enumerate() {
         let within = Within {
             progress,
             name: &benchmark.name,
         };
         let start = Instant::now();
         let share = shares.share(settings.time_cap);
-        let compared = compare_further(
-            settings,
-            &benchmark.files,
-            Some(start + share),
-            None,
-            &within,
-        );
+        let until = Some(start + share);
+        let compared = compare_further(settings, &benchmark.files, until, None, &within);
         shares.took(start.elapsed(), share);
         // A benchmark interrupted half-way is left out: its verdicts are
         // of the rounds taken so far.
         let cut = compared.as_ref().map_or(true, |(r, _)| r.stopped.is_some());
         if cut && sandbox::interrupted() {
-            stopped = Some("interrupted (Ctrl-C)".to_string());
-            break;
+            return (benchmarks, open, true);
         }
         let (compared, taken) = split(compared);
-        let entry = judged(benchmark, compared, plan.sides.len(), start.elapsed());
-        if let Some(taken) = taken.filter(|t| t.open() && entry.not_judged.is_none()) {
+        let entry = judged(benchmark, compared, suite.sides.len(), start.elapsed());
+        // Only a second pass reads what a benchmark took.
+        let kept = taken.filter(|t| end.is_some() && t.open() && entry.not_judged.is_none());
+        if let Some(taken) = kept {
+            let spent = start.elapsed();
             open.push(Open {
                 index,
                 taken,
-                spent: start.elapsed(),
+                spent,
             });
         }
         benchmarks.push(entry);
         progress.row_done();
         if sandbox::interrupted() {
-            stopped = Some("interrupted (Ctrl-C)".to_string());
-            break;
+            return (benchmarks, open, true);
         }
     }
-    if let (None, Some(end)) = (&stopped, end) {
-        let compare = |benchmark: &Benchmark, until, taken, progress: &dyn Progress| {
-            let files = &benchmark.files;
-            compare_further(settings, files, Some(until), Some(taken), progress)
-        };
-        let further = Further {
-            plan,
-            cap: settings.time_cap,
-            progress,
-            end,
-            compare: &compare,
-        };
-        if further.take(open, &mut benchmarks) {
-            stopped = Some("interrupted (Ctrl-C)".to_string());
-        }
-    }
-    ahead.store(true, Ordering::Relaxed);
-    progress.finish();
+    (benchmarks, open, false)
+}
+
+/// The suite's report of `benchmarks`, with the runtime view when its
+/// sides are engines.
+fn report(
+    settings: &CompareSettings,
+    suite: &Suite,
+    benchmarks: Vec<SuiteBenchmark>,
+    stopped: Option<Foreign>,
+    elapsed: Duration,
+) -> SuiteComparison {
     let mut report = SuiteComparison {
         tool: Tool::this(),
         environment: benchmarks
             .iter()
             .find_map(|b| b.report.as_ref())
             .map(|r| r.environment.clone()),
-        sides: plan.sides.iter().cloned().map(Foreign::from).collect(),
-        reference: plan.sides.first().cloned().unwrap_or_default().into(),
+        sides: suite.sides.iter().cloned().map(Foreign::from).collect(),
+        reference: suite.sides.first().cloned().unwrap_or_default().into(),
         noise_pct: settings.settings.noise.width_pct(),
-        summary: suite_verdicts(&benchmarks, &plan.sides, plan.unpaired.len()),
+        summary: suite_verdicts(&benchmarks, &suite.sides, suite.unpaired.len()),
         benchmarks,
-        unpaired: plan.unpaired.clone(),
-        stopped: stopped.map(Foreign::from),
+        unpaired: suite.unpaired.clone(),
+        stopped,
         runtimes: None,
-        elapsed_ms: began.elapsed().as_secs_f64() * 1e3,
+        elapsed_ms: elapsed.as_secs_f64() * 1e3,
         suite_time_ms: settings.suite_time.map(|t| t.as_secs_f64() * 1e3),
     };
     let engines = settings.settings.engines.len();
-    if engines > 1 && plan.sides.len() == engines {
+    if engines > 1 && suite.sides.len() == engines {
         report.runtimes = crate::analysis::runtimes::suite_view(&report);
     }
     report
@@ -305,7 +322,7 @@ type CompareFurther<'a> =
 /// end goes to the benchmarks still open, the cheapest workers first, so
 /// that what they leave goes to the dearer ones after them.
 struct Further<'a> {
-    plan: &'a SuitePlan,
+    suite: &'a Suite,
     /// `--time`: a benchmark's time over both passes.
     cap: Duration,
     progress: &'a dyn Progress,
@@ -314,46 +331,53 @@ struct Further<'a> {
 }
 
 impl Further<'_> {
-    /// Take each of `open` further, while the time left holds one more of
-    /// its workers (the mean of its workers so far), each benchmark at
-    /// most `--time` in all; its entry in `benchmarks` is replaced by what
-    /// all its workers took. Whether it was interrupted (the benchmark cut
-    /// then keeps its first entry).
+    /// Take each of `open` further, the unsure verdicts first (then those
+    /// certain from fewer processes than the stop rule needs), the
+    /// cheapest workers first within each, while the time left holds one
+    /// more of a benchmark's workers (the mean of its workers so far),
+    /// each benchmark at most `--time` in all. The time left is shared
+    /// among the benchmarks left whose worker could still fit in it. A
+    /// benchmark's entry in `benchmarks` is replaced by what all its
+    /// workers took. Whether it was interrupted (the benchmark cut then
+    /// keeps its first entry).
     fn take(&self, mut open: Vec<Open>, benchmarks: &mut [SuiteBenchmark]) -> bool {
-        open.sort_by_key(|o| o.taken.per_process());
+        open.sort_by_key(|o| (!o.taken.unsure(), o.taken.per_process()));
+        let costs: Vec<Duration> = open.iter().map(|o| o.taken.per_process()).collect();
         let mut shares = Shares::new(Some(self.end), open.len());
-        for Open {
-            index,
-            taken,
-            spent,
-        } in open
-        {
-            let benchmark = &self.plan.benchmarks[index];
-            let share = shares.share(self.cap.saturating_sub(spent));
-            if share < taken.per_process() {
+        for (k, open) in open.into_iter().enumerate() {
+            let left = self.end.saturating_duration_since(Instant::now());
+            shares.left = costs[k..].iter().filter(|c| **c <= left).count();
+            let share = shares.share(self.cap.saturating_sub(open.spent));
+            if share < costs[k] {
                 continue;
             }
-            let within = Within {
-                progress: self.progress,
-                name: &benchmark.name,
-            };
-            let start = Instant::now();
-            let compared = (self.compare)(benchmark, start + share, taken, &within);
-            shares.took(start.elapsed(), share);
-            let cut = compared.as_ref().map_or(true, |(r, _)| r.stopped.is_some());
-            if cut && sandbox::interrupted() {
-                return true;
-            }
-            let elapsed = spent + start.elapsed();
-            let (compared, _) = split(compared);
-            let mut entry = judged(benchmark, compared, self.plan.sides.len(), elapsed);
-            entry.passes = 2;
-            benchmarks[index] = entry;
-            if sandbox::interrupted() {
+            if self.further(open, share, benchmarks) {
                 return true;
             }
         }
         false
+    }
+
+    /// Take `open` further for `share`, its entry in `benchmarks`
+    /// replaced. Whether it was interrupted.
+    fn further(&self, open: Open, share: Duration, benchmarks: &mut [SuiteBenchmark]) -> bool {
+        let benchmark = &self.suite.benchmarks[open.index];
+        let within = Within {
+            progress: self.progress,
+            name: &benchmark.name,
+        };
+        let start = Instant::now();
+        let compared = (self.compare)(benchmark, start + share, open.taken, &within);
+        let cut = compared.as_ref().map_or(true, |(r, _)| r.stopped.is_some());
+        if cut && sandbox::interrupted() {
+            return true;
+        }
+        let elapsed = open.spent + start.elapsed();
+        let (compared, _) = split(compared);
+        let mut entry = judged(benchmark, compared, self.suite.sides.len(), elapsed);
+        entry.passes = 2;
+        benchmarks[open.index] = entry;
+        sandbox::interrupted()
     }
 }
 
@@ -363,12 +387,12 @@ impl Further<'_> {
 /// free), so that a benchmark's own load is a cache hit. It stops when
 /// the flag returned is set, or at Ctrl-C; without a cache it does
 /// nothing. What it cannot compile each benchmark finds again on its turn.
-fn compile_ahead(settings: &Settings, plan: &SuitePlan) -> Arc<AtomicBool> {
+fn compile_ahead(settings: &Settings, suite: &Suite) -> Arc<AtomicBool> {
     let stop = Arc::new(AtomicBool::new(false));
     let Some(cache) = settings.cache.clone() else {
         return stop;
     };
-    let files: Vec<PathBuf> = plan
+    let files: Vec<PathBuf> = suite
         .benchmarks
         .iter()
         .flat_map(|b| b.files.clone())
@@ -568,15 +592,15 @@ mod tests {
         touch(&a);
         touch(&b);
         let engines = ["cranelift", "winch"];
-        let plan = plan_suite(&[dir.path().to_path_buf()], &engines)?.expect("a suite");
-        assert_eq!(plan.sides, ["cranelift", "winch"]);
-        let names: Vec<&str> = plan.benchmarks.iter().map(|b| b.name.as_str()).collect();
+        let suite = suite_of(&[dir.path().to_path_buf()], &engines)?.expect("a suite");
+        assert_eq!(suite.sides, ["cranelift", "winch"]);
+        let names: Vec<&str> = suite.benchmarks.iter().map(|b| b.name.as_str()).collect();
         assert_eq!(names, ["a", "b"]);
-        assert_eq!(plan.benchmarks[1].files, std::slice::from_ref(&b));
-        assert_eq!(plan_suite(std::slice::from_ref(&a), &engines)?, None);
-        assert_eq!(plan_suite(&[a.clone(), b.clone()], &["cranelift"])?, None);
+        assert_eq!(suite.benchmarks[1].files, std::slice::from_ref(&b));
+        assert_eq!(suite_of(std::slice::from_ref(&a), &engines)?, None);
+        assert_eq!(suite_of(&[a.clone(), b.clone()], &["cranelift"])?, None);
         // The same file twice is one benchmark.
-        assert_eq!(plan_suite(&[a.clone(), a], &engines)?, None);
+        assert_eq!(suite_of(&[a.clone(), a], &engines)?, None);
         Ok(())
     }
 
@@ -590,18 +614,18 @@ mod tests {
         }
         touch(&old.join("gone.wat"));
         touch(&new.join("added.wat"));
-        let plan = plan_suite(&[old.clone(), new.clone()], &["cranelift"])?.expect("a suite");
-        assert_eq!(plan.sides, [label(&old), label(&new)]);
-        let names: Vec<&str> = plan.benchmarks.iter().map(|b| b.name.as_str()).collect();
+        let suite = suite_of(&[old.clone(), new.clone()], &["cranelift"])?.expect("a suite");
+        assert_eq!(suite.sides, [label(&old), label(&new)]);
+        let names: Vec<&str> = suite.benchmarks.iter().map(|b| b.name.as_str()).collect();
         assert_eq!(names, ["bz2", "regex"]);
         assert_eq!(
-            plan.benchmarks[0].files,
+            suite.benchmarks[0].files,
             [
                 old.join("bz2").join("benchmark.wasm"),
                 new.join("bz2").join("benchmark.wasm")
             ]
         );
-        let unpaired: Vec<(&str, Vec<String>)> = plan
+        let unpaired: Vec<(&str, Vec<String>)> = suite
             .unpaired
             .iter()
             .map(|u| {
@@ -614,7 +638,7 @@ mod tests {
             [("gone", vec![label(&old)]), ("added", vec![label(&new)])]
         );
         // Two engines on paired folders: a side per folder and engine.
-        let both = plan_suite(&[old.clone(), new], &["cranelift", "winch"])?.expect("a suite");
+        let both = suite_of(&[old.clone(), new], &["cranelift", "winch"])?.expect("a suite");
         assert_eq!(both.sides.len(), 4);
         assert_eq!(both.sides[1], format!("{}[winch]", label(&old)));
         Ok(())
@@ -666,7 +690,7 @@ mod tests {
             name: name.to_string(),
             files: vec![PathBuf::from(format!("{name}.wasm"))],
         };
-        let plan = SuitePlan {
+        let suite = Suite {
             sides: vec!["cranelift".into(), "winch".into()],
             benchmarks: vec![
                 benchmark("dear"),
@@ -684,7 +708,7 @@ mod tests {
             Ok((report, more))
         };
         let further = Further {
-            plan: &plan,
+            suite: &suite,
             cap: Duration::from_secs(600),
             progress: &crate::benchmark::progress::Silent,
             end: Instant::now() + Duration::from_secs(20),
@@ -697,7 +721,7 @@ mod tests {
         };
         let first_pass =
             |b: &Benchmark| judged(b, Err(anyhow::anyhow!("first pass")), 2, Duration::ZERO);
-        let mut benchmarks: Vec<SuiteBenchmark> = plan.benchmarks.iter().map(first_pass).collect();
+        let mut benchmarks: Vec<SuiteBenchmark> = suite.benchmarks.iter().map(first_pass).collect();
         let open = vec![
             open(0, Duration::from_secs(60)),
             open(1, Duration::from_secs(1)),
