@@ -6,7 +6,7 @@
 //! variant. Interrupted (Ctrl-C, SIGTERM, SIGHUP) once a worker has
 //! compared, the report holds the rounds taken so far and says it stopped.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -27,7 +27,8 @@ use crate::benchmark::parent::row::{Compiled, Counts, describe};
 use crate::benchmark::parent::supervisor::Subprocesses;
 use crate::benchmark::progress::{Progress, Step};
 use crate::benchmark::protocol::{Found, Job, ProcessMeasurement, ProgramMeasurement, Task};
-use crate::guest::{Contract, sandbox};
+use crate::guest::load::LoadError;
+use crate::guest::{Contract, Unsupported, lacking, sandbox};
 use crate::options::{CompareSettings, Metric};
 use crate::results::{BenchResult, CompareReport, Comparison, Row, Tool};
 use crate::util::error::one_line;
@@ -259,9 +260,7 @@ fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
     for planned in catalog.rows(sizes) {
         let guest = match planned.file {
             Ok(guest) => guest,
-            // The line keeps the engine's words, which
-            // [`crate::guest::lacking`] reads when it is unsupported.
-            Err(e) => bail!("{}: {}", planned.row.path.display(), one_line(&e.error)),
+            Err(e) => return Err(not_loaded(&planned.row.path, e)),
         };
         let program = matches!(guest.contract, Contract::Program { .. });
         if let Some(first) = compiled.first()
@@ -289,6 +288,18 @@ fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
         compiled,
         names,
     })
+}
+
+/// Why a variant's file did not load, on one line with its path, the
+/// engine's words kept; typed [`Unsupported`] when the engine cannot run
+/// it (the catalog keeps the error, so its chain is read here, not
+/// moved), so that a suite reports it as unsupported.
+fn not_loaded(path: &Path, failed: &LoadError) -> anyhow::Error {
+    let line = format!("{}: {}", path.display(), one_line(&failed.error));
+    match lacking(&failed.error) {
+        true => anyhow::Error::new(Unsupported(line)),
+        false => anyhow::anyhow!(line),
+    }
 }
 
 /// Variants of one name (the same file twice) told apart by `#2`, `#3`.
@@ -618,6 +629,26 @@ mod tests {
                 variants: vec![fake::process(100.0, rounds), fake::process(200.0, rounds)],
             }),
         ]
+    }
+
+    /// A file an engine cannot run stays unsupported on its way out of
+    /// the comparison (a suite reads it so), and other failures do not.
+    #[test]
+    fn a_file_an_engine_cannot_run_fails_as_unsupported() {
+        let path = Path::new("c.wasm");
+        let failed = |error| LoadError { kind: None, error };
+        let component = anyhow::Error::new(Unsupported(
+            "wasmer runs core modules only, not a component".into(),
+        ));
+        let unsupported = not_loaded(path, &failed(component.context("loading")));
+        assert!(unsupported.is::<Unsupported>(), "{unsupported:#}");
+        assert!(
+            unsupported
+                .to_string()
+                .starts_with("c.wasm: loading: wasmer runs")
+        );
+        let trap = not_loaded(path, &failed(anyhow::anyhow!("wasm trap")));
+        assert!(!lacking(&trap), "{trap:#}");
     }
 
     /// A comparison out of time is open; taken further, its workers add to
