@@ -31,6 +31,23 @@ pub struct Compiled {
     pub runtime: Runtime,
 }
 
+#[cfg(test)]
+impl Compiled {
+    /// A core module under wasmtime that needed no compile: for the
+    /// schedulers' tests.
+    pub fn module_for_tests() -> Self {
+        Compiled {
+            kind: Kind::Module,
+            program: false,
+            compile_ms: 0.0,
+            cache: CacheOutcome::Off,
+            costs: crate::results::Costs::default(),
+            module: None,
+            runtime: Runtime::Wasmtime,
+        }
+    }
+}
+
 impl Compiled {
     /// What `guest` is, as its rows' figures report it.
     pub fn of(guest: &crate::guest::GuestFile) -> Self {

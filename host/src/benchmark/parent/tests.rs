@@ -16,8 +16,6 @@ use crate::benchmark::parent::stop::{LIBRARY_SHARE, MAX_PROCESSES, MIN_PROCESSES
 use crate::benchmark::progress::{Call, Silent};
 use crate::benchmark::protocol::Event;
 use crate::benchmark::protocol::Share;
-use crate::guest::Kind;
-use crate::guest::runtime::wasmtime::cache::CacheOutcome;
 use crate::options::Settings;
 use crate::results::{BenchResult, Environment, Foreign, Row, RunReport, StopReason};
 
@@ -51,15 +49,7 @@ fn row(name: &str) -> RowState {
             0,
             None,
         ),
-        compiled: Ok(Compiled {
-            kind: Kind::Module,
-            program: false,
-            compile_ms: 0.0,
-            cache: CacheOutcome::Off,
-            costs: crate::results::Costs::default(),
-            module: None,
-            runtime: crate::options::Runtime::Wasmtime,
-        }),
+        compiled: Ok(Compiled::module_for_tests()),
         processes: Vec::new(),
         error: None,
         count: None,
