@@ -1,6 +1,6 @@
 //! The measuring sequence of a WASI program in one process: untimed
 //! warm-up iterations until the program's times have stopped moving, by
-//! the rule that warms workloads ([`settled_at`]: V8 tiers a program's
+//! the rule that warms workloads too ([`settled_at`]: V8 tiers a program's
 //! code up over seconds), or until the warm-up cap; then iterations (each
 //! a fresh instance, timed by the program itself between `bench.start` and
 //! `bench.end`) until the process has taken its [`Share`]. Each iteration

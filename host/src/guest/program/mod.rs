@@ -13,7 +13,7 @@
 //! timed over the whole run, and so is one that imports `bench.start` but
 //! not `bench.end`; the report says which.
 //!
-//! What the guest sees: the workload's folder preopened read-only as `.`
+//! What the guest sees: the program's folder preopened read-only as `.`
 //! and as `/` (where Go's runtime looks; not when `--dir` names `/`),
 //! no arguments, no environment but `WASM_BENCH_USE_SMALL_WORKLOAD` (passed
 //! through when the host has it), empty stdin, unless granted more
@@ -21,7 +21,7 @@
 //! iteration and compared line by line, as text (line endings and a final
 //! newline do not count), with `<name>.stdout.expected` /
 //! `<name>.stderr.expected`, else `default.*.expected`, beside the
-//! workload; a missing file checks nothing. Success is a normal return or
+//! program; a missing file checks nothing. Success is a normal return or
 //! exit code 0.
 //!
 //! Here: `world`, what a program sees and the checks after each run;

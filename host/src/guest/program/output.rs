@@ -35,7 +35,7 @@ pub fn expected_files(folder: &Path, name: &str) -> Vec<String> {
 }
 
 /// `<name>.<stream>.expected`, else `default.<stream>.expected`, if either
-/// sits beside the workload. One that is not a regular file, is larger
+/// sits beside the program. One that is not a regular file, is larger
 /// than the output a program may write ([`crate::util::fs::read_bounded`]),
 /// or is a symbolic link leading out of `folder` is an error.
 pub(crate) fn expected(folder: &Path, name: &str, stream: &str) -> Result<Option<Vec<u8>>> {

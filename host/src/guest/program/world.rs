@@ -22,7 +22,7 @@ use crate::platform::valgrind;
 /// The one variable of the host's environment a program sees (when the
 /// host has it): some benchmarks read a smaller input then.
 pub const SMALL_WORKLOAD_VAR: &str = "WASM_BENCH_USE_SMALL_WORKLOAD";
-/// The guest's name of the root folder, which the workload's folder is too.
+/// The guest's name of the root folder, which the program's folder is too.
 const ROOT: &str = "/";
 
 /// What a program's timed region was.

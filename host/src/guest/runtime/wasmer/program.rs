@@ -24,7 +24,7 @@ use crate::guest::runtime::seam::{CompiledProgram, Guest};
 use crate::guest::runtime::wasi_p1::{self, Stop};
 use crate::options::Grants;
 
-/// The host state of one iteration (a workload's instance: of its
+/// The host state of one iteration (a program's instance: of its
 /// lifetime), for WASI and the program's regions.
 pub(super) struct State {
     wasi: WasiP1Ctx,
