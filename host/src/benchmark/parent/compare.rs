@@ -569,8 +569,6 @@ mod tests {
     use crate::benchmark::parent::fake::{self, Fake};
     use crate::benchmark::progress::Silent;
     use crate::benchmark::protocol::Event;
-    use crate::guest::Kind;
-    use crate::guest::runtime::wasmtime::cache::CacheOutcome;
 
     /// The settings of `host compare a.wasm b.wasm`, unpinned, without a
     /// cache, seed 1.
@@ -597,18 +595,7 @@ mod tests {
             .iter()
             .map(|n| Row::new(Path::new(&format!("{n}.wasm")), n, "run", None, 0, None))
             .collect();
-        let compiled = rows
-            .iter()
-            .map(|_| Compiled {
-                kind: Kind::Module,
-                program: false,
-                compile_ms: 0.0,
-                cache: CacheOutcome::Off,
-                costs: crate::results::Costs::default(),
-                module: None,
-                runtime: crate::options::Runtime::Wasmtime,
-            })
-            .collect();
+        let compiled = rows.iter().map(|_| Compiled::module_for_tests()).collect();
         Variants {
             names: rows.iter().map(|r| r.name.clone()).collect(),
             rows,

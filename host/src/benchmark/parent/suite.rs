@@ -335,8 +335,9 @@ impl Further<'_> {
     /// certain from fewer processes than the stop rule needs), the
     /// cheapest workers first within each, while the time left holds one
     /// more of a benchmark's workers (the mean of its workers so far),
-    /// each benchmark at most `--time` in all. The time left is shared
-    /// among the benchmarks left whose worker could still fit in it. A
+    /// each benchmark at most `--time` in all. Each gets an even share of
+    /// the time left among the benchmarks left whose worker could still
+    /// fit in it, and at least one worker's time while one fits. A
     /// benchmark's entry in `benchmarks` is replaced by what all its
     /// workers took. Whether it was interrupted (the benchmark cut then
     /// keeps its first entry).
@@ -347,7 +348,10 @@ impl Further<'_> {
         for (k, open) in open.into_iter().enumerate() {
             let left = self.end.saturating_duration_since(Instant::now());
             shares.left = costs[k..].iter().filter(|c| **c <= left).count();
-            let share = shares.share(self.cap.saturating_sub(open.spent));
+            let cap = self.cap.saturating_sub(open.spent);
+            // A benchmark whose worker fits gets at least that worker's
+            // time, so that the time goes to the open verdicts first.
+            let share = shares.share(cap).max(costs[k].min(left)).min(cap);
             if share < costs[k] {
                 continue;
             }

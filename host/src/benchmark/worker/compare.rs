@@ -33,7 +33,7 @@ fn chunk_len(len: usize, chunk: usize) -> usize {
     len / ROUND_CHUNKS + usize::from(chunk < len % ROUND_CHUNKS)
 }
 
-/// Rounds a worker takes whatever its budget.
+/// Rounds a comparison's first worker takes whatever its budget.
 pub const LEAST_ROUNDS: usize = 2;
 
 /// A comparison's task in this worker.
@@ -52,22 +52,36 @@ pub struct Comparison<'a> {
 
 /// When a worker's rounds stop: after the rounds asked for, or, under a
 /// budget, before a round that would end past it (its length taken as the
-/// mean of the rounds so far); the first [`LEAST_ROUNDS`] are always
-/// taken, so that every process gives the parent rounds with a spread to
-/// judge (one round has no interval).
+/// mean of the rounds so far); the first [`least_rounds`] are always
+/// taken, so that the comparison has rounds with a spread to judge (one
+/// round has no interval).
 #[derive(Debug, Clone, Copy)]
 pub struct Pace {
     rounds: usize,
     budget: Option<Duration>,
+    /// Rounds taken whatever the budget ([`least_rounds`]).
+    least: usize,
     began: Instant,
 }
 
+/// The rounds a comparison's worker takes whatever its budget: the first
+/// worker [`LEAST_ROUNDS`] (one round has no interval), a later one one,
+/// since it adds to rounds the comparison already has.
+pub fn least_rounds(offset: usize) -> usize {
+    match offset {
+        0 => LEAST_ROUNDS,
+        _ => 1,
+    }
+}
+
 impl Pace {
-    /// The pace of a task of `rounds` under `budget`, counted from now.
-    pub fn new(rounds: usize, budget: Option<Duration>) -> Self {
+    /// The pace of a task of `rounds` under `budget`, counted from now,
+    /// for the comparison's worker at `offset` (the workers before it).
+    pub fn new(rounds: usize, budget: Option<Duration>, offset: usize) -> Self {
         Pace {
             rounds,
             budget,
+            least: least_rounds(offset),
             began: Instant::now(),
         }
     }
@@ -78,7 +92,7 @@ impl Pace {
         if taken >= self.rounds {
             return false;
         }
-        let Some(budget) = self.budget.filter(|_| taken >= LEAST_ROUNDS) else {
+        let Some(budget) = self.budget.filter(|_| taken >= self.least) else {
             return true;
         };
         let next = first.elapsed().div_f64(taken as f64);
@@ -294,28 +308,31 @@ mod tests {
     use super::{Pace, ROUND_CHUNKS, chunk_len, williams_order};
 
     /// Without a budget every round asked for is taken; with a budget
-    /// already spent only the first two; with one that a round's length
-    /// outlasts, none after them.
+    /// already spent only the first two (a later worker's: the first
+    /// one); with one that a round's length outlasts, none after them.
     #[test]
     fn the_pace_takes_two_rounds_and_none_past_the_budget() {
         let now = Instant::now();
-        let free = Pace::new(6, None);
+        let free = Pace::new(6, None, 0);
         assert!((0..6).all(|taken| free.another(taken, now)));
         assert!(!free.another(6, now));
-        let spent = Pace::new(6, Some(Duration::ZERO));
+        let spent = Pace::new(6, Some(Duration::ZERO), 0);
         assert!(spent.another(0, now) && spent.another(1, now));
         assert!(!spent.another(2, now));
-        assert!(!Pace::new(1, Some(Duration::ZERO)).another(1, now));
+        assert!(!Pace::new(1, Some(Duration::ZERO), 0).another(1, now));
+        // A later worker adds to rounds taken: one is enough.
+        let later = Pace::new(6, Some(Duration::ZERO), 3);
+        assert!(later.another(0, now) && !later.another(1, now));
         // Two rounds took 50 ms each; another would end past 120 ms.
         let first = now - Duration::from_millis(100);
         let tight = Pace {
             began: first,
-            ..Pace::new(6, Some(Duration::from_millis(120)))
+            ..Pace::new(6, Some(Duration::from_millis(120)), 0)
         };
         assert!(!tight.another(2, first));
         let roomy = Pace {
             began: first,
-            ..Pace::new(6, Some(Duration::from_secs(60)))
+            ..Pace::new(6, Some(Duration::from_secs(60)), 0)
         };
         assert!(roomy.another(2, first));
     }

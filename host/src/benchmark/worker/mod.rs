@@ -158,7 +158,7 @@ fn take_task(plan: &WorkerPlan, task: &Task, session: &Session, emitter: &Emitte
                 rounds: *rounds,
                 offset: *offset,
                 fuel: *fuel,
-                pace: Pace::new(*rounds, *budget),
+                pace: Pace::new(*rounds, *budget, *offset),
             };
             let plan = &pace_warmup(plan, *budget);
             // The variants are all programs or none (the parent checked).
