@@ -22,6 +22,7 @@ use crate::guest::runtime::native;
 use crate::guest::runtime::wasmtime::cache::CacheOutcome;
 use crate::guest::runtime::wasmtime::engine::Engines;
 use crate::options::{EngineConfig, Runtime};
+use crate::util::bytes::sha256;
 use crate::util::fs::{Cap, Links, read_bounded};
 
 /// Expand the paths given on the command line, in order:
@@ -420,15 +421,9 @@ impl Checked {
             engine_set: loaded.engine_set,
             format: file.format,
             contract: file.contract.clone(),
-            digest: digest(&file.bytes),
+            digest: sha256(&file.bytes),
         })
     }
-}
-
-/// SHA-256 of `bytes`, in hex.
-fn digest(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    crate::util::bytes::hex(&Sha256::digest(bytes))
 }
 
 /// Load the file the parent checked as `checked`: its bytes read again
@@ -445,7 +440,7 @@ pub fn load_checked(
     let bytes: Arc<[u8]> = read_binary(&checked.path, max_bytes)
         .map_err(failed)?
         .into();
-    if digest(&bytes) != checked.digest {
+    if sha256(&bytes) != checked.digest {
         return Err(failed(anyhow::anyhow!(
             "the file changed after it was checked (its bytes are not those measured so far)"
         )));

@@ -16,9 +16,8 @@ use std::sync::Arc;
 
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
-use crate::util::bytes::hex;
+use crate::util::bytes::sha256;
 use crate::util::foreign::Foreign;
 use crate::util::fs::{Cap, Links, read_bounded, replace_atomically};
 
@@ -77,11 +76,6 @@ impl ModuleRef {
             false => "module".to_string(),
         }
     }
-}
-
-/// The hex SHA-256 of `bytes`.
-pub fn sha256(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
 }
 
 /// Whether `name` is a hex SHA-256.

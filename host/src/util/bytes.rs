@@ -16,6 +16,12 @@ pub fn format_bytes(n: u64) -> String {
     }
 }
 
+/// The hex SHA-256 of `bytes`: a file's content, named.
+pub fn sha256(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    hex(&Sha256::digest(bytes))
+}
+
 /// `bytes` as lower-case hex, two digits a byte.
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
