@@ -743,6 +743,56 @@ mod tests {
         assert!(benchmarks[0].report.is_none());
     }
 
+    /// An unsure verdict goes before certain ones, dearer though its
+    /// worker is: it gets at least that worker's time while one fits.
+    #[test]
+    fn the_second_pass_takes_an_unsure_verdict_first() {
+        let benchmark = |name: &str| Benchmark {
+            name: name.to_string(),
+            files: vec![PathBuf::from(format!("{name}.wasm"))],
+        };
+        let suite = Suite {
+            sides: vec!["cranelift".into(), "winch".into()],
+            benchmarks: vec![benchmark("certain"), benchmark("unsure")],
+            unpaired: Vec::new(),
+        };
+        let taken = std::cell::RefCell::new(Vec::new());
+        let compare = |b: &Benchmark, until: Instant, more: Taken, _: &dyn Progress| {
+            taken.borrow_mut().push((b.name.clone(), until));
+            let mut report = crate::analysis::fixtures::compare_report();
+            report.variants.truncate(2);
+            report.comparisons.truncate(1);
+            Ok((report, more))
+        };
+        let end = Instant::now() + Duration::from_secs(4);
+        let further = Further {
+            suite: &suite,
+            cap: Duration::from_secs(600),
+            progress: &crate::benchmark::progress::Silent,
+            end,
+            compare: &compare,
+        };
+        let open = |index, per_process: Duration, unsure| Open {
+            index,
+            taken: Taken::made_of(1, per_process, unsure),
+            spent: per_process,
+        };
+        let first_pass =
+            |b: &Benchmark| judged(b, Err(anyhow::anyhow!("first pass")), 2, Duration::ZERO);
+        let mut benchmarks: Vec<SuiteBenchmark> = suite.benchmarks.iter().map(first_pass).collect();
+        let open = vec![
+            open(0, Duration::from_millis(10), false),
+            open(1, Duration::from_secs(3), true),
+        ];
+        assert!(!further.take(open, &mut benchmarks));
+        let taken = taken.borrow();
+        let names: Vec<&str> = taken.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["unsure", "certain"]);
+        // Two share 4 s: an even share (2 s) would not hold its 3 s worker.
+        let (_, until) = taken[0];
+        assert!(until + Duration::from_millis(100) >= end - Duration::from_secs(1));
+    }
+
     #[test]
     fn repeated_sides_are_told_apart() {
         let names = distinct(vec!["a".into(), "a".into(), "b".into()]);
