@@ -398,7 +398,9 @@ fn nanos(d: Duration) -> f64 {
 }
 
 impl CompiledProgram for LibraryProgram {
-    fn iterate(&self) -> Result<Iteration> {
+    /// The library's own WASI context draws the program's random numbers:
+    /// bench-api takes no seed.
+    fn iterate(&self, _seed: u64) -> Result<Iteration> {
         self.run_once()
     }
 }

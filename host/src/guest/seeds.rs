@@ -15,6 +15,15 @@
 //!
 //! The next seed is derived before the first clock read of a call; nothing of
 //! this sits inside the timed region.
+//!
+//! A WASI program draws its input from `random_get` instead (libsodium's
+//! message lengths and keys, a Rust `HashMap`'s keys, a quicksort's data):
+//! each iteration's random numbers come from [`GuestRandom`], seeded as a
+//! call is, so that every variant of a comparison's round runs on the same
+//! input under every runtime (wasmtime, wasmi and wasmer through
+//! wasmtime-wasi, V8 through the same generator in its node harness). Drawn
+//! from the system, one round's inputs differed: a libsodium benchmark whose
+//! iterations took 0.3 to 112 ms read its two engines as 1.24x [0.018, 642].
 
 pub use crate::options::SeedRule;
 
@@ -58,6 +67,12 @@ impl Seeds {
         }
     }
 
+    /// The first seed of the sequence, whatever was taken before.
+    pub fn first(mut self) -> u64 {
+        self.restart();
+        self.take()
+    }
+
     /// Start the sequence again from its first seed: sampling starts here, so
     /// that every variant of a comparison takes its samples with the same
     /// seeds, whatever its warm-up took.
@@ -65,6 +80,66 @@ impl Seeds {
         self.calls = 0;
     }
 }
+
+/// The random numbers of one program iteration seeded `seed`: xoshiro128**
+/// (Blackman and Vigna), its state the two SplitMix64 outputs that follow
+/// `seed`. wasmtime-wasi answers `random_get` a byte per [`Rng::next_u32`]
+/// (its low byte); V8's harness (`v8.js`) computes the same bytes.
+///
+/// [`Rng::next_u32`]: rand::Rng::next_u32
+#[derive(Debug, Clone)]
+pub struct GuestRandom {
+    state: [u32; 4],
+}
+
+impl GuestRandom {
+    /// The generator of an iteration seeded `seed`.
+    pub fn new(seed: u64) -> Self {
+        let (a, b) = (splitmix64(seed), splitmix64(seed.wrapping_add(GOLDEN)));
+        GuestRandom {
+            state: [a as u32, (a >> 32) as u32, b as u32, (b >> 32) as u32],
+        }
+    }
+
+    fn next(&mut self) -> u32 {
+        let s = &mut self.state;
+        let result = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
+        let t = s[1] << 9;
+        s[2] ^= s[0];
+        s[3] ^= s[1];
+        s[1] ^= s[2];
+        s[0] ^= s[3];
+        s[2] ^= t;
+        s[3] = s[3].rotate_left(11);
+        result
+    }
+}
+
+impl rand::TryRng for GuestRandom {
+    type Error = std::convert::Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        Ok(self.next())
+    }
+
+    /// Two draws, the first the low half.
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        let low = u64::from(self.next());
+        Ok(low | (u64::from(self.next()) << 32))
+    }
+
+    /// A draw per four bytes, little-endian.
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        for chunk in dst.chunks_mut(4) {
+            let bytes = self.next().to_le_bytes();
+            chunk.copy_from_slice(&bytes[..chunk.len()]);
+        }
+        Ok(())
+    }
+}
+
+/// SplitMix64's increment, the golden ratio in 64 bits.
+const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// The seed of call `index` of a run seeded `run`: SplitMix64 of the pair,
 /// kept to 63 bits so that a guest reading it as a signed i64 sees it
@@ -76,7 +151,7 @@ pub fn of_call(run: u64, index: u64) -> u64 {
 /// Sebastiano Vigna's SplitMix64 finaliser: every output bit depends on
 /// every input bit, and distinct inputs give distinct outputs.
 fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = x.wrapping_add(GOLDEN);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
@@ -87,6 +162,9 @@ mod tests {
     use std::collections::HashSet;
 
     use super::*;
+
+    /// The first eight bytes `random_get` gives a program seeded 7.
+    const PINNED: [u8; 8] = [65, 164, 74, 60, 198, 103, 38, 166];
 
     #[test]
     fn every_call_gets_its_own_seed_and_a_run_repeats() {
@@ -110,6 +188,28 @@ mod tests {
         a.restart();
         b.restart();
         assert!((0..100).all(|_| a.take() == b.take()));
+    }
+
+    /// The bytes a program reads from `random_get` for a seed: pinned, since
+    /// V8's harness computes them too (the conformance suite holds every
+    /// runtime to the same output); another seed gives others.
+    #[test]
+    fn a_seed_gives_a_program_the_same_random_numbers() {
+        use rand::Rng;
+        let bytes = |seed| {
+            let mut random = GuestRandom::new(seed);
+            (0..8).map(|_| random.next_u32() as u8).collect::<Vec<u8>>()
+        };
+        assert_eq!(bytes(7), bytes(7));
+        assert_ne!(bytes(7), bytes(8));
+        assert_eq!(bytes(7), PINNED);
+        let mut random = GuestRandom::new(7);
+        let mut filled = [0u8; 6];
+        random.fill_bytes(&mut filled);
+        let mut again = GuestRandom::new(7);
+        let words = [again.next_u32(), again.next_u32()];
+        assert_eq!(filled[..4], words[0].to_le_bytes());
+        assert_eq!(filled[4..], words[1].to_le_bytes()[..2]);
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! (a fresh instance, timed as `host run` times it: instantiation, and the
 //! regions between `bench.start` and `bench.end`), in the order of a
 //! Williams design rotated per round and per process, so that a state of
-//! the machine falls on every variant alike. A failed iteration (its output
+//! the machine falls on every variant alike. A round's iterations share
+//! one seed, so that every variant runs on the same random numbers: the
+//! rounds are paired in their input too. A failed iteration (its output
 //! check included) is an error of its variant.
 
 use anyhow::Result;
@@ -54,11 +56,13 @@ pub fn compare(
         progress.step(&row.name, Step::Sampling);
     }
     let mut rounds = 0;
+    let mut seeds = session.seeds;
     while task.pace.another(rounds, started) {
+        let seed = seeds.take();
         for index in williams_order(taken.len(), rounds + task.offset) {
             progress.set_row(index);
             progress.calling(Call::Start);
-            let iteration = taken[index].program.iterate().map_err(|e| (index, e))?;
+            let iteration = taken[index].program.iterate(seed).map_err(|e| (index, e))?;
             taken[index].iterations.push(iteration);
         }
         rounds += 1;
@@ -78,7 +82,8 @@ pub fn compare(
 /// Load `row`'s program and run its untimed warm-up iterations.
 fn warm_up(plan: &WorkerPlan, session: &Session, row: &Row, progress: &Emitter) -> Result<Taken> {
     let program = program_of(plan, session, row, progress)?;
-    let iterations = Iterations::warm_up(&program, plan.warmup_cap, progress, &row.name)?;
+    let cap = plan.warmup_cap;
+    let iterations = Iterations::warm_up(&program, cap, session.seeds, progress, &row.name)?;
     Ok(Taken {
         program,
         iterations,

@@ -209,7 +209,7 @@ fn output(
         .context("no compiled code: a program's output is taken under wasmtime")?;
     let program = Program::new(&row.path, code, &plan.grants, session.limits)?;
     progress.calling(Call::Start);
-    program.stdout_of_one_run()
+    program.stdout_of_one_run(session.seeds.first())
 }
 
 /// Profile one row for `duration`, sampling every `interval` (the `timing`),

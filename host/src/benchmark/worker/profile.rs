@@ -52,9 +52,10 @@ pub fn profile_row(
         let program = Program::new(&row.path, &code, &plan.grants, session.limits)?;
         let mut arm = Arm(&recording);
         let _ticker = Ticker::start(&engine, interval);
+        let mut seeds = session.seeds;
         loop {
             progress.calling(Call::Start);
-            program.iterate_with(&mut arm)?;
+            program.iterate_with(seeds.take(), &mut arm)?;
             if started.elapsed() >= duration {
                 break;
             }

@@ -6,7 +6,10 @@
 //! `bench.end`) until the process has taken its [`Share`]. Each iteration
 //! is one block, of one sample per timed region; nothing is subtracted.
 //! The first warm-up iteration is the process's start: a fresh instance's
-//! first `_start`, timed as every iteration is.
+//! first `_start`, timed as every iteration is. The iterations take the
+//! session's seeds in turn (their random numbers, [`Seeds`]), the warm-up
+//! from the first and the timed ones from the first again, as a workload's
+//! calls do.
 //! Before every iteration the sequence tells its [`Progress`], so that the
 //! parent can hold the iteration to `--timeout`. A program runs under any
 //! runtime or an engine library alike ([`ProgramRunner`]).
@@ -21,6 +24,7 @@ use crate::benchmark::protocol::{ProcessMeasurement, ProgramMeasurement, StartMe
 use crate::benchmark::worker::sequence::{MAX_SAMPLES, settled_at};
 use crate::guest::program::{Iteration, TimedRegion};
 use crate::guest::runtime::CompiledProgram;
+use crate::guest::seeds::Seeds;
 use crate::results::{HardwareCounts, Measurement, Warmup};
 
 /// What runs a program's iterations: a runtime (wasmtime's built-in
@@ -50,10 +54,11 @@ impl Iterations {
     /// Run `program`'s untimed warm-up iterations (at least one): until
     /// the time of the last iterations (their timed regions together) is
     /// that of the ones before them ([`settled_at`]), or until `cap` has
-    /// passed.
+    /// passed; each seeded with the next of `seeds`.
     pub fn warm_up(
         program: &ProgramRunner,
         cap: Duration,
+        mut seeds: Seeds,
         progress: &dyn Progress,
         name: &str,
     ) -> Result<Self> {
@@ -63,7 +68,7 @@ impl Iterations {
         let mut first = StartMeasurement::default();
         let (iteration, settled) = loop {
             progress.calling(Call::Start);
-            let iteration = program.iterate()?;
+            let iteration = program.iterate(seeds.take())?;
             history.push(iteration.execute_ns.iter().sum::<f64>());
             if first.instantiate_ns.is_empty() {
                 first.instantiate_ns.push(iteration.instantiate_ns);
@@ -145,21 +150,25 @@ impl Iterations {
 }
 
 /// Measure a program in this process: warm-up iterations for at most
-/// `warmup_cap`, then iterations until the process has taken its `share`;
-/// the clock's step `clock_resolution_ns` goes with the measurement.
+/// `warmup_cap`, then iterations until the process has taken its `share`,
+/// each seeded from `seeds`; the clock's step `clock_resolution_ns` goes
+/// with the measurement.
 pub fn measure(
     program: &ProgramRunner,
     (share, warmup_cap, clock_resolution_ns): (Share, Duration, f64),
+    seeds: Seeds,
     progress: &dyn Progress,
     name: &str,
     hardware_counters: Option<Result<HardwareCounts, String>>,
 ) -> Result<ProcessMeasurement> {
-    let mut taken = Iterations::warm_up(program, warmup_cap, progress, name)?;
+    let mut taken = Iterations::warm_up(program, warmup_cap, seeds, progress, name)?;
     progress.step(name, Step::Sampling);
     let sampling = Instant::now();
+    let mut seeds = seeds;
+    seeds.restart();
     loop {
         progress.calling(Call::Start);
-        taken.push(program.iterate()?);
+        taken.push(program.iterate(seeds.take())?);
         let done = match share {
             Share::Samples(n) | Share::Blocks(n) => taken.len() >= n,
             Share::Time(t) => sampling.elapsed() >= t,
@@ -173,4 +182,54 @@ pub fn measure(
     measured.peak_rss_bytes = program.peak_rss_bytes();
     measured.code_bytes = program.code_bytes();
     Ok(measured)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+    use crate::benchmark::progress::Silent;
+    use crate::guest::seeds::{SeedRule, of_call};
+
+    /// A program that keeps the seed of each of its iterations.
+    struct Seeded(Arc<Mutex<Vec<u64>>>);
+
+    impl CompiledProgram for Seeded {
+        fn iterate(&self, seed: u64) -> Result<Iteration> {
+            self.0
+                .lock()
+                .map_err(|_| anyhow::anyhow!("poisoned"))?
+                .push(seed);
+            Ok(Iteration {
+                instantiate_ns: 1.0,
+                execute_ns: vec![1.0],
+                region: TimedRegion::WholeStart,
+                compile_ns: None,
+            })
+        }
+    }
+
+    /// The seeds a process's iterations of a program take: one warm-up
+    /// iteration (the cap is spent at once) and three timed ones.
+    fn seeds_taken(rule: SeedRule) -> Result<Vec<u64>> {
+        let kept = Arc::new(Mutex::new(Vec::new()));
+        let program: ProgramRunner = Box::new(Seeded(kept.clone()));
+        let schedule = (Share::Samples(3), Duration::ZERO, 1.0);
+        measure(&program, schedule, Seeds::new(42, rule), &Silent, "p", None)?;
+        let taken = kept.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
+        Ok(taken.clone())
+    }
+
+    /// The warm-up takes the run's sequence from its first seed, and so do
+    /// the timed iterations, whatever the warm-up took; `--same-seed`
+    /// gives every iteration the run's seed.
+    #[test]
+    fn a_programs_iterations_take_the_runs_seeds_in_turn() -> Result<()> {
+        let seed = |i| of_call(42, i);
+        let expected = [seed(0), seed(0), seed(1), seed(2)];
+        assert_eq!(seeds_taken(SeedRule::PerCall)?, expected);
+        assert_eq!(seeds_taken(SeedRule::Same)?, [42; 4]);
+        Ok(())
+    }
 }

@@ -102,5 +102,6 @@ fn measure_program(
         Err("not counted: they count `run(count, seed)` workloads, not programs".to_string())
     });
     let schedule = (job.share, plan.warmup_cap, session.clock_resolution_ns());
-    program::measure(&program, schedule, progress, &job.row.name, counters)
+    let seeds = session.seeds;
+    program::measure(&program, schedule, seeds, progress, &job.row.name, counters)
 }

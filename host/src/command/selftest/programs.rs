@@ -57,7 +57,10 @@ pub(super) fn program_agreement(path: &Path) -> Result<ProgramAgreement> {
     let mut reference = Vec::new();
     let mut identical_code = true;
     for round in 0..AGREEMENT_ROUNDS {
-        let row = result_row(&run_host(&["run"], &[path], &[])?)?;
+        // One seed, the reference's: a program that draws random numbers
+        // runs on the same ones on both sides.
+        let seeded = ["--seed", "0", "--same-seed"];
+        let row = result_row(&run_host(&["run"], &[path], &seeded)?)?;
         host_run.push(execute_median(&row)?);
         // As many iterations as the run timed, so that both sides span
         // about as much of the machine's time.
@@ -163,10 +166,11 @@ pub fn reference(args: &ReferenceArgs) -> Result<()> {
         },
     )?;
     crate::platform::thread::prepare_measuring_thread(PinRequest::Quietest, PriorityRequest::Nice);
-    program.iterate()?;
+    // Seeded as the host's row is with `--seed 0 --same-seed`.
+    program.iterate(0)?;
     let mut times = Vec::with_capacity(args.iterations);
     for _ in 0..args.iterations {
-        times.extend(program.iterate()?.execute_ns);
+        times.extend(program.iterate(0)?.execute_ns);
     }
     let timing = ReferenceTiming {
         execute_ns: stats::median(&times),

@@ -16,6 +16,7 @@ use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 use super::output::{check_output, expected, tail};
 use crate::guest::name::file_stem;
+use crate::guest::seeds::GuestRandom;
 use crate::options::Grants;
 use crate::platform::valgrind;
 
@@ -206,14 +207,18 @@ impl World {
     }
 
     /// The WASI context of an iteration, from `builder`, writing to `stdout`
-    /// and `stderr`.
+    /// and `stderr`, its random numbers seeded with `seed` ([`GuestRandom`]).
     pub(crate) fn wasi(
         &self,
         mut builder: WasiCtxBuilder,
-        stdout: &MemoryOutputPipe,
-        stderr: &MemoryOutputPipe,
+        (stdout, stderr): (&MemoryOutputPipe, &MemoryOutputPipe),
+        seed: u64,
     ) -> Result<WasiCtxBuilder> {
         builder.stdout(stdout.clone()).stderr(stderr.clone());
+        builder
+            .secure_random(GuestRandom::new(seed))
+            .insecure_random(GuestRandom::new(!seed))
+            .insecure_random_seed(u128::from(seed));
         // Go's runtime (GOOS=wasip1) takes the first preopen's name for its
         // working folder (without `PWD`) and cannot open a relative path
         // under `.`: the folder is `/` first, then `.` (wasi-libc finds it
@@ -244,23 +249,28 @@ impl World {
     }
 
     /// The WASI preview 1 context of an iteration of a core module, writing
-    /// to `stdout` and `stderr`.
-    pub fn p1(&self, stdout: &MemoryOutputPipe, stderr: &MemoryOutputPipe) -> Result<WasiP1Ctx> {
-        Ok(self.wasi(WasiCtxBuilder::new(), stdout, stderr)?.build_p1())
+    /// to `stdout` and `stderr`, seeded with `seed`.
+    pub fn p1(
+        &self,
+        outputs: (&MemoryOutputPipe, &MemoryOutputPipe),
+        seed: u64,
+    ) -> Result<WasiP1Ctx> {
+        Ok(self.wasi(WasiCtxBuilder::new(), outputs, seed)?.build_p1())
     }
 
     /// One iteration of a core module under a runtime that answers WASI
     /// with wasmtime-wasi's preview 1: `run` runs a fresh instance with the
-    /// context [`World::p1`] builds; the run is checked by
-    /// [`World::finish`], its output captured on the way.
+    /// context [`World::p1`] builds, seeded with `seed`; the run is checked
+    /// by [`World::finish`], its output captured on the way.
     #[cfg(feature = "wasi-p1")]
     pub(crate) fn iterate_p1(
         &self,
+        seed: u64,
         run: impl FnOnce(WasiP1Ctx) -> Result<Ran>,
     ) -> Result<Iteration> {
         let stdout = MemoryOutputPipe::new(super::output::CAPTURE_LIMIT);
         let stderr = MemoryOutputPipe::new(super::output::CAPTURE_LIMIT);
-        let ran = run(self.p1(&stdout, &stderr)?)?;
+        let ran = run(self.p1((&stdout, &stderr), seed)?)?;
         self.finish(ran, &stdout.contents(), &stderr.contents(), true)
     }
 

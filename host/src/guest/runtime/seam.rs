@@ -114,8 +114,11 @@ pub trait Runner: Send + Sync {
 /// [`crate::guest::program::World::finish`].
 pub trait CompiledProgram: Send {
     /// One fresh instance: instantiate, run, check the protocol, the exit
-    /// code and the output.
-    fn iterate(&self) -> Result<Iteration>;
+    /// code and the output. Its random numbers are those
+    /// [`crate::guest::seeds::GuestRandom`] draws from `seed`, under every
+    /// runtime; an engine library answers WASI itself, and its program
+    /// draws its own.
+    fn iterate(&self, seed: u64) -> Result<Iteration>;
 
     /// The peak resident memory of the process the iterations ran in: the
     /// worker's, unless the runtime has a process of its own.

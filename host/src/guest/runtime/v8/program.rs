@@ -144,8 +144,9 @@ impl V8Command {
         self.scratch.output_folder().join(stream)
     }
 
-    /// The request of one iteration: what the guest is granted.
-    fn request(&self) -> Result<String> {
+    /// The request of one iteration: what the guest is granted, and the
+    /// seed of its random numbers (as text: JSON numbers are doubles).
+    fn request(&self, seed: u64) -> Result<String> {
         let world = &self.world;
         let text = |p: &Path| p.to_str().map(str::to_string);
         let folder = text(&self.scratch.folder()).context("the scratch folder is not UTF-8")?;
@@ -164,6 +165,7 @@ impl V8Command {
             "env": world.env(),
             "stdout": text(&self.output("stdout")),
             "stderr": text(&self.output("stderr")),
+            "seed": seed.to_string(),
         });
         Ok(format!("iterate {request}"))
     }
@@ -224,8 +226,8 @@ impl V8Command {
 }
 
 impl CompiledProgram for V8Command {
-    fn iterate(&self) -> Result<Iteration> {
-        let request = self.request()?;
+    fn iterate(&self, seed: u64) -> Result<Iteration> {
+        let request = self.request(seed)?;
         let mut node = self.node.lock().unwrap_or_else(PoisonError::into_inner);
         let answer = self.answer(&mut node, &request)?;
         drop(node);

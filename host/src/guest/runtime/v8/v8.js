@@ -12,8 +12,9 @@
 // `program` compiles a WASI command module (a program) once; each
 // `iterate` collects garbage (when node runs with --expose-gc), then makes
 // a fresh instance with a fresh node:wasi context (the JSON
-// names the folder to preopen, the grants, and the files its stdout and
-// stderr go to), and answers with the instantiation and the run's times,
+// names the folder to preopen, the grants, the files its stdout and
+// stderr go to, and the seed of its random numbers, which `random_get`
+// draws from the host's generator rather than node's), and answers with the instantiation and the run's times,
 // the regions between bench.start and bench.end (read with
 // process.hrtime.bigint()), and how the run ended.
 // `sample` reads process.hrtime.bigint() right before and right after
@@ -153,6 +154,54 @@ function compileProgram(cap, hex) {
   answer(`ok ${importsEnd ? 1 : 0} ${c1 - c0}`);
 }
 
+// SplitMix64's finaliser of `x` plus its increment, in 64 bits.
+const MASK64 = (1n << 64n) - 1n;
+const GOLDEN = 0x9E3779B97F4A7C15n;
+function splitmix64(x) {
+  let z = (x + GOLDEN) & MASK64;
+  z = ((z ^ (z >> 30n)) * 0xBF58476D1CE4E5B9n) & MASK64;
+  z = ((z ^ (z >> 27n)) * 0x94D049BB133111EBn) & MASK64;
+  return z ^ (z >> 31n);
+}
+
+// The host's generator of a program's random numbers (the Rust
+// `GuestRandom`): xoshiro128**, its state the two SplitMix64 outputs that
+// follow `seed`; each call gives the next 32 bits.
+function guestRandom(seed) {
+  const a = splitmix64(seed);
+  const b = splitmix64((seed + GOLDEN) & MASK64);
+  const low = (x) => Number(x & 0xFFFFFFFFn);
+  const s = new Uint32Array([low(a), low(a >> 32n), low(b), low(b >> 32n)]);
+  const rotl = (x, k) => (x << k) | (x >>> (32 - k));
+  return () => {
+    const result = Math.imul(rotl(Math.imul(s[1], 5), 7), 9) >>> 0;
+    const t = s[1] << 9;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 11);
+    return result;
+  };
+}
+
+// `random_get` answered as wasmtime-wasi answers it with the host's
+// generator: a byte per draw, its low 8 bits; a buffer outside the
+// guest's memory is EFAULT (21).
+function randomGet(next, memory) {
+  return (buf, len) => {
+    let bytes;
+    try {
+      bytes = new Uint8Array(memory().buffer, buf >>> 0, len >>> 0);
+    } catch (e) {
+      return 21;
+    }
+    for (let i = 0; i < bytes.length; i++) bytes[i] = next() & 0xFF;
+    return 0;
+  };
+}
+
 // One fresh instance of the program, run as `world` says.
 function iterate(world) {
   // What earlier instances left (their memories) is collected here, not
@@ -183,9 +232,12 @@ function iterate(world) {
         started = -1n;
       },
     };
+    let instance = null;
+    const guestMemory = () => instance.exports.memory;
+    const random_get = randomGet(guestRandom(BigInt(world.seed)), guestMemory);
     const t0 = process.hrtime.bigint();
-    const instance = new WebAssembly.Instance(program, {
-      wasi_snapshot_preview1: wasi.wasiImport, bench,
+    instance = new WebAssembly.Instance(program, {
+      wasi_snapshot_preview1: { ...wasi.wasiImport, random_get }, bench,
     });
     const t1 = process.hrtime.bigint();
     let exit = null;

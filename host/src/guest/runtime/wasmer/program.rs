@@ -220,8 +220,8 @@ impl WasmerCommand {
 }
 
 impl CompiledProgram for WasmerCommand {
-    fn iterate(&self) -> Result<Iteration> {
-        self.world.iterate_p1(|wasi| self.run(wasi))
+    fn iterate(&self, seed: u64) -> Result<Iteration> {
+        self.world.iterate_p1(seed, |wasi| self.run(wasi))
     }
 
     /// The serialized module's size (the machine code with its metadata).

@@ -208,8 +208,8 @@ impl WasmiCommand {
 }
 
 impl CompiledProgram for WasmiCommand {
-    fn iterate(&self) -> Result<Iteration> {
-        self.world.iterate_p1(|wasi| self.run(wasi))
+    fn iterate(&self, seed: u64) -> Result<Iteration> {
+        self.world.iterate_p1(seed, |wasi| self.run(wasi))
     }
 
     fn compile_time(&self) -> Option<Duration> {

@@ -114,8 +114,8 @@ impl Runner for Wasmtime {
 }
 
 impl CompiledProgram for Program {
-    fn iterate(&self) -> Result<Iteration> {
-        Program::iterate(self)
+    fn iterate(&self, seed: u64) -> Result<Iteration> {
+        Program::iterate(self, seed)
     }
 }
 

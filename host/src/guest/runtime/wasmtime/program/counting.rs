@@ -5,8 +5,6 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use rand::SeedableRng;
-use rand::rngs::StdRng;
 use wasmtime::Extern;
 use wasmtime_wasi::WasiCtxBuilder;
 use wasmtime_wasi::p2::bindings::sync::CommandPre;
@@ -67,11 +65,7 @@ impl Program {
         // setting it was opened with).
         let mut builder = WasiCtxBuilder::new();
         builder.allow_blocking_current_thread(true);
-        let mut builder = self.wasi(builder, &stdout, &stderr)?;
-        builder
-            .secure_random(StdRng::seed_from_u64(self.seed))
-            .insecure_random(StdRng::seed_from_u64(!self.seed))
-            .insecure_random_seed(u128::from(self.seed));
+        let mut builder = self.world.wasi(builder, (&stdout, &stderr), self.seed)?;
         let wasi = match resolved {
             Resolved::Module { .. } => CountingWasi::P1(builder.build_p1()),
             Resolved::Component { .. } => CountingWasi::P2(builder.build()),

@@ -180,7 +180,8 @@ enum CountingWasi {
 
 /// What one counting iteration runs with, built ahead of it
 /// ([`Program::counting_context`]): building a WASI context draws random
-/// seeds (wasmtime-wasi's defaults, replaced by seeded generators).
+/// seeds (wasmtime-wasi's defaults, replaced by the seeded generators of
+/// [`World::wasi`]).
 pub struct CountingContext {
     wasi: CountingWasi,
     stdout: MemoryOutputPipe,
@@ -366,35 +367,24 @@ impl Program {
         })
     }
 
-    /// The WASI context of an iteration, from `builder`, writing to `stdout`
-    /// and `stderr` (see [`World::wasi`]).
-    fn wasi(
-        &self,
-        builder: WasiCtxBuilder,
-        stdout: &MemoryOutputPipe,
-        stderr: &MemoryOutputPipe,
-    ) -> Result<WasiCtxBuilder> {
-        self.world.wasi(builder, stdout, stderr)
-    }
-
     /// One fresh instance: instantiate, run, check the protocol, the exit
-    /// code and the output.
-    pub fn iterate(&self) -> Result<Iteration> {
-        self.iterate_with(&mut Clock::new())
+    /// code and the output; its random numbers seeded with `seed`.
+    pub fn iterate(&self, seed: u64) -> Result<Iteration> {
+        self.iterate_with(seed, &mut Clock::new())
     }
 
     /// [`Program::iterate`], with its phases bracketed by `bracket` instead
     /// of the clock.
-    pub fn iterate_with<B: Bracket>(&self, bracket: &mut B) -> Result<Iteration> {
-        let (ran, stdout, stderr) = self.run_once(bracket)?;
+    pub fn iterate_with<B: Bracket>(&self, seed: u64, bracket: &mut B) -> Result<Iteration> {
+        let (ran, stdout, stderr) = self.run_once(seed, bracket)?;
         self.finish(ran, &stdout, &stderr, true)
     }
 
     /// One fresh instance run and checked as [`Program::iterate`] does,
     /// but for its output: what it wrote to stdout, which `host run
     /// --save-expected` saves as its expected output.
-    pub fn stdout_of_one_run(&self) -> Result<Vec<u8>> {
-        let (ran, stdout, stderr) = self.run_once(&mut Clock::new())?;
+    pub fn stdout_of_one_run(&self, seed: u64) -> Result<Vec<u8>> {
+        let (ran, stdout, stderr) = self.run_once(seed, &mut Clock::new())?;
         self.finish(ran, &stdout, &stderr, false)?;
         Ok(stdout.contents().to_vec())
     }
@@ -402,6 +392,7 @@ impl Program {
     /// One fresh instance, run: what it left and the output it wrote.
     fn run_once<B: Bracket>(
         &self,
+        seed: u64,
         bracket: &mut B,
     ) -> Result<(Ran, MemoryOutputPipe, MemoryOutputPipe)> {
         if sandbox::interrupted() {
@@ -409,7 +400,9 @@ impl Program {
         }
         let stdout = MemoryOutputPipe::new(CAPTURE_LIMIT);
         let stderr = MemoryOutputPipe::new(CAPTURE_LIMIT);
-        let mut builder = self.wasi(WasiCtxBuilder::new(), &stdout, &stderr)?;
+        let mut builder = self
+            .world
+            .wasi(WasiCtxBuilder::new(), (&stdout, &stderr), seed)?;
         let ran = match &self.runner {
             Runner::Module { module, linker } => self.run_module(
                 self.store(module.engine(), builder.build_p1()),
