@@ -126,6 +126,32 @@ fn a_program_against_itself_is_not_faster_or_slower() -> TestResult {
     Ok(())
 }
 
+/// A program whose work is a random byte of its input (up to 32,768
+/// times more from one iteration to the next), against a copy of itself:
+/// the iterations of a round share their random numbers, so every round's
+/// ratio is about 1, and the interval lies within 2× of 1 (on a quiet
+/// machine, [0.996×, 1.0001×]). Drawn from the system instead, the rounds'
+/// ratios spread from 1/32,768 to 32,768, and the interval reached 0.06×
+/// and 3.6×.
+#[test]
+fn a_rounds_variants_run_on_the_same_random_numbers() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let mut copies = Vec::new();
+    for side in ["a", "b"] {
+        std::fs::create_dir(dir.path().join(side))?;
+        let copy = dir.path().join(side).join("random_work.wat");
+        std::fs::copy(fixture("programs/random_work.wat"), &copy)?;
+        copies.push(copy);
+    }
+    let (report, _) = compare_json(&[&copies[0], &copies[1]])?;
+    let [c] = comparisons(&report)?.as_slice() else {
+        return Err(format!("one comparison: {report}").into());
+    };
+    let (low, high) = (number(c, "ci95_low")?, number(c, "ci95_high")?);
+    assert!(0.5 < low && high < 2.0, "{c}");
+    Ok(())
+}
+
 /// Three variants: two comparisons, each interval at 97.5% so that both
 /// hold together at 95%; a preview 2 command component compares too.
 #[test]
