@@ -421,7 +421,10 @@ fn take_rounds(
                 return Ok(());
             }
             Outcome::Failed { row, error } => {
-                return Err(error.context(describe(&variants.rows[row])));
+                // The variant's name says the engine too: one file can be
+                // several variants.
+                let failed = &variants.rows[row];
+                return Err(error.context(format!("{}: {}", failed.name, describe(failed))));
             }
             Outcome::Done {
                 done:
