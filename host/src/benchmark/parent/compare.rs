@@ -421,10 +421,7 @@ fn take_rounds(
                 return Ok(());
             }
             Outcome::Failed { row, error } => {
-                // The variant's name says the engine too: one file can be
-                // several variants.
-                let failed = &variants.rows[row];
-                return Err(error.context(format!("{}: {}", failed.name, describe(failed))));
+                return Err(error.context(describe(&variants.rows[row])));
             }
             Outcome::Done {
                 done:

@@ -186,8 +186,11 @@ impl RowState {
     }
 }
 
-/// What names a row in its error: the file, the benchmark and the size.
+/// What names a row in its error: the file, the export, the size, and the
+/// engine when several are measured (one file is then several rows).
 pub fn describe(row: &Row) -> String {
     let size = row.size.map(|s| format!(", size {s}")).unwrap_or_default();
-    format!("{} ({}{size})", row.path.display(), row.export)
+    let engine = row.engine.as_ref().map(|e| format!(", under {e}"));
+    let engine = engine.unwrap_or_default();
+    format!("{} ({}{size}{engine})", row.path.display(), row.export)
 }
