@@ -685,24 +685,25 @@ mod tests {
         );
     }
 
+    /// A suite of cranelift against winch over a file `NAME.wasm` per name.
+    fn suite_named(names: &[&str]) -> Suite {
+        let benchmark = |name: &&str| Benchmark {
+            name: name.to_string(),
+            files: vec![PathBuf::from(format!("{name}.wasm"))],
+        };
+        Suite {
+            sides: vec!["cranelift".into(), "winch".into()],
+            benchmarks: names.iter().map(benchmark).collect(),
+            unpaired: Vec::new(),
+        }
+    }
+
     /// The second pass takes the benchmarks whose workers cost least
     /// first, skips one whose worker costs more than the time left, and
     /// replaces the entry of each it took further.
     #[test]
     fn the_second_pass_takes_the_cheap_first_and_skips_what_does_not_fit() {
-        let benchmark = |name: &str| Benchmark {
-            name: name.to_string(),
-            files: vec![PathBuf::from(format!("{name}.wasm"))],
-        };
-        let suite = Suite {
-            sides: vec!["cranelift".into(), "winch".into()],
-            benchmarks: vec![
-                benchmark("dear"),
-                benchmark("cheaper"),
-                benchmark("cheapest"),
-            ],
-            unpaired: Vec::new(),
-        };
+        let suite = suite_named(&["dear", "cheaper", "cheapest"]);
         let taken = std::cell::RefCell::new(Vec::new());
         let compare = |b: &Benchmark, _until: Instant, more: Taken, _: &dyn Progress| {
             taken.borrow_mut().push(b.name.clone());
@@ -747,15 +748,7 @@ mod tests {
     /// worker is: it gets at least that worker's time while one fits.
     #[test]
     fn the_second_pass_takes_an_unsure_verdict_first() {
-        let benchmark = |name: &str| Benchmark {
-            name: name.to_string(),
-            files: vec![PathBuf::from(format!("{name}.wasm"))],
-        };
-        let suite = Suite {
-            sides: vec!["cranelift".into(), "winch".into()],
-            benchmarks: vec![benchmark("certain"), benchmark("unsure")],
-            unpaired: Vec::new(),
-        };
+        let suite = suite_named(&["certain", "unsure"]);
         let taken = std::cell::RefCell::new(Vec::new());
         let compare = |b: &Benchmark, until: Instant, more: Taken, _: &dyn Progress| {
             taken.borrow_mut().push((b.name.clone(), until));
