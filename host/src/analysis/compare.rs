@@ -264,6 +264,37 @@ pub fn settled_early(
         })
 }
 
+/// The rounds, in all, at which `comparison`'s interval, made of `rounds`
+/// rounds, would no longer reach into the noise band, were the rounds to
+/// come spread as they have: the interval's side toward the band narrows
+/// as Student's t of its degrees of freedom and 1/√n. Its present rounds
+/// when it is certain. `None` for a close call (its ratio inside the band,
+/// which more rounds settle only by narrowing the interval to a fraction of
+/// the band, [`may_stop`]), and past `most` rounds. What a suite's second
+/// pass orders its open verdicts by: the fewest rounds to a verdict first.
+pub fn rounds_to_certain(
+    comparison: &Comparison,
+    rounds: usize,
+    band: NoiseBand,
+    most: usize,
+) -> Option<usize> {
+    if comparison.verdict.is_certain() {
+        return Some(rounds);
+    }
+    let Ratio { value, low, high } = comparison.ratio;
+    let edge = (1.0 + band.half()).ln();
+    let (gap, side) = match value >= 1.0 {
+        true => (value.ln() - edge, (value / low).ln()),
+        false => (-value.ln() - edge, (high / value).ln()),
+    };
+    if !(gap > 0.0 && side.is_finite() && rounds >= 2) {
+        return None;
+    }
+    let t = stats::student_t_975(rounds - 1);
+    (rounds + 1..=most)
+        .find(|&n| side * stats::student_t_975(n - 1) / t * (rounds as f64 / n as f64).sqrt() < gap)
+}
+
 /// The confidence of each of `k` intervals that hold together at 95%.
 pub fn family_confidence(k: usize) -> f64 {
     1.0 - 0.05 / k.max(1) as f64
@@ -648,5 +679,26 @@ mod tests {
                 .phases
                 .is_empty()
         );
+    }
+
+    /// A 1.9× ratio left unsure at two rounds (Student's t of one degree
+    /// of freedom is 12.7) needs one round more, a slower or a faster one
+    /// alike; a wider interval nearer the band needs more; a ratio inside
+    /// the band never gets there; a certain verdict needs none.
+    #[test]
+    fn the_rounds_to_a_verdict_grow_with_the_interval_and_a_close_call_has_none() {
+        use crate::analysis::fixtures::comparison;
+        let band = NoiseBand::default();
+        let slower = comparison("box8", 1.942, 0.929, 4.063, Verdict::Unsure);
+        assert_eq!(rounds_to_certain(&slower, 2, band, 100), Some(3));
+        assert_eq!(rounds_to_certain(&slower, 2, band, 2), None, "past `most`");
+        let faster = comparison("faster", 0.6, 0.5, 1.3, Verdict::Unsure);
+        assert_eq!(rounds_to_certain(&faster, 2, band, 100), Some(3));
+        let nearer = comparison("minicsv", 1.242, 0.880, 1.536, Verdict::Unsure);
+        assert_eq!(rounds_to_certain(&nearer, 4, band, 100), Some(7));
+        let close = comparison("keccak", 1.004, 0.982, 1.007, Verdict::Unsure);
+        assert_eq!(rounds_to_certain(&close, 35, band, 10_000), None);
+        let certain = comparison("certain", 1.5, 1.4, 1.6, Verdict::Slower);
+        assert_eq!(rounds_to_certain(&certain, 2, band, 100), Some(2));
     }
 }

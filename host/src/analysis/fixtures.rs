@@ -315,7 +315,8 @@ pub fn runtimes_run_report() -> RunReport {
     report
 }
 
-fn comparison(variant: &str, ratio: f64, low: f64, high: f64, verdict: Verdict) -> Comparison {
+/// `variant` against `mod13.wasm`: its ratio, interval and verdict.
+pub fn comparison(variant: &str, ratio: f64, low: f64, high: f64, verdict: Verdict) -> Comparison {
     Comparison {
         variant: variant.into(),
         reference: "mod13.wasm".into(),

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 use crate::analysis::compare::{
-    ProgramRounds, Rounds, judge, judge_programs, may_stop, settled_early,
+    ProgramRounds, Rounds, judge, judge_programs, may_stop, rounds_to_certain, settled_early,
 };
 use crate::analysis::epochs::corrected_per_op;
 use crate::analysis::estimate;
@@ -29,7 +29,7 @@ use crate::benchmark::progress::{Progress, Step};
 use crate::benchmark::protocol::{Found, Job, ProcessMeasurement, ProgramMeasurement, Task};
 use crate::guest::load::LoadError;
 use crate::guest::{Contract, Unsupported, lacking, sandbox};
-use crate::options::{CompareSettings, Metric};
+use crate::options::{CompareSettings, Metric, NoiseBand};
 use crate::results::{BenchResult, CompareReport, Comparison, Row, Tool};
 use crate::util::error::one_line;
 use crate::util::usage::UsageError;
@@ -101,22 +101,38 @@ impl Taken {
         let processes = self.judged.processes.max(1) as u32;
         self.judged.sampling / processes
     }
+
+    /// The time its verdicts would take to become certain, were their
+    /// rounds to come spread as they have ([`rounds_to_certain`]) and its
+    /// workers to take the rounds and the time its workers took: `None`
+    /// when one of them is a close call.
+    pub fn time_to_certain(&self, band: NoiseBand) -> Option<Duration> {
+        let judged = &self.judged;
+        let most = judged.rounds.max(MIN_ROUNDS) * 10;
+        let needed = (judged.comparisons.iter())
+            .map(|c| rounds_to_certain(c, judged.rounds, band, most))
+            .collect::<Option<Vec<usize>>>()?;
+        let more = needed.into_iter().max()?.saturating_sub(judged.rounds);
+        let per_worker = (judged.rounds / judged.processes.max(1)).max(1);
+        let workers = u32::try_from(more.div_ceil(per_worker)).ok()?;
+        self.per_process().checked_mul(workers)
+    }
 }
 
 #[cfg(test)]
 impl Taken {
-    /// What `processes` workers took in `sampling`, not settled, its
-    /// verdict `unsure` or certain, with no measurement: for the suite's
+    /// What `processes` workers took in `rounds` and `sampling`, not
+    /// settled, judged `comparison`, with no measurement: for the suite's
     /// tests.
-    pub fn made_of(processes: usize, sampling: Duration, unsure: bool) -> Taken {
-        let mut comparison = crate::analysis::fixtures::compare_report().comparisons[0].clone();
-        comparison.verdict = match unsure {
-            true => crate::results::Verdict::Unsure,
-            false => crate::results::Verdict::Slower,
-        };
+    pub fn made_of(
+        (processes, rounds): (usize, usize),
+        sampling: Duration,
+        comparison: Comparison,
+    ) -> Taken {
         Taken {
             judged: Judged {
                 processes,
+                rounds,
                 sampling,
                 comparisons: vec![comparison],
                 ..Judged::default()

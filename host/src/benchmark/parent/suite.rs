@@ -3,7 +3,8 @@
 //! engines, or the paths, side by side), then one comparison per benchmark
 //! ([`compare_further`]) after another ([`compare_suite`]), and under
 //! `--suite-time` a second pass that takes the verdicts still open further
-//! with the time the first left ([`Further`]). A benchmark that
+//! with the time the first left ([`Further`]), the verdicts likeliest to
+//! become certain soonest first. A benchmark that
 //! fails (it does not load, its output check fails, its worker crashes) is
 //! an error in the result and the suite goes on; Ctrl-C stops the suite
 //! with the benchmarks done. The summary is [`crate::analysis::suite`]'s.
@@ -22,7 +23,7 @@ use crate::benchmark::progress::{Call, Progress, Step};
 use crate::guest::load::{self, SUITE_EXTENSION, all_engines};
 use crate::guest::name::workload_names;
 use crate::guest::{discover, lacking, sandbox};
-use crate::options::{CompareSettings, Settings};
+use crate::options::{CompareSettings, NoiseBand, Settings};
 use crate::platform::thread::run_when_idle;
 use crate::results::{CompareReport, Foreign, SuiteBenchmark, SuiteComparison, Tool, Unpaired};
 use crate::util::error::one_line;
@@ -198,6 +199,7 @@ pub fn compare_suite(
         let further = Further {
             suite,
             cap: settings.time_cap,
+            band: settings.settings.noise,
             progress,
             end,
             compare: &compare,
@@ -319,30 +321,33 @@ type CompareFurther<'a> =
     dyn Fn(&Benchmark, Instant, Taken, &dyn Progress) -> Result<(CompareReport, Taken)> + 'a;
 
 /// The second pass of a suite under `--suite-time`: the time left to its
-/// end goes to the benchmarks still open, the cheapest workers first, so
-/// that what they leave goes to the dearer ones after them.
+/// end goes to the benchmarks still open, first to the unsure verdicts
+/// that more rounds are likeliest to make certain soonest, so that a long
+/// program with a large effect left unsure at two rounds is not left for
+/// a close call that no time at hand would settle.
 struct Further<'a> {
     suite: &'a Suite,
     /// `--time`: a benchmark's time over both passes.
     cap: Duration,
+    /// The noise band the verdicts are judged against.
+    band: NoiseBand,
     progress: &'a dyn Progress,
     end: Instant,
     compare: &'a CompareFurther<'a>,
 }
 
 impl Further<'_> {
-    /// Take each of `open` further, the unsure verdicts first (then those
-    /// certain from fewer processes than the stop rule needs), the
-    /// cheapest workers first within each, while the time left holds one
-    /// more of a benchmark's workers (the mean of its workers so far),
-    /// each benchmark at most `--time` in all. Each gets an even share of
-    /// the time left among the benchmarks left whose worker could still
-    /// fit in it, and at least one worker's time while one fits. A
-    /// benchmark's entry in `benchmarks` is replaced by what all its
-    /// workers took. Whether it was interrupted (the benchmark cut then
-    /// keeps its first entry).
+    /// Take each of `open` further in the order of [`Further::turn`],
+    /// while the time left holds one more of a benchmark's workers (the
+    /// mean of its workers so far), each benchmark at most `--time` in
+    /// all. Each gets an even share of the time left among the benchmarks
+    /// left whose worker could still fit in it, and at least one worker's
+    /// time while one fits. A benchmark's entry in `benchmarks` is
+    /// replaced by what all its workers took. Whether it was interrupted
+    /// (the benchmark cut then keeps its first entry).
     fn take(&self, mut open: Vec<Open>, benchmarks: &mut [SuiteBenchmark]) -> bool {
-        open.sort_by_key(|o| (!o.taken.unsure(), o.taken.per_process()));
+        let left = self.end.saturating_duration_since(Instant::now());
+        open.sort_by_cached_key(|o| self.turn(&o.taken, left));
         let costs: Vec<Duration> = open.iter().map(|o| o.taken.per_process()).collect();
         let mut shares = Shares::new(Some(self.end), open.len());
         for (k, open) in open.into_iter().enumerate() {
@@ -360,6 +365,22 @@ impl Further<'_> {
             }
         }
         false
+    }
+
+    /// When `taken` goes, `left` being the pass's time: first the unsure
+    /// verdicts that would become certain within it, were their rounds to
+    /// come as they have ([`Taken::time_to_certain`]), the soonest first;
+    /// then the other unsure ones (close calls, and those the time left
+    /// would not settle), then those certain from fewer processes than
+    /// the stop rule needs, the cheapest workers first within each.
+    fn turn(&self, taken: &Taken, left: Duration) -> (u8, Duration) {
+        if !taken.unsure() {
+            return (2, taken.per_process());
+        }
+        match taken.time_to_certain(self.band) {
+            Some(time) if time <= left => (0, time),
+            _ => (1, taken.per_process()),
+        }
     }
 
     /// Take `open` further for `share`, its entry in `benchmarks`
@@ -560,6 +581,8 @@ impl Progress for Within<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::fixtures::comparison;
+    use crate::results::Verdict;
 
     /// A fresh folder under the system temp dir, removed on drop.
     struct TempDir(PathBuf);
@@ -716,12 +739,14 @@ mod tests {
             suite: &suite,
             cap: Duration::from_secs(600),
             progress: &crate::benchmark::progress::Silent,
+            band: NoiseBand::default(),
             end: Instant::now() + Duration::from_secs(20),
             compare: &compare,
         };
+        let slower = comparison("winch", 1.5, 1.4, 1.6, Verdict::Slower);
         let open = |index, per_process: Duration| Open {
             index,
-            taken: Taken::made_of(1, per_process, false),
+            taken: Taken::made_of((1, 2), per_process, slower.clone()),
             spent: per_process + Duration::from_millis(100),
         };
         let first_pass =
@@ -758,16 +783,21 @@ mod tests {
             Ok((report, more))
         };
         let end = Instant::now() + Duration::from_secs(4);
+        let ratio = |unsure| match unsure {
+            true => comparison("winch", 1.5, 0.9, 2.5, Verdict::Unsure),
+            false => comparison("winch", 1.5, 1.4, 1.6, Verdict::Slower),
+        };
         let further = Further {
             suite: &suite,
             cap: Duration::from_secs(600),
+            band: NoiseBand::default(),
             progress: &crate::benchmark::progress::Silent,
             end,
             compare: &compare,
         };
         let open = |index, per_process: Duration, unsure| Open {
             index,
-            taken: Taken::made_of(1, per_process, unsure),
+            taken: Taken::made_of((1, 2), per_process, ratio(unsure)),
             spent: per_process,
         };
         let first_pass =
@@ -784,6 +814,60 @@ mod tests {
         // Two share 4 s: an even share (2 s) would not hold its 3 s worker.
         let (_, until) = taken[0];
         assert!(until + Duration::from_millis(100) >= end - Duration::from_secs(1));
+    }
+
+    /// Of the unsure verdicts, those that more rounds would make certain
+    /// within the time left go first, the soonest first (a long program
+    /// with a large effect left at two rounds among them); then close
+    /// calls, cheap though their workers are; then the certain ones. One
+    /// that would take longer than the time left waits with the close
+    /// calls (here its worker does not fit at all).
+    #[test]
+    fn the_second_pass_takes_first_what_more_rounds_would_settle_soonest() {
+        let suite = suite_named(&["close", "certain", "long", "nearer", "beyond"]);
+        let taken = std::cell::RefCell::new(Vec::new());
+        let compare = |b: &Benchmark, _until: Instant, more: Taken, _: &dyn Progress| {
+            taken.borrow_mut().push(b.name.clone());
+            let mut report = crate::analysis::fixtures::compare_report();
+            report.variants.truncate(2);
+            report.comparisons.truncate(1);
+            Ok((report, more))
+        };
+        let further = Further {
+            suite: &suite,
+            cap: Duration::from_secs(600),
+            band: NoiseBand::default(),
+            progress: &crate::benchmark::progress::Silent,
+            end: Instant::now() + Duration::from_secs(20),
+            compare: &compare,
+        };
+        let ms = Duration::from_millis;
+        let unsure = |ratio, low, high| comparison("winch", ratio, low, high, Verdict::Unsure);
+        let open = |index, workers_rounds, per_process, judged| Open {
+            index,
+            taken: Taken::made_of(workers_rounds, per_process, judged),
+            spent: per_process,
+        };
+        let open = vec![
+            open(0, (6, 35), ms(10), unsure(1.004, 0.982, 1.007)),
+            open(
+                1,
+                (1, 2),
+                ms(10),
+                comparison("winch", 1.5, 1.4, 1.6, Verdict::Slower),
+            ),
+            // One round more: one worker.
+            open(2, (1, 2), ms(1000), unsure(1.94, 0.93, 4.06)),
+            // Three rounds more, two a worker: two workers.
+            open(3, (2, 4), ms(200), unsure(1.242, 0.880, 1.536)),
+            open(4, (1, 2), ms(60_000), unsure(1.94, 0.93, 4.06)),
+        ];
+        let first_pass =
+            |b: &Benchmark| judged(b, Err(anyhow::anyhow!("first pass")), 2, Duration::ZERO);
+        let mut benchmarks: Vec<SuiteBenchmark> = suite.benchmarks.iter().map(first_pass).collect();
+        assert!(!further.take(open, &mut benchmarks));
+        assert_eq!(*taken.borrow(), ["nearer", "long", "close", "certain"]);
+        assert_eq!(benchmarks[4].passes, 1);
     }
 
     #[test]

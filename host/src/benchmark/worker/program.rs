@@ -164,8 +164,9 @@ pub fn measure(
     let mut taken = Iterations::warm_up(program, warmup_cap, seeds, progress, name)?;
     progress.step(name, Step::Sampling);
     let sampling = Instant::now();
+    // The warm-up drew from a copy: the timed iterations take the run's
+    // seeds from its first.
     let mut seeds = seeds;
-    seeds.restart();
     loop {
         progress.calling(Call::Start);
         taken.push(program.iterate(seeds.take())?);

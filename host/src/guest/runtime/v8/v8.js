@@ -14,9 +14,9 @@
 // a fresh instance with a fresh node:wasi context (the JSON
 // names the folder to preopen, the grants, the files its stdout and
 // stderr go to, and the seed of its random numbers, which `random_get`
-// draws from the host's generator rather than node's), and answers with the instantiation and the run's times,
-// the regions between bench.start and bench.end (read with
-// process.hrtime.bigint()), and how the run ended.
+// draws from the host's generator rather than node's), and answers with
+// the instantiation and the run's times, the regions between bench.start
+// and bench.end (read with process.hrtime.bigint()), and how the run ended.
 // `sample` reads process.hrtime.bigint() right before and right after
 // run(count, seed), and nothing else sits between the two reads; the time
 // spent between bench.pause and bench.resume is taken off. WASI preview 1
