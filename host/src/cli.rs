@@ -588,13 +588,15 @@ pub struct CompareArgs {
     pub reference: Option<String>,
 
     /// Keep sampling while any verdict is unsure, up to this long (in a
-    /// suite, per benchmark).
-    #[arg(long, value_name = "DURATION", default_value = "10s")]
-    pub time: String,
+    /// suite, per benchmark) [default: 10s; under --suite-time, no cap
+    /// but the suite's time]
+    #[arg(long, value_name = "DURATION")]
+    pub time: Option<String>,
 
     /// A suite's whole time: each benchmark gets an even share of the time
-    /// left (at most `--time`), so the time a settled verdict leaves goes
-    /// to the benchmarks after it.
+    /// left (at most `--time`, when given), so the time a settled verdict
+    /// leaves goes to the benchmarks after it, and what the first pass
+    /// leaves goes to the verdicts still open.
     #[arg(long, value_name = "DURATION")]
     pub suite_time: Option<String>,
 

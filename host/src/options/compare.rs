@@ -11,13 +11,19 @@ use crate::cli::{Cli, Command, CompareArgs, ProfileArgs};
 use crate::options::parse::positive_duration;
 use crate::options::settings::{Baselines, Metric, Settings, StopRule};
 
+/// How long a comparison samples while a verdict is unsure, without
+/// `--time` (and, in a suite, without `--suite-time`).
+pub const DEFAULT_TIME: Duration = Duration::from_secs(10);
+
 /// What `host compare` needs beyond [`Settings`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CompareSettings {
     pub settings: Settings,
     /// Name of the reference variant; the first when `None`.
     pub reference: Option<String>,
-    /// Sampling stops at this point even if a verdict is unsure.
+    /// Sampling stops at this point even if a verdict is unsure: `--time`;
+    /// without it, [`DEFAULT_TIME`], or under `--suite-time` the suite's
+    /// time (a benchmark's shares of it bound it).
     pub time_cap: Duration,
     /// A suite's whole time (`--suite-time`), shared out among its
     /// benchmarks.
@@ -113,7 +119,17 @@ pub fn confirm_settings(time: &str) -> Result<CompareSettings> {
 impl CompareSettings {
     /// Check and convert the flags of `host compare`.
     pub fn from_args(args: CompareArgs) -> Result<Self> {
-        let time_cap = positive_duration("--time", &args.time)?;
+        let suite_time = (args.suite_time.as_deref())
+            .map(|t| positive_duration("--suite-time", t))
+            .transpose()?;
+        let time_cap = match (&args.time, suite_time) {
+            (Some(time), _) => positive_duration("--time", time)?,
+            // A benchmark's shares of the suite's time bound it: a long
+            // program's second worker is not refused for a cap meant for
+            // one comparison.
+            (None, Some(suite)) => suite,
+            (None, None) => DEFAULT_TIME,
+        };
         let mut settings = Settings::from_measure_args(
             args.paths,
             args.measure,
@@ -136,11 +152,7 @@ impl CompareSettings {
             settings,
             reference: args.reference,
             time_cap,
-            suite_time: args
-                .suite_time
-                .as_deref()
-                .map(|t| positive_duration("--suite-time", t))
-                .transpose()?,
+            suite_time,
             fail_on_unsupported: args.fail_on_unsupported,
             profile: args.profile.then(Profiling::default),
         })

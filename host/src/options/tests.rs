@@ -176,3 +176,28 @@ fn the_reference_is_one_of_the_engines_measured() -> Result<()> {
     assert!(format!("{:#}", alone.err().context("one engine")?).contains("two `--engine`"));
     Ok(())
 }
+
+fn compare_settings(args: &[&str]) -> Result<CompareSettings> {
+    let mut argv = vec!["host", "compare", "a.wasm", "b.wasm"];
+    argv.extend_from_slice(args);
+    match crate::cli::Cli::try_parse_from(argv)?.command {
+        crate::cli::Command::Compare(compare) => CompareSettings::from_args(compare),
+        _ => bail!("not a compare"),
+    }
+}
+
+/// A comparison samples for at most `--time`, 10 s by default; under
+/// `--suite-time`, without `--time`, a benchmark has no cap but the
+/// suite's time (its shares bound it), and `--time` still caps it when
+/// given.
+#[test]
+fn the_time_cap_is_the_suites_time_unless_time_is_given() -> Result<()> {
+    let cap = |args: &[&str]| compare_settings(args).map(|s| s.time_cap);
+    assert_eq!(cap(&[])?, Duration::from_secs(10));
+    assert_eq!(cap(&["--time", "3s"])?, Duration::from_secs(3));
+    assert_eq!(cap(&["--suite-time", "5m"])?, Duration::from_secs(300));
+    let both = ["--suite-time", "5m", "--time", "20s"];
+    assert_eq!(cap(&both)?, Duration::from_secs(20));
+    assert!(cap(&["--suite-time", "0s"]).is_err());
+    Ok(())
+}

@@ -327,7 +327,8 @@ type CompareFurther<'a> =
 /// a close call that no time at hand would settle.
 struct Further<'a> {
     suite: &'a Suite,
-    /// `--time`: a benchmark's time over both passes.
+    /// `--time` (without it, the suite's time): a benchmark's time over
+    /// both passes.
     cap: Duration,
     /// The noise band the verdicts are judged against.
     band: NoiseBand,
