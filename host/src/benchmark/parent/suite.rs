@@ -722,6 +722,37 @@ mod tests {
         }
     }
 
+    /// A comparison's report of two variants, as a fake comparison gives.
+    fn report_of_two() -> CompareReport {
+        let mut report = crate::analysis::fixtures::compare_report();
+        report.variants.truncate(2);
+        report.comparisons.truncate(1);
+        report
+    }
+
+    /// The second pass over `suite` until `end`, comparing with `compare`.
+    fn second_pass<'a>(
+        suite: &'a Suite,
+        end: Instant,
+        compare: &'a CompareFurther<'a>,
+    ) -> Further<'a> {
+        Further {
+            suite,
+            cap: Duration::from_secs(600),
+            band: NoiseBand::default(),
+            progress: &crate::benchmark::progress::Silent,
+            end,
+            compare,
+        }
+    }
+
+    /// Every benchmark's entry after a first pass in which each failed.
+    fn first_pass_errors(suite: &Suite) -> Vec<SuiteBenchmark> {
+        let first_pass =
+            |b: &Benchmark| judged(b, Err(anyhow::anyhow!("first pass")), 2, Duration::ZERO);
+        suite.benchmarks.iter().map(first_pass).collect()
+    }
+
     /// The second pass takes the benchmarks whose workers cost least
     /// first, skips one whose worker costs more than the time left, and
     /// replaces the entry of each it took further.
@@ -731,28 +762,16 @@ mod tests {
         let taken = std::cell::RefCell::new(Vec::new());
         let compare = |b: &Benchmark, _until: Instant, more: Taken, _: &dyn Progress| {
             taken.borrow_mut().push(b.name.clone());
-            let mut report = crate::analysis::fixtures::compare_report();
-            report.variants.truncate(2);
-            report.comparisons.truncate(1);
-            Ok((report, more))
+            Ok((report_of_two(), more))
         };
-        let further = Further {
-            suite: &suite,
-            cap: Duration::from_secs(600),
-            progress: &crate::benchmark::progress::Silent,
-            band: NoiseBand::default(),
-            end: Instant::now() + Duration::from_secs(20),
-            compare: &compare,
-        };
+        let further = second_pass(&suite, Instant::now() + Duration::from_secs(20), &compare);
         let slower = comparison("winch", 1.5, 1.4, 1.6, Verdict::Slower);
         let open = |index, per_process: Duration| Open {
             index,
             taken: Taken::made_of((1, 2), per_process, slower.clone()),
             spent: per_process + Duration::from_millis(100),
         };
-        let first_pass =
-            |b: &Benchmark| judged(b, Err(anyhow::anyhow!("first pass")), 2, Duration::ZERO);
-        let mut benchmarks: Vec<SuiteBenchmark> = suite.benchmarks.iter().map(first_pass).collect();
+        let mut benchmarks = first_pass_errors(&suite);
         let open = vec![
             open(0, Duration::from_secs(60)),
             open(1, Duration::from_secs(1)),
@@ -778,32 +797,20 @@ mod tests {
         let taken = std::cell::RefCell::new(Vec::new());
         let compare = |b: &Benchmark, until: Instant, more: Taken, _: &dyn Progress| {
             taken.borrow_mut().push((b.name.clone(), until));
-            let mut report = crate::analysis::fixtures::compare_report();
-            report.variants.truncate(2);
-            report.comparisons.truncate(1);
-            Ok((report, more))
+            Ok((report_of_two(), more))
         };
         let end = Instant::now() + Duration::from_secs(4);
         let ratio = |unsure| match unsure {
             true => comparison("winch", 1.5, 0.9, 2.5, Verdict::Unsure),
             false => comparison("winch", 1.5, 1.4, 1.6, Verdict::Slower),
         };
-        let further = Further {
-            suite: &suite,
-            cap: Duration::from_secs(600),
-            band: NoiseBand::default(),
-            progress: &crate::benchmark::progress::Silent,
-            end,
-            compare: &compare,
-        };
+        let further = second_pass(&suite, end, &compare);
         let open = |index, per_process: Duration, unsure| Open {
             index,
             taken: Taken::made_of((1, 2), per_process, ratio(unsure)),
             spent: per_process,
         };
-        let first_pass =
-            |b: &Benchmark| judged(b, Err(anyhow::anyhow!("first pass")), 2, Duration::ZERO);
-        let mut benchmarks: Vec<SuiteBenchmark> = suite.benchmarks.iter().map(first_pass).collect();
+        let mut benchmarks = first_pass_errors(&suite);
         let open = vec![
             open(0, Duration::from_millis(10), false),
             open(1, Duration::from_secs(3), true),
@@ -829,19 +836,9 @@ mod tests {
         let taken = std::cell::RefCell::new(Vec::new());
         let compare = |b: &Benchmark, _until: Instant, more: Taken, _: &dyn Progress| {
             taken.borrow_mut().push(b.name.clone());
-            let mut report = crate::analysis::fixtures::compare_report();
-            report.variants.truncate(2);
-            report.comparisons.truncate(1);
-            Ok((report, more))
+            Ok((report_of_two(), more))
         };
-        let further = Further {
-            suite: &suite,
-            cap: Duration::from_secs(600),
-            band: NoiseBand::default(),
-            progress: &crate::benchmark::progress::Silent,
-            end: Instant::now() + Duration::from_secs(20),
-            compare: &compare,
-        };
+        let further = second_pass(&suite, Instant::now() + Duration::from_secs(20), &compare);
         let ms = Duration::from_millis;
         let unsure = |ratio, low, high| comparison("winch", ratio, low, high, Verdict::Unsure);
         let open = |index, workers_rounds, per_process, judged| Open {
@@ -863,9 +860,7 @@ mod tests {
             open(3, (2, 4), ms(200), unsure(1.242, 0.880, 1.536)),
             open(4, (1, 2), ms(60_000), unsure(1.94, 0.93, 4.06)),
         ];
-        let first_pass =
-            |b: &Benchmark| judged(b, Err(anyhow::anyhow!("first pass")), 2, Duration::ZERO);
-        let mut benchmarks: Vec<SuiteBenchmark> = suite.benchmarks.iter().map(first_pass).collect();
+        let mut benchmarks = first_pass_errors(&suite);
         assert!(!further.take(open, &mut benchmarks));
         assert_eq!(*taken.borrow(), ["nearer", "long", "close", "certain"]);
         assert_eq!(benchmarks[4].passes, 1);
