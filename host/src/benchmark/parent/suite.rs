@@ -583,7 +583,7 @@ impl Progress for Within<'_> {
 mod tests {
     use super::*;
     use crate::analysis::fixtures::comparison;
-    use crate::results::Verdict;
+    use crate::results::{Comparison, Verdict};
 
     /// A fresh folder under the system temp dir, removed on drop.
     struct TempDir(PathBuf);
@@ -722,6 +722,16 @@ mod tests {
         }
     }
 
+    /// winch certainly slower than cranelift, 1.5× [1.4×, 1.6×].
+    fn slower() -> Comparison {
+        comparison("winch", 1.5, 1.4, 1.6, Verdict::Slower)
+    }
+
+    /// winch unsure against cranelift: `ratio` [`low`, `high`].
+    fn unsure(ratio: f64, low: f64, high: f64) -> Comparison {
+        comparison("winch", ratio, low, high, Verdict::Unsure)
+    }
+
     /// A comparison's report of two variants, as a fake comparison gives.
     fn report_of_two() -> CompareReport {
         let mut report = crate::analysis::fixtures::compare_report();
@@ -765,10 +775,9 @@ mod tests {
             Ok((report_of_two(), more))
         };
         let further = second_pass(&suite, Instant::now() + Duration::from_secs(20), &compare);
-        let slower = comparison("winch", 1.5, 1.4, 1.6, Verdict::Slower);
         let open = |index, per_process: Duration| Open {
             index,
-            taken: Taken::made_of((1, 2), per_process, slower.clone()),
+            taken: Taken::made_of((1, 2), per_process, slower()),
             spent: per_process + Duration::from_millis(100),
         };
         let mut benchmarks = first_pass_errors(&suite);
@@ -800,14 +809,14 @@ mod tests {
             Ok((report_of_two(), more))
         };
         let end = Instant::now() + Duration::from_secs(4);
-        let ratio = |unsure| match unsure {
-            true => comparison("winch", 1.5, 0.9, 2.5, Verdict::Unsure),
-            false => comparison("winch", 1.5, 1.4, 1.6, Verdict::Slower),
+        let verdict_of = |is_unsure| match is_unsure {
+            true => unsure(1.5, 0.9, 2.5),
+            false => slower(),
         };
         let further = second_pass(&suite, end, &compare);
-        let open = |index, per_process: Duration, unsure| Open {
+        let open = |index, per_process: Duration, is_unsure| Open {
             index,
-            taken: Taken::made_of((1, 2), per_process, ratio(unsure)),
+            taken: Taken::made_of((1, 2), per_process, verdict_of(is_unsure)),
             spent: per_process,
         };
         let mut benchmarks = first_pass_errors(&suite);
@@ -840,7 +849,6 @@ mod tests {
         };
         let further = second_pass(&suite, Instant::now() + Duration::from_secs(20), &compare);
         let ms = Duration::from_millis;
-        let unsure = |ratio, low, high| comparison("winch", ratio, low, high, Verdict::Unsure);
         let open = |index, workers_rounds, per_process, judged| Open {
             index,
             taken: Taken::made_of(workers_rounds, per_process, judged),
@@ -848,12 +856,7 @@ mod tests {
         };
         let open = vec![
             open(0, (6, 35), ms(10), unsure(1.004, 0.982, 1.007)),
-            open(
-                1,
-                (1, 2),
-                ms(10),
-                comparison("winch", 1.5, 1.4, 1.6, Verdict::Slower),
-            ),
+            open(1, (1, 2), ms(10), slower()),
             // One round more: one worker.
             open(2, (1, 2), ms(1000), unsure(1.94, 0.93, 4.06)),
             // Three rounds more, two a worker: two workers.
