@@ -226,7 +226,9 @@ fn the_limit_holds_within_one_call(stem: &str) -> TestResult {
 /// margin (a factor of 1.5 either way, which no load reaches with the two
 /// runs side by side), whether a sample calls it with 20,000 ops or with
 /// 320,000: the fixed cost of a call is not in the time per op. Each run
-/// is read at the median of its processes; under wasmer-singlepass, whose
+/// is read at its fastest process, the one load disturbed least (a loaded
+/// machine once slowed five of a run's eight processes under pulley, 2.8
+/// to 4.4 ns at the median); under wasmer-singlepass, whose
 /// xor runs at one of two speeds a process (about 0.25 and 0.47 ns, in
 /// proportions that change from run to run, whatever the count), the
 /// processes of the two runs must overlap instead.
@@ -249,14 +251,14 @@ fn the_time_per_op_does_not_depend_on_the_count() -> TestResult {
         );
         let (a, b) = (process_medians(few)?, process_medians(many)?);
         let why = format!("{runtime}: processes at 20,000 ops {a:?} ns, at 320,000 {b:?} ns");
-        let median = |m: &[f64]| m[m.len() / 2];
+        let fastest = |m: &[f64]| m[0];
         match *runtime == "wasmer-singlepass" {
             true => assert!(
                 a[0] / 1.5 < b[b.len() - 1] && b[0] / 1.5 < a[a.len() - 1],
                 "{why}"
             ),
             false => assert!(
-                (1.0 / 1.5..1.5).contains(&(median(&a) / median(&b))),
+                (1.0 / 1.5..1.5).contains(&(fastest(&a) / fastest(&b))),
                 "{why}"
             ),
         }
