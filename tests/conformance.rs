@@ -24,7 +24,10 @@
 //! - a runtime not built in fails its own rows with a line that says how
 //!   to build it, and the other rows are measured;
 //! - a program's random numbers are the host's, drawn from the seed: the
-//!   same bytes under every runtime for one seed, others for another.
+//!   same bytes under every runtime for one seed, others for another;
+//! - a program's time of day is the host's stepped wall clock: the same
+//!   readings under every runtime, unless `--real-clock` grants the
+//!   system's.
 //!
 //! No test asserts a time: only zeros, failures, files and ratios with
 //! wide margins.
@@ -546,6 +549,70 @@ fn a_program_reads_the_same_random_numbers_under_every_runtime() -> TestResult {
         assert!(
             error(random).contains("stdout"),
             "{runtime}, seed 8: {random}"
+        );
+    }
+    Ok(())
+}
+
+/// What the clock program writes under the stepped wall clock: its first
+/// two readings (2020-01-01T00:00:00Z, then 1 µs more) and its resolution
+/// (1 µs), little-endian.
+fn stepped_readings() -> Vec<u8> {
+    [
+        1_577_836_800_000_000_000u64,
+        1_577_836_800_000_001_000,
+        1_000,
+    ]
+    .iter()
+    .flat_map(|v| v.to_le_bytes())
+    .collect()
+}
+
+/// A program's time of day is the host's stepped wall clock under every
+/// runtime: the output of a program that writes its wall clock's readings,
+/// saved under cranelift, is [`stepped_readings`], and every runtime's
+/// iterations write it again (the output check holds); with
+/// `--real-clock`, they read the system's time of day and write something
+/// else (it fails).
+#[test]
+fn a_program_reads_the_same_time_of_day_under_every_runtime() -> TestResult {
+    let runtimes = built_in()?;
+    let dir = tempfile::tempdir()?;
+    let program = dir.path().join("clock.wat");
+    std::fs::copy(conformance("clock.wat"), &program)?;
+    let files = [program];
+    let once = |extra: &[&'static str]| {
+        let mut all = FAST.to_vec();
+        all.extend(["--processes", "1"]);
+        all.extend(extra);
+        all
+    };
+    let (code, report) = run(
+        &files,
+        &["cranelift"],
+        &once(&["--save-expected"]),
+        dir.path(),
+    )?;
+    assert_eq!(code, Some(0), "{report}");
+    let saved = std::fs::read(dir.path().join("clock.stdout.expected"))?;
+    assert_eq!(saved, stepped_readings());
+    let (_, report) = run(&files, &runtimes, &once(&[]), dir.path())?;
+    for runtime in &runtimes {
+        let clock = row(&report, "clock", runtime)?;
+        if refused_program(runtime, clock) {
+            continue;
+        }
+        assert!(clock["error"].is_null(), "{runtime}: {clock}");
+    }
+    let (_, report) = run(&files, &runtimes, &once(&["--real-clock"]), dir.path())?;
+    for runtime in &runtimes {
+        let clock = row(&report, "clock", runtime)?;
+        if refused_program(runtime, clock) {
+            continue;
+        }
+        assert!(
+            error(clock).contains("stdout"),
+            "{runtime}, --real-clock: {clock}"
         );
     }
     Ok(())

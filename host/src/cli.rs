@@ -216,6 +216,15 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "ARG", allow_hyphen_values = true)]
     pub arg: Vec<String>,
 
+    /// Programs only: give a program the system's time of day. Without it,
+    /// each iteration's wall clock starts at 2020-01-01T00:00:00Z and steps
+    /// 1 µs a read, so that a program whose input follows the time of day
+    /// (libsodium's random numbers) runs on the same input in every
+    /// iteration and under every runtime (the monotonic clock is always the
+    /// system's). An engine library's programs always read the system's.
+    #[arg(long)]
+    pub real_clock: bool,
+
     /// Cap on each instance's linear memories (all together) and tables,
     /// e.g. `1GiB`, `256MiB`; a guest that grows past it gets a failed grow.
     #[arg(long, value_name = "SIZE", default_value = "1GiB")]

@@ -30,6 +30,7 @@ pub fn environment() -> Environment {
         },
         seed: 42,
         seed_rule: crate::options::SeedRule::PerCall,
+        real_clock: false,
         drift_pct: 0.5,
         cpu_model: Some("Test CPU @ 3.00GHz".into()),
         engines: vec![EngineConfig::default()],

@@ -24,6 +24,19 @@
 //! wasmtime-wasi, V8 through the same generator in its node harness). Drawn
 //! from the system, one round's inputs differed: a libsodium benchmark whose
 //! iterations took 0.3 to 112 ms read its two engines as 1.24x [0.018, 642].
+//!
+//! A program's time of day is an input too: libsodium's generator takes its
+//! nonce from `gettimeofday`, so that `secretbox_easy2`'s message lengths,
+//! and its work, followed the clock (cranelift against winch: 2.31x
+//! [1.03, 3.98] in one run, 0.74x [0.01, 16.6] in the next). So each
+//! iteration's wall clock is a [`GuestWallClock`]: it starts at a fixed
+//! instant and steps [`CLOCK_STEP_NS`] at every read, whatever the time
+//! taken between reads, under every runtime (wasmtime-wasi's wall clock, and
+//! V8's harness computing the same readings). The monotonic clock, what a
+//! program times itself and sleeps by, stays the system's: one that stepped
+//! would make a program that sleeps until its clock passes a deadline wake,
+//! read 1 µs gone, and sleep again. `--real-clock` grants the system's wall
+//! clock too.
 
 pub use crate::options::SeedRule;
 
@@ -138,6 +151,41 @@ impl rand::TryRng for GuestRandom {
     }
 }
 
+/// Nanoseconds a program's wall clock moves at each read of it: a
+/// microsecond, so that a program that waits for the time of day to pass an
+/// instant reads it a million times for each second it waits, and returns.
+pub const CLOCK_STEP_NS: u64 = 1_000;
+
+/// The time of day a program's wall clock reads first, in seconds since the
+/// Unix epoch: 2020-01-01T00:00:00Z.
+pub const CLOCK_EPOCH_S: u64 = 1_577_836_800;
+
+/// An iteration's wall clock: its first read gives [`CLOCK_EPOCH_S`], and
+/// each read after it [`CLOCK_STEP_NS`] more; its resolution is the step.
+#[derive(Debug, Default)]
+pub struct GuestWallClock {
+    reads: std::cell::Cell<u64>,
+}
+
+impl GuestWallClock {
+    /// The next reading, in nanoseconds since the Unix epoch.
+    pub fn read(&self) -> u64 {
+        let reads = self.reads.get();
+        self.reads.set(reads.wrapping_add(1));
+        (CLOCK_EPOCH_S * 1_000_000_000).wrapping_add(reads.wrapping_mul(CLOCK_STEP_NS))
+    }
+}
+
+impl wasmtime_wasi::HostWallClock for GuestWallClock {
+    fn resolution(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(CLOCK_STEP_NS)
+    }
+
+    fn now(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.read())
+    }
+}
+
 /// SplitMix64's increment, the golden ratio in 64 bits.
 const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 
@@ -210,6 +258,20 @@ mod tests {
         let words = [again.next_u32(), again.next_u32()];
         assert_eq!(filled[..4], words[0].to_le_bytes());
         assert_eq!(filled[4..], words[1].to_le_bytes()[..2]);
+    }
+
+    /// The wall clock starts at its fixed instant and steps a microsecond a
+    /// read, whatever the time between reads (pinned: V8's harness computes
+    /// the same readings).
+    #[test]
+    fn a_programs_wall_clock_steps_at_each_read_from_a_fixed_instant() {
+        use wasmtime_wasi::HostWallClock;
+        let wall = GuestWallClock::default();
+        assert_eq!(wall.now().as_secs(), 1_577_836_800);
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        assert_eq!(wall.now().as_nanos(), 1_577_836_800_000_001_000);
+        assert_eq!(wall.read(), 1_577_836_800_000_002_000);
+        assert_eq!(wall.resolution().as_nanos(), 1_000);
     }
 
     #[test]

@@ -213,17 +213,22 @@ impl fmt::Display for NoiseBand {
     }
 }
 
-/// Capabilities granted to programs (`--dir`, `--env`, `--arg`).
+/// Capabilities granted to programs (`--dir`, `--env`, `--arg`,
+/// `--real-clock`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Grants {
     /// Host folder and the guest path it appears at.
     pub dirs: Vec<(PathBuf, String)>,
     pub env: Vec<(String, String)>,
     pub args: Vec<String>,
+    /// The system's wall clock, not the stepped one
+    /// ([`crate::guest::seeds::GuestWallClock`]).
+    #[serde(default)]
+    pub real_clock: bool,
 }
 
 impl Grants {
-    fn parse(dirs: &[String], env: &[String], args: &[String]) -> Result<Self> {
+    fn parse(dirs: &[String], env: &[String], args: &[String], real_clock: bool) -> Result<Self> {
         let dirs = dirs
             .iter()
             .map(|d| match d.split_once("::") {
@@ -245,6 +250,7 @@ impl Grants {
             dirs,
             env,
             args: args.to_vec(),
+            real_clock,
         })
     }
 }
@@ -385,7 +391,7 @@ impl Settings {
             baselines,
             store: crate::options::store::StoreSettings::default(),
             quiet: args.quiet,
-            grants: Grants::parse(&args.dir, &args.env, &args.arg)?,
+            grants: Grants::parse(&args.dir, &args.env, &args.arg, args.real_clock)?,
             engines: engine_configs(
                 &args.engine,
                 &args.engine_flags,

@@ -17,16 +17,19 @@ pub enum Aspect {
     Core,
     /// The seed and its rule.
     Seed,
+    /// Whether programs read the system's time of day or the stepped one.
+    Clock,
 }
 
 impl Aspect {
-    const ALL: [Aspect; 3] = [Aspect::Machine, Aspect::Core, Aspect::Seed];
+    const ALL: [Aspect; 4] = [Aspect::Machine, Aspect::Core, Aspect::Seed, Aspect::Clock];
 
     fn word(self) -> &'static str {
         match self {
             Aspect::Machine => "machine",
             Aspect::Core => "core",
             Aspect::Seed => "seed",
+            Aspect::Clock => "programs' time of day",
         }
     }
 
@@ -36,6 +39,7 @@ impl Aspect {
             Aspect::Machine => a.cpu_model != b.cpu_model || a.cores != b.cores,
             Aspect::Core => a.pinned_core != b.pinned_core || a.priority != b.priority,
             Aspect::Seed => a.seed != b.seed || a.seed_rule != b.seed_rule,
+            Aspect::Clock => a.real_clock != b.real_clock,
         }
     }
 }
@@ -155,6 +159,10 @@ pub fn export_line(export: &MergedExport) -> Foreign {
             format_ns(env.calibration.pause_pair_ns),
             format_ns(env.calibration.clock_overhead_ns)
         ))
+        .then(match env.real_clock {
+            true => " · programs read the system's time of day",
+            false => "",
+        })
 }
 
 #[cfg(test)]
@@ -184,7 +192,7 @@ mod tests {
         );
         let line = summary(&[a.clone(), b.clone()]);
         assert!(
-            line.starts_with("merged from 2 exports: they differ in machine, seed (the same core); calibration differs by up to 25% (empty-guest call 1.000 ns to 1.250 ns, "),
+            line.starts_with("merged from 2 exports: they differ in machine, seed (the same core, programs' time of day); calibration differs by up to 25% (empty-guest call 1.000 ns to 1.250 ns, "),
             "{line}"
         );
         assert!(line.ends_with("; rows of different machines are not comparable"));
@@ -209,7 +217,24 @@ mod tests {
         assert!(differences(&[a.clone(), b.clone()]).is_empty());
         assert_eq!(
             summary(&[a, b]),
-            "merged from 2 exports: the same machine, core, seed; the same calibration"
+            "merged from 2 exports: the same machine, core, seed, programs' time of day; the same calibration"
+        );
+    }
+
+    #[test]
+    fn exports_whose_programs_read_other_clocks_say_so() {
+        let a = export("a.json", "Intel Xeon", 7, 1.0);
+        let mut b = export("b.json", "Intel Xeon", 7, 1.0);
+        b.environment.real_clock = true;
+        assert_eq!(differences(&[a.clone(), b.clone()]), [Aspect::Clock]);
+        assert!(summary(&[a.clone(), b.clone()]).starts_with(
+            "merged from 2 exports: they differ in programs' time of day (the same machine, core, seed)"
+        ));
+        assert!(!export_line(&a).unescaped().contains("clocks"));
+        assert!(
+            export_line(&b)
+                .unescaped()
+                .ends_with(" · programs read the system's time of day")
         );
     }
 }

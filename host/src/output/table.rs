@@ -145,7 +145,7 @@ impl<W: Write> Table<W> {
         )?;
         writeln!(
             self.out,
-            "empty-guest call {} · pause/resume pair {} · sample target {:.1} ms · seed {}{}",
+            "empty-guest call {} · pause/resume pair {} · sample target {:.1} ms · seed {}{}{}",
             format_ns(env.calibration.empty_call_ns),
             format_ns(env.calibration.pause_pair_ns),
             env.calibration.sample_time_ms,
@@ -153,6 +153,10 @@ impl<W: Write> Table<W> {
             match env.seed_rule {
                 SeedRule::PerCall => " (a fresh seed per call)",
                 SeedRule::Same => " (the same for every call)",
+            },
+            match env.real_clock {
+                true => " · programs read the system's time of day",
+                false => "",
             }
         )?;
         if let (Some(call), Some(pair)) = (

@@ -204,6 +204,10 @@ pub struct Environment {
     /// seed and the call's index (`per_call`), or the run's seed (`same`).
     #[serde(default)]
     pub seed_rule: SeedRule,
+    /// Whether programs read the system's wall clock (`--real-clock`)
+    /// rather than the host's stepped one.
+    #[serde(default)]
+    pub real_clock: bool,
     /// Run-to-run drift added to every interval (relative standard deviation, %).
     pub drift_pct: f64,
     pub cpu_model: Option<Foreign>,

@@ -103,6 +103,7 @@ impl RunPlan {
             calibration: found.calibration,
             seed: self.seed(),
             seed_rule: self.worker.seeds.rule,
+            real_clock: settings.grants.real_clock,
             drift_pct: settings.drift_pct,
             cpu_model: found.cpu_model.map(Foreign::from),
             engines: settings

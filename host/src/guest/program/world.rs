@@ -16,7 +16,7 @@ use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 use super::output::{check_output, expected, tail};
 use crate::guest::name::file_stem;
-use crate::guest::seeds::GuestRandom;
+use crate::guest::seeds::{GuestRandom, GuestWallClock};
 use crate::options::Grants;
 use crate::platform::valgrind;
 
@@ -207,7 +207,9 @@ impl World {
     }
 
     /// The WASI context of an iteration, from `builder`, writing to `stdout`
-    /// and `stderr`, its random numbers seeded with `seed` ([`GuestRandom`]).
+    /// and `stderr`, its random numbers seeded with `seed` ([`GuestRandom`]),
+    /// its wall clock stepped ([`GuestWallClock`]) unless the system's is
+    /// granted.
     pub(crate) fn wasi(
         &self,
         mut builder: WasiCtxBuilder,
@@ -219,6 +221,9 @@ impl World {
             .secure_random(GuestRandom::new(seed))
             .insecure_random(GuestRandom::new(!seed))
             .insecure_random_seed(u128::from(seed));
+        if !self.grants.real_clock {
+            builder.wall_clock(GuestWallClock::default());
+        }
         // Go's runtime (GOOS=wasip1) takes the first preopen's name for its
         // working folder (without `PWD`) and cannot open a relative path
         // under `.`: the folder is `/` first, then `.` (wasi-libc finds it

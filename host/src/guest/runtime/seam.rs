@@ -115,9 +115,11 @@ pub trait Runner: Send + Sync {
 pub trait CompiledProgram: Send {
     /// One fresh instance: instantiate, run, check the protocol, the exit
     /// code and the output. Its random numbers are those
-    /// [`crate::guest::seeds::GuestRandom`] draws from `seed`, under every
-    /// runtime; an engine library answers WASI itself, and its program
-    /// draws its own.
+    /// [`crate::guest::seeds::GuestRandom`] draws from `seed`, and its wall
+    /// clock is a [`crate::guest::seeds::GuestWallClock`] unless the
+    /// system's is granted, under every runtime; an engine library answers
+    /// WASI itself, and its program draws its own numbers and reads the
+    /// system's clock.
     fn iterate(&self, seed: u64) -> Result<Iteration>;
 
     /// The peak resident memory of the process the iterations ran in: the

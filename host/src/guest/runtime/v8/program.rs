@@ -144,8 +144,9 @@ impl V8Command {
         self.scratch.output_folder().join(stream)
     }
 
-    /// The request of one iteration: what the guest is granted, and the
-    /// seed of its random numbers (as text: JSON numbers are doubles).
+    /// The request of one iteration: what the guest is granted (its clocks
+    /// among it), and the seed of its random numbers (as text: JSON numbers
+    /// are doubles).
     fn request(&self, seed: u64) -> Result<String> {
         let world = &self.world;
         let text = |p: &Path| p.to_str().map(str::to_string);
@@ -166,6 +167,7 @@ impl V8Command {
             "stdout": text(&self.output("stdout")),
             "stderr": text(&self.output("stderr")),
             "seed": seed.to_string(),
+            "real_clock": world.grants().real_clock,
         });
         Ok(format!("iterate {request}"))
     }

@@ -13,8 +13,9 @@
 // `iterate` collects garbage (when node runs with --expose-gc), then makes
 // a fresh instance with a fresh node:wasi context (the JSON
 // names the folder to preopen, the grants, the files its stdout and
-// stderr go to, and the seed of its random numbers, which `random_get`
-// draws from the host's generator rather than node's), and answers with
+// stderr go to, the seed of its random numbers, which `random_get`
+// draws from the host's generator rather than node's, and whether its
+// wall clock is the system's or the host's stepped one), and answers with
 // the instantiation and the run's times, the regions between bench.start
 // and bench.end (read with process.hrtime.bigint()), and how the run ended.
 // `sample` reads process.hrtime.bigint() right before and right after
@@ -202,6 +203,38 @@ function randomGet(next, memory) {
   };
 }
 
+// A program's wall clock unless it is granted the system's (the Rust
+// `GuestWallClock`): it starts at 2020-01-01T00:00:00Z, each read gives
+// 1 µs more, and its resolution is 1 µs; a result outside the guest's
+// memory is EFAULT (21). The other clocks are node's.
+const CLOCK_STEP_NS = 1000n;
+const CLOCK_EPOCH_NS = 1577836800n * 1000000000n;
+
+function steppedWallClock(wasiImport, memory) {
+  const REALTIME = 0;
+  let reads = 0n;
+  const store = (ptr, value) => {
+    try {
+      new DataView(memory().buffer).setBigUint64(ptr >>> 0, value, true);
+      return 0;
+    } catch (e) {
+      return 21;
+    }
+  };
+  return {
+    clock_time_get(id, precision, ptr) {
+      if (id !== REALTIME) return wasiImport.clock_time_get(id, precision, ptr);
+      const value = (CLOCK_EPOCH_NS + reads * CLOCK_STEP_NS) & MASK64;
+      reads += 1n;
+      return store(ptr, value);
+    },
+    clock_res_get(id, ptr) {
+      if (id !== REALTIME) return wasiImport.clock_res_get(id, ptr);
+      return store(ptr, CLOCK_STEP_NS);
+    },
+  };
+}
+
 // One fresh instance of the program, run as `world` says.
 function iterate(world) {
   // What earlier instances left (their memories) is collected here, not
@@ -235,9 +268,10 @@ function iterate(world) {
     let instance = null;
     const guestMemory = () => instance.exports.memory;
     const random_get = randomGet(guestRandom(BigInt(world.seed)), guestMemory);
+    const clock = world.real_clock ? {} : steppedWallClock(wasi.wasiImport, guestMemory);
     const t0 = process.hrtime.bigint();
     instance = new WebAssembly.Instance(program, {
-      wasi_snapshot_preview1: { ...wasi.wasiImport, random_get }, bench,
+      wasi_snapshot_preview1: { ...wasi.wasiImport, random_get, ...clock }, bench,
     });
     const t1 = process.hrtime.bigint();
     let exit = null;
