@@ -10,7 +10,9 @@
 //! `iter_batched` and divan's `with_inputs` give every iteration fresh input.
 //! A run is still reproducible: the same run seed gives the same sequence,
 //! and every variant of a comparison, and every deterministic pass, sees the
-//! same sequence from the start of its sampling. `--same-seed` gives every
+//! same sequence from the start of its sampling; in a comparison of
+//! programs, each worker takes the sequence up after the rounds of the
+//! workers before it, so that every round runs on an input of its own. `--same-seed` gives every
 //! call the run's seed ([`SeedRule::Same`]).
 //!
 //! The next seed is derived before the first clock read of a call; nothing of
@@ -84,6 +86,13 @@ impl Seeds {
     pub fn first(mut self) -> u64 {
         self.restart();
         self.take()
+    }
+
+    /// The sequence from its seed `index` on: where a comparison's worker
+    /// takes up the sequence after the rounds of the workers before it.
+    pub fn from_index(mut self, index: u64) -> Self {
+        self.calls = index;
+        self
     }
 
     /// Start the sequence again from its first seed: sampling starts here, so
@@ -272,6 +281,16 @@ mod tests {
         assert_eq!(wall.now().as_nanos(), 1_577_836_800_000_001_000);
         assert_eq!(wall.read(), 1_577_836_800_000_002_000);
         assert_eq!(wall.resolution().as_nanos(), 1_000);
+    }
+
+    #[test]
+    fn a_sequence_taken_up_at_an_index_goes_on_from_there() {
+        let mut all = Seeds::new(9, SeedRule::PerCall);
+        let first: Vec<u64> = (0..12).map(|_| all.take()).collect();
+        let mut later = Seeds::new(9, SeedRule::PerCall).from_index(6);
+        assert!((6..12).all(|i| later.take() == first[i]));
+        let mut same = Seeds::new(9, SeedRule::Same).from_index(6);
+        assert_eq!(same.take(), 9);
     }
 
     #[test]

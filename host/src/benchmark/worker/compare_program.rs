@@ -5,8 +5,15 @@
 //! Williams design rotated per round and per process, so that a state of
 //! the machine falls on every variant alike. A round's iterations share
 //! one seed, so that every variant runs on the same random numbers: the
-//! rounds are paired in their input too. A failed iteration (its output
-//! check included) is an error of its variant.
+//! rounds are paired in their input too. Each worker takes the run's
+//! sequence of seeds up after the rounds of the workers before it
+//! ([`round_seeds`]): were every worker to replay the first seeds, a
+//! comparison would read a handful of inputs in all, its interval would
+//! hold nothing of how the ratio varies with the input, and the next run
+//! (another run seed) would read another ratio (libsodium's `sodium_utils2`,
+//! cranelift against winch: 3.27x [3.11, 3.50], then 2.54x [2.52, 2.56]).
+//! A failed iteration (its output check included) is an error of its
+//! variant.
 
 use anyhow::Result;
 
@@ -16,6 +23,7 @@ use crate::benchmark::worker::compare::{Comparison, VariantError, williams_order
 use crate::benchmark::worker::emitter::Emitter;
 use crate::benchmark::worker::program::{Iterations, ProgramRunner};
 use crate::benchmark::worker::session::Session;
+use crate::guest::seeds::Seeds;
 use crate::results::Row;
 
 /// The runner of `row`'s program in this process: every iteration of a
@@ -56,7 +64,7 @@ pub fn compare(
         progress.step(&row.name, Step::Sampling);
     }
     let mut rounds = 0;
-    let mut seeds = session.seeds;
+    let mut seeds = round_seeds(session.seeds, task);
     while task.pace.another(rounds, started) {
         let seed = seeds.take();
         for index in williams_order(taken.len(), rounds + task.offset) {
@@ -79,6 +87,13 @@ pub fn compare(
     })
 }
 
+/// The seeds of `task`'s rounds: the run's sequence after the rounds of
+/// the workers before this one (each asked for as many rounds).
+fn round_seeds(run: Seeds, task: &Comparison<'_>) -> Seeds {
+    let before = task.offset.saturating_mul(task.rounds);
+    run.from_index(u64::try_from(before).unwrap_or(u64::MAX))
+}
+
 /// Load `row`'s program and run its untimed warm-up iterations.
 fn warm_up(plan: &WorkerPlan, session: &Session, row: &Row, progress: &Emitter) -> Result<Taken> {
     let program = program_of(plan, session, row, progress)?;
@@ -88,4 +103,41 @@ fn warm_up(plan: &WorkerPlan, session: &Session, row: &Row, progress: &Emitter) 
         program,
         iterations,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+    use crate::benchmark::worker::compare::Pace;
+    use crate::guest::seeds::SeedRule;
+
+    /// The seeds the rounds of the comparison's worker `offset` take.
+    fn worker_seeds(offset: usize, rule: SeedRule) -> Vec<u64> {
+        let task = Comparison {
+            variants: &[],
+            count: None,
+            rounds: 6,
+            offset,
+            fuel: false,
+            pace: Pace::new(6, None, offset),
+        };
+        let mut seeds = round_seeds(Seeds::new(42, rule), &task);
+        (0..task.rounds).map(|_| seeds.take()).collect()
+    }
+
+    /// Three workers' rounds take 18 seeds of the run's sequence, each once,
+    /// in order; under `--same-seed` every round takes the run's seed.
+    #[test]
+    fn each_worker_takes_the_seeds_after_the_workers_before_it() {
+        let taken: Vec<u64> = (0..3)
+            .flat_map(|w| worker_seeds(w, SeedRule::PerCall))
+            .collect();
+        let mut run = Seeds::new(42, SeedRule::PerCall);
+        let sequence: Vec<u64> = (0..18).map(|_| run.take()).collect();
+        assert_eq!(taken, sequence);
+        assert_eq!(taken.iter().collect::<HashSet<_>>().len(), 18);
+        assert_eq!(worker_seeds(2, SeedRule::Same), [42; 6]);
+    }
 }
