@@ -504,6 +504,24 @@ fn the_help_names_every_runtime() -> TestResult {
     Ok(())
 }
 
+/// The rows of program `stem` in `report`, one per runtime of `runtimes`
+/// that runs programs (one of [`NO_PROGRAMS`] must refuse it, which
+/// [`refused_program`] checks).
+fn program_rows<'a>(
+    report: &'a Value,
+    stem: &str,
+    runtimes: &[&'static str],
+) -> Result<Vec<(&'static str, &'a Value)>, Box<dyn Error>> {
+    let mut rows = Vec::new();
+    for &runtime in runtimes {
+        let found = row(report, stem, runtime)?;
+        if !refused_program(runtime, found) {
+            rows.push((runtime, found));
+        }
+    }
+    Ok(rows)
+}
+
 /// The bytes a program seeded 7 reads first from `random_get` (the host's
 /// generator, pinned in its unit tests too).
 const SEVEN: [u8; 5] = [65, 164, 74, 60, 198];
@@ -533,19 +551,11 @@ fn a_program_reads_the_same_random_numbers_under_every_runtime() -> TestResult {
     assert_eq!(saved.len(), 32);
     assert_eq!(saved[..5], SEVEN);
     let (_, report) = run(&files, &runtimes, &seeded("7"), dir.path())?;
-    for runtime in &runtimes {
-        let random = row(&report, "random", runtime)?;
-        if refused_program(runtime, random) {
-            continue;
-        }
+    for (runtime, random) in program_rows(&report, "random", &runtimes)? {
         assert!(random["error"].is_null(), "{runtime}, seed 7: {random}");
     }
     let (_, report) = run(&files, &runtimes, &seeded("8"), dir.path())?;
-    for runtime in &runtimes {
-        let random = row(&report, "random", runtime)?;
-        if refused_program(runtime, random) {
-            continue;
-        }
+    for (runtime, random) in program_rows(&report, "random", &runtimes)? {
         assert!(
             error(random).contains("stdout"),
             "{runtime}, seed 8: {random}"
@@ -597,19 +607,11 @@ fn a_program_reads_the_same_time_of_day_under_every_runtime() -> TestResult {
     let saved = std::fs::read(dir.path().join("clock.stdout.expected"))?;
     assert_eq!(saved, stepped_readings());
     let (_, report) = run(&files, &runtimes, &once(&[]), dir.path())?;
-    for runtime in &runtimes {
-        let clock = row(&report, "clock", runtime)?;
-        if refused_program(runtime, clock) {
-            continue;
-        }
+    for (runtime, clock) in program_rows(&report, "clock", &runtimes)? {
         assert!(clock["error"].is_null(), "{runtime}: {clock}");
     }
     let (_, report) = run(&files, &runtimes, &once(&["--real-clock"]), dir.path())?;
-    for runtime in &runtimes {
-        let clock = row(&report, "clock", runtime)?;
-        if refused_program(runtime, clock) {
-            continue;
-        }
+    for (runtime, clock) in program_rows(&report, "clock", &runtimes)? {
         assert!(
             error(clock).contains("stdout"),
             "{runtime}, --real-clock: {clock}"
