@@ -367,13 +367,19 @@ fn a_programs_own_folder_is_read_only() -> TestResult {
     Ok(())
 }
 
+/// The conformance fixture `name`, copied into `folder`: its path there.
+fn copied(folder: &Path, name: &str) -> Result<PathBuf, Box<dyn Error>> {
+    let path = folder.join(name);
+    std::fs::copy(conformance(name), &path)?;
+    Ok(path)
+}
+
 /// Run write_through_link.wat from `folder` under every runtime, in `dir`:
 /// each runtime has its row, and `kept` (which `link.txt` is, or leads to)
 /// still holds its original words.
 fn run_the_writer(dir: &Path, folder: &Path, kept: &Path) -> TestResult {
     let runtimes = built_in()?;
-    let program = folder.join("write_through_link.wat");
-    std::fs::copy(conformance("write_through_link.wat"), &program)?;
+    let program = copied(folder, "write_through_link.wat")?;
     let mut extra = FAST.to_vec();
     extra[5] = "2";
     let (_, report) = run(&[program], &runtimes, &extra, dir)?;
@@ -535,8 +541,7 @@ const SEVEN: [u8; 5] = [65, 164, 74, 60, 198];
 fn a_program_reads_the_same_random_numbers_under_every_runtime() -> TestResult {
     let runtimes = built_in()?;
     let dir = tempfile::tempdir()?;
-    let program = dir.path().join("random.wat");
-    std::fs::copy(conformance("random.wat"), &program)?;
+    let program = copied(dir.path(), "random.wat")?;
     let files = [program];
     let seeded = |seed| {
         let mut extra = FAST.to_vec();
@@ -588,8 +593,7 @@ fn stepped_readings() -> Vec<u8> {
 fn a_program_reads_the_same_time_of_day_under_every_runtime() -> TestResult {
     let runtimes = built_in()?;
     let dir = tempfile::tempdir()?;
-    let program = dir.path().join("clock.wat");
-    std::fs::copy(conformance("clock.wat"), &program)?;
+    let program = copied(dir.path(), "clock.wat")?;
     let files = [program];
     let once = |extra: &[&'static str]| {
         let mut all = FAST.to_vec();

@@ -12,8 +12,8 @@
 //! and every variant of a comparison, and every deterministic pass, sees the
 //! same sequence from the start of its sampling; in a comparison of
 //! programs, each worker takes the sequence up after the rounds of the
-//! workers before it, so that every round runs on an input of its own. `--same-seed` gives every
-//! call the run's seed ([`SeedRule::Same`]).
+//! workers before it, so that every round runs on an input of its own.
+//! `--same-seed` gives every call the run's seed ([`SeedRule::Same`]).
 //!
 //! The next seed is derived before the first clock read of a call; nothing of
 //! this sits inside the timed region.

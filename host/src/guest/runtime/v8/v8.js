@@ -187,17 +187,26 @@ function guestRandom(seed) {
   };
 }
 
+// WASI's EFAULT: a buffer outside the guest's memory.
+const EFAULT = 21;
+
+// The `len` bytes of the guest's memory at `ptr`, or null when they lie
+// outside it.
+function guestBytes(memory, ptr, len) {
+  try {
+    return new Uint8Array(memory().buffer, ptr >>> 0, len >>> 0);
+  } catch (e) {
+    return null;
+  }
+}
+
 // `random_get` answered as wasmtime-wasi answers it with the host's
 // generator: a byte per draw, its low 8 bits; a buffer outside the
-// guest's memory is EFAULT (21).
+// guest's memory is EFAULT.
 function randomGet(next, memory) {
   return (buf, len) => {
-    let bytes;
-    try {
-      bytes = new Uint8Array(memory().buffer, buf >>> 0, len >>> 0);
-    } catch (e) {
-      return 21;
-    }
+    const bytes = guestBytes(memory, buf, len);
+    if (bytes === null) return EFAULT;
     for (let i = 0; i < bytes.length; i++) bytes[i] = next() & 0xFF;
     return 0;
   };
@@ -206,7 +215,7 @@ function randomGet(next, memory) {
 // A program's wall clock unless it is granted the system's (the Rust
 // `GuestWallClock`): it starts at 2020-01-01T00:00:00Z, each read gives
 // 1 µs more, and its resolution is 1 µs; a result outside the guest's
-// memory is EFAULT (21). The other clocks are node's.
+// memory is EFAULT. The other clocks are node's.
 const CLOCK_STEP_NS = 1000n;
 const CLOCK_EPOCH_NS = 1577836800n * 1000000000n;
 
@@ -214,12 +223,10 @@ function steppedWallClock(wasiImport, memory) {
   const REALTIME = 0;
   let reads = 0n;
   const store = (ptr, value) => {
-    try {
-      new DataView(memory().buffer).setBigUint64(ptr >>> 0, value, true);
-      return 0;
-    } catch (e) {
-      return 21;
-    }
+    const bytes = guestBytes(memory, ptr, 8);
+    if (bytes === null) return EFAULT;
+    new DataView(bytes.buffer, bytes.byteOffset, 8).setBigUint64(0, value, true);
+    return 0;
   };
   return {
     clock_time_get(id, precision, ptr) {
