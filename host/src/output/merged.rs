@@ -159,10 +159,7 @@ pub fn export_line(export: &MergedExport) -> Foreign {
             format_ns(env.calibration.pause_pair_ns),
             format_ns(env.calibration.clock_overhead_ns)
         ))
-        .then(match env.real_clock {
-            true => " · programs read the system's time of day",
-            false => "",
-        })
+        .then(env.clock_note())
 }
 
 #[cfg(test)]
@@ -230,7 +227,7 @@ mod tests {
         assert!(summary(&[a.clone(), b.clone()]).starts_with(
             "merged from 2 exports: they differ in programs' time of day (the same machine, core, seed)"
         ));
-        assert!(!export_line(&a).unescaped().contains("clocks"));
+        assert!(!export_line(&a).unescaped().contains("time of day"));
         assert!(
             export_line(&b)
                 .unescaped()

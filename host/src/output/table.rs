@@ -154,10 +154,7 @@ impl<W: Write> Table<W> {
                 SeedRule::PerCall => " (a fresh seed per call)",
                 SeedRule::Same => " (the same for every call)",
             },
-            match env.real_clock {
-                true => " · programs read the system's time of day",
-                false => "",
-            }
+            env.clock_note()
         )?;
         if let (Some(call), Some(pair)) = (
             env.calibration.empty_component_call_ns,

@@ -230,6 +230,17 @@ pub struct Environment {
     pub pmu: Foreign,
 }
 
+impl Environment {
+    /// What a line about this run's environment adds when programs read
+    /// the system's time of day (`--real-clock`): nothing otherwise.
+    pub fn clock_note(&self) -> &'static str {
+        match self.real_clock {
+            true => " · programs read the system's time of day",
+            false => "",
+        }
+    }
+}
+
 /// One row: a benchmark that was measured, or one that failed.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct BenchResult {
