@@ -117,6 +117,7 @@ pub fn fixed_figures(samples: Vec<Vec<f64>>) -> Figures {
             warmup_ms: 120.0,
             warmup_settled: true,
             warmup_rounds: 4,
+            warmup_first_timed: 0,
         },
         durations: Durations {
             compile_ms: 12.5,

@@ -42,6 +42,7 @@ pub fn pool(processes: &[Measurement]) -> Measurement {
             settled: true,
             rounds: 0,
             per_op_ns: processes.last().and_then(|m| m.warmup.per_op_ns),
+            first_timed: 0,
         },
         blocks: Vec::new(),
         pauses: Vec::new(),
@@ -66,6 +67,7 @@ pub fn pool(processes: &[Measurement]) -> Measurement {
         pooled.warmup.elapsed_ms += m.warmup.elapsed_ms;
         pooled.warmup.settled &= m.warmup.settled;
         pooled.warmup.rounds += m.warmup.rounds;
+        pooled.warmup.first_timed += m.warmup.first_timed;
         pooled.sampling_ms += m.sampling_ms;
         pooled.blocks.extend(m.blocks.iter().cloned());
         match m.doubles.is_empty() {
@@ -188,6 +190,7 @@ pub fn figures(
             warmup_ms: m.warmup.elapsed_ms,
             warmup_settled: m.warmup.settled,
             warmup_rounds: m.warmup.rounds,
+            warmup_first_timed: m.warmup.first_timed as usize,
         },
         durations: Durations {
             compile_ms: preparation.compile_ms,
@@ -348,7 +351,11 @@ fn notes(found: &Found, warmup_cap_ms: f64) -> Notes {
     if m.count_capped {
         notes.add(Note::CountCapped { count: m.count });
     }
-    if !m.warmup.settled {
+    if m.warmup.first_timed > 0 {
+        notes.add(Note::FirstIterationTimed {
+            processes: m.warmup.first_timed as usize,
+        });
+    } else if !m.warmup.settled {
         notes.add(Note::WarmupNotSettled {
             cap_ms: warmup_cap_ms,
         });
@@ -579,6 +586,7 @@ mod tests {
                 settled: true,
                 rounds: 1,
                 per_op_ns: None,
+                first_timed: 0,
             },
             blocks: vec![vec![per_op_ns * 1_000.0; 3_000]],
             pauses: Vec::new(),

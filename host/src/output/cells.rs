@@ -123,13 +123,19 @@ pub fn phases_line(p: &Phases, warmup: &WarmupFigures) -> String {
         true => "settled",
         false => "stopped at the cap",
     };
+    let warmed = match warmup.warmup_first_timed {
+        0 => format!("warm-up {ended} after {} iterations", warmup.warmup_rounds),
+        timed => format!(
+            "{} warm-up iterations, the first timed in {timed} process(es)",
+            warmup.warmup_rounds
+        ),
+    };
     format!(
-        "phases: compile {:.2} ms · instantiate {} · execute {} ({region}), medians of {} samples · warm-up {ended} after {} iterations (all processes)",
+        "phases: compile {:.2} ms · instantiate {} · execute {} ({region}), medians of {} samples · {warmed} (all processes)",
         p.compile_ms,
         format_ns(p.instantiate_ns.median),
         format_ns(p.execute_ns.median),
         p.execute_ns.samples,
-        warmup.warmup_rounds
     )
 }
 
@@ -240,6 +246,10 @@ impl fmt::Display for OwnWords<'_> {
             Note::WarmupNotSettled { cap_ms } => {
                 write!(f, "warm-up did not settle within {cap_ms:.0} ms")
             }
+            Note::FirstIterationTimed { processes } => write!(
+                f,
+                "its first iteration was timed in {processes} process(es), not warmed up: one iteration outlasted the warm-up's time, and its runtime runs from the first call the code it runs later"
+            ),
             Note::DepartsFromEarlierRuns { departure, runs } => write!(
                 f,
                 "{:+.2}% from the median of {runs} earlier run(s) of this benchmark, beyond this run's interval (the machine ran at another speed): the interval reaches back to them",

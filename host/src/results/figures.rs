@@ -314,6 +314,11 @@ pub struct WarmupFigures {
     pub warmup_ms: f64,
     pub warmup_settled: bool,
     pub warmup_rounds: usize,
+    /// Programs: the processes whose first iteration was timed, not a
+    /// warm-up one: it alone outlasted the warm-up's time, lasted at least
+    /// 0.5 s, and its runtime does not tier up.
+    #[serde(default)]
+    pub warmup_first_timed: usize,
 }
 
 /// How long compiling, instantiating and sampling took.
@@ -437,6 +442,12 @@ pub struct Warmup {
     /// the last round when the count was still growing, in ns; `None` when
     /// the warm-up does not estimate one (programs).
     pub per_op_ns: Option<f64>,
+    /// Programs: the processes whose first iteration was timed rather than
+    /// a warm-up one (it outlasted the warm-up's time under a runtime that
+    /// does not tier up: [`crate::benchmark::worker::program::first_counts`]);
+    /// 0 or 1 for one process.
+    #[serde(default)]
+    pub first_timed: u32,
 }
 
 /// Everything measured for one benchmark, before statistics.

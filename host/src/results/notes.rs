@@ -31,6 +31,10 @@ pub enum Note {
     CountCapped { count: u64 },
     /// The warm-up did not settle within its cap.
     WarmupNotSettled { cap_ms: f64 },
+    /// A program's first iteration was timed in `processes` processes: it
+    /// outlasted the warm-up's time, under a runtime that runs from the
+    /// first call the code it runs later.
+    FirstIterationTimed { processes: usize },
     /// A cache entry was refused, and the code compiled again.
     CacheRefused { reason: Foreign },
     /// This run's median lies beyond its interval from the median of the

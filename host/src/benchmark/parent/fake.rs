@@ -145,6 +145,7 @@ pub fn process(ns: f64, blocks: usize) -> ProcessMeasurement {
             settled: true,
             rounds: 1,
             per_op_ns: None,
+            first_timed: 0,
         },
         blocks: vec![block; blocks],
         pauses: Vec::new(),

@@ -323,7 +323,7 @@ type CompareFurther<'a> =
 /// The second pass of a suite under `--suite-time`: the time left to its
 /// end goes to the benchmarks still open, first to the unsure verdicts
 /// that more rounds are likeliest to make certain soonest, so that a long
-/// program with a large effect left unsure at two rounds is not left for
+/// program with a large effect left unsure at a few rounds is not left for
 /// a close call that no time at hand would settle.
 struct Further<'a> {
     suite: &'a Suite,
@@ -453,7 +453,7 @@ fn compile_ahead(settings: &Settings, suite: &Suite) -> Arc<AtomicBool> {
 /// `--suite-time` an even share of the time left to the pass's `end`
 /// among the benchmarks left (at most `--time`), so that what a benchmark
 /// settled early leaves goes to the ones after it. A benchmark cannot
-/// always stop at its share (its first worker warms up and takes two
+/// always stop at its share (its first worker warms up and takes three
 /// rounds however long a program runs), so the mean overrun of the
 /// benchmarks done is set aside for each one left. A benchmark's time
 /// counts from its start: loading and compiling its files, and its

@@ -33,8 +33,12 @@ fn chunk_len(len: usize, chunk: usize) -> usize {
     len / ROUND_CHUNKS + usize::from(chunk < len % ROUND_CHUNKS)
 }
 
-/// Rounds a comparison's first worker takes whatever its budget.
-pub const LEAST_ROUNDS: usize = 2;
+/// Rounds a comparison's first worker takes whatever its budget: one
+/// round has no interval, and two give Student's t of one degree of
+/// freedom, 12.7 standard errors wide either side, so that a long
+/// program twice as slow stays unsure when one of its iterations ran 10%
+/// slow; three give 4.3.
+pub const LEAST_ROUNDS: usize = 3;
 
 /// A comparison's task in this worker.
 pub struct Comparison<'a> {
@@ -65,7 +69,7 @@ pub struct Pace {
 }
 
 /// The rounds a comparison's worker takes whatever its budget: the first
-/// worker [`LEAST_ROUNDS`] (one round has no interval), a later one one,
+/// worker [`LEAST_ROUNDS`], a later one one,
 /// since it adds to rounds the comparison already has.
 pub fn least_rounds(offset: usize) -> usize {
     match offset {
@@ -308,33 +312,33 @@ mod tests {
     use super::{Pace, ROUND_CHUNKS, chunk_len, williams_order};
 
     /// Without a budget every round asked for is taken; with a budget
-    /// already spent only the first two (a later worker's: the first
+    /// already spent only the first three (a later worker's: the first
     /// one); with one that a round's length outlasts, none after them.
     #[test]
-    fn the_pace_takes_two_rounds_and_none_past_the_budget() {
+    fn the_pace_takes_three_rounds_and_none_past_the_budget() {
         let now = Instant::now();
         let free = Pace::new(6, None, 0);
         assert!((0..6).all(|taken| free.another(taken, now)));
         assert!(!free.another(6, now));
         let spent = Pace::new(6, Some(Duration::ZERO), 0);
-        assert!(spent.another(0, now) && spent.another(1, now));
-        assert!(!spent.another(2, now));
+        assert!((0..3).all(|taken| spent.another(taken, now)));
+        assert!(!spent.another(3, now));
         assert!(!Pace::new(1, Some(Duration::ZERO), 0).another(1, now));
         // A later worker adds to rounds taken: one is enough.
         let later = Pace::new(6, Some(Duration::ZERO), 3);
         assert!(later.another(0, now) && !later.another(1, now));
-        // Two rounds took 50 ms each; another would end past 120 ms.
-        let first = now - Duration::from_millis(100);
+        // Three rounds took 50 ms each; another would end past 170 ms.
+        let first = now - Duration::from_millis(150);
         let tight = Pace {
             began: first,
-            ..Pace::new(6, Some(Duration::from_millis(120)), 0)
+            ..Pace::new(6, Some(Duration::from_millis(170)), 0)
         };
-        assert!(!tight.another(2, first));
+        assert!(!tight.another(3, first));
         let roomy = Pace {
             began: first,
             ..Pace::new(6, Some(Duration::from_secs(60)), 0)
         };
-        assert!(roomy.another(2, first));
+        assert!(roomy.another(3, first));
     }
 
     /// The chunks of a block add up to the block, differ by at most one

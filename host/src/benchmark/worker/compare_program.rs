@@ -1,5 +1,9 @@
 //! A comparison of WASI programs in one worker process: each variant warmed
-//! up as `host run` warms a program, then rounds in which every variant runs one iteration
+//! up as `host run` warms a program (in the order of the first round, from
+//! its seed, so that a variant's first iteration that counts as a timed
+//! one, a long program's that leaves no time to warm up, is its iteration
+//! of the first round: [`first_round`]), then rounds in which every
+//! variant runs one iteration
 //! (a fresh instance, timed as `host run` times it: instantiation, and the
 //! regions between `bench.start` and `bench.end`), in the order of a
 //! Williams design rotated per round and per process, so that a state of
@@ -14,6 +18,8 @@
 //! cranelift against winch: 3.27x [3.11, 3.50], then 2.54x [2.52, 2.56]).
 //! A failed iteration (its output check included) is an error of its
 //! variant.
+
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
@@ -53,25 +59,29 @@ pub fn compare(
     task: &Comparison<'_>,
     progress: &Emitter,
 ) -> Result<Event, VariantError> {
-    let mut taken = Vec::new();
-    for (i, row) in task.variants.iter().enumerate() {
-        progress.set_row(i);
-        taken.push(warm_up(plan, session, row, progress).map_err(|e| (i, e))?);
-    }
-    let started = std::time::Instant::now();
+    let mut seeds = round_seeds(session.seeds, task);
+    let mut taken = warm_up(plan, session, task, seeds, progress)?;
     for (i, row) in task.variants.iter().enumerate() {
         progress.set_row(i);
         progress.step(&row.name, Step::Sampling);
     }
-    let mut rounds = 0;
-    let mut seeds = round_seeds(session.seeds, task);
+    let iterate = |variant: &mut Taken, index: usize, seed: u64| {
+        progress.set_row(index);
+        progress.calling(Call::Start);
+        let iteration = variant.program.iterate(seed).map_err(|e| (index, e))?;
+        variant.iterations.push(iteration);
+        Ok(())
+    };
+    let seed = seeds.take();
+    let first = first_round(&mut taken, task.offset, |v, i| iterate(v, i, seed))?;
+    let started = Instant::now()
+        .checked_sub(first)
+        .unwrap_or_else(Instant::now);
+    let mut rounds = 1;
     while task.pace.another(rounds, started) {
         let seed = seeds.take();
         for index in williams_order(taken.len(), rounds + task.offset) {
-            progress.set_row(index);
-            progress.calling(Call::Start);
-            let iteration = taken[index].program.iterate(seed).map_err(|e| (index, e))?;
-            taken[index].iterations.push(iteration);
+            iterate(&mut taken[index], index, seed)?;
         }
         rounds += 1;
     }
@@ -94,15 +104,62 @@ fn round_seeds(run: Seeds, task: &Comparison<'_>) -> Seeds {
     run.from_index(u64::try_from(before).unwrap_or(u64::MAX))
 }
 
-/// Load `row`'s program and run its untimed warm-up iterations.
-fn warm_up(plan: &WorkerPlan, session: &Session, row: &Row, progress: &Emitter) -> Result<Taken> {
-    let program = program_of(plan, session, row, progress)?;
-    let cap = plan.warmup_cap;
-    let iterations = Iterations::warm_up(&program, cap, session.seeds, progress, &row.name)?;
-    Ok(Taken {
-        program,
-        iterations,
-    })
+/// Load every variant's program, then run each one's untimed warm-up
+/// iterations, in the order of the first round, each from the first
+/// round's seed (the first of `seeds`), so that the variants' first
+/// iterations can make that round.
+fn warm_up(
+    plan: &WorkerPlan,
+    session: &Session,
+    task: &Comparison<'_>,
+    seeds: Seeds,
+    progress: &Emitter,
+) -> Result<Vec<Taken>, VariantError> {
+    let programs = (task.variants.iter().enumerate())
+        .map(|(i, row)| {
+            progress.set_row(i);
+            program_of(plan, session, row, progress).map_err(|e| (i, e))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut warmed: Vec<Option<Iterations>> = programs.iter().map(|_| None).collect();
+    for i in williams_order(programs.len(), task.offset) {
+        progress.set_row(i);
+        let name = &task.variants[i].name;
+        let warm = Iterations::warm_up(&programs[i], plan.warmup_cap, seeds, progress, name);
+        warmed[i] = Some(warm.map_err(|e| (i, e))?);
+    }
+    let taken = programs.into_iter().zip(warmed);
+    Ok(taken
+        .filter_map(|(program, iterations)| {
+            Some(Taken {
+                program,
+                iterations: iterations?,
+            })
+        })
+        .collect())
+}
+
+/// The first round, in its order (the order the variants warmed up in):
+/// each variant's first iteration when it counts as a timed one (a long
+/// program under a runtime that does not tier up, which leaves no time to
+/// warm up: [`crate::benchmark::worker::program::first_counts`]), else one
+/// `iterate`d now. How long its iterations took on the wall clock.
+fn first_round(
+    taken: &mut [Taken],
+    offset: usize,
+    mut iterate: impl FnMut(&mut Taken, usize) -> Result<(), VariantError>,
+) -> Result<Duration, VariantError> {
+    let mut took = Duration::ZERO;
+    for index in williams_order(taken.len(), offset) {
+        if let Some(lasted) = taken[index].iterations.time_opening() {
+            took += lasted;
+            continue;
+        }
+        let began = Instant::now();
+        iterate(&mut taken[index], index)?;
+        took += began.elapsed();
+    }
+    Ok(took)
 }
 
 #[cfg(test)]
@@ -111,6 +168,7 @@ mod tests {
 
     use super::*;
     use crate::benchmark::worker::compare::Pace;
+    use crate::benchmark::worker::program::LONG_ITERATION;
     use crate::guest::seeds::SeedRule;
 
     /// The seeds the rounds of the comparison's worker `offset` take.
@@ -139,5 +197,56 @@ mod tests {
         assert_eq!(taken, sequence);
         assert_eq!(taken.iter().collect::<HashSet<_>>().len(), 18);
         assert_eq!(worker_seeds(2, SeedRule::Same), [42; 6]);
+    }
+
+    /// A program whose every iteration takes `.0` ns in its timed region.
+    struct Lasting(f64);
+
+    impl crate::guest::runtime::CompiledProgram for Lasting {
+        fn iterate(&self, _seed: u64) -> Result<crate::guest::program::Iteration> {
+            Ok(crate::guest::program::Iteration {
+                instantiate_ns: 1.0,
+                execute_ns: vec![self.0],
+                region: crate::guest::program::TimedRegion::WholeStart,
+                compile_ns: None,
+            })
+        }
+    }
+
+    /// Variants of programs lasting `ns`, each warmed up with the cap spent
+    /// at once.
+    fn warmed(ns: &[f64]) -> Result<Vec<Taken>> {
+        let seeds = Seeds::new(42, SeedRule::PerCall);
+        let silent = &crate::benchmark::progress::Silent;
+        ns.iter()
+            .map(|&ns| {
+                let program: ProgramRunner = Box::new(Lasting(ns));
+                let iterations = Iterations::warm_up(&program, Duration::ZERO, seeds, silent, "p")?;
+                Ok(Taken {
+                    program,
+                    iterations,
+                })
+            })
+            .collect()
+    }
+
+    /// A variant whose first iteration counts takes it into the first
+    /// round; the others run one there, with the round's seed.
+    #[test]
+    fn a_first_iteration_that_counts_is_its_variants_in_the_first_round() -> Result<()> {
+        let long = LONG_ITERATION.as_nanos() as f64;
+        let mut taken = warmed(&[long, long / 2.0])?;
+        let mut ran = Vec::new();
+        first_round(&mut taken, 0, |variant, index| {
+            ran.push(index);
+            let iteration = variant.program.iterate(7).map_err(|e| (index, e))?;
+            variant.iterations.push(iteration);
+            Ok(())
+        })
+        .map_err(|(_, e)| e)?;
+        assert_eq!(ran, [1]);
+        assert!(taken.iter().all(|t| t.iterations.len() == 1));
+        assert!(taken[0].iterations.time_opening().is_none());
+        Ok(())
     }
 }

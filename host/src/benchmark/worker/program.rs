@@ -10,6 +10,11 @@
 //! session's seeds in turn (their random numbers, [`Seeds`]), the warm-up
 //! from the first and the timed ones from the first again, as a workload's
 //! calls do.
+//! A process's first iteration is its first timed one instead when it
+//! alone outlasted the warm-up's time and lasts at least
+//! [`LONG_ITERATION`] under a runtime that does not tier up
+//! ([`first_counts`]): a long program that leaves no time to warm up is
+//! not made to pay an iteration it cannot use.
 //! Before every iteration the sequence tells its [`Progress`], so that the
 //! parent can hold the iteration to `--timeout`. A program runs under any
 //! runtime or an engine library alike ([`ProgramRunner`]).
@@ -31,6 +36,34 @@ use crate::results::{HardwareCounts, Measurement, Warmup};
 /// engines among them) or an engine library, behind one seam.
 pub type ProgramRunner = Box<dyn CompiledProgram>;
 
+/// The shortest first iteration in a process that may count as a timed
+/// one ([`first_counts`]). What a process pays once (its code faulted in,
+/// caches and branch predictors cold: a few milliseconds) is about 1% of
+/// it: over two runs of Sightglass's 23 programs that run longer than
+/// 100 ms under cranelift, the fastest first iteration of three processes
+/// ran 1.0% and 2.6% slower than the fastest later one (geometric means;
+/// 1.9% and 1.4% under winch), where programs under 100 ms ran 33% to 52%
+/// slower.
+pub const LONG_ITERATION: Duration = Duration::from_millis(500);
+
+/// Whether a process's first iteration of `program`, which took
+/// `first_ns` in its timed regions and alone outlasted the warm-up's
+/// time, counts as its first timed one: when it lasts at least
+/// [`LONG_ITERATION`] and the runtime runs from the first call the code it
+/// runs later (not V8, which tiers up: [`CompiledProgram::tiers_up`]). A
+/// second warm-up iteration would cost as much as a timed one, where the
+/// first is already within about 1% of the steady state.
+pub fn first_counts(program: &dyn CompiledProgram, first_ns: f64) -> bool {
+    !program.tiers_up() && first_ns >= LONG_ITERATION.as_nanos() as f64
+}
+
+/// A process's first iteration, when it may count as a timed one
+/// ([`first_counts`]), and how long it took on the wall clock.
+struct Opening {
+    iteration: Iteration,
+    lasted: Duration,
+}
+
 /// A program's iterations in one process, as they are taken: the
 /// warm-up, then one block per iteration (one sample per timed region;
 /// nothing is subtracted).
@@ -48,13 +81,17 @@ pub struct Iterations {
     /// The process's first iteration (its first warm-up one): a fresh
     /// instance's instantiation and `_start`, the program's first call.
     first: StartMeasurement,
+    /// The first iteration, kept while it may count as a timed one.
+    opening: Option<Opening>,
 }
 
 impl Iterations {
     /// Run `program`'s untimed warm-up iterations (at least one): until
     /// the time of the last iterations (their timed regions together) is
     /// that of the ones before them ([`settled_at`]), or until `cap` has
-    /// passed; each seeded with the next of `seeds`.
+    /// passed; each seeded with the next of `seeds`. A first iteration
+    /// that alone outlasted `cap` is kept while it may count as a timed
+    /// one ([`first_counts`], [`Iterations::time_opening`]).
     pub fn warm_up(
         program: &ProgramRunner,
         cap: Duration,
@@ -79,12 +116,14 @@ impl Iterations {
                 break (iteration, settled);
             }
         };
+        let counts = history.len() == 1 && !settled && first_counts(program.as_ref(), history[0]);
         Ok(Iterations {
             warmup: Warmup {
                 elapsed_ms: warm.elapsed().as_secs_f64() * 1e3,
                 settled,
                 rounds: history.len(),
                 per_op_ns: None,
+                first_timed: 0,
             },
             execute_ns: Vec::new(),
             instantiate_ns: Vec::new(),
@@ -92,7 +131,26 @@ impl Iterations {
             compile_ms: program.compile_time().map(|t| t.as_secs_f64() * 1e3),
             region: iteration.region,
             first,
+            opening: counts.then(|| Opening {
+                iteration,
+                lasted: warm.elapsed(),
+            }),
         })
+    }
+
+    /// Count the first iteration as the first timed one, when it may
+    /// ([`first_counts`]): there was then no warm-up. How long it took on
+    /// the wall clock, or `None` (it stays a warm-up one).
+    pub fn time_opening(&mut self) -> Option<Duration> {
+        let opening = self.opening.take()?;
+        self.push(opening.iteration);
+        self.warmup = Warmup {
+            elapsed_ms: 0.0,
+            rounds: 0,
+            first_timed: 1,
+            ..self.warmup
+        };
+        Some(opening.lasted)
     }
 
     /// Keep one timed iteration.
@@ -104,7 +162,7 @@ impl Iterations {
     }
 
     /// The timed iterations so far.
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.execute_ns.len()
     }
 
@@ -163,20 +221,26 @@ pub fn measure(
 ) -> Result<ProcessMeasurement> {
     let mut taken = Iterations::warm_up(program, warmup_cap, seeds, progress, name)?;
     progress.step(name, Step::Sampling);
-    let sampling = Instant::now();
     // The warm-up drew from a copy: the timed iterations take the run's
-    // seeds from its first.
+    // seeds from its first (the first iteration's, when it counts).
     let mut seeds = seeds;
-    loop {
-        progress.calling(Call::Start);
-        taken.push(program.iterate(seeds.take())?);
-        let done = match share {
+    let opened = taken.time_opening();
+    if opened.is_some() {
+        seeds.take();
+    }
+    let sampling = Instant::now()
+        .checked_sub(opened.unwrap_or_default())
+        .unwrap_or_else(Instant::now);
+    let done = |taken: &Iterations| {
+        let shared = match share {
             Share::Samples(n) | Share::Blocks(n) => taken.len() >= n,
             Share::Time(t) => sampling.elapsed() >= t,
         };
-        if done || taken.len() >= MAX_SAMPLES {
-            break;
-        }
+        taken.len() > 0 && (shared || taken.len() >= MAX_SAMPLES)
+    };
+    while !done(&taken) {
+        progress.calling(Call::Start);
+        taken.push(program.iterate(seeds.take())?);
     }
     let sampling_ms = sampling.elapsed().as_secs_f64() * 1e3;
     let mut measured = taken.into_measurement(sampling_ms, hardware_counters, clock_resolution_ns);
@@ -193,33 +257,72 @@ mod tests {
     use crate::benchmark::progress::Silent;
     use crate::guest::seeds::{SeedRule, of_call};
 
-    /// A program that keeps the seed of each of its iterations.
-    struct Seeded(Arc<Mutex<Vec<u64>>>);
+    /// A program that keeps the seed of each of its iterations, each of
+    /// which it says took `ns` in its timed region; V8's when `tiers_up`.
+    struct Seeded {
+        seeds: Arc<Mutex<Vec<u64>>>,
+        ns: f64,
+        tiers_up: bool,
+    }
 
     impl CompiledProgram for Seeded {
         fn iterate(&self, seed: u64) -> Result<Iteration> {
-            self.0
+            self.seeds
                 .lock()
                 .map_err(|_| anyhow::anyhow!("poisoned"))?
                 .push(seed);
             Ok(Iteration {
                 instantiate_ns: 1.0,
-                execute_ns: vec![1.0],
+                execute_ns: vec![self.ns],
                 region: TimedRegion::WholeStart,
                 compile_ns: None,
             })
         }
+
+        fn tiers_up(&self) -> bool {
+            self.tiers_up
+        }
     }
 
-    /// The seeds a process's iterations of a program take: one warm-up
-    /// iteration (the cap is spent at once) and three timed ones.
-    fn seeds_taken(rule: SeedRule) -> Result<Vec<u64>> {
-        let kept = Arc::new(Mutex::new(Vec::new()));
-        let program: ProgramRunner = Box::new(Seeded(kept.clone()));
+    /// The seeds a process's iterations of a program of `ns` an iteration
+    /// take, three timed ones asked for (the warm-up's cap is spent at
+    /// once), and the processes whose first iteration was timed.
+    fn taken_by(rule: SeedRule, ns: f64, tiers_up: bool) -> Result<(Vec<u64>, u32)> {
+        let seeds = Arc::new(Mutex::new(Vec::new()));
+        let program: ProgramRunner = Box::new(Seeded {
+            seeds: seeds.clone(),
+            ns,
+            tiers_up,
+        });
         let schedule = (Share::Samples(3), Duration::ZERO, 1.0);
-        measure(&program, schedule, Seeds::new(42, rule), &Silent, "p", None)?;
-        let taken = kept.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
-        Ok(taken.clone())
+        let measured = measure(&program, schedule, Seeds::new(42, rule), &Silent, "p", None)?;
+        let taken = seeds.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
+        assert_eq!(measured.measurement.blocks.len(), 3);
+        Ok((taken.clone(), measured.measurement.warmup.first_timed))
+    }
+
+    /// The seeds a short program's iterations take: one warm-up iteration
+    /// and three timed ones.
+    fn seeds_taken(rule: SeedRule) -> Result<Vec<u64>> {
+        Ok(taken_by(rule, 1.0, false)?.0)
+    }
+
+    /// A first iteration that outlasts the warm-up's time is the first
+    /// timed one when it lasts at least [`LONG_ITERATION`] and its runtime
+    /// does not tier up; then the timed ones take the seeds on from it.
+    #[test]
+    fn a_long_first_iteration_counts_unless_the_runtime_tiers_up() -> Result<()> {
+        let seed = |i| of_call(42, i);
+        let long = LONG_ITERATION.as_nanos() as f64;
+        let timed = taken_by(SeedRule::PerCall, long, false)?;
+        assert_eq!(timed, (vec![seed(0), seed(1), seed(2)], 1));
+        let warmed = vec![seed(0), seed(0), seed(1), seed(2)];
+        assert_eq!(
+            taken_by(SeedRule::PerCall, long, true)?,
+            (warmed.clone(), 0)
+        );
+        assert_eq!(taken_by(SeedRule::PerCall, long - 1.0, false)?, (warmed, 0));
+        Ok(())
     }
 
     /// The warm-up takes the run's sequence from its first seed, and so do

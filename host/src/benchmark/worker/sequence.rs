@@ -179,6 +179,7 @@ pub fn settle(
             settled: at_count.settled,
             rounds: tuned.warmup.rounds + at_count.rounds,
             per_op_ns: at_count.per_op_ns,
+            first_timed: 0,
         }
     };
     progress.calling(Call::Run { count });
@@ -272,6 +273,7 @@ fn warm_up(
         settled,
         rounds,
         per_op_ns,
+        first_timed: 0,
     };
     Ok((warmup, count))
 }

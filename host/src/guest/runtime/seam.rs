@@ -138,4 +138,13 @@ pub trait CompiledProgram: Send {
     fn compile_time(&self) -> Option<Duration> {
         None
     }
+
+    /// Whether the runtime's code for the program changes while it runs
+    /// (V8 tiers hot functions up from its baseline compiler over
+    /// seconds), so that a first iteration is never its steady state. A
+    /// runtime that compiles ahead of time, or interprets, runs from the
+    /// first call the code every later iteration runs.
+    fn tiers_up(&self) -> bool {
+        false
+    }
 }

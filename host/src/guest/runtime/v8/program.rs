@@ -261,4 +261,8 @@ impl CompiledProgram for V8Command {
     fn compile_time(&self) -> Option<Duration> {
         Some(Duration::from_secs_f64(self.compile_ns.max(0.0) / 1e9))
     }
+
+    fn tiers_up(&self) -> bool {
+        true
+    }
 }
