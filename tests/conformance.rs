@@ -233,8 +233,10 @@ fn the_limit_holds_within_one_call(stem: &str) -> TestResult {
 /// machine once slowed five of a run's eight processes under pulley, 2.8
 /// to 4.4 ns at the median); under wasmer-singlepass, whose
 /// xor runs at one of two speeds a process (about 0.25 and 0.47 ns, in
-/// proportions that change from run to run, whatever the count), the
-/// processes of the two runs must overlap instead.
+/// proportions that change from run to run, whatever the count), and
+/// under wasmi, whose speed differs from process to process (1.37 to
+/// 2.43 ns across the eight processes of one run), the processes of the
+/// two runs must overlap instead.
 #[test]
 fn the_time_per_op_does_not_depend_on_the_count() -> TestResult {
     let runtimes = built_in()?;
@@ -255,7 +257,7 @@ fn the_time_per_op_does_not_depend_on_the_count() -> TestResult {
         let (a, b) = (process_medians(few)?, process_medians(many)?);
         let why = format!("{runtime}: processes at 20,000 ops {a:?} ns, at 320,000 {b:?} ns");
         let fastest = |m: &[f64]| m[0];
-        match *runtime == "wasmer-singlepass" {
+        match ["wasmer-singlepass", "wasmi"].contains(runtime) {
             true => assert!(
                 a[0] / 1.5 < b[b.len() - 1] && b[0] / 1.5 < a[a.len() - 1],
                 "{why}"
