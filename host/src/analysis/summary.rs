@@ -190,7 +190,7 @@ pub fn figures(
             warmup_ms: m.warmup.elapsed_ms,
             warmup_settled: m.warmup.settled,
             warmup_rounds: m.warmup.rounds,
-            warmup_first_timed: m.warmup.first_timed as usize,
+            warmup_first_timed: m.warmup.first_timed,
         },
         durations: Durations {
             compile_ms: preparation.compile_ms,
@@ -353,7 +353,7 @@ fn notes(found: &Found, warmup_cap_ms: f64) -> Notes {
     }
     if m.warmup.first_timed > 0 {
         notes.add(Note::FirstIterationTimed {
-            processes: m.warmup.first_timed as usize,
+            processes: m.warmup.first_timed,
         });
     } else if !m.warmup.settled {
         notes.add(Note::WarmupNotSettled {

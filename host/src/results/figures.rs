@@ -318,7 +318,7 @@ pub struct WarmupFigures {
     /// warm-up one: it alone outlasted the warm-up's time, lasted at least
     /// 0.5 s, and its runtime does not tier up.
     #[serde(default)]
-    pub warmup_first_timed: usize,
+    pub warmup_first_timed: u32,
 }
 
 /// How long compiling, instantiating and sampling took.

@@ -34,7 +34,7 @@ pub enum Note {
     /// A program's first iteration was timed in `processes` processes: it
     /// outlasted the warm-up's time, under a runtime that runs from the
     /// first call the code it runs later.
-    FirstIterationTimed { processes: usize },
+    FirstIterationTimed { processes: u32 },
     /// A cache entry was refused, and the code compiled again.
     CacheRefused { reason: Foreign },
     /// This run's median lies beyond its interval from the median of the

@@ -27,7 +27,7 @@ use crate::benchmark::progress::{Call, Progress, Step};
 use crate::benchmark::protocol::{Event, WorkerPlan};
 use crate::benchmark::worker::compare::{Comparison, VariantError, williams_order};
 use crate::benchmark::worker::emitter::Emitter;
-use crate::benchmark::worker::program::{Iterations, ProgramRunner};
+use crate::benchmark::worker::program::{Iterations, ProgramRunner, began_before};
 use crate::benchmark::worker::session::Session;
 use crate::guest::seeds::Seeds;
 use crate::results::Row;
@@ -74,9 +74,7 @@ pub fn compare(
     };
     let seed = seeds.take();
     let first = first_round(&mut taken, task.offset, |v, i| iterate(v, i, seed))?;
-    let started = Instant::now()
-        .checked_sub(first)
-        .unwrap_or_else(Instant::now);
+    let started = began_before(first);
     let mut rounds = 1;
     while task.pace.another(rounds, started) {
         let seed = seeds.take();
@@ -121,20 +119,19 @@ fn warm_up(
             program_of(plan, session, row, progress).map_err(|e| (i, e))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let mut warmed: Vec<Option<Iterations>> = programs.iter().map(|_| None).collect();
+    let mut warmed = Vec::new();
     for i in williams_order(programs.len(), task.offset) {
         progress.set_row(i);
         let name = &task.variants[i].name;
         let warm = Iterations::warm_up(&programs[i], plan.warmup_cap, seeds, progress, name);
-        warmed[i] = Some(warm.map_err(|e| (i, e))?);
+        warmed.push((i, warm.map_err(|e| (i, e))?));
     }
+    warmed.sort_by_key(|(i, _)| *i);
     let taken = programs.into_iter().zip(warmed);
     Ok(taken
-        .filter_map(|(program, iterations)| {
-            Some(Taken {
-                program,
-                iterations: iterations?,
-            })
+        .map(|(program, (_, iterations))| Taken {
+            program,
+            iterations,
         })
         .collect())
 }
@@ -169,6 +166,7 @@ mod tests {
     use super::*;
     use crate::benchmark::worker::compare::Pace;
     use crate::benchmark::worker::program::LONG_ITERATION;
+    use crate::benchmark::worker::program::fake::Seeded;
     use crate::guest::seeds::SeedRule;
 
     /// The seeds the rounds of the comparison's worker `offset` take.
@@ -199,20 +197,6 @@ mod tests {
         assert_eq!(worker_seeds(2, SeedRule::Same), [42; 6]);
     }
 
-    /// A program whose every iteration takes `.0` ns in its timed region.
-    struct Lasting(f64);
-
-    impl crate::guest::runtime::CompiledProgram for Lasting {
-        fn iterate(&self, _seed: u64) -> Result<crate::guest::program::Iteration> {
-            Ok(crate::guest::program::Iteration {
-                instantiate_ns: 1.0,
-                execute_ns: vec![self.0],
-                region: crate::guest::program::TimedRegion::WholeStart,
-                compile_ns: None,
-            })
-        }
-    }
-
     /// Variants of programs lasting `ns`, each warmed up with the cap spent
     /// at once.
     fn warmed(ns: &[f64]) -> Result<Vec<Taken>> {
@@ -220,7 +204,7 @@ mod tests {
         let silent = &crate::benchmark::progress::Silent;
         ns.iter()
             .map(|&ns| {
-                let program: ProgramRunner = Box::new(Lasting(ns));
+                let program: ProgramRunner = Box::new(Seeded::lasting(ns));
                 let iterations = Iterations::warm_up(&program, Duration::ZERO, seeds, silent, "p")?;
                 Ok(Taken {
                     program,

@@ -57,6 +57,14 @@ pub fn first_counts(program: &dyn CompiledProgram, first_ns: f64) -> bool {
     !program.tiers_up() && first_ns >= LONG_ITERATION.as_nanos() as f64
 }
 
+/// The instant `lasted` ago (now, were the clock to start later): when
+/// iterations that took `lasted` on the wall clock began.
+pub fn began_before(lasted: Duration) -> Instant {
+    Instant::now()
+        .checked_sub(lasted)
+        .unwrap_or_else(Instant::now)
+}
+
 /// A process's first iteration, when it may count as a timed one
 /// ([`first_counts`]), and how long it took on the wall clock.
 struct Opening {
@@ -116,7 +124,7 @@ impl Iterations {
                 break (iteration, settled);
             }
         };
-        let counts = history.len() == 1 && !settled && first_counts(program.as_ref(), history[0]);
+        let counts = history.len() == 1 && first_counts(program.as_ref(), history[0]);
         Ok(Iterations {
             warmup: Warmup {
                 elapsed_ms: warm.elapsed().as_secs_f64() * 1e3,
@@ -228,9 +236,7 @@ pub fn measure(
     if opened.is_some() {
         seeds.take();
     }
-    let sampling = Instant::now()
-        .checked_sub(opened.unwrap_or_default())
-        .unwrap_or_else(Instant::now);
+    let sampling = began_before(opened.unwrap_or_default());
     let done = |taken: &Iterations| {
         let shared = match share {
             Share::Samples(n) | Share::Blocks(n) => taken.len() >= n,
@@ -249,20 +255,33 @@ pub fn measure(
     Ok(measured)
 }
 
+/// A program for the tests of the sequences that run programs.
 #[cfg(test)]
-mod tests {
+pub mod fake {
     use std::sync::{Arc, Mutex};
 
-    use super::*;
-    use crate::benchmark::progress::Silent;
-    use crate::guest::seeds::{SeedRule, of_call};
+    use anyhow::Result;
+
+    use crate::guest::program::{Iteration, TimedRegion};
+    use crate::guest::runtime::CompiledProgram;
 
     /// A program that keeps the seed of each of its iterations, each of
     /// which it says took `ns` in its timed region; V8's when `tiers_up`.
-    struct Seeded {
-        seeds: Arc<Mutex<Vec<u64>>>,
-        ns: f64,
-        tiers_up: bool,
+    pub struct Seeded {
+        pub seeds: Arc<Mutex<Vec<u64>>>,
+        pub ns: f64,
+        pub tiers_up: bool,
+    }
+
+    impl Seeded {
+        /// A program of `ns` an iteration that does not tier up.
+        pub fn lasting(ns: f64) -> Self {
+            Seeded {
+                seeds: Arc::default(),
+                ns,
+                tiers_up: false,
+            }
+        }
     }
 
     impl CompiledProgram for Seeded {
@@ -283,6 +302,16 @@ mod tests {
             self.tiers_up
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::fake::Seeded;
+    use super::*;
+    use crate::benchmark::progress::Silent;
+    use crate::guest::seeds::{SeedRule, of_call};
 
     /// The seeds a process's iterations of a program of `ns` an iteration
     /// take, three timed ones asked for (the warm-up's cap is spent at
