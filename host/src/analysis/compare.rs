@@ -229,11 +229,10 @@ pub const SETTLED_FRACTION: f64 = 0.5;
 /// The early look, after at least [`MIN_COMPARE_PROCESSES`] processes
 /// but fewer than [`MIN_ROUNDS`] rounds (a comparison of programs, whose
 /// workers take few rounds each): whether every verdict is already certain
-/// at 1 − [`EARLY_ALPHA`]/k (k comparisons), its interval made as the
-/// verdict's is (the sign test over the rounds, widened by the design effect
-/// of the processes). A ratio far from the band (winch against cranelift,
-/// 2×) passes; one near it waits for the rule of [`may_stop`]. Each early
-/// look adds at most [`EARLY_ALPHA`] to the chance of a false verdict.
+/// at 1 − [`EARLY_ALPHA`]/k ([`all_certain`]). A ratio far from the band
+/// (winch against cranelift, 2×) passes; one near it waits for the rule of
+/// [`may_stop`]. Each early look adds at most [`EARLY_ALPHA`] to the chance
+/// of a false verdict.
 pub fn settled_early(
     processes: usize,
     rounds: usize,
@@ -245,10 +244,53 @@ pub fn settled_early(
     if processes < MIN_COMPARE_PROCESSES || rounds >= MIN_ROUNDS {
         return false;
     }
+    all_certain(variants, reference, band, metric, EARLY_ALPHA)
+}
+
+/// Rounds, in all, a comparison takes whatever its time, unless every
+/// verdict is certain at two ([`short_of_rounds`]). One round has no
+/// interval; two give Student's t of one degree of freedom, 12.7 standard
+/// errors either side, so that a long program twice as slow stays unsure
+/// when one of its iterations ran 10% slow; three give 4.3. A long
+/// program's round can last half a minute, so a comparison stopped by its
+/// time takes the third only when the second leaves a verdict open.
+pub const LEAST_ROUNDS: usize = 3;
+
+/// The error the look at two rounds ([`short_of_rounds`]) may spend on a
+/// false verdict: half the 5% of every verdict. A comparison stopped by its
+/// time is looked at twice, at two rounds and at three, so that its chance
+/// of a false verdict is at most this and the 5% of the verdict at three.
+pub const TWO_ROUNDS_ALPHA: f64 = 0.025;
+
+/// Whether a comparison of `rounds` rounds that its time has stopped takes
+/// another round all the same: while it has fewer than [`LEAST_ROUNDS`],
+/// unless every verdict is already certain at 1 − [`TWO_ROUNDS_ALPHA`]/k
+/// ([`all_certain`]).
+pub fn short_of_rounds(
+    rounds: usize,
+    variants: &[Rounds<'_>],
+    reference: usize,
+    band: NoiseBand,
+    metric: Metric,
+) -> bool {
+    rounds < LEAST_ROUNDS && !all_certain(variants, reference, band, metric, TWO_ROUNDS_ALPHA)
+}
+
+/// Whether every verdict against `reference` is certain at 1 − `alpha`/k
+/// (k comparisons), its interval made as the verdict's is (the sign test
+/// over the rounds, widened by the design effect of the processes; an
+/// exact ratio where the metric counts).
+fn all_certain(
+    variants: &[Rounds<'_>],
+    reference: usize,
+    band: NoiseBand,
+    metric: Metric,
+    alpha: f64,
+) -> bool {
     let base = &variants[reference];
     let base_rounds = base.least();
     let k = variants.len().saturating_sub(1).max(1);
-    let confidence = 1.0 - EARLY_ALPHA / k as f64;
+    let confidence = 1.0 - alpha / k as f64;
     variants
         .iter()
         .enumerate()
@@ -541,6 +583,67 @@ mod tests {
             false_early <= 2 * trials / 100,
             "{false_early} of {} false at the early look",
             2 * trials
+        );
+    }
+
+    /// A long program's comparison stopped by its time, its rounds one
+    /// iteration each with 3% noise, one process: two rounds of a 2×
+    /// difference are enough in most comparisons (a third is taken in 106
+    /// of 1000 with this seed), where without a difference a third round is
+    /// taken in most, and the verdict, looked at twice, is false in about
+    /// the 2.5% and 5% of the two looks together (7.5%; 72 of 1000 with
+    /// this seed, whose binomial spread is 0.8%).
+    #[test]
+    fn two_rounds_suffice_for_a_large_difference_only() {
+        let mut rng = fastrand::Rng::with_seed(5);
+        let normal = crate::analysis::stats::normal;
+        let band = NoiseBand::default();
+        let trials = 1000;
+        let mut taken = |ratio: f64| -> (usize, Verdict) {
+            let mut iteration = |scale: f64| vec![scale * (0.03 * normal(&mut rng)).exp()];
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            loop {
+                a.push(iteration(1.0));
+                b.push(iteration(ratio));
+                let variants = [
+                    Rounds {
+                        name: "a",
+                        per_op: vec![a.clone()],
+                        exact_per_op: None,
+                    },
+                    Rounds {
+                        name: "b",
+                        per_op: vec![b.clone()],
+                        exact_per_op: None,
+                    },
+                ];
+                let rounds = a.len();
+                if rounds >= 2 && !short_of_rounds(rounds, &variants, 0, band, Metric::Time) {
+                    return (rounds, judge(&variants, 0, band, Metric::Time)[0].verdict);
+                }
+            }
+        };
+        let third = |ratio: f64, taken: &mut dyn FnMut(f64) -> (usize, Verdict)| {
+            let outcomes: Vec<(usize, Verdict)> = (0..trials).map(|_| taken(ratio)).collect();
+            let thirds = outcomes.iter().filter(|(r, _)| *r == LEAST_ROUNDS).count();
+            let wrong = (outcomes.iter())
+                .filter(|(_, v)| matches!(v, Verdict::Faster | Verdict::Slower))
+                .count();
+            (thirds, wrong)
+        };
+        let (large_thirds, _) = third(2.0, &mut taken);
+        let (null_thirds, false_verdicts) = third(1.0, &mut taken);
+        eprintln!(
+            "2x: third round in {large_thirds} of {trials}; 1x: {null_thirds}, {false_verdicts} false"
+        );
+        assert!(
+            large_thirds < trials * 15 / 100,
+            "{large_thirds} of {trials}"
+        );
+        assert!(null_thirds > trials * 9 / 10, "{null_thirds} of {trials}");
+        assert!(
+            false_verdicts <= trials * 8 / 100,
+            "{false_verdicts} of {trials}"
         );
     }
 

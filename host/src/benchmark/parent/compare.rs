@@ -13,6 +13,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::analysis::compare::{
     ProgramRounds, Rounds, judge, judge_programs, may_stop, rounds_to_certain, settled_early,
+    short_of_rounds,
 };
 use crate::analysis::epochs::corrected_per_op;
 use crate::analysis::estimate;
@@ -401,8 +402,9 @@ impl Judged {
 
 /// Take worker after worker of rounds until [`may_stop`] says the verdicts
 /// are certain, `until` (each worker told the time left, so that it stops
-/// its rounds on time), or [`MAX_COMPARE_PROCESSES`]; after the workers
-/// of `judged`, when it holds some.
+/// its rounds on time; past it, while [`short_of_rounds`]), or
+/// [`MAX_COMPARE_PROCESSES`]; after the workers of `judged`, when it holds
+/// some.
 fn take_rounds(
     crew: &Crew<'_>,
     settings: &CompareSettings,
@@ -457,26 +459,24 @@ fn take_rounds(
         }
         judged.processes += 1;
         judged.comparisons = verdicts(judged, variants, counted, reference, common);
-        let early = settled_early(
-            judged.processes,
-            judged.rounds,
-            &execute_rounds(judged, variants, counted, common.metric),
-            reference,
-            common.noise,
-            common.metric,
-        );
-        let settled = early
-            || may_stop(
-                judged.processes,
-                judged.rounds,
-                &judged.comparisons,
-                common.noise,
-            );
-        let out_of_time = Instant::now() >= until;
+        let (settled, short) = {
+            let execute = execute_rounds(judged, variants, counted, common.metric);
+            let (noise, metric) = (common.noise, common.metric);
+            let (processes, rounds) = (judged.processes, judged.rounds);
+            let early = settled_early(processes, rounds, &execute, reference, noise, metric);
+            let settled = early || may_stop(processes, rounds, &judged.comparisons, noise);
+            (
+                settled,
+                short_of_rounds(rounds, &execute, reference, noise, metric),
+            )
+        };
+        // Its time spent, a comparison still takes a third round (another
+        // worker's) while its two leave a verdict open.
+        let time_up = Instant::now() >= until && !short;
         let open = judged.comparisons.iter().any(|c| !c.verdict.is_certain());
-        judged.capped = !settled && out_of_time && open;
+        judged.capped = !settled && time_up && open;
         judged.settled = settled;
-        judged.done = settled || out_of_time;
+        judged.done = settled || time_up;
         Ok(())
     })?;
     if crew.interrupted() {
@@ -652,6 +652,48 @@ mod tests {
         );
         let trap = not_loaded(path, &failed(anyhow::anyhow!("wasm trap")));
         assert!(!lacking(&trap), "{trap:#}");
+    }
+
+    /// A worker of `rounds` rounds: `a` at 100 ns, `b` at `b_ns` in each.
+    fn rounds_of(b_ns: &[f64]) -> Vec<Next> {
+        let rounds = b_ns.len();
+        let mut b = fake::process(100.0, rounds);
+        b.measurement.blocks = b_ns.iter().map(|&ns| vec![ns; 20]).collect();
+        vec![
+            fake::ready(),
+            fake::event(Event::Compared {
+                count: 1,
+                rounds,
+                variants: vec![fake::process(100.0, rounds), b],
+            }),
+        ]
+    }
+
+    /// Out of time after a first worker's two rounds, a comparison stops
+    /// when they make its verdict certain, and otherwise takes a third
+    /// round in one more worker (told no time: one round), then stops.
+    #[test]
+    fn out_of_time_a_comparison_takes_a_third_round_only_for_an_open_verdict() -> Result<()> {
+        let settings = settings()?;
+        let plan = RunPlan::settle(&settings.settings);
+        let variants = variants();
+        let taken = |first: &'static [f64]| -> Result<(Judged, usize)> {
+            let fake = Fake::new(move |started, _| match started {
+                0 => rounds_of(first),
+                _ => rounds_of(&[110.0]),
+            });
+            let crew = Crew::new(&fake, &Silent, &variants.names, settings.settings.timeout);
+            let given = (Judged::new(2), &[None, None][..], 0);
+            let judged = take_rounds(&crew, &settings, &plan, &variants, given, Instant::now())?;
+            Ok((judged, fake.started()))
+        };
+        let (clear, workers) = taken(&[200.0, 202.0])?;
+        assert_eq!((workers, clear.rounds), (1, 2));
+        assert!(clear.comparisons[0].verdict.is_certain());
+        let (open, workers) = taken(&[120.0, 95.0])?;
+        assert_eq!((workers, open.rounds), (2, 3));
+        assert!(open.capped, "three rounds still leave it unsure");
+        Ok(())
     }
 
     /// A comparison out of time is open; taken further, its workers add to

@@ -33,12 +33,11 @@ fn chunk_len(len: usize, chunk: usize) -> usize {
     len / ROUND_CHUNKS + usize::from(chunk < len % ROUND_CHUNKS)
 }
 
-/// Rounds a comparison's first worker takes whatever its budget: one
-/// round has no interval, and two give Student's t of one degree of
-/// freedom, 12.7 standard errors wide either side, so that a long
-/// program twice as slow stays unsure when one of its iterations ran 10%
-/// slow; three give 4.3.
-pub const LEAST_ROUNDS: usize = 3;
+/// Rounds a comparison's first worker takes whatever its budget: two,
+/// the fewest with an interval. The comparison takes a third in another
+/// worker only when its verdicts are not yet certain at two (the analysis'
+/// `LEAST_ROUNDS`): a long program's round can last half a minute.
+pub const FIRST_ROUNDS: usize = 2;
 
 /// A comparison's task in this worker.
 pub struct Comparison<'a> {
@@ -69,11 +68,11 @@ pub struct Pace {
 }
 
 /// The rounds a comparison's worker takes whatever its budget: the first
-/// worker [`LEAST_ROUNDS`], a later one one,
+/// worker [`FIRST_ROUNDS`], a later one one,
 /// since it adds to rounds the comparison already has.
 pub fn least_rounds(offset: usize) -> usize {
     match offset {
-        0 => LEAST_ROUNDS,
+        0 => FIRST_ROUNDS,
         _ => 1,
     }
 }
@@ -312,17 +311,17 @@ mod tests {
     use super::{Pace, ROUND_CHUNKS, chunk_len, williams_order};
 
     /// Without a budget every round asked for is taken; with a budget
-    /// already spent only the first three (a later worker's: the first
+    /// already spent only the first two (a later worker's: the first
     /// one); with one that a round's length outlasts, none after them.
     #[test]
-    fn the_pace_takes_three_rounds_and_none_past_the_budget() {
+    fn the_pace_takes_two_rounds_and_none_past_the_budget() {
         let now = Instant::now();
         let free = Pace::new(6, None, 0);
         assert!((0..6).all(|taken| free.another(taken, now)));
         assert!(!free.another(6, now));
         let spent = Pace::new(6, Some(Duration::ZERO), 0);
-        assert!((0..3).all(|taken| spent.another(taken, now)));
-        assert!(!spent.another(3, now));
+        assert!((0..2).all(|taken| spent.another(taken, now)));
+        assert!(!spent.another(2, now));
         assert!(!Pace::new(1, Some(Duration::ZERO), 0).another(1, now));
         // A later worker adds to rounds taken: one is enough.
         let later = Pace::new(6, Some(Duration::ZERO), 3);
