@@ -190,7 +190,7 @@ pub const MIN_ROUNDS: usize = 30;
 /// Fewest worker processes before the verdicts may stop a comparison.
 pub const MIN_COMPARE_PROCESSES: usize = 3;
 
-/// The error each early look ([`settled_early`]) may spend on a false
+/// The error each early look ([`Look::settled_early`]) may spend on a false
 /// verdict, shared over the comparisons (against the 5% of every verdict).
 pub const EARLY_ALPHA: f64 = 0.001;
 
@@ -198,7 +198,7 @@ pub const EARLY_ALPHA: f64 = 0.001;
 /// process: stop once every verdict is settled, after at least
 /// [`MIN_COMPARE_PROCESSES`] processes and [`MIN_ROUNDS`] rounds (the
 /// caller also stops at its time cap, and may stop at the early look,
-/// [`settled_early`]). A verdict is settled when it is certain (faster,
+/// [`Look::settled_early`]). A verdict is settled when it is certain (faster,
 /// slower or same) or when its smallest detectable effect lies well inside
 /// the noise band: an interval that straddles one of the band's edges and
 /// is narrower than half the band ([`SETTLED_FRACTION`]), so that more
@@ -226,29 +226,8 @@ pub fn may_stop(
 /// against ±0.5%) the rounds to become certain first.
 pub const SETTLED_FRACTION: f64 = 0.5;
 
-/// The early look, after at least [`MIN_COMPARE_PROCESSES`] processes
-/// but fewer than [`MIN_ROUNDS`] rounds (a comparison of programs, whose
-/// workers take few rounds each): whether every verdict is already certain
-/// at 1 − [`EARLY_ALPHA`]/k ([`all_certain`]). A ratio far from the band
-/// (winch against cranelift, 2×) passes; one near it waits for the rule of
-/// [`may_stop`]. Each early look adds at most [`EARLY_ALPHA`] to the chance
-/// of a false verdict.
-pub fn settled_early(
-    processes: usize,
-    rounds: usize,
-    variants: &[Rounds<'_>],
-    reference: usize,
-    band: NoiseBand,
-    metric: Metric,
-) -> bool {
-    if processes < MIN_COMPARE_PROCESSES || rounds >= MIN_ROUNDS {
-        return false;
-    }
-    all_certain(variants, reference, band, metric, EARLY_ALPHA)
-}
-
 /// Rounds, in all, a comparison takes whatever its time, unless every
-/// verdict is certain at two ([`short_of_rounds`]). One round has no
+/// verdict is certain at two ([`Look::short_of_rounds`]). One round has no
 /// interval; two give Student's t of one degree of freedom, 12.7 standard
 /// errors either side, so that a long program twice as slow stays unsure
 /// when one of its iterations ran 10% slow; three give 4.3. A long
@@ -256,54 +235,66 @@ pub fn settled_early(
 /// time takes the third only when the second leaves a verdict open.
 pub const LEAST_ROUNDS: usize = 3;
 
-/// The error the look at two rounds ([`short_of_rounds`]) may spend on a
-/// false verdict: half the 5% of every verdict. A comparison stopped by its
-/// time is looked at twice, at two rounds and at three, so that its chance
-/// of a false verdict is at most this and the 5% of the verdict at three.
+/// The error the look at two rounds ([`Look::short_of_rounds`]) may spend
+/// on a false verdict: half the 5% of every verdict. A comparison stopped
+/// by its time is looked at twice, at two rounds and at three, so that its
+/// chance of a false verdict is at most this and the 5% of the verdict at
+/// three.
 pub const TWO_ROUNDS_ALPHA: f64 = 0.025;
 
-/// Whether a comparison of `rounds` rounds that its time has stopped takes
-/// another round all the same: while it has fewer than [`LEAST_ROUNDS`],
-/// unless every verdict is already certain at 1 − [`TWO_ROUNDS_ALPHA`]/k
-/// ([`all_certain`]).
-pub fn short_of_rounds(
-    rounds: usize,
-    variants: &[Rounds<'_>],
-    reference: usize,
-    band: NoiseBand,
-    metric: Metric,
-) -> bool {
-    rounds < LEAST_ROUNDS && !all_certain(variants, reference, band, metric, TWO_ROUNDS_ALPHA)
+/// What a look at a comparison's verdicts before its stop rule reads: the
+/// rounds of every variant, the reference's place among them, the noise
+/// band and the metric.
+pub struct Look<'a> {
+    pub variants: &'a [Rounds<'a>],
+    pub reference: usize,
+    pub band: NoiseBand,
+    pub metric: Metric,
 }
 
-/// Whether every verdict against `reference` is certain at 1 − `alpha`/k
-/// (k comparisons), its interval made as the verdict's is (the sign test
-/// over the rounds, widened by the design effect of the processes; an
-/// exact ratio where the metric counts).
-fn all_certain(
-    variants: &[Rounds<'_>],
-    reference: usize,
-    band: NoiseBand,
-    metric: Metric,
-    alpha: f64,
-) -> bool {
-    let base = &variants[reference];
-    let base_rounds = base.least();
-    let k = variants.len().saturating_sub(1).max(1);
-    let confidence = 1.0 - alpha / k as f64;
-    variants
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| i != reference)
-        .all(|(_, v)| {
-            let ratio = match (metric, v.exact_per_op, base.exact_per_op) {
-                (Metric::Instructions | Metric::CyclesEst, Some(now), Some(then)) if then > 0.0 => {
-                    Some(Ratio::exact(now / then))
-                }
-                _ => made_of(&v.least(), &base_rounds, confidence),
-            };
-            ratio.is_some_and(|r| verdict::verdict(&r, band).is_certain())
-        })
+impl Look<'_> {
+    /// The early look, after at least [`MIN_COMPARE_PROCESSES`] processes
+    /// but fewer than [`MIN_ROUNDS`] rounds (a comparison of programs, whose
+    /// workers take few rounds each): whether every verdict is already
+    /// certain at 1 − [`EARLY_ALPHA`]/k (`all_certain`). A ratio far
+    /// from the band (winch against cranelift, 2×) passes; one near it waits
+    /// for the rule of [`may_stop`]. Each early look adds at most
+    /// [`EARLY_ALPHA`] to the chance of a false verdict.
+    pub fn settled_early(&self, processes: usize, rounds: usize) -> bool {
+        processes >= MIN_COMPARE_PROCESSES && rounds < MIN_ROUNDS && self.all_certain(EARLY_ALPHA)
+    }
+
+    /// Whether a comparison of `rounds` rounds that its time has stopped
+    /// takes another round all the same: while it has fewer than
+    /// [`LEAST_ROUNDS`], unless every verdict is already certain at
+    /// 1 − [`TWO_ROUNDS_ALPHA`]/k (`all_certain`).
+    pub fn short_of_rounds(&self, rounds: usize) -> bool {
+        rounds < LEAST_ROUNDS && !self.all_certain(TWO_ROUNDS_ALPHA)
+    }
+
+    /// Whether every verdict against the reference is certain at
+    /// 1 − `alpha`/k (k comparisons), its interval made as the verdict's is
+    /// (the sign test over the rounds, widened by the design effect of the
+    /// processes; an exact ratio where the metric counts).
+    fn all_certain(&self, alpha: f64) -> bool {
+        let base = &self.variants[self.reference];
+        let base_rounds = base.least();
+        let k = self.variants.len().saturating_sub(1).max(1);
+        let confidence = 1.0 - alpha / k as f64;
+        (self.variants.iter().enumerate())
+            .filter(|&(i, _)| i != self.reference)
+            .all(|(_, v)| {
+                let ratio = match (self.metric, v.exact_per_op, base.exact_per_op) {
+                    (Metric::Instructions | Metric::CyclesEst, Some(now), Some(then))
+                        if then > 0.0 =>
+                    {
+                        Some(Ratio::exact(now / then))
+                    }
+                    _ => made_of(&v.least(), &base_rounds, confidence),
+                };
+                ratio.is_some_and(|r| verdict::verdict(&r, self.band).is_certain())
+            })
+    }
 }
 
 /// The rounds, in all, at which `comparison`'s interval, made of `rounds`
@@ -448,10 +439,31 @@ mod tests {
     /// (`benchmark::parent::compare::PROGRAM_ROUNDS_PER_PROCESS`).
     const PROGRAM_ROUNDS: usize = 6;
 
+    /// Variants `a` and `b` of these rounds (per process, per round, a
+    /// block), timed.
+    fn pair(a: Vec<Vec<Vec<f64>>>, b: Vec<Vec<Vec<f64>>>) -> [Rounds<'static>; 2] {
+        let rounds = |name, per_op| Rounds {
+            name,
+            per_op,
+            exact_per_op: None,
+        };
+        [rounds("a", a), rounds("b", b)]
+    }
+
+    /// A look at `variants` against the first, in the default band, by time.
+    fn look<'a>(variants: &'a [Rounds<'a>]) -> Look<'a> {
+        Look {
+            variants,
+            reference: 0,
+            band: NoiseBand::default(),
+            metric: Metric::Time,
+        }
+    }
+
     /// One synthetic comparison with a known true ratio: processes of
     /// `per_process` rounds, each round's per-op times log-normal around 100 ns with
     /// `noise` (relative sd) per sample and a process effect of
-    /// `process_noise`, stopped by the early look ([`settled_early`]), by
+    /// `process_noise`, stopped by the early look ([`Look::settled_early`]), by
     /// [`may_stop`] or after 30 processes: its verdict and processes.
     fn simulate(
         true_ratio: f64,
@@ -478,20 +490,9 @@ mod tests {
             a.push(pa);
             b.push(pb);
             rounds += per_process;
-            let variants = [
-                Rounds {
-                    name: "a",
-                    per_op: a.clone(),
-                    exact_per_op: None,
-                },
-                Rounds {
-                    name: "b",
-                    per_op: b.clone(),
-                    exact_per_op: None,
-                },
-            ];
+            let variants = pair(a.clone(), b.clone());
             let c = judge(&variants, 0, band, Metric::Time);
-            let early = settled_early(process, rounds, &variants, 0, band, Metric::Time);
+            let early = look(&variants).settled_early(process, rounds);
             if early || may_stop(process, rounds, &c, band) || process == 30 {
                 return (c[0].verdict, process);
             }
@@ -605,34 +606,24 @@ mod tests {
             loop {
                 a.push(iteration(1.0));
                 b.push(iteration(ratio));
-                let variants = [
-                    Rounds {
-                        name: "a",
-                        per_op: vec![a.clone()],
-                        exact_per_op: None,
-                    },
-                    Rounds {
-                        name: "b",
-                        per_op: vec![b.clone()],
-                        exact_per_op: None,
-                    },
-                ];
+                let variants = pair(vec![a.clone()], vec![b.clone()]);
                 let rounds = a.len();
-                if rounds >= 2 && !short_of_rounds(rounds, &variants, 0, band, Metric::Time) {
+                if rounds >= 2 && !look(&variants).short_of_rounds(rounds) {
                     return (rounds, judge(&variants, 0, band, Metric::Time)[0].verdict);
                 }
             }
         };
-        let third = |ratio: f64, taken: &mut dyn FnMut(f64) -> (usize, Verdict)| {
-            let outcomes: Vec<(usize, Verdict)> = (0..trials).map(|_| taken(ratio)).collect();
-            let thirds = outcomes.iter().filter(|(r, _)| *r == LEAST_ROUNDS).count();
-            let wrong = (outcomes.iter())
-                .filter(|(_, v)| matches!(v, Verdict::Faster | Verdict::Slower))
-                .count();
-            (thirds, wrong)
+        let large: Vec<(usize, Verdict)> = (0..trials).map(|_| taken(2.0)).collect();
+        let null: Vec<(usize, Verdict)> = (0..trials).map(|_| taken(1.0)).collect();
+        let thirds = |outcomes: &[(usize, Verdict)]| {
+            (outcomes.iter())
+                .filter(|(r, _)| *r == LEAST_ROUNDS)
+                .count()
         };
-        let (large_thirds, _) = third(2.0, &mut taken);
-        let (null_thirds, false_verdicts) = third(1.0, &mut taken);
+        let (large_thirds, null_thirds) = (thirds(&large), thirds(&null));
+        let false_verdicts = (null.iter())
+            .filter(|(_, v)| matches!(v, Verdict::Faster | Verdict::Slower))
+            .count();
         eprintln!(
             "2x: third round in {large_thirds} of {trials}; 1x: {null_thirds}, {false_verdicts} false"
         );
@@ -669,12 +660,7 @@ mod tests {
             a.push((0..ROUNDS).map(|_| block(100.0)).collect::<Vec<_>>());
             b.push((0..ROUNDS).map(|_| block(101.0)).collect::<Vec<_>>());
         }
-        let rounds = |name, per_op| Rounds {
-            name,
-            per_op,
-            exact_per_op: None,
-        };
-        let variants = [rounds("a", a), rounds("b", b)];
+        let variants = pair(a, b);
         let c = &judge(&variants, 0, NoiseBand::default(), Metric::Time)[0];
         assert_eq!(c.verdict, Verdict::Slower, "{}", c.text.unescaped());
         assert!(

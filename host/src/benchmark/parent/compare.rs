@@ -12,8 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 use crate::analysis::compare::{
-    ProgramRounds, Rounds, judge, judge_programs, may_stop, rounds_to_certain, settled_early,
-    short_of_rounds,
+    Look, ProgramRounds, Rounds, judge, judge_programs, may_stop, rounds_to_certain,
 };
 use crate::analysis::epochs::corrected_per_op;
 use crate::analysis::estimate;
@@ -41,7 +40,7 @@ pub use crate::analysis::compare::{MIN_COMPARE_PROCESSES, MIN_ROUNDS};
 pub const ROUNDS_PER_PROCESS: usize = 10;
 /// Rounds one worker takes in a comparison of programs (a round: one
 /// iteration of each variant): few, so that a clear verdict is looked at
-/// early, after the fewest processes ([`settled_early`]).
+/// early, after the fewest processes ([`Look::settled_early`]).
 pub const PROGRAM_ROUNDS_PER_PROCESS: usize = 6;
 /// Most worker processes of one comparison: a bound, not the budget (the
 /// time cap, `--time`, stops a comparison first, as a rule).
@@ -402,7 +401,7 @@ impl Judged {
 
 /// Take worker after worker of rounds until [`may_stop`] says the verdicts
 /// are certain, `until` (each worker told the time left, so that it stops
-/// its rounds on time; past it, while [`short_of_rounds`]), or
+/// its rounds on time; past it, while [`Look::short_of_rounds`]), or
 /// [`MAX_COMPARE_PROCESSES`]; after the workers of `judged`, when it holds
 /// some.
 fn take_rounds(
@@ -461,14 +460,16 @@ fn take_rounds(
         judged.comparisons = verdicts(judged, variants, counted, reference, common);
         let (settled, short) = {
             let execute = execute_rounds(judged, variants, counted, common.metric);
-            let (noise, metric) = (common.noise, common.metric);
+            let look = Look {
+                variants: &execute,
+                reference,
+                band: common.noise,
+                metric: common.metric,
+            };
             let (processes, rounds) = (judged.processes, judged.rounds);
-            let early = settled_early(processes, rounds, &execute, reference, noise, metric);
-            let settled = early || may_stop(processes, rounds, &judged.comparisons, noise);
-            (
-                settled,
-                short_of_rounds(rounds, &execute, reference, noise, metric),
-            )
+            let settled = look.settled_early(processes, rounds)
+                || may_stop(processes, rounds, &judged.comparisons, common.noise);
+            (settled, look.short_of_rounds(rounds))
         };
         // Its time spent, a comparison still takes a third round (another
         // worker's) while its two leave a verdict open.
@@ -624,12 +625,17 @@ mod tests {
     /// [`ROUNDS_PER_PROCESS`] rounds.
     fn comparing() -> Vec<Next> {
         let rounds = ROUNDS_PER_PROCESS;
+        compared(rounds, fake::process(200.0, rounds))
+    }
+
+    /// A worker that compares `a` (100 ns) with `b` in `rounds` rounds.
+    fn compared(rounds: usize, b: ProcessMeasurement) -> Vec<Next> {
         vec![
             fake::ready(),
             fake::event(Event::Compared {
                 count: 1,
                 rounds,
-                variants: vec![fake::process(100.0, rounds), fake::process(200.0, rounds)],
+                variants: vec![fake::process(100.0, rounds), b],
             }),
         ]
     }
@@ -659,14 +665,7 @@ mod tests {
         let rounds = b_ns.len();
         let mut b = fake::process(100.0, rounds);
         b.measurement.blocks = b_ns.iter().map(|&ns| vec![ns; 20]).collect();
-        vec![
-            fake::ready(),
-            fake::event(Event::Compared {
-                count: 1,
-                rounds,
-                variants: vec![fake::process(100.0, rounds), b],
-            }),
-        ]
+        compared(rounds, b)
     }
 
     /// Out of time after a first worker's two rounds, a comparison stops
