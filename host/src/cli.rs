@@ -602,10 +602,10 @@ pub struct CompareArgs {
     #[arg(long, value_name = "DURATION")]
     pub time: Option<String>,
 
-    /// A suite's whole time: each benchmark gets an even share of the time
-    /// left (at most `--time`, when given), so the time a settled verdict
-    /// leaves goes to the benchmarks after it, and what the first pass
-    /// leaves goes to the verdicts still open.
+    /// A suite's whole time: a first pass gives every benchmark its first
+    /// worker (an even share of a fifth of it, at most `--time` when
+    /// given), then a second gives the time left to the verdicts still
+    /// open, those likeliest to become certain soonest first.
     #[arg(long, value_name = "DURATION")]
     pub suite_time: Option<String>,
 

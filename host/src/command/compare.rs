@@ -41,7 +41,7 @@ pub fn compare(settings: &CompareSettings) -> Result<ExitStatus> {
         _ => None,
     };
     let progress = progress_display(common);
-    let mut report = match compare_rounds(settings, &files, None, progress.as_ref()) {
+    let mut report = match compare_rounds(settings, &files, progress.as_ref()) {
         Ok(report) => report,
         Err(e) => {
             eprintln!("error: {}", terminal(&one_line(&e)));

@@ -148,7 +148,7 @@ fn compare_modules(
     settings.settings.sizes = series.subject.size.into_iter().collect();
     settings.reference = Some(format!("before/{name}{within}"));
     let variant = format!("after/{name}{within}");
-    let report = compare_rounds(&settings, &files, None, &Silent)?;
+    let report = compare_rounds(&settings, &files, &Silent)?;
     if report.stopped.is_some() {
         bail!("interrupted");
     }

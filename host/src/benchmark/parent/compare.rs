@@ -57,15 +57,29 @@ struct Variants {
 
 /// Compare the variants in `files`: every benchmark of every file is a
 /// variant; any failure stops the comparison (a verdict needs all of them).
-/// Sampling stops at `until` (a suite's share for this benchmark), or
-/// `--time` after the first worker began when `None`.
+/// Sampling stops `--time` after the first worker began, short of the stop
+/// rule.
 pub fn compare_rounds(
     settings: &CompareSettings,
     files: &[PathBuf],
-    until: Option<Instant>,
     progress: &dyn Progress,
 ) -> Result<CompareReport> {
-    compare_further(settings, files, until, None, progress).map(|(report, _)| report)
+    compare_further(settings, files, None, None, progress).map(|(report, _)| report)
+}
+
+/// When a comparison's time is up, short of its stop rule: a suite's
+/// share for a benchmark.
+#[derive(Debug, Clone, Copy)]
+pub struct Until {
+    /// The time its workers stop at.
+    pub at: Instant,
+    /// Whether the suite comes back to its open verdicts (its first pass,
+    /// whose second takes them further by need): then its time stops it
+    /// at two rounds, and the third, when two leave a verdict open, waits
+    /// for its turn among the others'. Otherwise a comparison its time
+    /// stopped at two rounds takes a third while a verdict is open
+    /// ([`Look::short_of_rounds`]).
+    pub again: bool,
 }
 
 /// What a comparison has taken so far: its workers' measurements, their
@@ -102,10 +116,18 @@ impl Taken {
         self.judged.sampling / processes
     }
 
+    /// The time of one of its rounds, its workers' start and warm-up
+    /// spread over them: what one more worker told to take one round
+    /// costs, about (a long program's: one iteration of each variant).
+    pub fn per_round(&self) -> Duration {
+        let rounds = self.judged.rounds.max(1) as u32;
+        self.judged.sampling / rounds
+    }
+
     /// The time its verdicts would take to become certain, were their
-    /// rounds to come spread as they have ([`rounds_to_certain`]) and its
-    /// workers to take the rounds and the time its workers took: `None`
-    /// when one of them is a close call.
+    /// rounds to come spread as they have ([`rounds_to_certain`]) and each
+    /// to take [`Taken::per_round`]: `None` when one of them is a close
+    /// call.
     pub fn time_to_certain(&self, band: NoiseBand) -> Option<Duration> {
         let judged = &self.judged;
         let most = judged.rounds.max(MIN_ROUNDS) * 10;
@@ -113,9 +135,7 @@ impl Taken {
             .map(|c| rounds_to_certain(c, judged.rounds, band, most))
             .collect::<Option<Vec<usize>>>()?;
         let more = needed.into_iter().max()?.saturating_sub(judged.rounds);
-        let per_worker = (judged.rounds / judged.processes.max(1)).max(1);
-        let workers = u32::try_from(more.div_ceil(per_worker)).ok()?;
-        self.per_process().checked_mul(workers)
+        self.per_round().checked_mul(u32::try_from(more).ok()?)
     }
 }
 
@@ -142,14 +162,15 @@ impl Taken {
     }
 }
 
-/// [`compare_rounds`], adding to what earlier workers of the same
-/// comparison took when `taken` is given (the same files, under the same
-/// settings): the verdicts read every round of every worker, the stop
-/// rule counting on from them. Gives the report and what it was made of.
+/// [`compare_rounds`] until `until` when given, adding to what earlier
+/// workers of the same comparison took when `taken` is given (the same
+/// files, under the same settings): the verdicts read every round of every
+/// worker, the stop rule counting on from them. Gives the report and what
+/// it was made of.
 pub fn compare_further(
     settings: &CompareSettings,
     files: &[PathBuf],
-    until: Option<Instant>,
+    until: Option<Until>,
     taken: Option<Taken>,
     progress: &dyn Progress,
 ) -> Result<(CompareReport, Taken)> {
@@ -180,7 +201,10 @@ pub fn compare_further(
     };
     progress.step("variants", Step::Sampling);
     let crew = Crew::new(&Subprocesses, progress, &variants.names, common.timeout);
-    let until = until.unwrap_or_else(|| Instant::now() + settings.time_cap);
+    let until = until.unwrap_or_else(|| Until {
+        at: Instant::now() + settings.time_cap,
+        again: false,
+    });
     let judged = take_rounds(
         &crew,
         settings,
@@ -401,7 +425,8 @@ impl Judged {
 
 /// Take worker after worker of rounds until [`may_stop`] says the verdicts
 /// are certain, `until` (each worker told the time left, so that it stops
-/// its rounds on time; past it, while [`Look::short_of_rounds`]), or
+/// its rounds on time; past it, while [`Look::short_of_rounds`] unless the
+/// suite comes back to it), or
 /// [`MAX_COMPARE_PROCESSES`]; after the workers of `judged`, when it holds
 /// some.
 fn take_rounds(
@@ -410,7 +435,7 @@ fn take_rounds(
     plan: &RunPlan,
     variants: &Variants,
     (mut judged, counted, reference): (Judged, &[Option<Counts>], usize),
-    until: Instant,
+    until: Until,
 ) -> Result<Judged> {
     let common = &settings.settings;
     let started = Instant::now();
@@ -427,7 +452,7 @@ fn take_rounds(
                 },
                 offset: judged.processes,
                 fuel: common.metric == Metric::Instructions && judged.processes == 0,
-                budget: Some(until.saturating_duration_since(Instant::now())),
+                budget: Some(until.at.saturating_duration_since(Instant::now())),
             },
         })
     };
@@ -472,8 +497,9 @@ fn take_rounds(
             (settled, look.short_of_rounds(rounds))
         };
         // Its time spent, a comparison still takes a third round (another
-        // worker's) while its two leave a verdict open.
-        let time_up = Instant::now() >= until && !short;
+        // worker's) while its two leave a verdict open, unless the suite
+        // comes back to it.
+        let time_up = Instant::now() >= until.at && (until.again || !short);
         let open = judged.comparisons.iter().any(|c| !c.verdict.is_certain());
         judged.capped = !settled && time_up && open;
         judged.settled = settled;
@@ -670,28 +696,39 @@ mod tests {
 
     /// Out of time after a first worker's two rounds, a comparison stops
     /// when they make its verdict certain, and otherwise takes a third
-    /// round in one more worker (told no time: one round), then stops.
+    /// round in one more worker (told no time: one round), then stops;
+    /// unless the suite comes back to it, which stops it at two.
     #[test]
     fn out_of_time_a_comparison_takes_a_third_round_only_for_an_open_verdict() -> Result<()> {
         let settings = settings()?;
         let plan = RunPlan::settle(&settings.settings);
         let variants = variants();
-        let taken = |first: &'static [f64]| -> Result<(Judged, usize)> {
+        let taken = |first: &'static [f64], again| -> Result<(Judged, usize)> {
             let fake = Fake::new(move |started, _| match started {
                 0 => rounds_of(first),
                 _ => rounds_of(&[110.0]),
             });
             let crew = Crew::new(&fake, &Silent, &variants.names, settings.settings.timeout);
             let given = (Judged::new(2), &[None, None][..], 0);
-            let judged = take_rounds(&crew, &settings, &plan, &variants, given, Instant::now())?;
+            let until = Until {
+                at: Instant::now(),
+                again,
+            };
+            let judged = take_rounds(&crew, &settings, &plan, &variants, given, until)?;
             Ok((judged, fake.started()))
         };
-        let (clear, workers) = taken(&[200.0, 202.0])?;
+        let (clear, workers) = taken(&[200.0, 202.0], false)?;
         assert_eq!((workers, clear.rounds), (1, 2));
         assert!(clear.comparisons[0].verdict.is_certain());
-        let (open, workers) = taken(&[120.0, 95.0])?;
+        let (open, workers) = taken(&[120.0, 95.0], false)?;
         assert_eq!((workers, open.rounds), (2, 3));
         assert!(open.capped, "three rounds still leave it unsure");
+        let (back, workers) = taken(&[120.0, 95.0], true)?;
+        assert_eq!((workers, back.rounds), (1, 2));
+        assert!(
+            back.capped && !back.settled,
+            "open, for the suite's second pass"
+        );
         Ok(())
     }
 
@@ -706,8 +743,9 @@ mod tests {
         let fake = Fake::new(|_, _| comparing());
         let crew = Crew::new(&fake, &Silent, &variants.names, settings.settings.timeout);
         let counted = vec![None; 2];
-        let take = |judged, until| {
+        let take = |judged, at| {
             let given = (judged, counted.as_slice(), 0);
+            let until = Until { at, again: false };
             take_rounds(&crew, &settings, &plan, &variants, given, until)
         };
         let first = take(Judged::new(2), Instant::now())?;

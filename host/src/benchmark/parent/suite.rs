@@ -1,10 +1,11 @@
 //! The scheduler of a suite's comparison: which benchmarks `host compare`'s
 //! paths hold and what each is compared across ([`suite_of`]: the
 //! engines, or the paths, side by side), then one comparison per benchmark
-//! ([`compare_further`]) after another ([`compare_suite`]), and under
-//! `--suite-time` a second pass that takes the verdicts still open further
-//! with the time the first left ([`Further`]), the verdicts likeliest to
-//! become certain soonest first. A benchmark that
+//! ([`compare_further`]) after another ([`compare_suite`]); under
+//! `--suite-time`, a first pass that gives every benchmark its first
+//! worker, then a second that takes the verdicts still open further with
+//! the time left ([`Further`]), the verdicts likeliest to become certain
+//! soonest first. A benchmark that
 //! fails (it does not load, its output check fails, its worker crashes) is
 //! an error in the result and the suite goes on; Ctrl-C stops the suite
 //! with the benchmarks done. The summary is [`crate::analysis::suite`]'s.
@@ -18,7 +19,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use crate::analysis::suite::suite_verdicts;
-use crate::benchmark::parent::compare::{Taken, compare_further};
+use crate::benchmark::parent::compare::{Taken, Until, compare_further};
 use crate::benchmark::progress::{Call, Progress, Step};
 use crate::guest::load::{self, SUITE_EXTENSION, all_engines};
 use crate::guest::name::workload_names;
@@ -176,9 +177,9 @@ fn benchmark_names(files: &[PathBuf]) -> Vec<String> {
 }
 
 /// Compare every benchmark of `suite` across its sides, one after another,
-/// each until its verdicts settle or its time ([`Shares`]) is up. Under
-/// `--suite-time`, the first pass has all but [`SECOND_PASS`] of the time;
-/// then the benchmarks whose verdicts are still open are taken further
+/// each until its verdicts settle or its time is up: `--time`, or under
+/// `--suite-time` its first worker's ([`first_share`]); then the
+/// benchmarks whose verdicts are still open are taken further
 /// ([`Further`]) with the time left.
 pub fn compare_suite(
     settings: &CompareSettings,
@@ -189,10 +190,10 @@ pub fn compare_suite(
     let began = Instant::now();
     let ahead = compile_ahead(&settings.settings, suite);
     let end = settings.suite_time.map(|t| began + t);
-    let first_end = (settings.suite_time).map(|t| began + t.mul_f64(1.0 - SECOND_PASS));
-    let (mut benchmarks, open, mut interrupted) = first_pass(settings, suite, progress, first_end);
+    let (mut benchmarks, open, mut interrupted) = first_pass(settings, suite, progress);
     if let (false, Some(end)) = (interrupted, end) {
-        let compare = |benchmark: &Benchmark, until, taken, progress: &dyn Progress| {
+        let compare = |benchmark: &Benchmark, at, taken, progress: &dyn Progress| {
+            let until = Until { at, again: false };
             let files = &benchmark.files;
             compare_further(settings, files, Some(until), Some(taken), progress)
         };
@@ -212,17 +213,19 @@ pub fn compare_suite(
     report(settings, suite, benchmarks, stopped, began.elapsed())
 }
 
-/// The first pass: every benchmark, one after another, each its share of
-/// the time to `end` (`--time` without it). Gives every benchmark's entry,
-/// the ones whose verdicts are still open (under `--suite-time` only: the
-/// second pass's), and whether it was interrupted.
+/// The first pass: every benchmark, one after another, each until its
+/// verdicts settle or `--time` is up; under `--suite-time`, each its
+/// [`first_share`], the second pass coming back to its open verdicts.
+/// Gives every benchmark's entry, the ones whose verdicts are still open
+/// (under `--suite-time` only: the second pass's), and whether it was
+/// interrupted.
 fn first_pass(
     settings: &CompareSettings,
     suite: &Suite,
     progress: &dyn Progress,
-    end: Option<Instant>,
 ) -> (Vec<SuiteBenchmark>, Vec<Open>, bool) {
-    let mut shares = Shares::new(end, suite.benchmarks.len());
+    let again = settings.suite_time.is_some();
+    let share = first_share(settings, suite.benchmarks.len());
     let (mut benchmarks, mut open) = (Vec::new(), Vec::new());
     for (index, benchmark) in suite.benchmarks.iter().enumerate() {
         let within = Within {
@@ -230,10 +233,11 @@ fn first_pass(
             name: &benchmark.name,
         };
         let start = Instant::now();
-        let share = shares.share(settings.time_cap);
-        let until = Some(start + share);
+        let until = Some(Until {
+            at: start + share,
+            again,
+        });
         let compared = compare_further(settings, &benchmark.files, until, None, &within);
-        shares.took(start.elapsed(), share);
         // A benchmark interrupted half-way is left out: its verdicts are
         // of the rounds taken so far.
         let cut = compared.as_ref().map_or(true, |(r, _)| r.stopped.is_some());
@@ -243,7 +247,7 @@ fn first_pass(
         let (compared, taken) = split(compared);
         let entry = judged(benchmark, compared, suite.sides.len(), start.elapsed());
         // Only a second pass reads what a benchmark took.
-        let kept = taken.filter(|t| end.is_some() && t.open() && entry.not_judged.is_none());
+        let kept = taken.filter(|t| again && t.open() && entry.not_judged.is_none());
         if let Some(taken) = kept {
             let spent = start.elapsed();
             open.push(Open {
@@ -294,10 +298,26 @@ fn report(
     report
 }
 
-/// The share of `--suite-time` kept from the first pass for the second,
-/// which takes the verdicts still open further: enough for a few more
-/// workers of each of the benchmarks a tight budget leaves open.
-pub const SECOND_PASS: f64 = 0.2;
+/// The share of `--suite-time` the first pass splits evenly among the
+/// benchmarks, each its first worker's time: enough for a short
+/// benchmark's worker to warm up and take a few rounds (0.45 s each for
+/// Sightglass's 128 in 4m50s). A long program's first worker takes its
+/// two rounds whatever its share; the second pass has the time left.
+pub const FIRST_PASS: f64 = 0.2;
+
+/// Each benchmark's time in the first pass: `--time`, or under
+/// `--suite-time` an even share of its [`FIRST_PASS`] (at most `--time`),
+/// the same for every benchmark whatever those before it took, so that no
+/// benchmark's first look depends on its place in the suite. It counts
+/// from the benchmark's start: loading and compiling its files, and its
+/// worker's start, included.
+fn first_share(settings: &CompareSettings, benchmarks: usize) -> Duration {
+    let Some(suite_time) = settings.suite_time else {
+        return settings.time_cap;
+    };
+    let benchmarks = u32::try_from(benchmarks.max(1)).unwrap_or(u32::MAX);
+    (suite_time.mul_f64(FIRST_PASS) / benchmarks).min(settings.time_cap)
+}
 
 /// A benchmark whose verdicts the first pass left open: its place in the
 /// suite, what its workers took, and the time it has had.
@@ -322,9 +342,10 @@ type CompareFurther<'a> =
 
 /// The second pass of a suite under `--suite-time`: the time left to its
 /// end goes to the benchmarks still open, first to the unsure verdicts
-/// that more rounds are likeliest to make certain soonest, so that a long
-/// program with a large effect left unsure at a few rounds is not left for
-/// a close call that no time at hand would settle.
+/// that more rounds are likeliest to make certain soonest, so that the
+/// time goes where it settles the most verdicts, and a long program with a
+/// large effect left unsure at two rounds is not left for a close call
+/// that no time at hand would settle.
 struct Further<'a> {
     suite: &'a Suite,
     /// `--time` (without it, the suite's time): a benchmark's time over
@@ -339,23 +360,24 @@ struct Further<'a> {
 
 impl Further<'_> {
     /// Take each of `open` further in the order of [`Further::turn`],
-    /// while the time left holds one more of a benchmark's workers (the
-    /// mean of its workers so far), each benchmark at most `--time` in
-    /// all. Each gets an even share of the time left among the benchmarks
-    /// left whose worker could still fit in it, and at least one worker's
-    /// time while one fits. A benchmark's entry in `benchmarks` is
-    /// replaced by what all its workers took. Whether it was interrupted
-    /// (the benchmark cut then keeps its first entry).
+    /// while the time left holds one more of a benchmark's rounds (the
+    /// mean of its rounds so far, its workers' start spread over them),
+    /// each benchmark at most `--time` in all. Each gets an even share of
+    /// the time left among the benchmarks left whose round could still fit
+    /// in it, and at least one round's time while one fits. A benchmark's
+    /// entry in `benchmarks` is replaced by what all its workers took.
+    /// Whether it was interrupted (the benchmark cut then keeps its first
+    /// entry).
     fn take(&self, mut open: Vec<Open>, benchmarks: &mut [SuiteBenchmark]) -> bool {
         let left = self.end.saturating_duration_since(Instant::now());
         open.sort_by_cached_key(|o| self.turn(&o.taken, left));
-        let costs: Vec<Duration> = open.iter().map(|o| o.taken.per_process()).collect();
-        let mut shares = Shares::new(Some(self.end), open.len());
+        let costs: Vec<Duration> = open.iter().map(|o| o.taken.per_round()).collect();
+        let mut shares = Shares::new(self.end, open.len());
         for (k, open) in open.into_iter().enumerate() {
             let left = self.end.saturating_duration_since(Instant::now());
             shares.left = costs[k..].iter().filter(|c| **c <= left).count();
             let cap = self.cap.saturating_sub(open.spent);
-            // A benchmark whose worker fits gets at least that worker's
+            // A benchmark whose round fits gets at least that round's
             // time, so that the time goes to the open verdicts first.
             let share = shares.share(cap).max(costs[k].min(left)).min(cap);
             if share < costs[k] {
@@ -449,29 +471,22 @@ fn compile_ahead(settings: &Settings, suite: &Suite) -> Arc<AtomicBool> {
     stop
 }
 
-/// The time each benchmark of a pass may take: `--time`, or under
-/// `--suite-time` an even share of the time left to the pass's `end`
-/// among the benchmarks left (at most `--time`), so that what a benchmark
-/// settled early leaves goes to the ones after it. A benchmark cannot
-/// always stop at its share (its first worker warms up and takes three
-/// rounds however long a program runs), so the mean overrun of the
-/// benchmarks done is set aside for each one left. A benchmark's time
-/// counts from its start: loading and compiling its files, and its
-/// workers' start, included.
+/// The time each benchmark of the second pass may take: an even share of
+/// the time left to the pass's `end` among the benchmarks left (at most
+/// what `--time` leaves it), so that what a benchmark settled early
+/// leaves goes to the ones after it. A benchmark's time counts from its
+/// start: loading its files, and its workers' start, included.
 struct Shares {
-    /// When the pass's time is up, under `--suite-time`.
-    end: Option<Instant>,
+    /// When the pass's time is up.
+    end: Instant,
     left: usize,
-    /// Time the benchmarks done took beyond their shares, and how many.
-    overran: (Duration, u32),
 }
 
 impl Shares {
-    fn new(end: Option<Instant>, benchmarks: usize) -> Self {
+    fn new(end: Instant, benchmarks: usize) -> Self {
         Shares {
             end,
             left: benchmarks,
-            overran: (Duration::ZERO, 0),
         }
     }
 
@@ -479,24 +494,8 @@ impl Shares {
     fn share(&mut self, cap: Duration) -> Duration {
         let left = self.left.max(1) as u32;
         self.left = self.left.saturating_sub(1);
-        let Some(end) = self.end else {
-            return cap;
-        };
-        let overrun = self
-            .overran
-            .0
-            .checked_div(self.overran.1)
-            .unwrap_or_default();
-        let spare = end
-            .saturating_duration_since(Instant::now())
-            .saturating_sub(overrun * left);
+        let spare = self.end.saturating_duration_since(Instant::now());
         (spare / left).min(cap)
-    }
-
-    /// A benchmark given `share` took `took`.
-    fn took(&mut self, took: Duration, share: Duration) {
-        self.overran.0 += took.saturating_sub(share);
-        self.overran.1 += 1;
     }
 }
 
@@ -672,13 +671,12 @@ mod tests {
         Ok(())
     }
 
-    /// Under `--suite-time` each benchmark gets an even share of the time
-    /// left, at most `--time`; what one leaves goes to those after it, and
-    /// the mean overrun of those done is set aside for each one left.
+    /// In the second pass each benchmark gets an even share of the time
+    /// left, at most `--time`; what one leaves goes to those after it.
     #[test]
     fn shares_split_the_time_left_and_never_pass_the_cap() {
         let cap = Duration::from_secs(10);
-        let mut shares = Shares::new(Some(Instant::now() + Duration::from_secs(40)), 8);
+        let mut shares = Shares::new(Instant::now() + Duration::from_secs(40), 8);
         let first = shares.share(cap);
         assert!(first <= Duration::from_secs(5), "{first:?}");
         assert!(first >= Duration::from_millis(4900), "{first:?}");
@@ -692,21 +690,42 @@ mod tests {
         shares.left = 2;
         let own = shares.share(Duration::from_secs(3));
         assert_eq!(own, Duration::from_secs(3));
-        // One benchmark took 4 s beyond its share of 1 s: each of the two
-        // left is set 4 s aside, so they share 40 - 8 s.
-        let mut overrun = Shares::new(Some(Instant::now() + Duration::from_secs(40)), 2);
-        overrun.took(Duration::from_secs(5), Duration::from_secs(1));
-        let set_aside = overrun.share(Duration::from_secs(60));
-        assert!(set_aside <= Duration::from_secs(16), "{set_aside:?}");
-        assert!(set_aside >= Duration::from_millis(15900), "{set_aside:?}");
         // Past the pass's end, no share at all.
-        let mut spent = Shares::new(Some(Instant::now()), 3);
+        let mut spent = Shares::new(Instant::now(), 3);
         assert_eq!(spent.share(cap), Duration::ZERO);
-        let mut uncapped = Shares::new(None, 1);
-        assert_eq!(
-            uncapped.share(Duration::from_secs(3)),
-            Duration::from_secs(3)
-        );
+    }
+
+    /// The first pass gives every benchmark the same time, a fifth of
+    /// `--suite-time` split evenly (at most `--time`), or `--time`
+    /// without a suite's time.
+    #[test]
+    fn the_first_pass_gives_every_benchmark_the_same_share() -> Result<()> {
+        use clap::Parser;
+        let settings = |time: &[&str]| -> Result<CompareSettings> {
+            let argv = [
+                "host",
+                "compare",
+                "a",
+                "--engine",
+                "cranelift",
+                "--engine",
+                "winch",
+            ];
+            let argv = argv.iter().chain(time);
+            match crate::cli::Cli::try_parse_from(argv)?.command {
+                crate::cli::Command::Compare(args) => CompareSettings::from_args(args),
+                _ => anyhow::bail!("not a comparison"),
+            }
+        };
+        let ten = Duration::from_secs(10);
+        assert_eq!(first_share(&settings(&["--time", "10s"])?, 128), ten);
+        let budget = settings(&["--suite-time", "290s", "--time", "10s"])?;
+        let share = Duration::from_secs(290).mul_f64(FIRST_PASS) / 128;
+        assert_eq!(first_share(&budget, 128), share);
+        assert_eq!(first_share(&budget, 0), ten, "at most --time");
+        let capped = settings(&["--suite-time", "290s", "--time", "1s"])?;
+        assert_eq!(first_share(&capped, 2), Duration::from_secs(1));
+        Ok(())
     }
 
     /// A suite of cranelift against winch over a file `NAME.wasm` per name.
@@ -764,7 +783,7 @@ mod tests {
     }
 
     /// The second pass takes the benchmarks whose workers cost least
-    /// first, skips one whose worker costs more than the time left, and
+    /// first, skips one whose round costs more than the time left, and
     /// replaces the entry of each it took further.
     #[test]
     fn the_second_pass_takes_the_cheap_first_and_skips_what_does_not_fit() {
@@ -793,7 +812,8 @@ mod tests {
             assert!(taken_further.report.is_some());
         }
         assert!(benchmarks[1].elapsed_ms >= 1100.0, "its first pass counts");
-        // 60 s a worker against 20 s left: not taken further.
+        // Two rounds in 60 s, 30 s a round against 20 s left: not taken
+        // further.
         assert_eq!(benchmarks[0].passes, 1);
         assert!(benchmarks[0].report.is_none());
     }
@@ -822,13 +842,14 @@ mod tests {
         let mut benchmarks = first_pass_errors(&suite);
         let open = vec![
             open(0, Duration::from_millis(10), false),
-            open(1, Duration::from_secs(3), true),
+            open(1, Duration::from_secs(6), true),
         ];
         assert!(!further.take(open, &mut benchmarks));
         let taken = taken.borrow();
         let names: Vec<&str> = taken.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["unsure", "certain"]);
-        // Two share 4 s: an even share (2 s) would not hold its 3 s worker.
+        // Two share 4 s: an even share (2 s) would not hold one of its
+        // rounds (3 s: two in 6 s).
         let (_, until) = taken[0];
         assert!(until + Duration::from_millis(100) >= end - Duration::from_secs(1));
     }
