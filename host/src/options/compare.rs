@@ -99,24 +99,20 @@ impl ProfileSettings {
 /// The settings of one `host compare` of two files, with its defaults,
 /// sampling up to `time` and keeping nothing in the store.
 pub fn confirm_settings(time: &str) -> Result<CompareSettings> {
-    let argv = [
-        "host",
-        "compare",
-        "before",
-        "after",
-        "--time",
-        time,
-        "--no-store",
-        "--quiet",
-    ];
-    let cli = Cli::try_parse_from(argv).context("--confirm-time")?;
-    let Command::Compare(args) = cli.command else {
-        bail!("--confirm: not a comparison");
-    };
-    CompareSettings::from_args(args).context("--confirm-time")
+    let args = ["before", "after", "--time", time, "--no-store", "--quiet"];
+    CompareSettings::parse(&args).context("--confirm-time")
 }
 
 impl CompareSettings {
+    /// The settings of `host compare ARGS`, as its command line gives them.
+    pub fn parse(args: &[&str]) -> Result<Self> {
+        let argv = ["host", "compare"].iter().chain(args);
+        let Command::Compare(args) = Cli::try_parse_from(argv)?.command else {
+            bail!("not a comparison");
+        };
+        CompareSettings::from_args(args)
+    }
+
     /// Check and convert the flags of `host compare`.
     pub fn from_args(args: CompareArgs) -> Result<Self> {
         let suite_time = (args.suite_time.as_deref())

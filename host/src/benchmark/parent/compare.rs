@@ -605,8 +605,6 @@ fn program_rounds<'a>(
 mod tests {
     use std::path::Path;
 
-    use clap::Parser;
-
     use super::*;
     use crate::benchmark::parent::executor::Next;
     use crate::benchmark::parent::fake::{self, Fake};
@@ -616,20 +614,8 @@ mod tests {
     /// The settings of `host compare a.wasm b.wasm`, unpinned, without a
     /// cache, seed 1.
     fn settings() -> Result<CompareSettings> {
-        let argv = [
-            "host",
-            "compare",
-            "a.wasm",
-            "b.wasm",
-            "--no-pin",
-            "--no-cache",
-            "--seed",
-            "1",
-        ];
-        match crate::cli::Cli::try_parse_from(argv)?.command {
-            crate::cli::Command::Compare(args) => CompareSettings::from_args(args),
-            _ => bail!("not a comparison"),
-        }
+        let args = ["a.wasm", "b.wasm", "--no-pin", "--no-cache", "--seed", "1"];
+        CompareSettings::parse(&args)
     }
 
     /// Two loaded `run(count, seed)` modules, `a` and `b`.
