@@ -73,13 +73,22 @@ pub fn compare_rounds(
 pub struct Until {
     /// The time its workers stop at.
     pub at: Instant,
-    /// Whether the suite comes back to its open verdicts (its first pass,
-    /// whose second takes them further by need): then its time stops it
-    /// at two rounds, and the third, when two leave a verdict open, waits
-    /// for its turn among the others'. Otherwise a comparison its time
-    /// stopped at two rounds takes a third while a verdict is open
-    /// ([`Look::short_of_rounds`]).
-    pub again: bool,
+    /// The benchmark's share, when the suite comes back to its open
+    /// verdicts (its first pass, whose second takes them further by need).
+    /// A comparison its time stopped at two rounds takes a third while a
+    /// verdict is open ([`Look::short_of_rounds`]); with a share, only when
+    /// one of its rounds costs no more than the share, the dearer third
+    /// waiting for its turn among the others'.
+    pub back: Option<Duration>,
+}
+
+impl Until {
+    /// Whether a comparison whose time is up takes one more round: while
+    /// it is `short` of rounds, and one `round` costs no more than the
+    /// share of a suite that comes back to it.
+    fn another_round(&self, short: bool, round: Duration) -> bool {
+        short && self.back.is_none_or(|share| round <= share)
+    }
 }
 
 /// What a comparison has taken so far: its workers' measurements, their
@@ -203,7 +212,7 @@ pub fn compare_further(
     let crew = Crew::new(&Subprocesses, progress, &variants.names, common.timeout);
     let until = until.unwrap_or_else(|| Until {
         at: Instant::now() + settings.time_cap,
-        again: false,
+        back: None,
     });
     let judged = take_rounds(
         &crew,
@@ -425,8 +434,7 @@ impl Judged {
 
 /// Take worker after worker of rounds until [`may_stop`] says the verdicts
 /// are certain, `until` (each worker told the time left, so that it stops
-/// its rounds on time; past it, while [`Look::short_of_rounds`] unless the
-/// suite comes back to it), or
+/// its rounds on time; past it, while [`Until::another_round`]), or
 /// [`MAX_COMPARE_PROCESSES`]; after the workers of `judged`, when it holds
 /// some.
 fn take_rounds(
@@ -498,8 +506,9 @@ fn take_rounds(
         };
         // Its time spent, a comparison still takes a third round (another
         // worker's) while its two leave a verdict open, unless the suite
-        // comes back to it.
-        let time_up = Instant::now() >= until.at && (until.again || !short);
+        // comes back to it and the round costs more than its share.
+        let round = (judged.sampling + started.elapsed()) / judged.rounds.max(1) as u32;
+        let time_up = Instant::now() >= until.at && !until.another_round(short, round);
         let open = judged.comparisons.iter().any(|c| !c.verdict.is_certain());
         judged.capped = !settled && time_up && open;
         judged.settled = settled;
@@ -689,7 +698,7 @@ mod tests {
         let settings = settings()?;
         let plan = RunPlan::settle(&settings.settings);
         let variants = variants();
-        let taken = |first: &'static [f64], again| -> Result<(Judged, usize)> {
+        let taken = |first: &'static [f64], back| -> Result<(Judged, usize)> {
             let fake = Fake::new(move |started, _| match started {
                 0 => rounds_of(first),
                 _ => rounds_of(&[110.0]),
@@ -698,24 +707,44 @@ mod tests {
             let given = (Judged::new(2), &[None, None][..], 0);
             let until = Until {
                 at: Instant::now(),
-                again,
+                back,
             };
             let judged = take_rounds(&crew, &settings, &plan, &variants, given, until)?;
             Ok((judged, fake.started()))
         };
-        let (clear, workers) = taken(&[200.0, 202.0], false)?;
+        let (clear, workers) = taken(&[200.0, 202.0], None)?;
         assert_eq!((workers, clear.rounds), (1, 2));
         assert!(clear.comparisons[0].verdict.is_certain());
-        let (open, workers) = taken(&[120.0, 95.0], false)?;
+        let (open, workers) = taken(&[120.0, 95.0], None)?;
         assert_eq!((workers, open.rounds), (2, 3));
         assert!(open.capped, "three rounds still leave it unsure");
-        let (back, workers) = taken(&[120.0, 95.0], true)?;
+        let (back, workers) = taken(&[120.0, 95.0], Some(Duration::ZERO))?;
         assert_eq!((workers, back.rounds), (1, 2));
         assert!(
             back.capped && !back.settled,
-            "open, for the suite's second pass"
+            "a round dearer than its share: open, for the suite's second pass"
         );
         Ok(())
+    }
+
+    /// Out of time and short of rounds, a comparison takes one more round;
+    /// in a suite's first pass, only one that costs no more than its share.
+    #[test]
+    fn a_first_pass_takes_a_third_round_only_as_dear_as_its_share() {
+        let (second, share) = (Duration::from_secs(1), Duration::from_millis(450));
+        let alone = Until {
+            at: Instant::now(),
+            back: None,
+        };
+        let first_pass = Until {
+            back: Some(share),
+            ..alone
+        };
+        assert!(alone.another_round(true, 20 * second));
+        assert!(!alone.another_round(false, Duration::ZERO));
+        assert!(first_pass.another_round(true, share));
+        assert!(!first_pass.another_round(true, share + Duration::from_millis(1)));
+        assert!(!first_pass.another_round(false, Duration::ZERO));
     }
 
     /// A comparison out of time is open; taken further, its workers add to
@@ -731,7 +760,7 @@ mod tests {
         let counted = vec![None; 2];
         let take = |judged, at| {
             let given = (judged, counted.as_slice(), 0);
-            let until = Until { at, again: false };
+            let until = Until { at, back: None };
             take_rounds(&crew, &settings, &plan, &variants, given, until)
         };
         let first = take(Judged::new(2), Instant::now())?;

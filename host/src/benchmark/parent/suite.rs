@@ -193,7 +193,7 @@ pub fn compare_suite(
     let (mut benchmarks, open, mut interrupted) = first_pass(settings, suite, progress);
     if let (false, Some(end)) = (interrupted, end) {
         let compare = |benchmark: &Benchmark, at, taken, progress: &dyn Progress| {
-            let until = Until { at, again: false };
+            let until = Until { at, back: None };
             let files = &benchmark.files;
             compare_further(settings, files, Some(until), Some(taken), progress)
         };
@@ -235,7 +235,7 @@ fn first_pass(
         let start = Instant::now();
         let until = Some(Until {
             at: start + share,
-            again,
+            back: again.then_some(share),
         });
         let compared = compare_further(settings, &benchmark.files, until, None, &within);
         // A benchmark interrupted half-way is left out: its verdicts are
