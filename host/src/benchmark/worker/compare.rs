@@ -57,7 +57,11 @@ pub struct Comparison<'a> {
 /// budget, before a round that would end past it (its length taken as the
 /// mean of the rounds so far); the first [`least_rounds`] are always
 /// taken, so that the comparison has rounds with a spread to judge (one
-/// round has no interval).
+/// round has no interval). A worker whose start (loading, calibrating and
+/// warming up its variants: a runtime's own compile, a tiering engine's
+/// warm-up) outlasted its budget still takes rounds while they cost, in
+/// all, no more than that start: another worker would pay it again for
+/// fewer.
 #[derive(Debug, Clone, Copy)]
 pub struct Pace {
     rounds: usize,
@@ -98,8 +102,10 @@ impl Pace {
         let Some(budget) = self.budget.filter(|_| taken >= self.least) else {
             return true;
         };
-        let next = first.elapsed().div_f64(taken as f64);
-        self.began.elapsed() + next <= budget
+        let rounds = first.elapsed();
+        let next = rounds.div_f64(taken as f64);
+        let start = first.saturating_duration_since(self.began);
+        self.began.elapsed() + next <= budget || rounds + next < start
     }
 }
 
@@ -312,7 +318,8 @@ mod tests {
 
     /// Without a budget every round asked for is taken; with a budget
     /// already spent only the first two (a later worker's: the first
-    /// one); with one that a round's length outlasts, none after them.
+    /// one); with one that a round's length outlasts, none after them,
+    /// unless the worker's start cost more than its rounds so far.
     #[test]
     fn the_pace_takes_two_rounds_and_none_past_the_budget() {
         let now = Instant::now();
@@ -338,6 +345,24 @@ mod tests {
             ..Pace::new(6, Some(Duration::from_secs(60)), 0)
         };
         assert!(roomy.another(3, first));
+        // A start of 3 s past a budget of 1 s: rounds of 200 ms go on
+        // while they cost no more than the start, then stop.
+        let began = now - Duration::from_millis(3400);
+        let first = now - Duration::from_millis(400);
+        let slow_start = Pace {
+            began,
+            ..Pace::new(6, Some(Duration::from_secs(1)), 0)
+        };
+        assert!(
+            slow_start.another(2, first),
+            "0.6 s of rounds after a 3 s start"
+        );
+        let first = now - Duration::from_millis(2900);
+        let later = Pace {
+            began: first - Duration::from_secs(3),
+            ..Pace::new(20, Some(Duration::from_secs(1)), 0)
+        };
+        assert!(!later.another(10, first), "rounds past the start's 3 s");
     }
 
     /// The chunks of a block add up to the block, differ by at most one
