@@ -75,9 +75,10 @@ pub struct SuiteBenchmark {
     /// 0 in reports written before it was kept.
     #[serde(default)]
     pub elapsed_ms: f64,
-    /// The passes it was compared in: 2 when `--suite-time` had time left
-    /// to take its verdicts, open after the first, further; 0 in reports
-    /// written before it was kept.
+    /// The passes it was compared in: 2 or more when `--suite-time` had
+    /// time left to take its verdicts, open after the first, further (the
+    /// second pass goes over those still open again while time is left);
+    /// 0 in reports written before it was kept.
     #[serde(default)]
     pub passes: u32,
 }

@@ -112,6 +112,11 @@ impl Taken {
             && judged.processes < MAX_COMPARE_PROCESSES
     }
 
+    /// The rounds its workers took, in all.
+    pub fn rounds(&self) -> usize {
+        self.judged.rounds
+    }
+
     /// Whether a verdict is still unsure (not only unsettled).
     pub fn unsure(&self) -> bool {
         let comparisons = &self.judged.comparisons;

@@ -359,20 +359,34 @@ struct Further<'a> {
 }
 
 impl Further<'_> {
-    /// Take each of `open` further in the order of [`Further::turn`],
-    /// while the time left holds one more of a benchmark's rounds (the
-    /// mean of its rounds so far, its workers' start spread over them),
-    /// each benchmark at most `--time` in all. Each gets an even share of
-    /// the time left among the benchmarks left whose round could still fit
-    /// in it, and at least one round's time while one fits. A benchmark's
-    /// entry in `benchmarks` is replaced by what all its workers took.
-    /// Whether it was interrupted (the benchmark cut then keeps its first
-    /// entry).
+    /// Take the benchmarks of `open` further, go after go
+    /// ([`Further::go`]), while the time left holds a round of one still
+    /// open that its last go moved on (took rounds). A benchmark's entry
+    /// in `benchmarks` is replaced by what all its workers took. Whether
+    /// it was interrupted (the benchmark cut then keeps its entry before).
     fn take(&self, mut open: Vec<Open>, benchmarks: &mut [SuiteBenchmark]) -> bool {
+        while !open.is_empty() {
+            match self.go(open, benchmarks) {
+                Some(again) => open = again,
+                None => return true,
+            }
+        }
+        false
+    }
+
+    /// One go over `open` in the order of [`Further::turn`], while the
+    /// time left holds one more of a benchmark's rounds (the mean of its
+    /// rounds so far, its workers' start spread over them), each benchmark
+    /// at most `--time` in all. Each gets an even share of the time left
+    /// among the benchmarks left whose round could still fit in it, and at
+    /// least one round's time while one fits. Gives the benchmarks still
+    /// open that took rounds, for the next go; `None` when interrupted.
+    fn go(&self, mut open: Vec<Open>, benchmarks: &mut [SuiteBenchmark]) -> Option<Vec<Open>> {
         let left = self.end.saturating_duration_since(Instant::now());
         open.sort_by_cached_key(|o| self.turn(&o.taken, left));
         let costs: Vec<Duration> = open.iter().map(|o| o.taken.per_round()).collect();
         let mut shares = Shares::new(self.end, open.len());
+        let mut again = Vec::new();
         for (k, open) in open.into_iter().enumerate() {
             let left = self.end.saturating_duration_since(Instant::now());
             shares.left = costs[k..].iter().filter(|c| **c <= left).count();
@@ -383,11 +397,12 @@ impl Further<'_> {
             if share < costs[k] {
                 continue;
             }
-            if self.further(open, share, benchmarks) {
-                return true;
+            match self.further(open, share, benchmarks) {
+                Err(Interrupted) => return None,
+                Ok(still) => again.extend(still),
             }
         }
-        false
+        Some(again)
     }
 
     /// When `taken` goes, `left` being the pass's time: first the unsure
@@ -407,27 +422,48 @@ impl Further<'_> {
     }
 
     /// Take `open` further for `share`, its entry in `benchmarks`
-    /// replaced. Whether it was interrupted.
-    fn further(&self, open: Open, share: Duration, benchmarks: &mut [SuiteBenchmark]) -> bool {
+    /// replaced (its passes counted on). Gives it again when it is still
+    /// open and took rounds; `Err` when interrupted.
+    fn further(
+        &self,
+        open: Open,
+        share: Duration,
+        benchmarks: &mut [SuiteBenchmark],
+    ) -> Result<Option<Open>, Interrupted> {
         let benchmark = &self.suite.benchmarks[open.index];
         let within = Within {
             progress: self.progress,
             name: &benchmark.name,
         };
         let start = Instant::now();
+        let rounds = open.taken.rounds();
         let compared = (self.compare)(benchmark, start + share, open.taken, &within);
         let cut = compared.as_ref().map_or(true, |(r, _)| r.stopped.is_some());
         if cut && sandbox::interrupted() {
-            return true;
+            return Err(Interrupted);
         }
-        let elapsed = open.spent + start.elapsed();
-        let (compared, _) = split(compared);
-        let mut entry = judged(benchmark, compared, self.suite.sides.len(), elapsed);
-        entry.passes = 2;
+        let spent = open.spent + start.elapsed();
+        let (compared, taken) = split(compared);
+        let mut entry = judged(benchmark, compared, self.suite.sides.len(), spent);
+        entry.passes = benchmarks[open.index].passes + 1;
+        let moved = taken.filter(|t| t.open() && t.rounds() > rounds);
+        let again = moved
+            .filter(|_| entry.not_judged.is_none())
+            .map(|taken| Open {
+                index: open.index,
+                taken,
+                spent,
+            });
         benchmarks[open.index] = entry;
-        sandbox::interrupted()
+        match sandbox::interrupted() {
+            true => Err(Interrupted),
+            false => Ok(again),
+        }
     }
 }
+
+/// A suite interrupted (Ctrl-C) while it took a benchmark further.
+struct Interrupted;
 
 /// Compile every benchmark's files into the compile cache ahead of their
 /// turn, on a thread of the idle scheduling class
@@ -875,6 +911,39 @@ mod tests {
         assert!(!further.take(open, &mut benchmarks));
         assert_eq!(*taken.borrow(), ["nearer", "long", "close", "certain"]);
         assert_eq!(benchmarks[4].passes, 1);
+    }
+
+    /// The second pass goes over what is still open again while time is
+    /// left: a benchmark whose go took rounds is taken again, one whose go
+    /// took none is not; each go counts as a pass.
+    #[test]
+    fn the_second_pass_goes_again_over_what_is_still_open() {
+        let suite = suite_named(&["moving", "stuck"]);
+        let taken = std::cell::RefCell::new(Vec::new());
+        let compare = |b: &Benchmark, _until: Instant, more: Taken, _: &dyn Progress| {
+            taken.borrow_mut().push(b.name.clone());
+            let rounds = more.rounds();
+            let more = match (b.name.as_str(), rounds) {
+                ("moving", ..8) => Taken::made_of(
+                    (rounds / 2 + 1, rounds + 2),
+                    Duration::from_millis(10) * (rounds as u32 + 2),
+                    unsure(1.2, 0.9, 1.6),
+                ),
+                _ => more,
+            };
+            Ok((report_of_two(), more))
+        };
+        let further = second_pass(&suite, Instant::now() + Duration::from_secs(20), &compare);
+        let open = |index| Open {
+            index,
+            taken: Taken::made_of((1, 2), Duration::from_millis(20), unsure(1.2, 0.9, 1.6)),
+            spent: Duration::from_millis(20),
+        };
+        let mut benchmarks = first_pass_errors(&suite);
+        assert!(!further.take(vec![open(0), open(1)], &mut benchmarks));
+        let count = |name: &str| taken.borrow().iter().filter(|n| *n == name).count();
+        assert_eq!((count("moving"), count("stuck")), (4, 1));
+        assert_eq!((benchmarks[0].passes, benchmarks[1].passes), (5, 2));
     }
 
     #[test]
