@@ -134,8 +134,7 @@ impl Taken {
     /// spread over them: what one more worker told to take one round
     /// costs, about (a long program's: one iteration of each variant).
     pub fn per_round(&self) -> Duration {
-        let rounds = self.judged.rounds.max(1) as u32;
-        self.judged.sampling / rounds
+        self.judged.per_round(Duration::ZERO)
     }
 
     /// The time its verdicts would take to become certain, were their
@@ -428,6 +427,12 @@ struct Judged {
 }
 
 impl Judged {
+    /// The time of one of its rounds ([`Taken::per_round`]), with
+    /// `running` of its workers' time not yet added to `sampling`.
+    fn per_round(&self, running: Duration) -> Duration {
+        (self.sampling + running) / self.rounds.max(1) as u32
+    }
+
     /// Nothing taken yet of `variants` variants.
     fn new(variants: usize) -> Self {
         Judged {
@@ -512,7 +517,7 @@ fn take_rounds(
         // Its time spent, a comparison still takes a third round (another
         // worker's) while its two leave a verdict open, unless the suite
         // comes back to it and the round costs more than its share.
-        let round = (judged.sampling + started.elapsed()) / judged.rounds.max(1) as u32;
+        let round = judged.per_round(started.elapsed());
         let time_up = Instant::now() >= until.at && !until.another_round(short, round);
         let open = judged.comparisons.iter().any(|c| !c.verdict.is_certain());
         judged.capped = !settled && time_up && open;
