@@ -247,14 +247,8 @@ fn first_pass(
         let (compared, taken) = split(compared);
         let entry = judged(benchmark, compared, suite.sides.len(), start.elapsed());
         // Only a second pass reads what a benchmark took.
-        let kept = taken.filter(|t| again && t.open() && entry.not_judged.is_none());
-        if let Some(taken) = kept {
-            let spent = start.elapsed();
-            open.push(Open {
-                index,
-                taken,
-                spent,
-            });
+        if again {
+            open.extend(Open::further(index, taken, &entry, start.elapsed(), 0));
         }
         benchmarks.push(entry);
         progress.row_done();
@@ -325,6 +319,28 @@ struct Open {
     index: usize,
     taken: Taken,
     spent: Duration,
+}
+
+impl Open {
+    /// The benchmark at `index`, to be taken further, when what its
+    /// workers took leaves a verdict open, it was judged (`entry`), and
+    /// it took rounds past the `rounds` it had before this go (a go that
+    /// took none would take none again); `spent`, its time so far.
+    fn further(
+        index: usize,
+        taken: Option<Taken>,
+        entry: &SuiteBenchmark,
+        spent: Duration,
+        rounds: usize,
+    ) -> Option<Open> {
+        let judged = entry.not_judged.is_none();
+        let taken = taken.filter(|t| judged && t.open() && t.rounds() > rounds)?;
+        Some(Open {
+            index,
+            taken,
+            spent,
+        })
+    }
 }
 
 /// The report and what it was made of, or the error.
@@ -446,14 +462,7 @@ impl Further<'_> {
         let (compared, taken) = split(compared);
         let mut entry = judged(benchmark, compared, self.suite.sides.len(), spent);
         entry.passes = benchmarks[open.index].passes + 1;
-        let moved = taken.filter(|t| t.open() && t.rounds() > rounds);
-        let again = moved
-            .filter(|_| entry.not_judged.is_none())
-            .map(|taken| Open {
-                index: open.index,
-                taken,
-                spent,
-            });
+        let again = Open::further(open.index, taken, &entry, spent, rounds);
         benchmarks[open.index] = entry;
         match sandbox::interrupted() {
             true => Err(Interrupted),
