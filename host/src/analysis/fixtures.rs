@@ -400,6 +400,7 @@ pub fn compare_report() -> CompareReport {
         profile: None,
         stopped: None,
         capped: false,
+        to_certain_ms: None,
     }
 }
 

@@ -14,6 +14,7 @@ use anstyle::{AnsiColor, Style};
 
 use crate::output::cells::format_ratios;
 use crate::output::escape::terminal;
+use crate::output::units::format_seconds;
 use crate::results::{Comparison, Foreign, SuiteComparison, SuiteVerdicts, Verdict};
 
 const ERROR: Style = AnsiColor::Red.on_default().bold();
@@ -198,9 +199,7 @@ fn heading(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<()> {
 /// How long the suite took, against its `--suite-time`, and the
 /// benchmarks whose time ran out before their verdicts settled.
 fn time_line(report: &SuiteComparison) -> String {
-    let took = humantime::format_duration(std::time::Duration::from_secs(
-        (report.elapsed_ms / 1e3).round() as u64,
-    ));
+    let took = format_seconds(report.elapsed_ms);
     let mut line = match report.suite_time_ms {
         Some(budget) => format!(
             "took {took} of --suite-time {}",
@@ -225,6 +224,18 @@ fn time_line(report: &SuiteComparison) -> String {
             "; {} stopped at their time before their verdicts settled (more --suite-time or --time may settle them): {}",
             capped.len(),
             capped.join(", ")
+        ));
+    }
+    let estimated: Vec<f64> = (report.benchmarks.iter())
+        .filter(|b| b.capped())
+        .filter_map(|b| b.judged()?.to_certain_ms)
+        .filter(|ms| ms.is_finite() && *ms >= 0.0)
+        .collect();
+    if !estimated.is_empty() {
+        line.push_str(&format!(
+            "; about {} more would make {} of them certain, were their rounds to come as they have",
+            format_seconds(estimated.iter().sum()),
+            estimated.len()
         ));
     }
     line
@@ -272,7 +283,73 @@ pub fn summary_line(summary: &SuiteVerdicts, several: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{Ratio, SuiteRatio};
+    use crate::analysis::fixtures;
+    use crate::results::{Ratio, SuiteBenchmark, SuiteRatio};
+
+    /// A suite under `--suite-time` of one benchmark per `(name, capped,
+    /// to_certain_ms)`.
+    fn budgeted(benchmarks: &[(&str, bool, Option<f64>)]) -> SuiteComparison {
+        let benchmark = |&(name, capped, to_certain_ms): &(&str, bool, Option<f64>)| {
+            let report = fixtures::compare_report();
+            SuiteBenchmark {
+                name: name.into(),
+                paths: vec![name.into()],
+                error: None,
+                unsupported: None,
+                not_judged: None,
+                report: Some(crate::results::CompareReport {
+                    capped,
+                    to_certain_ms,
+                    ..report
+                }),
+                elapsed_ms: 1.0,
+                passes: 1,
+            }
+        };
+        SuiteComparison {
+            tool: crate::results::Tool::this(),
+            environment: None,
+            sides: vec!["a".into(), "b".into()],
+            reference: "a".into(),
+            noise_pct: 1.0,
+            benchmarks: benchmarks.iter().map(benchmark).collect(),
+            unpaired: Vec::new(),
+            summary: SuiteVerdicts::default(),
+            stopped: None,
+            runtimes: None,
+            elapsed_ms: 290_400.0,
+            suite_time_ms: Some(290_000.0),
+        }
+    }
+
+    /// The time line names the benchmarks stopped unsettled, and adds up
+    /// what their rounds' spread says more time would take (none that is
+    /// not a time, nor a benchmark that settled).
+    #[test]
+    fn the_time_line_says_how_much_more_would_settle_what_stopped() {
+        let suite = budgeted(&[
+            ("long", true, Some(8_600.0)),
+            ("noisy", true, Some(3_500.0)),
+            ("close", true, None),
+            ("crafted", true, Some(f64::NAN)),
+            ("settled", false, Some(60_000.0)),
+        ]);
+        let line = time_line(&suite);
+        assert!(
+            line.starts_with("took 4m 50s of --suite-time 4m 50s"),
+            "{line}"
+        );
+        assert!(
+            line.contains("4 stopped at their time before their verdicts settled (more --suite-time or --time may settle them): long, noisy, close, crafted"),
+            "{line}"
+        );
+        assert!(
+            line.ends_with("; about 12.1s more would make 2 of them certain, were their rounds to come as they have"),
+            "{line}"
+        );
+        let none = budgeted(&[("close", true, None)]);
+        assert!(!time_line(&none).contains("more would make"));
+    }
 
     #[test]
     fn the_summary_names_counts_and_the_geometric_mean() {

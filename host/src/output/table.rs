@@ -14,7 +14,7 @@ use crate::output::cells::{
 };
 use crate::output::escape::{Text, terminal};
 use crate::output::merged;
-use crate::output::units::format_ns;
+use crate::output::units::{format_ns, format_seconds};
 use crate::results::Verdict;
 use crate::results::{
     BenchResult, Environment, Figures, Foreign, MergedExport, ProfileReport, RunReport,
@@ -347,6 +347,9 @@ impl<W: Write> Table<W> {
             )?;
             self.phase_lines(c)?;
         }
+        if report.capped {
+            writeln!(self.out, "{}", capped_line(report.to_certain_ms))?;
+        }
         if report.comparisons.len() > 1 {
             let k = report.comparisons.len();
             writeln!(
@@ -538,6 +541,21 @@ pub fn suite_line(suite: &SuiteSummary, baseline: Option<&Foreign>) -> String {
     line
 }
 
+/// What a comparison stopped at its time with a verdict open would need:
+/// `to_certain_ms` (its report's), or why no time can be told.
+fn capped_line(to_certain_ms: Option<f64>) -> String {
+    let stopped = "stopped at its time (--time) with a verdict still unsure";
+    match to_certain_ms.filter(|ms| ms.is_finite() && *ms >= 0.0) {
+        Some(ms) => format!(
+            "{stopped}: about {} more would make it certain, were its rounds to come as they have",
+            format_seconds(ms)
+        ),
+        None => format!(
+            "{stopped}: a close call, or rounds too spread to tell what more time would settle"
+        ),
+    }
+}
+
 /// Every variant against the reference on one line: "relative to `a`: `b`
 /// 2.50× faster, `c` 1.010× slower, `d` same", its names escaped for the
 /// terminal.
@@ -560,4 +578,29 @@ pub fn relative_summary(report: &CompareReport) -> String {
         terminal(&report.reference),
         parts.join(", ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A comparison stopped unsure says how much more time its rounds'
+    /// spread calls for, or that none can be told.
+    #[test]
+    fn a_capped_comparison_says_what_more_time_would_do() {
+        let line = capped_line(Some(12_400.0));
+        assert!(
+            line.contains("about 12.4s more would make it certain"),
+            "{line}"
+        );
+        for unknown in [None, Some(f64::NAN), Some(-1.0)] {
+            let line = capped_line(unknown);
+            assert!(
+                line.ends_with(
+                    "a close call, or rounds too spread to tell what more time would settle"
+                ),
+                "{line}"
+            );
+        }
+    }
 }

@@ -163,6 +163,17 @@ fn four_digits(value: f64) -> String {
     format!("{value:.decimals$}")
 }
 
+/// `ms` as humantime writes a duration, in whole seconds ("4m 50s"), or
+/// under a minute in tenths of one ("12.4s"); 0.0s for a negative time,
+/// 0s for NaN.
+pub fn format_seconds(ms: f64) -> String {
+    let seconds = ms / 1e3;
+    if seconds < 59.95 {
+        return format!("{:.1}s", seconds.max(0.0));
+    }
+    humantime::format_duration(std::time::Duration::from_secs(seconds.round() as u64)).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,6 +263,17 @@ mod tests {
         assert_eq!(decimals_apart(&[1.4620, 1.4711, 1.4624], 3, 6), 4);
         assert_eq!(decimals_apart(&[1.0, 1.0, 1.1], 3, 6), 3);
         assert_eq!(decimals_apart(&[0.99999991, 1.0, 1.00000001], 3, 6), 3);
+    }
+
+    #[test]
+    fn seconds_are_whole_and_never_panic() {
+        assert_eq!(format_seconds(290_400.0), "4m 50s");
+        assert_eq!(format_seconds(12_449.0), "12.4s");
+        assert_eq!(format_seconds(274.7), "0.3s");
+        assert_eq!(format_seconds(59_990.0), "1m");
+        assert_eq!(format_seconds(-5.0), "0.0s");
+        assert_eq!(format_seconds(f64::NAN), "0s");
+        assert!(!format_seconds(f64::INFINITY).is_empty());
     }
 
     #[test]

@@ -457,6 +457,14 @@ pub struct CompareReport {
     /// unsure: more time could settle it.
     #[serde(default)]
     pub capped: bool,
+    /// When `capped`: about how much more sampling, in ms, would make its
+    /// verdicts certain, were its rounds to come spread as they have, each
+    /// as long as those so far (its workers' start spread over them): an
+    /// estimate from the rounds' own spread. Absent for a close call (a
+    /// ratio inside the noise band, which more rounds settle only by
+    /// narrowing its interval) and past ten times its rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_certain_ms: Option<f64>,
 }
 
 impl CompareReport {

@@ -142,13 +142,7 @@ impl Taken {
     /// to take [`Taken::per_round`]: `None` when one of them is a close
     /// call.
     pub fn time_to_certain(&self, band: NoiseBand) -> Option<Duration> {
-        let judged = &self.judged;
-        let most = judged.rounds.max(MIN_ROUNDS) * 10;
-        let needed = (judged.comparisons.iter())
-            .map(|c| rounds_to_certain(c, judged.rounds, band, most))
-            .collect::<Option<Vec<usize>>>()?;
-        let more = needed.into_iter().max()?.saturating_sub(judged.rounds);
-        self.per_round().checked_mul(u32::try_from(more).ok()?)
+        self.judged.time_to_certain(band)
     }
 }
 
@@ -240,6 +234,9 @@ pub fn compare_further(
         .found
         .clone()
         .context("no worker process was ready")?;
+    let to_certain = (judged.capped)
+        .then(|| judged.time_to_certain(common.noise))
+        .flatten();
     let report = CompareReport {
         tool: Tool::this(),
         environment: plan.environment(common, found, None),
@@ -257,6 +254,7 @@ pub fn compare_further(
         profile,
         stopped: judged.stopped.then(|| sandbox::STOPPED.to_string()),
         capped: judged.capped,
+        to_certain_ms: to_certain.map(|t| t.as_secs_f64() * 1e3),
     };
     Ok((report, Taken { judged, counted }))
 }
@@ -431,6 +429,17 @@ impl Judged {
     /// `running` of its workers' time not yet added to `sampling`.
     fn per_round(&self, running: Duration) -> Duration {
         (self.sampling + running) / self.rounds.max(1) as u32
+    }
+
+    /// [`Taken::time_to_certain`] of what was taken.
+    fn time_to_certain(&self, band: NoiseBand) -> Option<Duration> {
+        let most = self.rounds.max(MIN_ROUNDS) * 10;
+        let needed = (self.comparisons.iter())
+            .map(|c| rounds_to_certain(c, self.rounds, band, most))
+            .collect::<Option<Vec<usize>>>()?;
+        let more = needed.into_iter().max()?.saturating_sub(self.rounds);
+        self.per_round(Duration::ZERO)
+            .checked_mul(u32::try_from(more).ok()?)
     }
 
     /// Nothing taken yet of `variants` variants.
