@@ -5,7 +5,7 @@
 //! `mod13`).
 
 use std::error::Error;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -399,18 +399,25 @@ const GC_WAT: &str = r#"(module
   (func (export "run") (param i64 i64) (result i64) (local.get 1)))
 "#;
 
-/// A benchmark one engine cannot compile (GC under winch) is reported as
-/// unsupported, not as an error: the suite succeeds, and fails only with
-/// `--fail-on-unsupported`. The suite's time and its `--suite-time` are in
-/// the JSON.
-#[test]
-fn a_benchmark_an_engine_cannot_run_is_unsupported_not_failed() -> TestResult {
+/// A folder of a GC module (which winch cannot compile) and `xor`, and
+/// where its JSON export goes: the folder, the suite, the export.
+fn gc_suite() -> Result<(tempfile::TempDir, PathBuf, PathBuf), Box<dyn Error>> {
     let dir = tempfile::tempdir()?;
     let suite = dir.path().join("suite");
     std::fs::create_dir_all(&suite)?;
     std::fs::write(suite.join("gc.wat"), GC_WAT)?;
     copy_workload("xor.wasm", &suite.join("xor.wasm"))?;
     let json = dir.path().join("s.json");
+    Ok((dir, suite, json))
+}
+
+/// A benchmark one engine cannot compile (GC under winch) is reported as
+/// unsupported, not as an error: the suite succeeds, and fails only with
+/// `--fail-on-unsupported`. The suite's time and its `--suite-time` are in
+/// the JSON.
+#[test]
+fn a_benchmark_an_engine_cannot_run_is_unsupported_not_failed() -> TestResult {
+    let (dir, suite, json) = gc_suite()?;
     let args = [
         "--engine",
         "cranelift",
@@ -444,6 +451,49 @@ fn a_benchmark_an_engine_cannot_run_is_unsupported_not_failed() -> TestResult {
     let mut strict = args.to_vec();
     strict.push("--fail-on-unsupported");
     let finished = compare(&strict, dir.path())?;
+    assert_eq!(finished.status.code(), Some(1), "{finished:?}");
+    Ok(())
+}
+
+/// Across three engines, a side whose engine cannot run a benchmark (GC
+/// under winch) is left out of that benchmark and the other two are
+/// compared: the benchmark has its report, the side is named with the
+/// engine's words, the suite succeeds, and fails only with
+/// `--fail-on-unsupported`.
+#[test]
+fn a_side_that_cannot_run_a_benchmark_is_left_out_of_it() -> TestResult {
+    let (dir, suite, json) = gc_suite()?;
+    let mut args = Vec::new();
+    for engine in ["cranelift", "winch", "pulley"] {
+        args.extend(["--engine", engine]);
+    }
+    let (suite, json_path) = (suite.display().to_string(), json.display().to_string());
+    args.extend([suite.as_str(), "--export-json", json_path.as_str()]);
+    let finished = compare(&args, dir.path())?;
+    assert_eq!(finished.status.code(), Some(0), "{finished:?}");
+    let said = |l: &&str| l.starts_with("gc ") && l.contains("winch  unsupported, left out: ");
+    assert!(
+        finished.stdout.lines().any(|l| said(&l)),
+        "{}",
+        finished.stdout
+    );
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json)?)?;
+    validate_suite(&report)?;
+    let gc = benchmark(&report, "gc")?;
+    assert!(
+        gc.get("unsupported").is_none() && gc.get("error").is_none(),
+        "{gc}"
+    );
+    assert_eq!(gc["left_out"][0]["side"], "winch", "{gc}");
+    assert_eq!(gc["left_out"][0]["unsupported"], true, "{gc}");
+    let why = gc["left_out"][0]["why"].as_str().unwrap_or_default();
+    assert!(why.contains("under winch") && why.contains("gc"), "{why}");
+    let variants = gc["report"]["variants"].as_array().map(Vec::len);
+    assert_eq!(variants, Some(2), "{gc}");
+    assert_eq!(report["summary"]["sides_unsupported"], 1, "{report}");
+    assert_eq!(report["summary"]["unsupported"], 0, "{report}");
+    args.push("--fail-on-unsupported");
+    let finished = compare(&args, dir.path())?;
     assert_eq!(finished.status.code(), Some(1), "{finished:?}");
     Ok(())
 }

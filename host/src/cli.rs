@@ -610,7 +610,8 @@ pub struct CompareArgs {
     pub suite_time: Option<String>,
 
     /// In a suite, exit with status 1 when an engine cannot run a
-    /// benchmark (by default such a benchmark is reported as unsupported
+    /// benchmark (by default such a benchmark is reported as unsupported,
+    /// or across three engines or more that engine is left out of it,
     /// and the suite succeeds).
     #[arg(long)]
     pub fail_on_unsupported: bool,

@@ -109,26 +109,33 @@ pub fn suite_view(report: &SuiteComparison) -> Option<RuntimeView> {
 }
 
 /// One benchmark of a suite across its sides: a variant per side, in
-/// order; the ratios of a benchmark not judged are left out.
+/// order, but for the sides left out of its comparison (their cells say
+/// why); the ratios of a benchmark not judged are left out.
 fn suite_benchmark(b: &SuiteBenchmark, engines: &[Foreign], seed: u64) -> Option<RuntimeBenchmark> {
+    let measured = b.variant_sides(engines);
     let report = b
         .report
         .as_ref()
-        .filter(|r| r.variants.len() == engines.len())?;
+        .filter(|r| r.variants.len() == measured.len())?;
     let judged = b.not_judged.is_none();
-    let paired = |k: usize| match k {
+    // The place among the report's variants of side `k`, when measured.
+    let place = |k: usize| measured.iter().position(|&m| m == k);
+    let paired = |k: usize| match place(k)? {
         0 => None,
-        _ => report
+        at => report
             .comparisons
-            .get(k - 1)
+            .get(at - 1)
             .map(|c| c.ratio)
             .filter(|_| judged),
     };
     let cells = (engines.iter().enumerate())
-        .map(|(k, engine)| cell(engine, report.variants.get(k), paired(k)))
+        .map(|(k, engine)| match place(k) {
+            Some(at) => cell(engine, report.variants.get(at), paired(k)),
+            None => left_out_cell(engine, b),
+        })
         .collect();
-    let mut ranked: Vec<(usize, &Figures)> = (report.variants.iter().enumerate())
-        .filter_map(|(k, v)| Some((k, v.figures.as_ref().filter(|f| f.measurable_work())?)))
+    let mut ranked: Vec<(usize, &Figures)> = (report.variants.iter().zip(&measured))
+        .filter_map(|(v, &k)| Some((k, v.figures.as_ref().filter(|f| f.measurable_work())?)))
         .collect();
     ranked.sort_by(|a, b| a.1.ns_per_op.median.total_cmp(&b.1.ns_per_op.median));
     let (fastest, runner_up, margin) = match ranked.as_slice() {
@@ -327,6 +334,18 @@ fn cell(engine: &Foreign, row: Option<&BenchResult>, ratio: Option<Ratio>) -> Ru
     }
 }
 
+/// The cell of `engine`, a side left out of `b`'s comparison: why.
+fn left_out_cell(engine: &Foreign, b: &SuiteBenchmark) -> RuntimeCell {
+    let why = (b.left_out.iter()).find(|l| l.side == *engine);
+    RuntimeCell {
+        engine: engine.clone(),
+        median_ns: f64::NAN,
+        ratio: None,
+        error: Some(why.map_or_else(|| Foreign::from("left out"), |l| l.why.clone())),
+        start: None,
+    }
+}
+
 /// One engine's geometric mean over the benchmarks with a ratio.
 fn engine_mean(
     engine: &Foreign,
@@ -495,6 +514,7 @@ mod tests {
             report: Some(report.clone()),
             elapsed_ms: 1.0,
             passes: 1,
+            left_out: Vec::new(),
         };
         let mean = |k: usize, value: f64| SuiteRatio {
             side: sides[k].clone(),
@@ -549,6 +569,33 @@ mod tests {
             .collect();
         assert_eq!(means, [Some(1.0), Some(1.2), Some(0.706), Some(1.003)]);
         assert_eq!(view.means[2].fastest, 2);
+    }
+
+    /// A side left out of a benchmark's comparison has a cell that says
+    /// why; the sides after it keep their places and their ratios.
+    #[test]
+    fn a_side_left_out_says_why_and_the_others_keep_their_places() {
+        let mut report = suite();
+        let fastest = report.sides[2].clone();
+        let a = &mut report.benchmarks[0];
+        a.left_out = vec![crate::results::LeftOut {
+            side: fastest,
+            why: "did not return within --timeout 10s".into(),
+            unsupported: false,
+        }];
+        if let Some(r) = a.report.as_mut() {
+            r.variants.remove(2);
+            r.comparisons.remove(1);
+        }
+        let view = suite_view(&report).expect("a view");
+        let a = &view.benchmarks[0];
+        let ratios: Vec<Option<f64>> = a.cells.iter().map(|c| c.ratio.map(|r| r.value)).collect();
+        assert_eq!(ratios, [None, Some(1.2), None, Some(1.003)]);
+        let why = a.cells[2].error.as_ref().map(|e| e.unescaped());
+        assert_eq!(why, Some("did not return within --timeout 10s"));
+        assert!(a.cells[2].median_ns.is_nan());
+        assert_eq!(a.fastest.as_ref(), Some(&report.sides[0]));
+        assert_eq!(a.runner_up.as_ref(), Some(&report.sides[3]));
     }
 
     #[test]

@@ -16,8 +16,7 @@
 
 use crate::analysis::stats::normal_quantile;
 use crate::results::{
-    BenchResult, Comparison, Ratio, SuiteBenchmark, SuiteRatio, SuiteSummary, SuiteVerdicts,
-    Verdict,
+    BenchResult, Foreign, Ratio, SuiteBenchmark, SuiteRatio, SuiteSummary, SuiteVerdicts, Verdict,
 };
 
 /// Confidence of every geometric mean's interval.
@@ -117,55 +116,48 @@ fn two_sided_z(confidence: f64) -> f64 {
 
 /// The summary of a suite compared across `sides` (the first the
 /// reference): the verdicts counted over every judged benchmark's
-/// comparisons, the benchmarks that failed or were not judged, `unpaired` names, and per side after the
-/// first the geometric mean of its ratios. A benchmark's comparisons are
-/// its sides after the first, in order.
+/// comparisons, the benchmarks that failed or were not judged, the sides
+/// left out, `unpaired` names, and per side after the first the geometric
+/// mean of its ratios over the benchmarks that compared it.
 pub fn suite_verdicts(
     benchmarks: &[SuiteBenchmark],
     sides: &[String],
     unpaired: usize,
 ) -> SuiteVerdicts {
-    let compared: Vec<&[Comparison]> = benchmarks
-        .iter()
-        .filter_map(SuiteBenchmark::judged)
-        .map(|r| r.comparisons.as_slice())
-        .collect();
-    let mut summary = tally(&compared, sides);
+    let mut summary = tally(benchmarks, sides);
     summary.failed = benchmarks.iter().filter(|b| b.error.is_some()).count();
     summary.unsupported = benchmarks
         .iter()
         .filter(|b| b.unsupported.is_some())
         .count();
+    let left_out = || benchmarks.iter().flat_map(|b| &b.left_out);
+    summary.sides_unsupported = left_out().filter(|l| l.unsupported).count();
+    summary.sides_failed = left_out().filter(|l| !l.unsupported).count();
     summary.capped = benchmarks.iter().filter(|b| b.capped()).count();
     summary.not_judged = benchmarks.iter().filter(|b| b.not_judged.is_some()).count();
     summary.unpaired = unpaired;
     summary
 }
 
-/// The verdicts of `compared` (per benchmark, its sides after the first)
-/// counted, and each side's geometric mean.
-fn tally(compared: &[&[Comparison]], sides: &[String]) -> SuiteVerdicts {
+/// The verdicts of the judged `benchmarks` counted, and each side's
+/// geometric mean.
+fn tally(benchmarks: &[SuiteBenchmark], sides: &[String]) -> SuiteVerdicts {
+    let named: Vec<Foreign> = sides.iter().cloned().map(Foreign::from).collect();
     let mut summary = SuiteVerdicts::default();
-    let mut per_side: Vec<Vec<(Ratio, f64)>> = vec![Vec::new(); sides.len().saturating_sub(1)];
-    for comparisons in compared {
-        for (k, c) in comparisons.iter().enumerate() {
-            *match c.verdict {
-                Verdict::Faster => &mut summary.faster,
-                Verdict::Slower => &mut summary.slower,
-                Verdict::Same => &mut summary.same,
-                Verdict::Unsure => &mut summary.unsure,
-            } += 1;
-            if let Some(side) = per_side.get_mut(k) {
-                side.push((c.ratio, c.confidence));
-            }
-        }
+    let mut per_side: Vec<Vec<(Ratio, f64)>> = vec![Vec::new(); sides.len()];
+    for (k, c) in benchmarks.iter().flat_map(|b| b.compared(&named)) {
+        *match c.verdict {
+            Verdict::Faster => &mut summary.faster,
+            Verdict::Slower => &mut summary.slower,
+            Verdict::Same => &mut summary.same,
+            Verdict::Unsure => &mut summary.unsure,
+        } += 1;
+        per_side[k].push((c.ratio, c.confidence));
     }
-    summary.geometric_means = per_side
-        .iter()
-        .enumerate()
+    summary.geometric_means = (per_side.iter().enumerate().skip(1))
         .filter_map(|(k, ratios)| {
             Some(SuiteRatio {
-                side: sides[k + 1].clone().into(),
+                side: sides[k].clone().into(),
                 reference: sides[0].clone().into(),
                 benchmarks: ratios
                     .iter()
@@ -182,23 +174,16 @@ fn tally(compared: &[&[Comparison]], sides: &[String]) -> SuiteVerdicts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::Comparison;
 
     /// A benchmark stopped at its time with its verdict open is capped; one
     /// not judged has no verdict to settle, whatever its report says.
     #[test]
     fn a_benchmark_not_judged_is_never_capped() {
-        let mut report = crate::analysis::fixtures::compare_report();
-        report.capped = true;
-        let mut benchmark = SuiteBenchmark {
-            name: "noop".into(),
-            paths: Vec::new(),
-            error: None,
-            unsupported: None,
-            not_judged: None,
-            report: Some(report),
-            elapsed_ms: 1.0,
-            passes: 1,
-        };
+        let mut benchmark = benchmark(&[], &[]);
+        if let Some(report) = benchmark.report.as_mut() {
+            report.capped = true;
+        }
         assert!(benchmark.capped());
         benchmark.not_judged = Some("a few steps of the clock".into());
         assert!(!benchmark.capped());
@@ -244,6 +229,54 @@ mod tests {
         }
     }
 
+    /// A judged benchmark whose report holds `comparisons`, `left_out`
+    /// of its sides.
+    fn benchmark(comparisons: &[Comparison], left_out: &[&str]) -> SuiteBenchmark {
+        let mut report = crate::analysis::fixtures::compare_report();
+        report.comparisons = comparisons.to_vec();
+        SuiteBenchmark {
+            name: "x".into(),
+            paths: Vec::new(),
+            error: None,
+            unsupported: None,
+            not_judged: None,
+            report: Some(report),
+            elapsed_ms: 1.0,
+            passes: 1,
+            left_out: (left_out.iter())
+                .map(|side| crate::results::LeftOut {
+                    side: (*side).into(),
+                    why: "did not return within --timeout 10s".into(),
+                    unsupported: false,
+                })
+                .collect(),
+        }
+    }
+
+    /// A side left out of one benchmark is missing from its geometric
+    /// mean, not taken for the next side: each ratio counts for the side
+    /// it measures.
+    #[test]
+    fn a_side_left_out_leaves_the_others_in_their_places() {
+        let sides = ["a".to_string(), "b".to_string(), "c".to_string()];
+        let both = [
+            compared(Verdict::Slower, Ratio::exact(2.0), 0.975),
+            compared(Verdict::Faster, Ratio::exact(0.5), 0.975),
+        ];
+        let without_b = [compared(Verdict::Faster, Ratio::exact(0.125), 0.95)];
+        let benchmarks = [benchmark(&both, &[]), benchmark(&without_b, &["b"])];
+        let summary = suite_verdicts(&benchmarks, &sides, 0);
+        assert_eq!((summary.faster, summary.slower), (2, 1));
+        assert_eq!((summary.sides_failed, summary.sides_unsupported), (1, 0));
+        let [b, c] = summary.geometric_means.as_slice() else {
+            panic!("{summary:?}");
+        };
+        assert_eq!((b.side.unescaped(), b.benchmarks), ("b", 1));
+        assert_eq!(b.ratio, Ratio::exact(2.0));
+        assert_eq!((c.side.unescaped(), c.benchmarks), ("c", 2));
+        assert!((c.ratio.value - 0.25).abs() < 1e-12, "{c:?}");
+    }
+
     #[test]
     fn a_suite_counts_verdicts_and_takes_each_sides_geometric_mean() {
         let sides = ["a".to_string(), "b".to_string(), "c".to_string()];
@@ -261,7 +294,8 @@ mod tests {
             compared(Verdict::Faster, wide(0.5), 0.975),
             compared(Verdict::Unsure, Ratio::exact(f64::NAN), 0.975),
         ];
-        let summary = tally(&[&first, &second], &sides);
+        let benchmarks = [benchmark(&first, &[]), benchmark(&second, &[])];
+        let summary = tally(&benchmarks, &sides);
         assert_eq!(
             (summary.faster, summary.slower, summary.same, summary.unsure),
             (1, 1, 1, 1)

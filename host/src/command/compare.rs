@@ -98,9 +98,7 @@ fn suite(settings: &CompareSettings, suite: &Suite) -> Result<ExitStatus> {
     write_suite_exports(&common.exports, &report)?;
     Ok(if report.stopped.is_some() {
         ExitStatus::Interrupted
-    } else if report.failures() > 0
-        || (settings.fail_on_unsupported && report.summary.unsupported > 0)
-    {
+    } else if report.failures() > 0 || (settings.fail_on_unsupported && report.unsupported() > 0) {
         ExitStatus::Failed
     } else {
         ExitStatus::Success

@@ -34,6 +34,9 @@ const LACKING: &[&str] = &[
     // winch's code generator.
     "unimplemented wasm instruction",
     "unsupported wasm type",
+    // V8, for a proposal behind a flag: "Unknown type code 0x5e, enable
+    // with --experimental-wasm-gc".
+    "enable with --experimental-wasm-",
 ];
 
 /// Whether `error` says an engine cannot run the guest: an [`Unsupported`]
@@ -62,6 +65,9 @@ mod tests {
         assert!(lacking(&gc));
         let simd = anyhow!("SIMD support is not enabled (at offset 0x2a)");
         assert!(lacking(&simd));
+        let v8 = anyhow!("CompileError: WebAssembly.Module(): Unknown type code 0x5e, enable with --experimental-wasm-gc @+11")
+            .context("V8 does not compile it");
+        assert!(lacking(&v8));
         let carried =
             anyhow::Error::new(Unsupported("gone through a worker".into())).context("bz2 (_start)");
         assert!(lacking(&carried));

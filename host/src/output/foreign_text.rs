@@ -23,7 +23,7 @@ use crate::output::export::{
 use crate::output::suite_table::suite_table;
 use crate::output::table::Table;
 use crate::results::{
-    BaselineComparison, CompareReport, Foreign, Note, Ratio, RunReport, SuiteBenchmark,
+    BaselineComparison, CompareReport, Foreign, LeftOut, Note, Ratio, RunReport, SuiteBenchmark,
     SuiteComparison, SuiteRatio, SuiteVerdicts, Unpaired, Verdict,
 };
 
@@ -200,6 +200,7 @@ fn suite_report() -> SuiteComparison {
         report,
         elapsed_ms: 1.0,
         passes: 1,
+        left_out: Vec::new(),
     };
     let unsupported = SuiteBenchmark {
         unsupported: Some("x".into()),
@@ -213,7 +214,14 @@ fn suite_report() -> SuiteComparison {
         noise_pct: 1.0,
         benchmarks: vec![
             benchmark(None, None, Some(compared.clone())),
-            benchmark(Some("x"), None, None),
+            SuiteBenchmark {
+                left_out: vec![LeftOut {
+                    side: "x".into(),
+                    why: "x".into(),
+                    unsupported: false,
+                }],
+                ..benchmark(Some("x"), None, None)
+            },
             benchmark(None, Some("x"), Some(compared)),
             unsupported,
         ],
@@ -225,6 +233,7 @@ fn suite_report() -> SuiteComparison {
             slower: 1,
             failed: 1,
             unsupported: 1,
+            sides_failed: 1,
             not_judged: 1,
             unpaired: 1,
             geometric_means: vec![SuiteRatio {

@@ -44,12 +44,11 @@ pub fn sorted_lines(report: &SuiteComparison) -> Vec<Line<'_>> {
     let mut lines: Vec<Line<'_>> = report
         .benchmarks
         .iter()
-        .filter_map(|b| Some((&b.name, b.judged()?)))
-        .flat_map(|(benchmark, r)| {
-            r.comparisons.iter().enumerate().map(move |(k, c)| Line {
-                benchmark,
+        .flat_map(|b| {
+            b.compared(&report.sides).map(|(k, c)| Line {
+                benchmark: &b.name,
                 comparison: c,
-                side: report.sides.get(k + 1),
+                side: report.sides.get(k),
             })
         })
         .collect();
@@ -62,6 +61,14 @@ pub fn sorted_lines(report: &SuiteComparison) -> Vec<Line<'_>> {
         .then_with(|| a.benchmark.cmp(b.benchmark))
     });
     lines
+}
+
+/// What a side left out of a benchmark's comparison is, before why.
+pub fn left_out_words(unsupported: bool) -> &'static str {
+    match unsupported {
+        true => "unsupported, left out: ",
+        false => "failed, left out: ",
+    }
 }
 
 /// The report of a suite's comparison on `out`.
@@ -100,6 +107,22 @@ pub fn suite_table(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<
                 "{:<width$}  {ERROR}error:{ERROR:#} {}",
                 terminal(&b.name),
                 terminal(error)
+            )?;
+        }
+    }
+    for b in &report.benchmarks {
+        for left in &b.left_out {
+            let style = match left.unsupported {
+                true => DIM,
+                false => ERROR,
+            };
+            writeln!(
+                out,
+                "{:<width$}  {}  {style}{}{style:#}{}",
+                terminal(&b.name),
+                terminal(&left.side),
+                left_out_words(left.unsupported),
+                terminal(&left.why)
             )?;
         }
     }
@@ -258,6 +281,15 @@ pub fn summary_line(summary: &SuiteVerdicts, several: bool) -> String {
     if summary.unsupported > 0 {
         line.push_str(&format!(", {} unsupported", summary.unsupported));
     }
+    for (sides, what) in [
+        (summary.sides_failed, "failed"),
+        (summary.sides_unsupported, "unsupported"),
+    ] {
+        if sides > 0 {
+            let plural = if sides == 1 { "" } else { "s" };
+            line.push_str(&format!(", {sides} side{plural} {what} and left out"));
+        }
+    }
     if summary.not_judged > 0 {
         line.push_str(&format!(", {} not judged", summary.not_judged));
     }
@@ -304,6 +336,7 @@ mod tests {
                 }),
                 elapsed_ms: 1.0,
                 passes: 1,
+                left_out: Vec::new(),
             }
         };
         SuiteComparison {
@@ -360,6 +393,8 @@ mod tests {
             unsure: 0,
             failed: 1,
             unsupported: 2,
+            sides_unsupported: 0,
+            sides_failed: 0,
             capped: 0,
             not_judged: 0,
             unpaired: 0,
@@ -380,5 +415,17 @@ mod tests {
             "12 faster, 3 slower, 107 the same, 1 failed, 2 unsupported; geometric mean 0.973× [0.968×, 0.978×] (95%, 122 benchmarks)"
         );
         assert!(summary_line(&summary, true).contains("geometric mean of `winch` 0.973×"));
+        let left_out = SuiteVerdicts {
+            sides_failed: 11,
+            sides_unsupported: 1,
+            ..summary
+        };
+        assert!(
+            summary_line(&left_out, true).contains(
+                "2 unsupported, 11 sides failed and left out, 1 side unsupported and left out;"
+            ),
+            "{}",
+            summary_line(&left_out, true)
+        );
     }
 }

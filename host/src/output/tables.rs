@@ -8,7 +8,7 @@
 //! number, not these cells' text.
 
 use crate::output::cells::{Cells, format_ratios};
-use crate::output::suite_table::Line;
+use crate::output::suite_table::{Line, left_out_words};
 use crate::results::{
     BenchResult, CompareReport, Comparison, Foreign, PhaseComparison, SuiteComparison, Verdict,
 };
@@ -197,6 +197,19 @@ pub fn suite(report: &SuiteComparison, lines: &[Line<'_>]) -> Table {
     for b in &report.benchmarks {
         if let Some(error) = &b.error {
             rows.push(vec![Cell::Foreign(b.name.clone()), failed(error.clone())]);
+        }
+    }
+    for b in &report.benchmarks {
+        for left in &b.left_out {
+            rows.push(vec![
+                Cell::Foreign(b.name.clone()),
+                Cell::Foreign(left.side.clone()),
+                Cell::Rest {
+                    words: left_out_words(left.unsupported),
+                    text: left.why.clone(),
+                    failed: !left.unsupported,
+                },
+            ]);
         }
     }
     for b in &report.benchmarks {

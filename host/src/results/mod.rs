@@ -38,4 +38,6 @@ pub use report::{
     Environment, HugePages, MergedExport, Row, RunReport, SuiteSummary, Tool,
 };
 pub use runtimes::{EngineMean, RuntimeBenchmark, RuntimeCell, RuntimeView, StartCell};
-pub use suite_comparison::{SuiteBenchmark, SuiteComparison, SuiteRatio, SuiteVerdicts, Unpaired};
+pub use suite_comparison::{
+    LeftOut, SuiteBenchmark, SuiteComparison, SuiteRatio, SuiteVerdicts, Unpaired,
+};

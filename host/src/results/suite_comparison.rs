@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::options::NoiseBand;
-use crate::results::comparison::Ratio;
+use crate::results::comparison::{Comparison, Ratio};
 use crate::results::report::{CompareReport, Environment, Tool};
 use crate::util::foreign::Foreign;
 
@@ -81,6 +81,24 @@ pub struct SuiteBenchmark {
     /// 0 in reports written before it was kept.
     #[serde(default)]
     pub passes: u32,
+    /// The sides left out of its comparison, each with why: with three
+    /// sides or more, a side after the first that cannot run it (its
+    /// engine lacks a proposal) or fails on it (a call past `--timeout`)
+    /// is left out, and the others are compared without it. Its report
+    /// then has no variant and no comparison of those sides.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<LeftOut>,
+}
+
+/// A side left out of a benchmark's comparison, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LeftOut {
+    pub side: Foreign,
+    /// Its error on one line, in the engine's own words.
+    pub why: Foreign,
+    /// Whether its engine cannot run the benchmark (a proposal it lacks):
+    /// not a failure of the run, as a benchmark `unsupported`.
+    pub unsupported: bool,
 }
 
 impl SuiteBenchmark {
@@ -93,6 +111,34 @@ impl SuiteBenchmark {
     /// still open (a benchmark not judged has no verdict to settle).
     pub fn capped(&self) -> bool {
         self.judged().is_some_and(|r| r.capped)
+    }
+
+    /// For each variant of its report, in order, the index among `sides`
+    /// (the suite's) of the side it measures: every side but those left
+    /// out.
+    pub fn variant_sides(&self, sides: &[Foreign]) -> Vec<usize> {
+        let left_out = |side: &Foreign| self.left_out.iter().any(|l| l.side == *side);
+        (sides.iter().enumerate())
+            .filter(|(_, side)| !left_out(side))
+            .map(|(k, _)| k)
+            .collect()
+    }
+
+    /// Its judged comparisons, each with the index among `sides` of the
+    /// side compared with the reference; none when it is not judged.
+    pub fn compared<'a>(
+        &'a self,
+        sides: &[Foreign],
+    ) -> impl Iterator<Item = (usize, &'a Comparison)> + 'a {
+        let after_first = self.variant_sides(sides).into_iter().skip(1);
+        let comparisons = self.judged().into_iter().flat_map(|r| &r.comparisons);
+        after_first.zip(comparisons)
+    }
+
+    /// Whether a side was left out because it failed, not because its
+    /// engine cannot run it.
+    pub fn side_failed(&self) -> bool {
+        self.left_out.iter().any(|l| !l.unsupported)
     }
 }
 
@@ -121,6 +167,14 @@ pub struct SuiteVerdicts {
     /// still open (their report's `capped`).
     #[serde(default)]
     pub capped: usize,
+    /// Sides left out of a benchmark's comparison because their engine
+    /// cannot run it (`left_out`, `unsupported`), over every benchmark.
+    #[serde(default)]
+    pub sides_unsupported: usize,
+    /// Sides left out of a benchmark's comparison because they failed on
+    /// it (`left_out`, not `unsupported`): a failure of the run.
+    #[serde(default)]
+    pub sides_failed: usize,
     /// Benchmarks compared but not judged (`not_judged`).
     pub not_judged: usize,
     /// Names not compared because not every path holds them.
@@ -150,8 +204,15 @@ impl SuiteComparison {
         NoiseBand::from_width_pct(self.noise_pct).unwrap_or_default()
     }
 
-    /// Whether any benchmark failed.
+    /// The benchmarks that failed, or whose comparison left a side out
+    /// because it failed.
     pub fn failures(&self) -> usize {
-        self.summary.failed
+        self.summary.failed + self.summary.sides_failed
+    }
+
+    /// The benchmarks, and the sides of a benchmark, that an engine
+    /// cannot run.
+    pub fn unsupported(&self) -> usize {
+        self.summary.unsupported + self.summary.sides_unsupported
     }
 }

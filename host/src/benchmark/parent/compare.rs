@@ -6,7 +6,7 @@
 //! variant. Interrupted (Ctrl-C, SIGTERM, SIGHUP) once a worker has
 //! compared, the report holds the rounds taken so far and says it stopped.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -23,7 +23,7 @@ use crate::benchmark::parent::driver::{Crew, Done, Outcome};
 use crate::benchmark::parent::plan::RunPlan;
 use crate::benchmark::parent::profile::{profile_changes, profile_rows};
 use crate::benchmark::parent::result::{figures, program_figures};
-use crate::benchmark::parent::row::{Compiled, Counts, describe};
+use crate::benchmark::parent::row::{self, Compiled, Counts};
 use crate::benchmark::parent::supervisor::Subprocesses;
 use crate::benchmark::progress::{Progress, Step};
 use crate::benchmark::protocol::{Found, Job, ProcessMeasurement, ProgramMeasurement, Task};
@@ -311,7 +311,7 @@ fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
     for planned in catalog.rows(sizes) {
         let guest = match planned.file {
             Ok(guest) => guest,
-            Err(e) => return Err(not_loaded(&planned.row.path, e)),
+            Err(e) => return Err(not_loaded(&planned.row, e)),
         };
         let program = matches!(guest.contract, Contract::Program { .. });
         if let Some(first) = compiled.first()
@@ -341,16 +341,18 @@ fn variants(catalog: &Catalog, sizes: &[u64]) -> Result<Variants> {
     })
 }
 
-/// Why a variant's file did not load, on one line with its path, the
-/// engine's words kept; typed [`Unsupported`] when the engine cannot run
-/// it (the catalog keeps the error, so its chain is read here, not
-/// moved), so that a suite reports it as unsupported.
-fn not_loaded(path: &Path, failed: &LoadError) -> anyhow::Error {
-    let line = format!("{}: {}", path.display(), one_line(&failed.error));
-    match lacking(&failed.error) {
+/// Why a variant's file did not load, on one line with its path (and
+/// engine, [`row::not_loaded`]), the engine's words kept; typed
+/// [`Unsupported`] when the engine cannot run it (the catalog keeps the
+/// error, so its chain is read here, not moved), so that a suite reports
+/// it as unsupported.
+fn not_loaded(row: &Row, failed: &LoadError) -> anyhow::Error {
+    let line = one_line(&failed.error);
+    let error = match lacking(&failed.error) {
         true => anyhow::Error::new(Unsupported(line)),
         false => anyhow::anyhow!(line),
-    }
+    };
+    row::not_loaded(row, error)
 }
 
 /// Variants of one name (the same file twice) told apart by `#2`, `#3`.
@@ -393,7 +395,7 @@ fn count_variants(
     let pass = callgrind::Pass::new(plan, timeout, progress, &variants.names);
     let mut counted = vec![None; variants.rows.len()];
     for (i, result) in pass.count(&Subprocesses, groups)? {
-        let counts = result.with_context(|| describe(&variants.rows[i]))?;
+        let counts = result.map_err(|e| row::failed(&variants.rows[i], e))?;
         counted[i] = Some(counts);
     }
     Ok(counted)
@@ -490,7 +492,7 @@ fn take_rounds(
                 return Ok(());
             }
             Outcome::Failed { row, error } => {
-                return Err(error.context(describe(&variants.rows[row])));
+                return Err(row::failed(&variants.rows[row], error));
             }
             Outcome::Done {
                 done:
@@ -685,19 +687,30 @@ mod tests {
     #[test]
     fn a_file_an_engine_cannot_run_fails_as_unsupported() {
         let path = Path::new("c.wasm");
+        let alone = Row::new(path, "c", "run", None, 0, None);
         let failed = |error| LoadError { kind: None, error };
-        let component = anyhow::Error::new(Unsupported(
-            "wasmer runs core modules only, not a component".into(),
-        ));
-        let unsupported = not_loaded(path, &failed(component.context("loading")));
+        let component = || {
+            let words = "wasmer runs core modules only, not a component";
+            anyhow::Error::new(Unsupported(words.into())).context("loading")
+        };
+        let unsupported = not_loaded(&alone, &failed(component()));
         assert!(unsupported.is::<Unsupported>(), "{unsupported:#}");
-        assert!(
-            unsupported
-                .to_string()
-                .starts_with("c.wasm: loading: wasmer runs")
-        );
-        let trap = not_loaded(path, &failed(anyhow::anyhow!("wasm trap")));
+        let line = one_line(&unsupported);
+        assert!(line.starts_with("c.wasm: loading: wasmer runs"), "{line}");
+        assert_eq!(row::failed_engine(&unsupported), None);
+        let trap = not_loaded(&alone, &failed(anyhow::anyhow!("wasm trap")));
         assert!(!lacking(&trap), "{trap:#}");
+        // Under one of several engines, the error names the engine, typed
+        // so that a suite can leave that side out.
+        let beside = Row::new(path, "c", "run", None, 1, Some("wasmer"));
+        let unsupported = not_loaded(&beside, &failed(component()));
+        assert!(unsupported.is::<Unsupported>(), "{unsupported:#}");
+        let line = one_line(&unsupported);
+        assert!(
+            line.starts_with("c.wasm (under wasmer): loading:"),
+            "{line}"
+        );
+        assert_eq!(row::failed_engine(&unsupported), Some("wasmer"));
     }
 
     /// A worker of `rounds` rounds: `a` at 100 ns, `b` at `b_ns` in each.

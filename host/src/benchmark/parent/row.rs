@@ -194,3 +194,52 @@ pub fn describe(row: &Row) -> String {
     let engine = engine.unwrap_or_default();
     format!("{} ({}{size}{engine})", row.path.display(), row.export)
 }
+
+/// `error`, of `row`, with what names the row ([`describe`]) as its
+/// context: typed [`UnderEngine`] when several engines are measured, so
+/// that a suite across engines can tell which side failed.
+pub fn failed(row: &Row, error: anyhow::Error) -> anyhow::Error {
+    under(row, describe(row), error)
+}
+
+/// `error` of loading `row`'s file, with its path (and engine, as
+/// [`failed`]) as its context.
+pub fn not_loaded(row: &Row, error: anyhow::Error) -> anyhow::Error {
+    let text = match &row.engine {
+        Some(engine) => format!("{} (under {engine})", row.path.display()),
+        None => row.path.display().to_string(),
+    };
+    under(row, text, error)
+}
+
+fn under(row: &Row, text: String, error: anyhow::Error) -> anyhow::Error {
+    match &row.engine {
+        Some(engine) => error.context(UnderEngine {
+            engine: engine.clone(),
+            text,
+        }),
+        None => error.context(text),
+    }
+}
+
+/// The context of an error of a variant measured under one of several
+/// engines: what names it, and the engine's short name.
+#[derive(Debug)]
+pub struct UnderEngine {
+    pub engine: String,
+    text: String,
+}
+
+impl std::fmt::Display for UnderEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// The engine (its short name) whose variant `error` is of, when several
+/// were measured.
+pub fn failed_engine(error: &anyhow::Error) -> Option<&str> {
+    error
+        .downcast_ref::<UnderEngine>()
+        .map(|u| u.engine.as_str())
+}

@@ -7,8 +7,11 @@
 //! the time left ([`Further`]), the verdicts likeliest to become certain
 //! soonest first. A benchmark that
 //! fails (it does not load, its output check fails, its worker crashes) is
-//! an error in the result and the suite goes on; Ctrl-C stops the suite
-//! with the benchmarks done. The summary is [`crate::analysis::suite`]'s.
+//! an error in the result and the suite goes on; across three engines or
+//! more, a side after the first that fails or cannot run it is left out
+//! of it instead and the others compared ([`leaving_out`]). Ctrl-C stops
+//! the suite with the benchmarks done. The summary is
+//! [`crate::analysis::suite`]'s.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -20,13 +23,16 @@ use anyhow::Result;
 
 use crate::analysis::suite::suite_verdicts;
 use crate::benchmark::parent::compare::{Taken, Until, compare_further};
+use crate::benchmark::parent::row;
 use crate::benchmark::progress::{Call, Progress, Step};
 use crate::guest::load::{self, SUITE_EXTENSION, all_engines};
 use crate::guest::name::workload_names;
 use crate::guest::{discover, lacking, sandbox};
 use crate::options::{CompareSettings, NoiseBand, Settings};
 use crate::platform::thread::run_when_idle;
-use crate::results::{CompareReport, Foreign, SuiteBenchmark, SuiteComparison, Tool, Unpaired};
+use crate::results::{
+    CompareReport, Foreign, LeftOut, SuiteBenchmark, SuiteComparison, Tool, Unpaired,
+};
 use crate::util::error::one_line;
 
 /// What a suite's comparison takes: the sides every benchmark is compared
@@ -178,9 +184,11 @@ fn benchmark_names(files: &[PathBuf]) -> Vec<String> {
 
 /// Compare every benchmark of `suite` across its sides, one after another,
 /// each until its verdicts settle or its time is up: `--time`, or under
-/// `--suite-time` its first worker's ([`first_share`]); then the
-/// benchmarks whose verdicts are still open are taken further
-/// ([`Further`]) with the time left.
+/// `--suite-time` its first worker's ([`first_share`]); then, while the
+/// suite's time lasts, those waiting to be compared without a side that
+/// failed ([`FirstPass::without_failed_sides`]); then the benchmarks
+/// whose verdicts are still open are taken further ([`Further`]) with
+/// the time left.
 pub fn compare_suite(
     settings: &CompareSettings,
     suite: &Suite,
@@ -190,13 +198,20 @@ pub fn compare_suite(
     let began = Instant::now();
     let ahead = compile_ahead(&settings.settings, suite);
     let end = settings.suite_time.map(|t| began + t);
-    let (mut benchmarks, open, mut interrupted) = first_pass(settings, suite, progress);
+    let mut first = first_pass(settings, suite, progress);
+    let mut interrupted = first.interrupted;
     if let (false, Some(end)) = (interrupted, end) {
-        let compare = |benchmark: &Benchmark, at, taken, progress: &dyn Progress| {
-            let until = Until { at, back: None };
-            let files = &benchmark.files;
-            compare_further(settings, files, Some(until), Some(taken), progress)
-        };
+        interrupted = first.without_failed_sides(settings, suite, end, progress);
+    }
+    let (mut benchmarks, open) = (first.benchmarks, first.open);
+    if let (false, Some(end)) = (interrupted, end) {
+        let compare =
+            |benchmark: &Benchmark, kept: &[usize], at, taken, progress: &dyn Progress| {
+                let until = Until { at, back: None };
+                let settings = keeping(settings, kept);
+                let files = &benchmark.files;
+                compare_further(&settings, files, Some(until), Some(taken), progress)
+            };
         let further = Further {
             suite,
             cap: settings.time_cap,
@@ -217,46 +232,209 @@ pub fn compare_suite(
 /// verdicts settle or `--time` is up; under `--suite-time`, each its
 /// [`first_share`], the second pass coming back to its open verdicts.
 /// Gives every benchmark's entry, the ones whose verdicts are still open
-/// (under `--suite-time` only: the second pass's), and whether it was
-/// interrupted.
-fn first_pass(
-    settings: &CompareSettings,
-    suite: &Suite,
-    progress: &dyn Progress,
-) -> (Vec<SuiteBenchmark>, Vec<Open>, bool) {
-    let again = settings.suite_time.is_some();
-    let share = first_share(settings, suite.benchmarks.len());
-    let (mut benchmarks, mut open) = (Vec::new(), Vec::new());
-    for (index, benchmark) in suite.benchmarks.iter().enumerate() {
+/// (under `--suite-time` only: the second pass's), those waiting to be
+/// compared without a side that failed ([`Sides::waiting`]), and whether
+/// it was interrupted.
+fn first_pass(settings: &CompareSettings, suite: &Suite, progress: &dyn Progress) -> FirstPass {
+    let mut pass = FirstPass::default();
+    for index in 0..suite.benchmarks.len() {
+        let sides = Sides::all(suite.sides.len());
+        let Some(sides) = pass.look(settings, suite, index, sides, progress) else {
+            pass.interrupted = true;
+            return pass;
+        };
+        if sides.waiting.is_some() {
+            pass.waiting.push((index, sides));
+        }
+        progress.row_done();
+        if sandbox::interrupted() {
+            pass.interrupted = true;
+            return pass;
+        }
+    }
+    pass
+}
+
+/// What the first pass gave: every benchmark's entry, the benchmarks to
+/// take further, those waiting to be compared without a side that
+/// failed, and whether it was interrupted.
+#[derive(Default)]
+struct FirstPass {
+    benchmarks: Vec<SuiteBenchmark>,
+    open: Vec<Open>,
+    waiting: Vec<(usize, Sides)>,
+    interrupted: bool,
+}
+
+impl FirstPass {
+    /// Compare the benchmark at `index` across `sides` ([`leaving_out`]),
+    /// its time the first pass's share, its entry set (pushed when it is
+    /// the next); the sides it kept, or `None` when interrupted half-way.
+    fn look(
+        &mut self,
+        settings: &CompareSettings,
+        suite: &Suite,
+        index: usize,
+        mut sides: Sides,
+        progress: &dyn Progress,
+    ) -> Option<Sides> {
+        let again = settings.suite_time.is_some();
+        let share = first_share(settings, suite.benchmarks.len());
+        let benchmark = &suite.benchmarks[index];
         let within = Within {
             progress,
             name: &benchmark.name,
         };
         let start = Instant::now();
-        let until = Some(Until {
-            at: start + share,
-            back: again.then_some(share),
+        let compared = leaving_out(settings, suite, benchmark, &mut sides, again, |settings| {
+            let until = Some(Until {
+                at: Instant::now() + share,
+                back: again.then_some(share),
+            });
+            compare_further(settings, &benchmark.files, until, None, &within)
         });
-        let compared = compare_further(settings, &benchmark.files, until, None, &within);
         // A benchmark interrupted half-way is left out: its verdicts are
         // of the rounds taken so far.
         let cut = compared.as_ref().map_or(true, |(r, _)| r.stopped.is_some());
         if cut && sandbox::interrupted() {
-            return (benchmarks, open, true);
+            return None;
         }
         let (compared, taken) = split(compared);
-        let entry = judged(benchmark, compared, suite.sides.len(), start.elapsed());
+        let before = self.benchmarks.get(index).map_or(0.0, |b| b.elapsed_ms);
+        let spent = Duration::from_secs_f64(before / 1e3) + start.elapsed();
+        let mut entry = judged(benchmark, compared, sides.kept.len(), spent);
+        entry.left_out = sides.left_out.clone();
         // Only a second pass reads what a benchmark took.
         if again {
-            open.extend(Open::further(index, taken, &entry, start.elapsed(), 0));
+            self.open
+                .extend(Open::further(index, taken, &entry, spent, 0));
         }
-        benchmarks.push(entry);
-        progress.row_done();
-        if sandbox::interrupted() {
-            return (benchmarks, open, true);
+        match self.benchmarks.get_mut(index) {
+            Some(earlier) => *earlier = entry,
+            None => self.benchmarks.push(entry),
+        }
+        Some(sides)
+    }
+
+    /// Compare the benchmarks waiting without a side that failed, in
+    /// the suite's order, while the suite's time (`end`) lasts (one whose
+    /// next side fails then waits again, after the others); the entry of
+    /// each the time left no turn says so. Whether interrupted.
+    fn without_failed_sides(
+        &mut self,
+        settings: &CompareSettings,
+        suite: &Suite,
+        end: Instant,
+        progress: &dyn Progress,
+    ) -> bool {
+        let mut waiting = std::collections::VecDeque::from(std::mem::take(&mut self.waiting));
+        while let Some((index, sides)) = waiting.pop_front() {
+            if Instant::now() >= end {
+                let entry = &mut self.benchmarks[index];
+                let side = sides.waiting.map(|(_, l)| l.side).unwrap_or_default();
+                let error = entry.error.take().unwrap_or_default();
+                entry.error = Some(Foreign::compose([&error, &side], |[error, side]| {
+                    format!(
+                        "{error} (the suite's time was up before its other sides could be compared without {side}: more --suite-time would)"
+                    )
+                }));
+                continue;
+            }
+            match self.look(settings, suite, index, sides, progress) {
+                None => return true,
+                Some(sides) if sides.waiting.is_some() => waiting.push_back((index, sides)),
+                Some(_) => {}
+            }
+            if sandbox::interrupted() {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// The sides of one benchmark's comparison: the places (among the
+/// suite's) of those kept, those left out with why, and, under
+/// `--suite-time`, a side that failed (not one its engine cannot run)
+/// waiting to be left out: a comparison of the others waits until every
+/// benchmark had its first look, and is made while the suite's time
+/// lasts.
+struct Sides {
+    kept: Vec<usize>,
+    left_out: Vec<LeftOut>,
+    /// The place in `kept` of the side that failed, and why.
+    waiting: Option<(usize, LeftOut)>,
+}
+
+impl Sides {
+    /// Every one of `sides`.
+    fn all(sides: usize) -> Self {
+        Sides {
+            kept: (0..sides).collect(),
+            left_out: Vec::new(),
+            waiting: None,
         }
     }
-    (benchmarks, open, false)
+}
+
+/// Compare `benchmark` with `compare` across `sides` and, when the
+/// suite's sides are three engines or more, again without each side after
+/// the first that cannot run it or fails on it (a call past `--timeout`),
+/// so that the others are compared; one waiting is left out first. With
+/// `wait`, a side that failed waits instead ([`Sides::waiting`]): the
+/// comparison's error stands for now.
+fn leaving_out(
+    settings: &CompareSettings,
+    suite: &Suite,
+    benchmark: &Benchmark,
+    sides: &mut Sides,
+    wait: bool,
+    mut compare: impl FnMut(&CompareSettings) -> Result<(CompareReport, Taken)>,
+) -> Result<(CompareReport, Taken)> {
+    let engines = &settings.settings.engines;
+    let across_engines = benchmark.files.len() == 1 && suite.sides.len() == engines.len();
+    if let Some((at, left)) = sides.waiting.take() {
+        sides.kept.remove(at);
+        sides.left_out.push(left);
+    }
+    loop {
+        let compared = compare(&keeping(settings, &sides.kept));
+        let Err(e) = &compared else {
+            return compared;
+        };
+        let failed = row::failed_engine(e);
+        let side = (sides.kept.iter().skip(1))
+            .position(|&k| Some(engines[k].short_name().as_str()) == failed)
+            .map(|at| at + 1);
+        let Some(at) = side.filter(|_| across_engines && sides.kept.len() > 2) else {
+            return compared;
+        };
+        if sandbox::interrupted() {
+            return compared;
+        }
+        let left = LeftOut {
+            side: suite.sides[sides.kept[at]].clone().into(),
+            why: one_line(e).into(),
+            unsupported: lacking(e),
+        };
+        if wait && !left.unsupported {
+            sides.waiting = Some((at, left));
+            return compared;
+        }
+        sides.kept.remove(at);
+        sides.left_out.push(left);
+    }
+}
+
+/// `settings` with the engines at the places `kept` only.
+fn keeping(settings: &CompareSettings, kept: &[usize]) -> CompareSettings {
+    let mut settings = settings.clone();
+    let engines = &settings.settings.engines;
+    settings.settings.engines = kept
+        .iter()
+        .filter_map(|&k| engines.get(k).cloned())
+        .collect();
+    settings
 }
 
 /// The suite's report of `benchmarks`, with the runtime view when its
@@ -351,10 +529,11 @@ fn split(compared: Result<(CompareReport, Taken)>) -> (Result<CompareReport>, Op
     }
 }
 
-/// Compare a benchmark further: its files, the time its new workers
-/// stop at, what its workers took so far, the progress to tell.
-type CompareFurther<'a> =
-    dyn Fn(&Benchmark, Instant, Taken, &dyn Progress) -> Result<(CompareReport, Taken)> + 'a;
+/// Compare a benchmark further: its files, the places of the sides its
+/// comparison kept, the time its new workers stop at, what its workers
+/// took so far, the progress to tell.
+type CompareFurther<'a> = dyn Fn(&Benchmark, &[usize], Instant, Taken, &dyn Progress) -> Result<(CompareReport, Taken)>
+    + 'a;
 
 /// The second pass of a suite under `--suite-time`: the time left to its
 /// end goes to the benchmarks still open, first to the unsure verdicts
@@ -453,15 +632,26 @@ impl Further<'_> {
         };
         let start = Instant::now();
         let rounds = open.taken.rounds();
-        let compared = (self.compare)(benchmark, start + share, open.taken, &within);
+        let before = &benchmarks[open.index];
+        let sides: Vec<Foreign> = self
+            .suite
+            .sides
+            .iter()
+            .cloned()
+            .map(Foreign::from)
+            .collect();
+        let kept = before.variant_sides(&sides);
+        let left_out = before.left_out.clone();
+        let compared = (self.compare)(benchmark, &kept, start + share, open.taken, &within);
         let cut = compared.as_ref().map_or(true, |(r, _)| r.stopped.is_some());
         if cut && sandbox::interrupted() {
             return Err(Interrupted);
         }
         let spent = open.spent + start.elapsed();
         let (compared, taken) = split(compared);
-        let mut entry = judged(benchmark, compared, self.suite.sides.len(), spent);
+        let mut entry = judged(benchmark, compared, kept.len(), spent);
         entry.passes = benchmarks[open.index].passes + 1;
+        entry.left_out = left_out;
         let again = Open::further(open.index, taken, &entry, spent, rounds);
         benchmarks[open.index] = entry;
         match sandbox::interrupted() {
@@ -569,6 +759,7 @@ fn judged(
         report: None,
         elapsed_ms: elapsed.as_secs_f64() * 1e3,
         passes: 1,
+        left_out: Vec::new(),
     };
     match compared {
         Ok(report) if report.variants.len() != sides => {
@@ -627,7 +818,8 @@ impl Progress for Within<'_> {
 mod tests {
     use super::*;
     use crate::analysis::fixtures::comparison;
-    use crate::results::{Comparison, Verdict};
+    use crate::options::EngineConfig;
+    use crate::results::{Comparison, Row, Verdict};
 
     /// A fresh folder under the system temp dir, removed on drop.
     struct TempDir(PathBuf);
@@ -760,6 +952,153 @@ mod tests {
         Ok(())
     }
 
+    /// The engines of [`three_engines`].
+    const THREE: [&str; 3] = ["cranelift", "winch", "pulley"];
+
+    /// A comparison of `a.wasm` across [`THREE`].
+    fn three_engines() -> Result<CompareSettings> {
+        let mut args = vec!["a.wasm"];
+        args.extend(THREE.iter().flat_map(|e| ["--engine", e]));
+        CompareSettings::parse(&args)
+    }
+
+    /// Across three engines or more, a side after the first that fails on
+    /// a benchmark (a call past `--timeout`) or cannot run it is left
+    /// out, with why, and the others are compared; the reference's
+    /// failure, or one with two sides left, fails the benchmark.
+    #[test]
+    fn a_side_that_fails_is_left_out_and_the_others_compared() -> Result<()> {
+        let settings = three_engines()?;
+        let suite = Suite {
+            sides: THREE.map(String::from).to_vec(),
+            ..suite_named(&["a"])
+        };
+        // A fake comparison in which the engines named in `failing` fail
+        // (winch as an engine that lacks a proposal), from `sides`, with
+        // a side that failed waiting when `wait`: what it gave, the sides
+        // it ended with, and how many comparisons it made.
+        let compare_from = |failing: &[&str], mut sides: Sides, wait: bool| {
+            let calls = std::cell::Cell::new(0);
+            let benchmark = &suite.benchmarks[0];
+            let fake = |settings: &CompareSettings| {
+                calls.set(calls.get() + 1);
+                let names = EngineConfig::short_names(&settings.settings.engines);
+                let set = names.iter().position(|n| failing.contains(&n.unescaped()));
+                if let Some(set) = set {
+                    let engine = names[set].unescaped();
+                    let row = Row::new(Path::new("a.wasm"), "a", "_start", None, set, Some(engine));
+                    return Err(row::failed(&row, failure(engine)));
+                }
+                let mut report = crate::analysis::fixtures::compare_report();
+                report.variants.truncate(names.len());
+                report.comparisons.truncate(names.len() - 1);
+                Ok((report, Taken::made_of((1, 2), Duration::ZERO, slower())))
+            };
+            let compared = leaving_out(&settings, &suite, benchmark, &mut sides, wait, fake);
+            ((compared, sides), calls.get())
+        };
+        let compare = |failing: &[&str]| {
+            let ((compared, sides), calls) = compare_from(failing, Sides::all(3), false);
+            ((compared, sides.left_out), calls)
+        };
+        let ((compared, left_out), calls) = compare(&["pulley"]);
+        assert_eq!((compared?.0.variants.len(), calls), (2, 2));
+        let [pulley] = left_out.as_slice() else {
+            panic!("{left_out:?}");
+        };
+        assert_eq!(
+            (pulley.side.unescaped(), pulley.unsupported),
+            ("pulley", false)
+        );
+        let why = pulley.why.unescaped();
+        assert!(
+            why.starts_with("a.wasm (_start, under pulley): did not return"),
+            "{why}"
+        );
+        let ((compared, left_out), _) = compare(&["winch"]);
+        assert!(compared.is_ok());
+        assert_eq!(left_out.len(), 1);
+        assert!(left_out[0].unsupported, "{left_out:?}");
+        // With two sides left, a side that fails fails the benchmark.
+        let ((compared, left_out), calls) = compare(&["pulley", "winch"]);
+        let error = compared.err().expect("pulley fails");
+        assert_eq!(row::failed_engine(&error), Some("pulley"));
+        assert_eq!((left_out.len(), calls), (1, 2));
+        assert_eq!(left_out[0].side.unescaped(), "winch");
+        // The reference is never left out.
+        let ((compared, left_out), calls) = compare(&["cranelift"]);
+        assert!(compared.is_err());
+        assert_eq!((left_out.len(), calls), (0, 1));
+        // Under --suite-time, a side that failed waits: the error stands,
+        // and the next comparison leaves it out before it begins.
+        let ((compared, sides), calls) = compare_from(&["pulley"], Sides::all(3), true);
+        assert!(compared.is_err() && sides.left_out.is_empty());
+        assert_eq!((sides.kept.len(), calls), (3, 1));
+        let waiting = sides
+            .waiting
+            .as_ref()
+            .map(|(at, l)| (*at, l.side.unescaped()));
+        assert_eq!(waiting, Some((2, "pulley")));
+        let ((compared, sides), calls) = compare_from(&["pulley"], sides, true);
+        assert_eq!((compared?.0.variants.len(), calls), (2, 1));
+        assert_eq!(
+            (sides.kept.as_slice(), sides.left_out.len()),
+            (&[0, 1][..], 1)
+        );
+        assert!(sides.waiting.is_none());
+        // One its engine cannot run does not wait: it costs no call limit.
+        let ((compared, sides), calls) = compare_from(&["winch"], Sides::all(3), true);
+        assert!(compared.is_ok() && sides.waiting.is_none());
+        assert_eq!((sides.left_out.len(), calls), (1, 2));
+        Ok(())
+    }
+
+    /// A benchmark whose side failed and waits, when the suite's time is
+    /// up before its turn, keeps its error, which says so.
+    #[test]
+    fn a_side_waiting_past_the_suites_time_says_why_it_was_not_left_out() -> Result<()> {
+        let settings = three_engines()?;
+        let suite = suite_named(&["a"]);
+        let mut sides = Sides::all(3);
+        let why = "a.wasm (_start, under pulley): did not return within --timeout 10s";
+        sides.waiting = Some((
+            2,
+            LeftOut {
+                side: "pulley".into(),
+                why: why.into(),
+                unsupported: false,
+            },
+        ));
+        let mut pass = FirstPass {
+            benchmarks: first_pass_errors(&suite),
+            waiting: vec![(0, sides)],
+            ..FirstPass::default()
+        };
+        pass.benchmarks[0].error = Some(why.into());
+        let silent = crate::benchmark::progress::Silent;
+        assert!(!pass.without_failed_sides(&settings, &suite, Instant::now(), &silent));
+        let error = pass.benchmarks[0].error.as_ref().map(|e| e.unescaped());
+        let error = error.unwrap_or_default();
+        assert!(error.starts_with(why), "{error}");
+        assert!(
+            error.contains("compared without pulley: more --suite-time would"),
+            "{error}"
+        );
+        assert!(pass.benchmarks[0].left_out.is_empty());
+        Ok(())
+    }
+
+    /// What a fake engine's failure says: winch lacks a proposal, the
+    /// others outlast the call limit.
+    fn failure(engine: &str) -> anyhow::Error {
+        match engine {
+            "winch" => anyhow::Error::new(crate::guest::Unsupported(
+                "array indexed types not supported without the gc feature".into(),
+            )),
+            _ => anyhow::anyhow!("did not return within --timeout 10s"),
+        }
+    }
+
     /// A suite of cranelift against winch over a file `NAME.wasm` per name.
     fn suite_named(names: &[&str]) -> Suite {
         let benchmark = |name: &&str| Benchmark {
@@ -821,10 +1160,11 @@ mod tests {
     fn the_second_pass_takes_the_cheap_first_and_skips_what_does_not_fit() {
         let suite = suite_named(&["dear", "cheaper", "cheapest"]);
         let taken = std::cell::RefCell::new(Vec::new());
-        let compare = |b: &Benchmark, _until: Instant, more: Taken, _: &dyn Progress| {
-            taken.borrow_mut().push(b.name.clone());
-            Ok((report_of_two(), more))
-        };
+        let compare =
+            |b: &Benchmark, _kept: &[usize], _until: Instant, more: Taken, _: &dyn Progress| {
+                taken.borrow_mut().push(b.name.clone());
+                Ok((report_of_two(), more))
+            };
         let further = second_pass(&suite, Instant::now() + Duration::from_secs(20), &compare);
         let open = |index, per_process: Duration| Open {
             index,
@@ -856,10 +1196,11 @@ mod tests {
     fn the_second_pass_takes_an_unsure_verdict_first() {
         let suite = suite_named(&["certain", "unsure"]);
         let taken = std::cell::RefCell::new(Vec::new());
-        let compare = |b: &Benchmark, until: Instant, more: Taken, _: &dyn Progress| {
-            taken.borrow_mut().push((b.name.clone(), until));
-            Ok((report_of_two(), more))
-        };
+        let compare =
+            |b: &Benchmark, _kept: &[usize], until: Instant, more: Taken, _: &dyn Progress| {
+                taken.borrow_mut().push((b.name.clone(), until));
+                Ok((report_of_two(), more))
+            };
         let end = Instant::now() + Duration::from_secs(4);
         let verdict_of = |is_unsure| match is_unsure {
             true => unsure(1.5, 0.9, 2.5),
@@ -896,10 +1237,11 @@ mod tests {
     fn the_second_pass_takes_first_what_more_rounds_would_settle_soonest() {
         let suite = suite_named(&["close", "certain", "long", "nearer", "beyond"]);
         let taken = std::cell::RefCell::new(Vec::new());
-        let compare = |b: &Benchmark, _until: Instant, more: Taken, _: &dyn Progress| {
-            taken.borrow_mut().push(b.name.clone());
-            Ok((report_of_two(), more))
-        };
+        let compare =
+            |b: &Benchmark, _kept: &[usize], _until: Instant, more: Taken, _: &dyn Progress| {
+                taken.borrow_mut().push(b.name.clone());
+                Ok((report_of_two(), more))
+            };
         let further = second_pass(&suite, Instant::now() + Duration::from_secs(20), &compare);
         let ms = Duration::from_millis;
         let open = |index, workers_rounds, per_process, judged| Open {
@@ -929,19 +1271,20 @@ mod tests {
     fn the_second_pass_goes_again_over_what_is_still_open() {
         let suite = suite_named(&["moving", "stuck"]);
         let taken = std::cell::RefCell::new(Vec::new());
-        let compare = |b: &Benchmark, _until: Instant, more: Taken, _: &dyn Progress| {
-            taken.borrow_mut().push(b.name.clone());
-            let rounds = more.rounds();
-            let more = match (b.name.as_str(), rounds) {
-                ("moving", ..8) => Taken::made_of(
-                    (rounds / 2 + 1, rounds + 2),
-                    Duration::from_millis(10) * (rounds as u32 + 2),
-                    unsure(1.2, 0.9, 1.6),
-                ),
-                _ => more,
+        let compare =
+            |b: &Benchmark, _kept: &[usize], _until: Instant, more: Taken, _: &dyn Progress| {
+                taken.borrow_mut().push(b.name.clone());
+                let rounds = more.rounds();
+                let more = match (b.name.as_str(), rounds) {
+                    ("moving", ..8) => Taken::made_of(
+                        (rounds / 2 + 1, rounds + 2),
+                        Duration::from_millis(10) * (rounds as u32 + 2),
+                        unsure(1.2, 0.9, 1.6),
+                    ),
+                    _ => more,
+                };
+                Ok((report_of_two(), more))
             };
-            Ok((report_of_two(), more))
-        };
         let further = second_pass(&suite, Instant::now() + Duration::from_secs(20), &compare);
         let open = |index| Open {
             index,

@@ -57,11 +57,18 @@ pub fn csv_suite(report: &SuiteComparison) -> Result<String> {
             fields[HEADER.len() - 1] = escape::csv(why);
             out.push(fields)?;
         }
-        let comparisons = b.judged().into_iter().flat_map(|r| &r.comparisons);
-        for (k, c) in comparisons.enumerate() {
+        for left in &b.left_out {
+            let mut fields = vec![String::new(); HEADER.len()];
+            fields[0] = escape::csv(&b.name);
+            fields[1] = escape::csv(&left.side);
+            fields[2] = escape::csv(&report.reference);
+            fields[HEADER.len() - 1] = escape::csv(&left.why);
+            out.push(fields)?;
+        }
+        for (k, c) in b.compared(&report.sides) {
             out.push([
                 escape::csv(&b.name),
-                report.sides.get(k + 1).map(escape::csv).unwrap_or_default(),
+                report.sides.get(k).map(escape::csv).unwrap_or_default(),
                 escape::csv(&report.reference),
                 escape::csv(&c.metric),
                 number(c.ratio.value),
