@@ -134,12 +134,6 @@ impl SuiteBenchmark {
         let comparisons = self.judged().into_iter().flat_map(|r| &r.comparisons);
         after_first.zip(comparisons)
     }
-
-    /// Whether a side was left out because it failed, not because its
-    /// engine cannot run it.
-    pub fn side_failed(&self) -> bool {
-        self.left_out.iter().any(|l| !l.unsupported)
-    }
 }
 
 /// A benchmark name that not every path holds.
@@ -204,8 +198,8 @@ impl SuiteComparison {
         NoiseBand::from_width_pct(self.noise_pct).unwrap_or_default()
     }
 
-    /// The benchmarks that failed, or whose comparison left a side out
-    /// because it failed.
+    /// The benchmarks that failed, and the sides left out of a
+    /// benchmark's comparison because they failed.
     pub fn failures(&self) -> usize {
         self.summary.failed + self.summary.sides_failed
     }

@@ -32,6 +32,7 @@ pub mod profile;
 pub mod result;
 pub mod row;
 pub mod run;
+pub mod sides;
 pub mod stop;
 pub mod suite;
 pub mod supervisor;

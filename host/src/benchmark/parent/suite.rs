@@ -23,16 +23,14 @@ use anyhow::Result;
 
 use crate::analysis::suite::suite_verdicts;
 use crate::benchmark::parent::compare::{Taken, Until, compare_further};
-use crate::benchmark::parent::row;
+use crate::benchmark::parent::sides::{Sides, keeping, leaving_out};
 use crate::benchmark::progress::{Call, Progress, Step};
 use crate::guest::load::{self, SUITE_EXTENSION, all_engines};
 use crate::guest::name::workload_names;
 use crate::guest::{discover, lacking, sandbox};
 use crate::options::{CompareSettings, NoiseBand, Settings};
 use crate::platform::thread::run_when_idle;
-use crate::results::{
-    CompareReport, Foreign, LeftOut, SuiteBenchmark, SuiteComparison, Tool, Unpaired,
-};
+use crate::results::{CompareReport, Foreign, SuiteBenchmark, SuiteComparison, Tool, Unpaired};
 use crate::util::error::one_line;
 
 /// What a suite's comparison takes: the sides every benchmark is compared
@@ -286,13 +284,19 @@ impl FirstPass {
             name: &benchmark.name,
         };
         let start = Instant::now();
-        let compared = leaving_out(settings, suite, benchmark, &mut sides, again, |settings| {
-            let until = Some(Until {
-                at: Instant::now() + share,
-                back: again.then_some(share),
-            });
-            compare_further(settings, &benchmark.files, until, None, &within)
-        });
+        let compared = leaving_out(
+            settings,
+            (&suite.sides, benchmark.files.len() == 1),
+            &mut sides,
+            again,
+            |settings| {
+                let until = Some(Until {
+                    at: Instant::now() + share,
+                    back: again.then_some(share),
+                });
+                compare_further(settings, &benchmark.files, until, None, &within)
+            },
+        );
         // A benchmark interrupted half-way is left out: its verdicts are
         // of the rounds taken so far.
         let cut = compared.as_ref().map_or(true, |(r, _)| r.stopped.is_some());
@@ -351,90 +355,6 @@ impl FirstPass {
         }
         false
     }
-}
-
-/// The sides of one benchmark's comparison: the places (among the
-/// suite's) of those kept, those left out with why, and, under
-/// `--suite-time`, a side that failed (not one its engine cannot run)
-/// waiting to be left out: a comparison of the others waits until every
-/// benchmark had its first look, and is made while the suite's time
-/// lasts.
-struct Sides {
-    kept: Vec<usize>,
-    left_out: Vec<LeftOut>,
-    /// The place in `kept` of the side that failed, and why.
-    waiting: Option<(usize, LeftOut)>,
-}
-
-impl Sides {
-    /// Every one of `sides`.
-    fn all(sides: usize) -> Self {
-        Sides {
-            kept: (0..sides).collect(),
-            left_out: Vec::new(),
-            waiting: None,
-        }
-    }
-}
-
-/// Compare `benchmark` with `compare` across `sides` and, when the
-/// suite's sides are three engines or more, again without each side after
-/// the first that cannot run it or fails on it (a call past `--timeout`),
-/// so that the others are compared; one waiting is left out first. With
-/// `wait`, a side that failed waits instead ([`Sides::waiting`]): the
-/// comparison's error stands for now.
-fn leaving_out(
-    settings: &CompareSettings,
-    suite: &Suite,
-    benchmark: &Benchmark,
-    sides: &mut Sides,
-    wait: bool,
-    mut compare: impl FnMut(&CompareSettings) -> Result<(CompareReport, Taken)>,
-) -> Result<(CompareReport, Taken)> {
-    let engines = &settings.settings.engines;
-    let across_engines = benchmark.files.len() == 1 && suite.sides.len() == engines.len();
-    if let Some((at, left)) = sides.waiting.take() {
-        sides.kept.remove(at);
-        sides.left_out.push(left);
-    }
-    loop {
-        let compared = compare(&keeping(settings, &sides.kept));
-        let Err(e) = &compared else {
-            return compared;
-        };
-        let failed = row::failed_engine(e);
-        let side = (sides.kept.iter().skip(1))
-            .position(|&k| Some(engines[k].short_name().as_str()) == failed)
-            .map(|at| at + 1);
-        let Some(at) = side.filter(|_| across_engines && sides.kept.len() > 2) else {
-            return compared;
-        };
-        if sandbox::interrupted() {
-            return compared;
-        }
-        let left = LeftOut {
-            side: suite.sides[sides.kept[at]].clone().into(),
-            why: one_line(e).into(),
-            unsupported: lacking(e),
-        };
-        if wait && !left.unsupported {
-            sides.waiting = Some((at, left));
-            return compared;
-        }
-        sides.kept.remove(at);
-        sides.left_out.push(left);
-    }
-}
-
-/// `settings` with the engines at the places `kept` only.
-fn keeping(settings: &CompareSettings, kept: &[usize]) -> CompareSettings {
-    let mut settings = settings.clone();
-    let engines = &settings.settings.engines;
-    settings.settings.engines = kept
-        .iter()
-        .filter_map(|&k| engines.get(k).cloned())
-        .collect();
-    settings
 }
 
 /// The suite's report of `benchmarks`, with the runtime view when its
@@ -818,8 +738,9 @@ impl Progress for Within<'_> {
 mod tests {
     use super::*;
     use crate::analysis::fixtures::comparison;
+    use crate::benchmark::parent::row;
     use crate::options::EngineConfig;
-    use crate::results::{Comparison, Row, Verdict};
+    use crate::results::{Comparison, LeftOut, Row, Verdict};
 
     /// A fresh folder under the system temp dir, removed on drop.
     struct TempDir(PathBuf);
@@ -994,7 +915,8 @@ mod tests {
                 report.comparisons.truncate(names.len() - 1);
                 Ok((report, Taken::made_of((1, 2), Duration::ZERO, slower())))
             };
-            let compared = leaving_out(&settings, &suite, benchmark, &mut sides, wait, fake);
+            let one_file = (&suite.sides[..], benchmark.files.len() == 1);
+            let compared = leaving_out(&settings, one_file, &mut sides, wait, fake);
             ((compared, sides), calls.get())
         };
         let compare = |failing: &[&str]| {
