@@ -515,6 +515,7 @@ mod tests {
             elapsed_ms: 1.0,
             passes: 1,
             left_out: Vec::new(),
+            failed_later: None,
         };
         let mean = |k: usize, value: f64| SuiteRatio {
             side: sides[k].clone(),

@@ -117,7 +117,7 @@ fn two_sided_z(confidence: f64) -> f64 {
 /// The summary of a suite compared across `sides` (the first the
 /// reference): the verdicts counted over every judged benchmark's
 /// comparisons, the benchmarks that failed or were not judged, the sides
-/// left out, `unpaired` names, and per side after the first the geometric
+/// left out, the benchmarks a later worker failed on, `unpaired` names, and per side after the first the geometric
 /// mean of its ratios over the benchmarks that compared it.
 pub fn suite_verdicts(
     benchmarks: &[SuiteBenchmark],
@@ -133,6 +133,9 @@ pub fn suite_verdicts(
     let left_out = || benchmarks.iter().flat_map(|b| &b.left_out);
     summary.sides_unsupported = left_out().filter(|l| l.unsupported).count();
     summary.sides_failed = left_out().filter(|l| !l.unsupported).count();
+    summary.failed_later = (benchmarks.iter())
+        .filter(|b| b.failed_later.is_some())
+        .count();
     summary.capped = benchmarks.iter().filter(|b| b.capped()).count();
     summary.not_judged = benchmarks.iter().filter(|b| b.not_judged.is_some()).count();
     summary.unpaired = unpaired;
@@ -250,7 +253,27 @@ mod tests {
                     unsupported: false,
                 })
                 .collect(),
+            failed_later: None,
         }
+    }
+
+    /// A benchmark a later worker failed on keeps its verdicts and its
+    /// place in the geometric means, and counts among the failures.
+    #[test]
+    fn a_later_worker_failing_keeps_the_verdicts_and_counts_as_a_failure() {
+        let sides = ["a".to_string(), "b".to_string()];
+        let slower = [compared(Verdict::Slower, Ratio::exact(2.0), 0.95)];
+        let later = SuiteBenchmark {
+            failed_later: Some("did not return within --timeout 10s".into()),
+            ..benchmark(&slower, &[])
+        };
+        let benchmarks = [benchmark(&slower, &[]), later];
+        let summary = suite_verdicts(&benchmarks, &sides, 0);
+        assert_eq!(
+            (summary.slower, summary.failed, summary.failed_later),
+            (2, 0, 1)
+        );
+        assert_eq!(summary.geometric_means[0].benchmarks, 2);
     }
 
     /// A side left out of one benchmark is missing from its geometric

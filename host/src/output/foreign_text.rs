@@ -201,6 +201,7 @@ fn suite_report() -> SuiteComparison {
         elapsed_ms: 1.0,
         passes: 1,
         left_out: Vec::new(),
+        failed_later: None,
     };
     let unsupported = SuiteBenchmark {
         unsupported: Some("x".into()),
@@ -213,7 +214,10 @@ fn suite_report() -> SuiteComparison {
         reference: "x".into(),
         noise_pct: 1.0,
         benchmarks: vec![
-            benchmark(None, None, Some(compared.clone())),
+            SuiteBenchmark {
+                failed_later: Some("x".into()),
+                ..benchmark(None, None, Some(compared.clone()))
+            },
             SuiteBenchmark {
                 left_out: vec![LeftOut {
                     side: "x".into(),
@@ -234,6 +238,7 @@ fn suite_report() -> SuiteComparison {
             failed: 1,
             unsupported: 1,
             sides_failed: 1,
+            failed_later: 1,
             not_judged: 1,
             unpaired: 1,
             geometric_means: vec![SuiteRatio {

@@ -15,7 +15,9 @@ use anstyle::{AnsiColor, Style};
 use crate::output::cells::format_ratios;
 use crate::output::escape::terminal;
 use crate::output::units::format_seconds;
-use crate::results::{Comparison, Foreign, SuiteComparison, SuiteVerdicts, Verdict};
+use crate::results::{
+    Comparison, Foreign, SuiteBenchmark, SuiteComparison, SuiteVerdicts, Verdict,
+};
 
 const ERROR: Style = AnsiColor::Red.on_default().bold();
 const DIM: Style = Style::new().dimmed();
@@ -71,6 +73,22 @@ pub fn left_out_words(unsupported: bool) -> &'static str {
     }
 }
 
+/// What a benchmark a later worker failed on is, before why.
+pub const FAILED_LATER: &str = "a later worker failed, figures from the workers before it: ";
+
+/// A benchmark's text that stands on a line of its own, each kind with
+/// its style and the words before it: its error, a later worker's failure,
+/// why an engine cannot run it, why it is not judged.
+type Note = (fn(&SuiteBenchmark) -> Option<&Foreign>, Style, &'static str);
+
+/// The kinds of [`Note`], in the order their lines are written.
+const NOTES: [Note; 4] = [
+    (|b| b.error.as_ref(), ERROR, "error: "),
+    (|b| b.failed_later.as_ref(), ERROR, FAILED_LATER),
+    (|b| b.unsupported.as_ref(), DIM, "unsupported: "),
+    (|b| b.not_judged.as_ref(), DIM, "not judged: "),
+];
+
 /// The report of a suite's comparison on `out`.
 pub fn suite_table(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<()> {
     heading(out, report)?;
@@ -100,14 +118,13 @@ pub fn suite_table(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<
             c.verdict.to_string(),
         )?;
     }
-    for b in &report.benchmarks {
-        if let Some(error) = &b.error {
-            writeln!(
-                out,
-                "{:<width$}  {ERROR}error:{ERROR:#} {}",
-                terminal(&b.name),
-                terminal(error)
-            )?;
+    for (text, style, words) in NOTES {
+        for b in &report.benchmarks {
+            if let Some(why) = text(b) {
+                let name = terminal(&b.name);
+                let why = terminal(why);
+                writeln!(out, "{name:<width$}  {style}{words}{style:#}{why}")?;
+            }
         }
     }
     for b in &report.benchmarks {
@@ -123,26 +140,6 @@ pub fn suite_table(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<
                 terminal(&left.side),
                 left_out_words(left.unsupported),
                 terminal(&left.why)
-            )?;
-        }
-    }
-    for b in &report.benchmarks {
-        if let Some(why) = &b.unsupported {
-            writeln!(
-                out,
-                "{:<width$}  {DIM}unsupported: {}{DIM:#}",
-                terminal(&b.name),
-                terminal(why)
-            )?;
-        }
-    }
-    for b in &report.benchmarks {
-        if let Some(why) = &b.not_judged {
-            writeln!(
-                out,
-                "{:<width$}  {DIM}not judged: {}{DIM:#}",
-                terminal(&b.name),
-                terminal(why)
             )?;
         }
     }
@@ -290,6 +287,12 @@ pub fn summary_line(summary: &SuiteVerdicts, several: bool) -> String {
             line.push_str(&format!(", {sides} side{plural} {what} and left out"));
         }
     }
+    if summary.failed_later > 0 {
+        line.push_str(&format!(
+            ", {} failed in a later worker (the figures before it kept)",
+            summary.failed_later
+        ));
+    }
     if summary.not_judged > 0 {
         line.push_str(&format!(", {} not judged", summary.not_judged));
     }
@@ -337,6 +340,7 @@ mod tests {
                 elapsed_ms: 1.0,
                 passes: 1,
                 left_out: Vec::new(),
+                failed_later: None,
             }
         };
         SuiteComparison {
@@ -395,6 +399,7 @@ mod tests {
             unsupported: 2,
             sides_unsupported: 0,
             sides_failed: 0,
+            failed_later: 0,
             capped: 0,
             not_judged: 0,
             unpaired: 0,
@@ -426,6 +431,16 @@ mod tests {
             ),
             "{}",
             summary_line(&left_out, true)
+        );
+        let later = SuiteVerdicts {
+            failed_later: 2,
+            ..left_out
+        };
+        assert!(
+            summary_line(&later, true)
+                .contains("and left out, 2 failed in a later worker (the figures before it kept);"),
+            "{}",
+            summary_line(&later, true)
         );
     }
 }

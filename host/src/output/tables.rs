@@ -8,7 +8,7 @@
 //! number, not these cells' text.
 
 use crate::output::cells::{Cells, format_ratios};
-use crate::output::suite_table::{Line, left_out_words};
+use crate::output::suite_table::{FAILED_LATER, Line, left_out_words};
 use crate::results::{
     BenchResult, CompareReport, Comparison, Foreign, PhaseComparison, SuiteComparison, Verdict,
 };
@@ -176,8 +176,8 @@ const SUITE: &[Column] = &[
 ];
 
 /// A suite's verdicts in `lines`' order (each with its interval's
-/// confidence), then its errors, the benchmarks not judged and the names
-/// not paired.
+/// confidence), then its errors, the sides left out, the benchmarks a
+/// later worker failed on, those not judged and the names not paired.
 pub fn suite(report: &SuiteComparison, lines: &[Line<'_>]) -> Table {
     let mut rows: Vec<Vec<Cell>> = lines
         .iter()
@@ -208,6 +208,18 @@ pub fn suite(report: &SuiteComparison, lines: &[Line<'_>]) -> Table {
                     words: left_out_words(left.unsupported),
                     text: left.why.clone(),
                     failed: !left.unsupported,
+                },
+            ]);
+        }
+    }
+    for b in &report.benchmarks {
+        if let Some(why) = &b.failed_later {
+            rows.push(vec![
+                Cell::Foreign(b.name.clone()),
+                Cell::Rest {
+                    words: FAILED_LATER,
+                    text: why.clone(),
+                    failed: true,
                 },
             ]);
         }

@@ -88,6 +88,13 @@ pub struct SuiteBenchmark {
     /// then has no variant and no comparison of those sides.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<LeftOut>,
+    /// Why a worker failed that was taking its verdicts further (the
+    /// second pass under `--suite-time`: a call past `--timeout` in a
+    /// slower process, a trap only some runs meet): its report is what
+    /// its workers before that one took, and it was taken no further. A
+    /// failure of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_later: Option<Foreign>,
 }
 
 /// A side left out of a benchmark's comparison, and why.
@@ -169,6 +176,10 @@ pub struct SuiteVerdicts {
     /// it (`left_out`, not `unsupported`): a failure of the run.
     #[serde(default)]
     pub sides_failed: usize,
+    /// Benchmarks whose report is what their first workers took, a later
+    /// worker having failed (`failed_later`): a failure of the run.
+    #[serde(default)]
+    pub failed_later: usize,
     /// Benchmarks compared but not judged (`not_judged`).
     pub not_judged: usize,
     /// Names not compared because not every path holds them.
@@ -198,10 +209,12 @@ impl SuiteComparison {
         NoiseBand::from_width_pct(self.noise_pct).unwrap_or_default()
     }
 
-    /// The benchmarks that failed, and the sides left out of a
-    /// benchmark's comparison because they failed.
+    /// The benchmarks that failed, the sides left out of a benchmark's
+    /// comparison because they failed, and the benchmarks a later worker
+    /// failed on.
     pub fn failures(&self) -> usize {
-        self.summary.failed + self.summary.sides_failed
+        let summary = &self.summary;
+        summary.failed + summary.sides_failed + summary.failed_later
     }
 
     /// The benchmarks, and the sides of a benchmark, that an engine

@@ -569,15 +569,35 @@ impl Further<'_> {
         }
         let spent = open.spent + start.elapsed();
         let (compared, taken) = split(compared);
-        let mut entry = judged(benchmark, compared, kept.len(), spent);
-        entry.passes = benchmarks[open.index].passes + 1;
-        entry.left_out = left_out;
+        let entry = match compared {
+            Err(e) if before.report.is_some() => failed_later(before, &e, spent),
+            compared => {
+                let mut entry = judged(benchmark, compared, kept.len(), spent);
+                entry.passes = before.passes + 1;
+                entry.left_out = left_out;
+                entry
+            }
+        };
         let again = Open::further(open.index, taken, &entry, spent, rounds);
         benchmarks[open.index] = entry;
         match sandbox::interrupted() {
             true => Err(Interrupted),
             false => Ok(again),
         }
+    }
+}
+
+/// The entry of a benchmark whose worker failed, `error`, as the second
+/// pass took it further: its entry `before`, the report of the workers
+/// that did not fail, with why the later one did, its time `spent` and
+/// this pass counted. One slower process can outlast `--timeout` where
+/// the first did not; the rounds taken before it still stand.
+fn failed_later(before: &SuiteBenchmark, error: &anyhow::Error, spent: Duration) -> SuiteBenchmark {
+    SuiteBenchmark {
+        failed_later: Some(one_line(error).into()),
+        elapsed_ms: spent.as_secs_f64() * 1e3,
+        passes: before.passes + 1,
+        ..before.clone()
     }
 }
 
@@ -680,6 +700,7 @@ fn judged(
         elapsed_ms: elapsed.as_secs_f64() * 1e3,
         passes: 1,
         left_out: Vec::new(),
+        failed_later: None,
     };
     match compared {
         Ok(report) if report.variants.len() != sides => {
@@ -1218,6 +1239,38 @@ mod tests {
         let count = |name: &str| taken.borrow().iter().filter(|n| *n == name).count();
         assert_eq!((count("moving"), count("stuck")), (4, 1));
         assert_eq!((benchmarks[0].passes, benchmarks[1].passes), (5, 2));
+    }
+
+    /// A worker of the second pass that fails (a call past `--timeout` in
+    /// a slower process) leaves the benchmark its figures from before,
+    /// with why the later worker failed, and it is not taken again.
+    #[test]
+    fn a_later_worker_failing_keeps_the_figures_before_it() {
+        let suite = suite_named(&["flaky"]);
+        let calls = std::cell::Cell::new(0);
+        let compare =
+            |_: &Benchmark, _kept: &[usize], _until: Instant, _: Taken, _: &dyn Progress| {
+                calls.set(calls.get() + 1);
+                Err(failure("wasmi"))
+            };
+        let further = second_pass(&suite, Instant::now() + Duration::from_secs(20), &compare);
+        let open = Open {
+            index: 0,
+            taken: Taken::made_of((1, 2), Duration::from_millis(20), unsure(1.2, 0.9, 1.6)),
+            spent: Duration::from_millis(20),
+        };
+        let first = judged(&suite.benchmarks[0], Ok(report_of_two()), 2, Duration::ZERO);
+        let mut benchmarks = vec![first.clone()];
+        assert!(!further.take(vec![open], &mut benchmarks));
+        assert_eq!(calls.get(), 1);
+        let entry = &benchmarks[0];
+        let rounds = |e: &SuiteBenchmark| e.report.as_ref().map(|r| (r.rounds, r.variants.len()));
+        assert_eq!(rounds(entry), rounds(&first));
+        assert!(rounds(entry).is_some());
+        assert_eq!(entry.error, None);
+        assert_eq!(entry.passes, 2);
+        let why = entry.failed_later.as_ref().map(|w| w.unescaped());
+        assert_eq!(why, Some("did not return within --timeout 10s"));
     }
 
     #[test]

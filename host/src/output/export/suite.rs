@@ -47,11 +47,14 @@ const HEADER: [&str; 10] = [
 ];
 
 /// One record per judged benchmark and side after the first; one with
-/// why in its `error` field per benchmark that failed or was not judged.
+/// why in its `error` field per benchmark that failed, was not judged, or
+/// a later worker failed on (its records of verdicts kept), and per side
+/// left out.
 pub fn csv_suite(report: &SuiteComparison) -> Result<String> {
     let mut out = Records::new(HEADER)?;
     for b in &report.benchmarks {
-        if let Some(why) = b.error.as_ref().or(b.not_judged.as_ref()) {
+        let why = [&b.error, &b.not_judged, &b.failed_later];
+        for why in why.into_iter().flatten() {
             let mut fields = vec![String::new(); HEADER.len()];
             fields[0] = escape::csv(&b.name);
             fields[HEADER.len() - 1] = escape::csv(why);
