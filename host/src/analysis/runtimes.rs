@@ -330,6 +330,7 @@ fn cell(engine: &Foreign, row: Option<&BenchResult>, ratio: Option<Ratio>) -> Ru
         median_ns,
         ratio,
         error,
+        unsupported: false,
         start: None,
     }
 }
@@ -342,6 +343,7 @@ fn left_out_cell(engine: &Foreign, b: &SuiteBenchmark) -> RuntimeCell {
         median_ns: f64::NAN,
         ratio: None,
         error: Some(why.map_or_else(|| Foreign::from("left out"), |l| l.why.clone())),
+        unsupported: why.is_some_and(|l| l.unsupported),
         start: None,
     }
 }
@@ -595,8 +597,31 @@ mod tests {
         let why = a.cells[2].error.as_ref().map(|e| e.unescaped());
         assert_eq!(why, Some("did not return within --timeout 10s"));
         assert!(a.cells[2].median_ns.is_nan());
+        assert!(!a.cells[2].unsupported);
         assert_eq!(a.fastest.as_ref(), Some(&report.sides[0]));
         assert_eq!(a.runner_up.as_ref(), Some(&report.sides[3]));
+    }
+
+    /// A side left out as unsupported has a cell that says so.
+    #[test]
+    fn a_side_left_out_as_unsupported_says_so_in_its_cell() {
+        let mut report = suite();
+        let side = report.sides[1].clone();
+        let a = &mut report.benchmarks[0];
+        a.left_out = vec![crate::results::LeftOut {
+            side,
+            why: "wasmer runs core modules only, not a component".into(),
+            unsupported: true,
+        }];
+        if let Some(r) = a.report.as_mut() {
+            r.variants.remove(1);
+            r.comparisons.remove(0);
+        }
+        let view = suite_view(&report).expect("a view");
+        let unsupported: Vec<bool> = (view.benchmarks[0].cells.iter())
+            .map(|c| c.unsupported)
+            .collect();
+        assert_eq!(unsupported, [false, true, false, false]);
     }
 
     #[test]

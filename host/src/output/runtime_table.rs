@@ -63,9 +63,11 @@ pub fn fastest_row(view: &RuntimeView) -> Vec<String> {
 }
 
 /// A cell: the median, then `join` and the ratio with its interval;
-/// "failed" when the row has no figure.
+/// "failed" when the row has no figure ("unsupported" when its engine
+/// cannot run the benchmark).
 pub fn cell_text(cell: &RuntimeCell, join: &str) -> String {
     match (&cell.error, cell.ratio) {
+        (Some(_), _) if cell.unsupported => "unsupported".to_string(),
         (Some(_), _) if cell.median_ns.is_nan() => "failed".to_string(),
         (_, Some(ratio)) => format!("{}{join}{}", format_ns(cell.median_ns), ratio_text(&ratio)),
         _ => format_ns(cell.median_ns),
@@ -237,6 +239,22 @@ pub(crate) mod tests {
             "{}",
             lines[3]
         );
+    }
+
+    /// A cell without a figure says whether its engine failed or cannot
+    /// run the benchmark.
+    #[test]
+    fn a_cell_without_a_figure_says_failed_or_unsupported() {
+        let cell = |unsupported| RuntimeCell {
+            engine: "wasmer".into(),
+            median_ns: f64::NAN,
+            ratio: None,
+            error: Some("why".into()),
+            unsupported,
+            start: None,
+        };
+        assert_eq!(cell_text(&cell(false), " "), "failed");
+        assert_eq!(cell_text(&cell(true), " "), "unsupported");
     }
 
     /// The fixture's view with a start in every cell: instantiation 10 µs

@@ -86,6 +86,11 @@ pub struct RuntimeCell {
     pub ratio: Option<Ratio>,
     /// Why there is no figure: the row's error, or that no row ran.
     pub error: Option<Foreign>,
+    /// Whether there is no figure because the engine cannot run the
+    /// benchmark (a proposal it lacks; `error` is its words): a side of a
+    /// suite left out as unsupported, not a failure of the run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsupported: bool,
     /// How the row's fresh instances started, with ratios to the
     /// reference's (an empty guest's too: its start is work).
     #[serde(default, skip_serializing_if = "Option::is_none")]
