@@ -578,18 +578,8 @@ mod tests {
     /// why; the sides after it keep their places and their ratios.
     #[test]
     fn a_side_left_out_says_why_and_the_others_keep_their_places() {
-        let mut report = suite();
-        let fastest = report.sides[2].clone();
-        let a = &mut report.benchmarks[0];
-        a.left_out = vec![crate::results::LeftOut {
-            side: fastest,
-            why: "did not return within --timeout 10s".into(),
-            unsupported: false,
-        }];
-        if let Some(r) = a.report.as_mut() {
-            r.variants.remove(2);
-            r.comparisons.remove(1);
-        }
+        let timeout = "did not return within --timeout 10s";
+        let report = left_out_of_first(2, (timeout, false));
         let view = suite_view(&report).expect("a view");
         let a = &view.benchmarks[0];
         let ratios: Vec<Option<f64>> = a.cells.iter().map(|c| c.ratio.map(|r| r.value)).collect();
@@ -605,23 +595,31 @@ mod tests {
     /// A side left out as unsupported has a cell that says so.
     #[test]
     fn a_side_left_out_as_unsupported_says_so_in_its_cell() {
-        let mut report = suite();
-        let side = report.sides[1].clone();
-        let a = &mut report.benchmarks[0];
-        a.left_out = vec![crate::results::LeftOut {
-            side,
-            why: "wasmer runs core modules only, not a component".into(),
-            unsupported: true,
-        }];
-        if let Some(r) = a.report.as_mut() {
-            r.variants.remove(1);
-            r.comparisons.remove(0);
-        }
+        let component = "wasmer runs core modules only, not a component";
+        let report = left_out_of_first(1, (component, true));
         let view = suite_view(&report).expect("a view");
         let unsupported: Vec<bool> = (view.benchmarks[0].cells.iter())
             .map(|c| c.unsupported)
             .collect();
         assert_eq!(unsupported, [false, true, false, false]);
+    }
+
+    /// The suite with side `k` (after the first) left out of its first
+    /// benchmark, `why` and whether as unsupported.
+    fn left_out_of_first(k: usize, (why, unsupported): (&str, bool)) -> SuiteComparison {
+        let mut report = suite();
+        let side = report.sides[k].clone();
+        let a = &mut report.benchmarks[0];
+        a.left_out = vec![crate::results::LeftOut {
+            side,
+            why: why.into(),
+            unsupported,
+        }];
+        if let Some(r) = a.report.as_mut() {
+            r.variants.remove(k);
+            r.comparisons.remove(k - 1);
+        }
+        report
     }
 
     #[test]
