@@ -9,7 +9,9 @@
 //! fails (it does not load, its output check fails, its worker crashes) is
 //! an error in the result and the suite goes on; across three engines or
 //! more, a side after the first that fails or cannot run it is left out
-//! of it instead and the others compared ([`leaving_out`]). Ctrl-C stops
+//! of it instead and the others compared ([`leaving_out`]); a worker that
+//! fails as the second pass takes one further leaves it the figures of
+//! the workers before ([`failed_later`]). Ctrl-C stops
 //! the suite with the benchmarks done. The summary is
 //! [`crate::analysis::suite`]'s.
 
@@ -477,7 +479,8 @@ impl Further<'_> {
     /// Take the benchmarks of `open` further, go after go
     /// ([`Further::go`]), while the time left holds a round of one still
     /// open that its last go moved on (took rounds). A benchmark's entry
-    /// in `benchmarks` is replaced by what all its workers took. Whether
+    /// in `benchmarks` is replaced by what all its workers took (those
+    /// before one that failed). Whether
     /// it was interrupted (the benchmark cut then keeps its entry before).
     fn take(&self, mut open: Vec<Open>, benchmarks: &mut [SuiteBenchmark]) -> bool {
         while !open.is_empty() {
@@ -537,8 +540,9 @@ impl Further<'_> {
     }
 
     /// Take `open` further for `share`, its entry in `benchmarks`
-    /// replaced (its passes counted on). Gives it again when it is still
-    /// open and took rounds; `Err` when interrupted.
+    /// replaced (its passes counted on), or, when a worker fails, kept
+    /// with why ([`failed_later`]). Gives it again when it is still open
+    /// and took rounds; `Err` when interrupted.
     fn further(
         &self,
         open: Open,
