@@ -88,11 +88,10 @@ pub struct SuiteBenchmark {
     /// then has no variant and no comparison of those sides.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<LeftOut>,
-    /// Why a worker failed that was taking its verdicts further (the
-    /// second pass under `--suite-time`: a call past `--timeout` in a
-    /// slower process, a trap only some runs meet): its report is what
-    /// its workers before that one took, and it was taken no further. A
-    /// failure of the run.
+    /// Why a worker failed after others of its comparison had compared (a
+    /// call past `--timeout` in a slower process, a trap only some runs
+    /// meet): its report is what the workers before that one took, and it
+    /// was taken no further. A failure of the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_later: Option<Foreign>,
 }

@@ -64,7 +64,11 @@ pub fn compare_rounds(
     files: &[PathBuf],
     progress: &dyn Progress,
 ) -> Result<CompareReport> {
-    compare_further(settings, files, None, None, progress).map(|(report, _)| report)
+    let (report, taken) = compare_further(settings, files, None, None, progress)?;
+    match taken.judged.failed {
+        Some(error) => Err(error),
+        None => Ok(report),
+    }
 }
 
 /// When a comparison's time is up, short of its stop rule: a suite's
@@ -103,13 +107,21 @@ pub struct Taken {
 impl Taken {
     /// Whether more workers may change what it says: its verdicts are not
     /// settled by the stop rule (it stopped at its time, or took fewer
-    /// processes than the rule needs), and it was not interrupted.
+    /// processes than the rule needs), and it was neither interrupted nor
+    /// stopped by a worker that failed.
     pub fn open(&self) -> bool {
         let judged = &self.judged;
         !judged.settled
             && !judged.stopped
+            && judged.failed.is_none()
             && judged.processes > 0
             && judged.processes < MAX_COMPARE_PROCESSES
+    }
+
+    /// Why a worker failed after others had compared: what they took
+    /// stands, and no worker followed it.
+    pub fn failed(&self) -> Option<&anyhow::Error> {
+        self.judged.failed.as_ref()
     }
 
     /// The rounds its workers took, in all.
@@ -167,6 +179,12 @@ impl Taken {
             counted: Vec::new(),
         }
     }
+
+    /// What it took, then a worker that failed with `error`.
+    pub fn failing(mut self, error: anyhow::Error) -> Taken {
+        self.judged.failed = Some(error);
+        self
+    }
 }
 
 /// [`compare_rounds`] until `until` when given, adding to what earlier
@@ -222,7 +240,7 @@ pub fn compare_further(
     )?;
     let results = rows(&plan, common, &variants, &judged, &counted);
     let profile = match &settings.profile {
-        Some(profiling) if !judged.stopped => {
+        Some(profiling) if !judged.stopped && judged.failed.is_none() => {
             let mut report = profile_rows(common, &plan, profiling, &variants.rows, progress)?;
             report.changes = profile_changes(&report.profiles, &variants.rows[reference].name);
             Some(report)
@@ -422,6 +440,9 @@ struct Judged {
     stopped: bool,
     /// Stopped at the time cap with a verdict still unsure.
     capped: bool,
+    /// A worker that failed after others had compared: the comparison
+    /// stopped there.
+    failed: Option<anyhow::Error>,
     /// The time its workers took, over every call of [`take_rounds`].
     sampling: Duration,
 }
@@ -457,7 +478,8 @@ impl Judged {
 /// are certain, `until` (each worker told the time left, so that it stops
 /// its rounds on time; past it, while [`Until::another_round`]), or
 /// [`MAX_COMPARE_PROCESSES`]; after the workers of `judged`, when it holds
-/// some.
+/// some. A worker that fails after others compared stops it there, what
+/// they took standing (`failed`); the first to fail is the error.
 fn take_rounds(
     crew: &Crew<'_>,
     settings: &CompareSettings,
@@ -492,7 +514,13 @@ fn take_rounds(
                 return Ok(());
             }
             Outcome::Failed { row, error } => {
-                return Err(row::failed(&variants.rows[row], error));
+                let error = row::failed(&variants.rows[row], error);
+                if judged.processes == 0 {
+                    return Err(error);
+                }
+                judged.failed.get_or_insert(error);
+                judged.done = true;
+                return Ok(());
             }
             Outcome::Done {
                 done:

@@ -310,6 +310,7 @@ impl FirstPass {
         let spent = Duration::from_secs_f64(before / 1e3) + start.elapsed();
         let mut entry = judged(benchmark, compared, sides.kept.len(), spent);
         entry.left_out = sides.left_out.clone();
+        entry.failed_later = later_failure(taken.as_ref());
         // Only a second pass reads what a benchmark took.
         if again {
             self.open
@@ -579,6 +580,7 @@ impl Further<'_> {
                 let mut entry = judged(benchmark, compared, kept.len(), spent);
                 entry.passes = before.passes + 1;
                 entry.left_out = left_out;
+                entry.failed_later = later_failure(taken.as_ref());
                 entry
             }
         };
@@ -603,6 +605,12 @@ fn failed_later(before: &SuiteBenchmark, error: &anyhow::Error, spent: Duration)
         passes: before.passes + 1,
         ..before.clone()
     }
+}
+
+/// Why a worker failed after others of the comparison had compared (what
+/// they took stands), as an entry says it.
+fn later_failure(taken: Option<&Taken>) -> Option<Foreign> {
+    taken.and_then(Taken::failed).map(|e| one_line(e).into())
 }
 
 /// A suite interrupted (Ctrl-C) while it took a benchmark further.
@@ -1273,6 +1281,36 @@ mod tests {
         assert!(rounds(entry).is_some());
         assert_eq!(entry.error, None);
         assert_eq!(entry.passes, 2);
+        let why = entry.failed_later.as_ref().map(|w| w.unescaped());
+        assert_eq!(why, Some("did not return within --timeout 10s"));
+    }
+
+    /// A worker that fails after others of the go compared leaves the
+    /// benchmark what they all took, with why, and it is not taken again.
+    #[test]
+    fn a_worker_failing_after_others_compared_keeps_what_they_took() {
+        let suite = suite_named(&["flaky"]);
+        let calls = std::cell::Cell::new(0);
+        let ms = Duration::from_millis;
+        let compare =
+            |_: &Benchmark, _kept: &[usize], _until: Instant, more: Taken, _: &dyn Progress| {
+                calls.set(calls.get() + 1);
+                let rounds = more.rounds() + 2;
+                let more = Taken::made_of((2, rounds), ms(40), slower());
+                Ok((report_of_two(), more.failing(failure("wasmi"))))
+            };
+        let further = second_pass(&suite, Instant::now() + Duration::from_secs(20), &compare);
+        let open = Open {
+            index: 0,
+            taken: Taken::made_of((1, 2), ms(20), unsure(1.2, 0.9, 1.6)),
+            spent: ms(20),
+        };
+        let mut benchmarks = first_pass_errors(&suite);
+        assert!(!further.take(vec![open], &mut benchmarks));
+        assert_eq!(calls.get(), 1);
+        let entry = &benchmarks[0];
+        assert!(entry.report.is_some());
+        assert_eq!((entry.error.as_ref(), entry.passes), (None, 2));
         let why = entry.failed_later.as_ref().map(|w| w.unescaped());
         assert_eq!(why, Some("did not return within --timeout 10s"));
     }
