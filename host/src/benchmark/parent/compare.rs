@@ -479,7 +479,8 @@ impl Judged {
 /// its rounds on time; past it, while [`Until::another_round`]), or
 /// [`MAX_COMPARE_PROCESSES`]; after the workers of `judged`, when it holds
 /// some. A worker that fails after others compared stops it there, what
-/// they took standing (`failed`); the first to fail is the error.
+/// they took standing (`failed`); one that fails before any compared is
+/// the comparison's error.
 fn take_rounds(
     crew: &Crew<'_>,
     settings: &CompareSettings,
