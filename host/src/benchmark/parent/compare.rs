@@ -519,7 +519,7 @@ fn take_rounds(
                 if judged.processes == 0 {
                     return Err(error);
                 }
-                judged.failed.get_or_insert(error);
+                judged.failed = Some(error);
                 judged.done = true;
                 return Ok(());
             }

@@ -10,8 +10,9 @@
 //! an error in the result and the suite goes on; across three engines or
 //! more, a side after the first that fails or cannot run it is left out
 //! of it instead and the others compared ([`leaving_out`]); a worker that
-//! fails as the second pass takes one further leaves it the figures of
-//! the workers before ([`failed_later`]). Ctrl-C stops
+//! fails after others of its comparison compared leaves it the figures
+//! of the workers before ([`later_failure`], [`kept_with_failure`]).
+//! Ctrl-C stops
 //! the suite with the benchmarks done. The summary is
 //! [`crate::analysis::suite`]'s.
 
@@ -542,8 +543,9 @@ impl Further<'_> {
 
     /// Take `open` further for `share`, its entry in `benchmarks`
     /// replaced (its passes counted on), or, when a worker fails, kept
-    /// with why ([`failed_later`]). Gives it again when it is still open
-    /// and took rounds; `Err` when interrupted.
+    /// with why ([`kept_with_failure`], [`later_failure`]). Gives it
+    /// again when it is still open and took rounds; `Err` when
+    /// interrupted.
     fn further(
         &self,
         open: Open,
@@ -575,7 +577,7 @@ impl Further<'_> {
         let spent = open.spent + start.elapsed();
         let (compared, taken) = split(compared);
         let entry = match compared {
-            Err(e) if before.report.is_some() => failed_later(before, &e, spent),
+            Err(e) if before.report.is_some() => kept_with_failure(before, &e, spent),
             compared => {
                 let mut entry = judged(benchmark, compared, kept.len(), spent);
                 entry.passes = before.passes + 1;
@@ -598,7 +600,11 @@ impl Further<'_> {
 /// that did not fail, with why the later one did, its time `spent` and
 /// this pass counted. One slower process can outlast `--timeout` where
 /// the first did not; the rounds taken before it still stand.
-fn failed_later(before: &SuiteBenchmark, error: &anyhow::Error, spent: Duration) -> SuiteBenchmark {
+fn kept_with_failure(
+    before: &SuiteBenchmark,
+    error: &anyhow::Error,
+    spent: Duration,
+) -> SuiteBenchmark {
     SuiteBenchmark {
         failed_later: Some(one_line(error).into()),
         elapsed_ms: spent.as_secs_f64() * 1e3,
