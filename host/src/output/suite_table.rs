@@ -1,7 +1,9 @@
 //! The terminal report of a suite's comparison: a line on where it ran, one
 //! verdict line per benchmark (and side, when more than two are compared)
-//! sorted by effect, the largest slowdown first, then the benchmarks that
-//! failed or were not judged and the names that could not be paired, then
+//! sorted by effect, the largest slowdown first, then the benchmarks'
+//! notes (an error, a later worker's failure, an engine that cannot run
+//! it, why it is not judged: [`NOTES`], which every format writes in one
+//! order), the sides left out and the names that could not be paired, then
 //! the summary ("2 faster, 1 slower, 7 the same; geometric mean 0.973×
 //! [0.968×, 0.978×] (95%)") and, when the sides are engines, the runtime
 //! view. This module formats; it computes no statistics. Every name (a
@@ -76,18 +78,74 @@ pub fn left_out_words(unsupported: bool) -> &'static str {
 /// What a benchmark a later worker failed on is, before why.
 pub const FAILED_LATER: &str = "a later worker failed, figures from the workers before it: ";
 
-/// A benchmark's text that stands on a line of its own, each kind with
-/// its style and the words before it: its error, a later worker's failure,
-/// why an engine cannot run it, why it is not judged.
-type Note = (fn(&SuiteBenchmark) -> Option<&Foreign>, Style, &'static str);
+/// A kind of text a benchmark may have on a line of its own, in place
+/// of its verdicts or beside them: its error, a later worker's failure,
+/// why an engine cannot run it, why it is not judged. Every format writes
+/// these from [`NOTES`], in its order.
+pub struct Note {
+    /// The benchmark's text of this kind, if it has one.
+    pub text: fn(&SuiteBenchmark) -> Option<&Foreign>,
+    /// Whether it is a failure of the run (styled as an error) or not.
+    pub failed: bool,
+    /// The words before the text on its line.
+    pub words: &'static str,
+    /// The kind in one word, for a CSV record's `verdict`.
+    pub kind: &'static str,
+}
 
 /// The kinds of [`Note`], in the order their lines are written.
-const NOTES: [Note; 4] = [
-    (|b| b.error.as_ref(), ERROR, "error: "),
-    (|b| b.failed_later.as_ref(), ERROR, FAILED_LATER),
-    (|b| b.unsupported.as_ref(), DIM, "unsupported: "),
-    (|b| b.not_judged.as_ref(), DIM, "not judged: "),
+pub const NOTES: [Note; 4] = [
+    Note {
+        text: |b| b.error.as_ref(),
+        failed: true,
+        words: "error: ",
+        kind: "error",
+    },
+    Note {
+        text: |b| b.failed_later.as_ref(),
+        failed: true,
+        words: FAILED_LATER,
+        kind: "failed later",
+    },
+    Note {
+        text: |b| b.unsupported.as_ref(),
+        failed: false,
+        words: "unsupported: ",
+        kind: "unsupported",
+    },
+    Note {
+        text: |b| b.not_judged.as_ref(),
+        failed: false,
+        words: "not judged: ",
+        kind: "not judged",
+    },
 ];
+
+/// Every benchmark's notes in the order they are written: by kind, as
+/// [`NOTES`] lists them, then in the suite's order.
+pub fn notes(
+    report: &SuiteComparison,
+) -> impl Iterator<Item = (&SuiteBenchmark, &'static Note, &Foreign)> {
+    NOTES.iter().flat_map(move |note| {
+        (report.benchmarks.iter()).filter_map(move |b| Some((b, note, (note.text)(b)?)))
+    })
+}
+
+/// The word of a side left out, as a CSV record's `verdict`.
+pub fn left_out_kind(unsupported: bool) -> &'static str {
+    match unsupported {
+        true => "unsupported",
+        false => "failed",
+    }
+}
+
+/// A line's style: an error's for a failure of the run, dim otherwise.
+fn note_style(failed: bool) -> Style {
+    match failed {
+        true => ERROR,
+        false => DIM,
+    }
+}
 
 /// The report of a suite's comparison on `out`.
 pub fn suite_table(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<()> {
@@ -118,21 +176,14 @@ pub fn suite_table(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<
             c.verdict.to_string(),
         )?;
     }
-    for (text, style, words) in NOTES {
-        for b in &report.benchmarks {
-            if let Some(why) = text(b) {
-                let name = terminal(&b.name);
-                let why = terminal(why);
-                writeln!(out, "{name:<width$}  {style}{words}{style:#}{why}")?;
-            }
-        }
+    for (b, note, why) in notes(report) {
+        let (name, why) = (terminal(&b.name), terminal(why));
+        let (style, words) = (note_style(note.failed), note.words);
+        writeln!(out, "{name:<width$}  {style}{words}{style:#}{why}")?;
     }
     for b in &report.benchmarks {
         for left in &b.left_out {
-            let style = match left.unsupported {
-                true => DIM,
-                false => ERROR,
-            };
+            let style = note_style(!left.unsupported);
             writeln!(
                 out,
                 "{:<width$}  {}  {style}{}{style:#}{}",

@@ -8,7 +8,7 @@
 //! number, not these cells' text.
 
 use crate::output::cells::{Cells, format_ratios};
-use crate::output::suite_table::{FAILED_LATER, Line, left_out_words};
+use crate::output::suite_table::{Line, left_out_words, notes};
 use crate::results::{
     BenchResult, CompareReport, Comparison, Foreign, PhaseComparison, SuiteComparison, Verdict,
 };
@@ -176,8 +176,9 @@ const SUITE: &[Column] = &[
 ];
 
 /// A suite's verdicts in `lines`' order (each with its interval's
-/// confidence), then its errors, the sides left out, the benchmarks a
-/// later worker failed on, those not judged and the names not paired.
+/// confidence), then its benchmarks' notes (errors, later workers'
+/// failures, the unsupported, those not judged), the sides left out and
+/// the names not paired, in the terminal's order.
 pub fn suite(report: &SuiteComparison, lines: &[Line<'_>]) -> Table {
     let mut rows: Vec<Vec<Cell>> = lines
         .iter()
@@ -194,10 +195,15 @@ pub fn suite(report: &SuiteComparison, lines: &[Line<'_>]) -> Table {
             ]
         })
         .collect();
-    for b in &report.benchmarks {
-        if let Some(error) = &b.error {
-            rows.push(vec![Cell::Foreign(b.name.clone()), failed(error.clone())]);
-        }
+    for (b, note, why) in notes(report) {
+        rows.push(vec![
+            Cell::Foreign(b.name.clone()),
+            Cell::Rest {
+                words: note.words,
+                text: why.clone(),
+                failed: note.failed,
+            },
+        ]);
     }
     for b in &report.benchmarks {
         for left in &b.left_out {
@@ -208,30 +214,6 @@ pub fn suite(report: &SuiteComparison, lines: &[Line<'_>]) -> Table {
                     words: left_out_words(left.unsupported),
                     text: left.why.clone(),
                     failed: !left.unsupported,
-                },
-            ]);
-        }
-    }
-    for b in &report.benchmarks {
-        if let Some(why) = &b.failed_later {
-            rows.push(vec![
-                Cell::Foreign(b.name.clone()),
-                Cell::Rest {
-                    words: FAILED_LATER,
-                    text: why.clone(),
-                    failed: true,
-                },
-            ]);
-        }
-    }
-    for b in &report.benchmarks {
-        if let Some(why) = &b.not_judged {
-            rows.push(vec![
-                Cell::Foreign(b.name.clone()),
-                Cell::Rest {
-                    words: "not judged: ",
-                    text: why.clone(),
-                    failed: false,
                 },
             ]);
         }
