@@ -18,6 +18,8 @@
 //! - [`cost`]: Callgrind's counts per op and the cycle estimate;
 //! - [`profile`]: functions' weights in a profile, and what changed;
 //! - [`suite`]: geometric means over the rows of a suite;
+//! - [`one_process`]: a suite's one-process intervals widened by how far
+//!   its processes part;
 //! - [`runtimes`]: a run's rows read across its engines.
 //!
 //! The benchmark stage asks it when to stop (the precision rule, compare's
@@ -36,6 +38,7 @@ pub(crate) mod fixtures;
 pub mod gate;
 pub mod groups;
 pub mod interval;
+pub mod one_process;
 pub mod profile;
 pub mod runtimes;
 pub mod stats;

@@ -518,6 +518,7 @@ mod tests {
             passes: 1,
             left_out: Vec::new(),
             failed_later: None,
+            widened_pct: None,
         };
         let mean = |k: usize, value: f64| SuiteRatio {
             side: sides[k].clone(),

@@ -117,8 +117,9 @@ fn two_sided_z(confidence: f64) -> f64 {
 /// The summary of a suite compared across `sides` (the first the
 /// reference): the verdicts counted over every judged benchmark's
 /// comparisons, the benchmarks that failed or were not judged, the sides
-/// left out, the benchmarks a later worker failed on, `unpaired` names, and per side after the first the geometric
-/// mean of its ratios over the benchmarks that compared it.
+/// left out, the benchmarks a later worker failed on, those judged in
+/// one worker process (and the spread that widened them), `unpaired` names, and per side after the first the
+/// geometric mean of its ratios over the benchmarks that compared it.
 pub fn suite_verdicts(
     benchmarks: &[SuiteBenchmark],
     sides: &[String],
@@ -137,6 +138,8 @@ pub fn suite_verdicts(
         .filter(|b| b.failed_later.is_some())
         .count();
     summary.capped = benchmarks.iter().filter(|b| b.capped()).count();
+    summary.one_process = benchmarks.iter().filter(|b| b.one_process()).count();
+    summary.widened_pct = benchmarks.iter().find_map(|b| b.widened_pct);
     summary.not_judged = benchmarks.iter().filter(|b| b.not_judged.is_some()).count();
     summary.unpaired = unpaired;
     summary
@@ -254,7 +257,49 @@ mod tests {
                 })
                 .collect(),
             failed_later: None,
+            widened_pct: None,
         }
+    }
+
+    /// `benchmark` with every side's figures from `processes` processes.
+    fn in_processes(mut benchmark: SuiteBenchmark, processes: usize) -> SuiteBenchmark {
+        let variants = benchmark.report.iter_mut().flat_map(|r| &mut r.variants);
+        for figures in variants.filter_map(|v| v.figures.as_mut()) {
+            figures.processes.processes = processes;
+        }
+        benchmark
+    }
+
+    /// A benchmark judged on one worker process (its fewest) is counted,
+    /// with the spread that widened it; one of more processes, or not
+    /// judged, is not.
+    #[test]
+    fn benchmarks_judged_in_one_process_are_counted() {
+        let sides = ["a".to_string(), "b".to_string()];
+        let with = |verdict, processes| {
+            let comparisons = [compared(verdict, Ratio::exact(2.0), 0.95)];
+            in_processes(benchmark(&comparisons, &[]), processes)
+        };
+        let mut fewest = with(Verdict::Slower, 3);
+        let variants = fewest.report.iter_mut().flat_map(|r| &mut r.variants);
+        if let Some(figures) = variants.last().and_then(|v| v.figures.as_mut()) {
+            figures.processes.processes = 1;
+        }
+        fewest.widened_pct = Some(5.0);
+        let not_judged = SuiteBenchmark {
+            not_judged: Some("a few steps of the clock".into()),
+            ..with(Verdict::Slower, 1)
+        };
+        let benchmarks = [
+            with(Verdict::Unsure, 1),
+            fewest,
+            with(Verdict::Same, 2),
+            not_judged,
+        ];
+        let one: Vec<bool> = benchmarks.iter().map(|b| b.one_process()).collect();
+        assert_eq!(one, [true, true, false, false]);
+        let summary = suite_verdicts(&benchmarks, &sides, 0);
+        assert_eq!((summary.one_process, summary.widened_pct), (2, Some(5.0)));
     }
 
     /// A benchmark a later worker failed on keeps its verdicts and its

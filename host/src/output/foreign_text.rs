@@ -202,6 +202,7 @@ fn suite_report() -> SuiteComparison {
         passes: 1,
         left_out: Vec::new(),
         failed_later: None,
+        widened_pct: None,
     };
     let unsupported = SuiteBenchmark {
         unsupported: Some("x".into()),

@@ -40,7 +40,13 @@ pub struct Line<'a> {
     pub comparison: &'a Comparison,
     /// The side compared with the reference.
     pub side: Option<&'a Foreign>,
+    /// Whether it is judged on one worker process
+    /// ([`SuiteBenchmark::one_process`]).
+    pub one_process: bool,
 }
+
+/// What a line judged on one process says after its interval.
+pub const ONE_PROCESS: &str = "from 1 process";
 
 /// Every verdict of `report`, the largest slowdown first (ratios that are
 /// not numbers last).
@@ -53,6 +59,7 @@ pub fn sorted_lines(report: &SuiteComparison) -> Vec<Line<'_>> {
                 benchmark: &b.name,
                 comparison: c,
                 side: report.sides.get(k),
+                one_process: b.one_process(),
             })
         })
         .collect();
@@ -169,9 +176,13 @@ pub fn suite_table(out: &mut dyn Write, report: &SuiteComparison) -> io::Result<
             true => format!("  {}", line.side.map_or("".into(), terminal)),
             false => String::new(),
         };
+        let one = match line.one_process {
+            true => format!("  {DIM}{ONE_PROCESS}{DIM:#}"),
+            false => String::new(),
+        };
         writeln!(
             out,
-            "{:<width$}  {style}{:<7}{style:#} {ratio:>10} [{low}, {high}]{side}",
+            "{:<width$}  {style}{:<7}{style:#} {ratio:>10} [{low}, {high}]{side}{one}",
             terminal(line.benchmark),
             c.verdict.to_string(),
         )?;
@@ -344,6 +355,13 @@ pub fn summary_line(summary: &SuiteVerdicts, several: bool) -> String {
             summary.failed_later
         ));
     }
+    if summary.one_process > 0 {
+        let how = match summary.widened_pct {
+            Some(pct) => format!("intervals widened by the {pct:.1}% processes part in this suite"),
+            None => "intervals that cannot see how far processes part".to_string(),
+        };
+        line.push_str(&format!(", {} {ONE_PROCESS} ({how})", summary.one_process));
+    }
     if summary.not_judged > 0 {
         line.push_str(&format!(", {} not judged", summary.not_judged));
     }
@@ -392,6 +410,7 @@ mod tests {
                 passes: 1,
                 left_out: Vec::new(),
                 failed_later: None,
+                widened_pct: None,
             }
         };
         SuiteComparison {
@@ -439,6 +458,37 @@ mod tests {
         assert!(!time_line(&none).contains("more would make"));
     }
 
+    /// A verdict judged on one worker process says so after its
+    /// interval, in the terminal and in the Markdown table's interval; one
+    /// of more processes does not.
+    #[test]
+    fn a_verdict_from_one_process_says_so() {
+        let mut suite = budgeted(&[("long", false, None)]);
+        let lines = |suite: &SuiteComparison| {
+            let mut out = Vec::new();
+            suite_table(&mut out, suite).expect("writes");
+            String::from_utf8(out).expect("text")
+        };
+        let one = lines(&suite);
+        let slower = one.lines().find(|l| l.contains("slower")).unwrap_or("");
+        assert!(
+            slower.ends_with(&format!("{DIM}{ONE_PROCESS}{DIM:#}")),
+            "{one}"
+        );
+        let markdown = crate::output::export::suite::markdown_suite(&suite);
+        assert!(markdown.contains("(95.0%, from 1 process)"), "{markdown}");
+        let variants = suite
+            .benchmarks
+            .iter_mut()
+            .filter_map(|b| b.report.as_mut());
+        for v in variants.flat_map(|r| &mut r.variants) {
+            if let Some(figures) = v.figures.as_mut() {
+                figures.processes.processes = 3;
+            }
+        }
+        assert!(!lines(&suite).contains(ONE_PROCESS), "{}", lines(&suite));
+    }
+
     #[test]
     fn the_summary_names_counts_and_the_geometric_mean() {
         let summary = SuiteVerdicts {
@@ -452,6 +502,8 @@ mod tests {
             sides_failed: 0,
             failed_later: 0,
             capped: 0,
+            one_process: 0,
+            widened_pct: None,
             not_judged: 0,
             unpaired: 0,
             geometric_means: vec![SuiteRatio {
@@ -485,13 +537,25 @@ mod tests {
         );
         let later = SuiteVerdicts {
             failed_later: 2,
+            one_process: 3,
             ..left_out
         };
         assert!(
             summary_line(&later, true)
-                .contains("and left out, 2 failed in a later worker (the figures before it kept);"),
+                .contains("and left out, 2 failed in a later worker (the figures before it kept), 3 from 1 process (intervals that cannot see how far processes part);"),
             "{}",
             summary_line(&later, true)
+        );
+        let widened = SuiteVerdicts {
+            widened_pct: Some(5.74),
+            ..later
+        };
+        assert!(
+            summary_line(&widened, true).contains(
+                ", 3 from 1 process (intervals widened by the 5.7% processes part in this suite);"
+            ),
+            "{}",
+            summary_line(&widened, true)
         );
     }
 }

@@ -8,7 +8,7 @@
 //! number, not these cells' text.
 
 use crate::output::cells::{Cells, format_ratios};
-use crate::output::suite_table::{Line, left_out_words, notes};
+use crate::output::suite_table::{Line, ONE_PROCESS, left_out_words, notes};
 use crate::results::{
     BenchResult, CompareReport, Comparison, Foreign, PhaseComparison, SuiteComparison, Verdict,
 };
@@ -190,7 +190,14 @@ pub fn suite(report: &SuiteComparison, lines: &[Line<'_>]) -> Table {
                 Cell::Foreign(line.benchmark.clone()),
                 Cell::Foreign(line.side.cloned().unwrap_or_default()),
                 Cell::Own(ratio),
-                Cell::Own(format!("[{low}, {high}] ({:.1}%)", c.confidence * 100.0)),
+                Cell::Own(format!(
+                    "[{low}, {high}] ({:.1}%{})",
+                    c.confidence * 100.0,
+                    match line.one_process {
+                        true => format!(", {ONE_PROCESS}"),
+                        false => String::new(),
+                    }
+                )),
                 Cell::Verdict(c.verdict),
             ]
         })

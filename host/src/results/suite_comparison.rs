@@ -94,6 +94,13 @@ pub struct SuiteBenchmark {
     /// was taken no further. A failure of the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_later: Option<Foreign>,
+    /// When its comparison was made in one worker process: how far, in
+    /// percent (a standard deviation of log ratios), the suite's
+    /// benchmarks compared in three processes or more read apart from
+    /// one process to the next, by which its intervals were widened
+    /// (`crate::analysis::one_process`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub widened_pct: Option<f64>,
 }
 
 /// A side left out of a benchmark's comparison, and why.
@@ -111,6 +118,22 @@ impl SuiteBenchmark {
     /// Its comparison, when it counts among the verdicts.
     pub fn judged(&self) -> Option<&CompareReport> {
         self.report.as_ref().filter(|_| self.not_judged.is_none())
+    }
+
+    /// The fewest worker processes any of its sides' figures come from,
+    /// when it is judged.
+    pub fn processes(&self) -> Option<usize> {
+        let variants = self.judged()?.variants.iter();
+        variants
+            .filter_map(|v| Some(v.figures.as_ref()?.processes.processes))
+            .min()
+    }
+
+    /// Whether it is judged on the rounds of a single worker process:
+    /// its own interval cannot see how far another process would read
+    /// apart (a suite widens it: `widened_pct`).
+    pub fn one_process(&self) -> bool {
+        self.processes() == Some(1)
     }
 
     /// Whether its comparison, judged, stopped at its time with a verdict
@@ -179,6 +202,15 @@ pub struct SuiteVerdicts {
     /// worker having failed (`failed_later`): a failure of the run.
     #[serde(default)]
     pub failed_later: usize,
+    /// Benchmarks judged on the rounds of one worker process (under
+    /// `--suite-time`, a long program's first look), whose own intervals
+    /// cannot see how far another process would read apart.
+    #[serde(default)]
+    pub one_process: usize,
+    /// The spread between processes, in percent, that widened their
+    /// intervals (their `widened_pct`), when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub widened_pct: Option<f64>,
     /// Benchmarks compared but not judged (`not_judged`).
     pub not_judged: usize,
     /// Names not compared because not every path holds them.

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
+use crate::analysis::one_process::widen_one_process;
 use crate::analysis::suite::suite_verdicts;
 use crate::benchmark::parent::compare::{Taken, Until, compare_further};
 use crate::benchmark::parent::sides::{Sides, keeping, leaving_out};
@@ -361,15 +362,17 @@ impl FirstPass {
     }
 }
 
-/// The suite's report of `benchmarks`, with the runtime view when its
-/// sides are engines.
+/// The suite's report of `benchmarks` (those compared in one process
+/// widened by how far the others' processes part), with the runtime view
+/// when its sides are engines.
 fn report(
     settings: &CompareSettings,
     suite: &Suite,
-    benchmarks: Vec<SuiteBenchmark>,
+    mut benchmarks: Vec<SuiteBenchmark>,
     stopped: Option<Foreign>,
     elapsed: Duration,
 ) -> SuiteComparison {
+    widen_one_process(&mut benchmarks, settings.settings.noise);
     let mut report = SuiteComparison {
         tool: Tool::this(),
         environment: benchmarks
@@ -719,6 +722,7 @@ fn judged(
         passes: 1,
         left_out: Vec::new(),
         failed_later: None,
+        widened_pct: None,
     };
     match compared {
         Ok(report) if report.variants.len() != sides => {

@@ -136,6 +136,7 @@ mod tests {
             passes: 1,
             left_out: Vec::new(),
             failed_later: None,
+            widened_pct: None,
         };
         let benchmarks = vec![
             SuiteBenchmark {

@@ -1,0 +1,264 @@
+//! A suite's verdicts that rest on one worker process, widened by how far
+//! processes part on this machine. Under `--suite-time`, a long program's
+//! first look can make a verdict certain from the rounds of one worker:
+//! its interval holds that process's rounds and cannot see how far another
+//! process would read (a program whose code lands at one of two speeds, a
+//! process that met a busy moment throughout). The suite's benchmarks
+//! compared in [`MIN_PROCESSES`] processes or more measure that spread:
+//! each process's log ratio of a side to the reference (their medians,
+//! paired by worker), its variance about their mean, pooled over every
+//! such benchmark and side by degrees of freedom. A one-process
+//! interval's each side in log space, `d`, becomes `√(d² + (z·s)²)`, `s`
+//! the pooled standard deviation and `z` the normal quantile of the
+//! comparison's confidence, as for a random process effect of that
+//! spread; its verdict is read again. Pure arithmetic.
+
+use crate::analysis::stats::{self, normal_quantile};
+use crate::analysis::verdict;
+use crate::options::NoiseBand;
+use crate::results::{BenchResult, Comparison, Foreign, ProgramPhase, Ratio, SuiteBenchmark};
+
+/// The fewest processes a benchmark's comparison is compared in for its
+/// processes' spread to count.
+pub const MIN_PROCESSES: usize = 3;
+
+/// The log ratio of `variant` to `reference` in each worker process (their
+/// process medians, paired by worker), where both are positive.
+fn process_log_ratios(reference: &BenchResult, variant: &BenchResult) -> Vec<f64> {
+    let medians = |r: &BenchResult| {
+        (r.figures.as_ref()).map_or(Vec::new(), |f| f.processes.process_medians_ns.clone())
+    };
+    (medians(variant).into_iter())
+        .zip(medians(reference))
+        .map(|(v, r)| (v / r).ln())
+        .filter(|l| l.is_finite())
+        .collect()
+}
+
+/// Each side's per-process log ratios of a judged benchmark's comparisons.
+fn log_ratios(benchmark: &SuiteBenchmark) -> Vec<Vec<f64>> {
+    let Some(report) = benchmark.judged() else {
+        return Vec::new();
+    };
+    let named = |name: &Foreign| report.variants.iter().find(|v| v.name == *name);
+    (report.comparisons.iter())
+        .filter_map(|c| Some(process_log_ratios(named(&c.reference)?, named(&c.variant)?)))
+        .collect()
+}
+
+/// The pooled standard deviation of the per-process log ratios over every
+/// judged benchmark and side compared in [`MIN_PROCESSES`] processes or
+/// more: `√(Σ (n − 1)·s² / Σ (n − 1))`. `None` when there is none.
+pub fn between_processes_sd(benchmarks: &[SuiteBenchmark]) -> Option<f64> {
+    let (mut squares, mut freedom) = (0.0, 0.0);
+    for logs in benchmarks.iter().flat_map(log_ratios) {
+        if logs.len() >= MIN_PROCESSES {
+            let df = (logs.len() - 1) as f64;
+            squares += stats::sample_sd(&logs).powi(2) * df;
+            freedom += df;
+        }
+    }
+    let sd = (squares / freedom).sqrt();
+    (freedom > 0.0 && sd.is_finite()).then_some(sd)
+}
+
+/// `ratio` with each side of its log interval widened by `spread` (the
+/// spread's log half-width at the ratio's confidence).
+fn widened(ratio: Ratio, spread: f64) -> Ratio {
+    let side = |end: f64| {
+        let d = (end / ratio.value).ln().abs();
+        (d * d + spread * spread).sqrt()
+    };
+    Ratio {
+        value: ratio.value,
+        low: ratio.value * (-side(ratio.low)).exp(),
+        high: ratio.value * side(ratio.high).exp(),
+    }
+}
+
+/// `comparison` widened by the processes' log standard deviation `sd`,
+/// its verdict, its words and its execute phase (the same ratio) read
+/// again.
+fn widen(comparison: &mut Comparison, sd: f64, band: NoiseBand) {
+    let z = normal_quantile(1.0 - (1.0 - comparison.confidence) / 2.0);
+    let ratio = widened(comparison.ratio, z * sd);
+    let judged = verdict::verdict(&ratio, band);
+    comparison.ratio = ratio;
+    comparison.verdict = judged;
+    comparison.mde_pct = verdict::mde_pct(&ratio);
+    comparison.text = verdict::describe(
+        &comparison.variant,
+        &comparison.reference,
+        &ratio,
+        judged,
+        band,
+    );
+    let execute = comparison.phases.iter_mut();
+    for phase in execute.filter(|p| p.phase == ProgramPhase::Execute) {
+        phase.ratio = ratio;
+        phase.verdict = judged;
+        phase.mde_pct = comparison.mde_pct;
+        phase.text = comparison
+            .text
+            .after(&format!("{}: ", ProgramPhase::Execute));
+    }
+}
+
+/// Widen the comparisons of every judged benchmark compared in one worker
+/// process by the spread [`between_processes_sd`] finds in the others,
+/// recording it in `widened_pct`. One left unsure is `capped`: more time
+/// (another process) would settle it. Nothing changes without a spread.
+pub fn widen_one_process(benchmarks: &mut [SuiteBenchmark], band: NoiseBand) {
+    let Some(sd) = between_processes_sd(benchmarks) else {
+        return;
+    };
+    for b in benchmarks.iter_mut() {
+        if b.processes() != Some(1) {
+            continue;
+        }
+        let Some(report) = b.report.as_mut() else {
+            continue;
+        };
+        for c in &mut report.comparisons {
+            widen(c, sd, band);
+        }
+        report.capped |= report.comparisons.iter().any(|c| !c.verdict.is_certain());
+        b.widened_pct = Some(sd * 100.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::fixtures;
+    use crate::results::Verdict;
+
+    /// A benchmark of two sides whose processes read the side at
+    /// `ratios` of the reference, judged `ratio`.
+    fn benchmark(ratios: &[f64], ratio: Ratio) -> SuiteBenchmark {
+        let mut report = fixtures::compare_report();
+        report.variants.truncate(2);
+        report.comparisons.truncate(1);
+        let verdict = verdict::verdict(&ratio, NoiseBand::default());
+        report.comparisons[0] =
+            fixtures::comparison("mod16.wasm", ratio.value, ratio.low, ratio.high, verdict);
+        for (k, v) in report.variants.iter_mut().enumerate() {
+            if let Some(figures) = v.figures.as_mut() {
+                figures.processes.processes = ratios.len();
+                figures.processes.process_medians_ns = match k {
+                    0 => vec![100.0; ratios.len()],
+                    _ => ratios.iter().map(|r| 100.0 * r).collect(),
+                };
+            }
+        }
+        SuiteBenchmark {
+            name: "x".into(),
+            paths: Vec::new(),
+            error: None,
+            unsupported: None,
+            not_judged: None,
+            report: Some(report),
+            elapsed_ms: 1.0,
+            passes: 1,
+            left_out: Vec::new(),
+            failed_later: None,
+            widened_pct: None,
+        }
+    }
+
+    fn ratio(value: f64, low: f64, high: f64) -> Ratio {
+        Ratio { value, low, high }
+    }
+
+    /// The spread is pooled by degrees of freedom over the benchmarks
+    /// compared in three processes or more, on the log ratios paired by
+    /// process; fewer processes do not count.
+    #[test]
+    fn the_spread_is_pooled_over_benchmarks_of_three_processes_or_more() {
+        let e = f64::exp;
+        let wide = benchmark(&[e(0.1), e(-0.1), e(0.0)], ratio(1.0, 0.9, 1.1));
+        let narrow = benchmark(
+            &[e(0.0), e(0.02), e(0.04), e(0.06), e(0.08)],
+            ratio(1.04, 1.0, 1.1),
+        );
+        let two = benchmark(&[e(1.0), e(-1.0)], ratio(1.0, 0.5, 2.0));
+        // s² = 0.01 over 2 df, and 0.001 (0.02² · 10/4) over 4 df.
+        let pooled = ((0.01 * 2.0 + 0.001 * 4.0) / 6.0f64).sqrt();
+        let sd = between_processes_sd(&[wide, narrow, two.clone()]).unwrap_or(f64::NAN);
+        assert!((sd - pooled).abs() < 1e-12, "{sd} against {pooled}");
+        assert_eq!(between_processes_sd(&[two]), None);
+    }
+
+    /// Each side of the log interval grows as the root of the sum of
+    /// squares; the ratio stays.
+    #[test]
+    fn a_side_grows_by_the_root_of_the_sum_of_squares() {
+        let r = widened(
+            ratio(2.0, 2.0 * (-0.03f64).exp(), 2.0 * 0.04f64.exp()),
+            0.04,
+        );
+        assert_eq!(r.value, 2.0);
+        assert!((r.low - 2.0 * (-0.05f64).exp()).abs() < 1e-12, "{r:?}");
+        assert!(
+            (r.high - 2.0 * 0.0032f64.sqrt().exp()).abs() < 1e-12,
+            "{r:?}"
+        );
+    }
+
+    /// A one-process verdict the spread reaches into the band becomes
+    /// unsure and capped, its words read again; a large effect stays
+    /// certain; a benchmark of several processes keeps its interval; the
+    /// spread is recorded on what it widened.
+    #[test]
+    fn one_process_intervals_are_widened_by_the_spread_of_the_others() {
+        let e = f64::exp;
+        let spread = [e(0.1), e(-0.1), e(0.0), e(0.05), e(-0.05)];
+        let mut benchmarks = [
+            benchmark(&spread, ratio(1.2, 1.15, 1.25)),
+            benchmark(&[0.87], ratio(0.87, 0.83, 0.98)),
+            benchmark(&[2.0], ratio(2.0, 1.9, 2.1)),
+        ];
+        let sd = between_processes_sd(&benchmarks).unwrap_or(f64::NAN);
+        widen_one_process(&mut benchmarks, NoiseBand::default());
+        let [several, close, large] = &benchmarks;
+        let first = |b: &SuiteBenchmark| b.report.as_ref().map(|r| r.comparisons[0].clone());
+        let (close_c, large_c) = (
+            first(close).expect("a report"),
+            first(large).expect("a report"),
+        );
+        assert_eq!(
+            first(several).map(|c| c.ratio),
+            Some(ratio(1.2, 1.15, 1.25))
+        );
+        assert_eq!(several.widened_pct, None);
+        assert_eq!(close_c.verdict, Verdict::Unsure);
+        assert!(close_c.ratio.high > 1.005, "{:?}", close_c.ratio);
+        assert!(
+            close_c.text.unescaped().contains("unsure"),
+            "{:?}",
+            close_c.text
+        );
+        assert!(close.report.as_ref().is_some_and(|r| r.capped));
+        assert_eq!(close.widened_pct, Some(sd * 100.0));
+        assert_eq!(large_c.verdict, Verdict::Slower);
+        assert!(
+            large_c.ratio.low < 1.9 && large_c.ratio.high > 2.1,
+            "{:?}",
+            large_c.ratio
+        );
+        assert!(!large.report.as_ref().is_some_and(|r| r.capped));
+    }
+
+    /// Without a benchmark of three processes or more, nothing changes.
+    #[test]
+    fn without_a_spread_nothing_is_widened() {
+        let mut benchmarks = [benchmark(&[0.87], ratio(0.87, 0.83, 0.98))];
+        widen_one_process(&mut benchmarks, NoiseBand::default());
+        assert_eq!(benchmarks[0].widened_pct, None);
+        let verdict = benchmarks[0]
+            .report
+            .as_ref()
+            .map(|r| r.comparisons[0].verdict);
+        assert_eq!(verdict, Some(Verdict::Faster));
+    }
+}
