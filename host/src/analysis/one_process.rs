@@ -15,7 +15,7 @@
 
 use crate::analysis::stats::{self, normal_quantile};
 use crate::analysis::verdict;
-use crate::options::NoiseBand;
+use crate::options::{Metric, NoiseBand};
 use crate::results::{BenchResult, Comparison, Foreign, ProgramPhase, Ratio, SuiteBenchmark};
 
 /// The fewest processes a benchmark's comparison is compared in for its
@@ -104,8 +104,8 @@ fn widen(comparison: &mut Comparison, sd: f64, band: NoiseBand) {
     }
 }
 
-/// Widen the comparisons of every judged benchmark compared in one worker
-/// process by the spread [`between_processes_sd`] finds in the others,
+/// Widen the comparisons by time of every judged benchmark compared in
+/// one worker process by the spread [`between_processes_sd`] finds in the others,
 /// recording it in `widened_pct`. One left unsure is `capped`: more time
 /// (another process) would settle it. Nothing changes without a spread.
 pub fn widen_one_process(benchmarks: &mut [SuiteBenchmark], band: NoiseBand) {
@@ -119,7 +119,9 @@ pub fn widen_one_process(benchmarks: &mut [SuiteBenchmark], band: NoiseBand) {
         let Some(report) = b.report.as_mut() else {
             continue;
         };
-        for c in &mut report.comparisons {
+        // A count (instructions) is exact: no process moves it.
+        let timed = report.comparisons.iter_mut();
+        for c in timed.filter(|c| c.metric == Metric::Time.name()) {
             widen(c, sd, band);
         }
         report.capped |= report.comparisons.iter().any(|c| !c.verdict.is_certain());
@@ -234,7 +236,7 @@ mod tests {
         assert_eq!(close_c.verdict, Verdict::Unsure);
         assert!(close_c.ratio.high > 1.005, "{:?}", close_c.ratio);
         assert!(
-            close_c.text.unescaped().contains("unsure"),
+            format!("{:?}", close_c.text).contains("unsure"),
             "{:?}",
             close_c.text
         );
@@ -247,6 +249,24 @@ mod tests {
             large_c.ratio
         );
         assert!(!large.report.as_ref().is_some_and(|r| r.capped));
+    }
+
+    /// An exact count (instructions) is not widened.
+    #[test]
+    fn a_count_is_not_widened() {
+        let e = f64::exp;
+        let spread = [e(0.1), e(-0.1), e(0.0)];
+        let mut counted = benchmark(&[2.0], Ratio::exact(2.0));
+        if let Some(report) = counted.report.as_mut() {
+            report.comparisons[0].metric = "instructions".into();
+        }
+        let mut benchmarks = [benchmark(&spread, ratio(1.0, 0.9, 1.1)), counted];
+        widen_one_process(&mut benchmarks, NoiseBand::default());
+        let first = benchmarks[1]
+            .report
+            .as_ref()
+            .map(|r| r.comparisons[0].ratio);
+        assert_eq!(first, Some(Ratio::exact(2.0)));
     }
 
     /// Without a benchmark of three processes or more, nothing changes.
