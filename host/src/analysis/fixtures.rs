@@ -3,15 +3,15 @@
 //! figures (for exact snapshots), and realistic reports built from generated
 //! samples (for the plots).
 
-use crate::analysis::{complexity, stats};
+use crate::analysis::{complexity, stats, verdict};
 use crate::guest::Kind;
 use crate::guest::runtime::wasmtime::cache::CacheOutcome;
-use crate::options::{EngineConfig, Headline};
+use crate::options::{EngineConfig, Headline, NoiseBand};
 use crate::results::{
     BenchResult, Checksum, CompareReport, Comparison, Complexity, ComplexityResult, Counts,
     DriftFigures, Durations, Environment, Figures, Note, Notes, NsPerOp, Pauses, PhaseComparison,
-    ProcessFigures, ProgramPhase, Ratio, RunReport, Series, Start, StartPhase, Time, Tool, Verdict,
-    WarmupFigures,
+    ProcessFigures, ProgramPhase, Ratio, RunReport, Series, Start, StartPhase, SuiteBenchmark,
+    Time, Tool, Verdict, WarmupFigures,
 };
 
 pub fn environment() -> Environment {
@@ -401,6 +401,43 @@ pub fn compare_report() -> CompareReport {
         stopped: None,
         capped: false,
         to_certain_ms: None,
+    }
+}
+
+/// A benchmark of two sides whose processes read the side at
+/// `ratios` of the reference, judged `ratio`.
+pub fn suite_benchmark(ratios: &[f64], ratio: Ratio) -> SuiteBenchmark {
+    let mut report = compare_report();
+    report.variants.truncate(2);
+    report.comparisons.truncate(1);
+    let verdict = verdict::verdict(&ratio, NoiseBand::default());
+    report.comparisons[0] = comparison("mod16.wasm", ratio.value, ratio.low, ratio.high, verdict);
+    for (k, v) in report.variants.iter_mut().enumerate() {
+        if let Some(figures) = v.figures.as_mut() {
+            figures.processes.processes = ratios.len();
+            figures.processes.process_medians_ns = match k {
+                0 => vec![100.0; ratios.len()],
+                _ => ratios.iter().map(|r| 100.0 * r).collect(),
+            };
+        }
+    }
+    judged(report)
+}
+
+/// A benchmark named "x", judged in one pass into `report`.
+pub fn judged(report: CompareReport) -> SuiteBenchmark {
+    SuiteBenchmark {
+        name: "x".into(),
+        paths: Vec::new(),
+        error: None,
+        unsupported: None,
+        not_judged: None,
+        report: Some(report),
+        elapsed_ms: 1.0,
+        passes: 1,
+        left_out: Vec::new(),
+        failed_later: None,
+        widened_pct: None,
     }
 }
 

@@ -76,12 +76,29 @@ fn widened(ratio: Ratio, spread: f64) -> Ratio {
     }
 }
 
+/// The ratio of `comparison` (by time) widened by the processes' log
+/// standard deviation `sd` at its confidence.
+fn widened_ratio(comparison: &Comparison, sd: f64) -> Ratio {
+    let z = normal_quantile(1.0 - (1.0 - comparison.confidence) / 2.0);
+    widened(comparison.ratio, z * sd)
+}
+
+/// Whether `comparison`, of one worker process, would be certain once
+/// widened by the processes' log standard deviation `sd`, as the suite's
+/// report widens it ([`widen_one_process`]): a count always is, as it
+/// was.
+pub fn certain_widened(comparison: &Comparison, sd: f64, band: NoiseBand) -> bool {
+    if comparison.metric != Metric::Time.name() {
+        return comparison.verdict.is_certain();
+    }
+    verdict::verdict(&widened_ratio(comparison, sd), band).is_certain()
+}
+
 /// `comparison` widened by the processes' log standard deviation `sd`,
 /// its verdict, its words and its execute phase (the same ratio) read
 /// again.
 fn widen(comparison: &mut Comparison, sd: f64, band: NoiseBand) {
-    let z = normal_quantile(1.0 - (1.0 - comparison.confidence) / 2.0);
-    let ratio = widened(comparison.ratio, z * sd);
+    let ratio = widened_ratio(comparison, sd);
     let judged = verdict::verdict(&ratio, band);
     comparison.ratio = ratio;
     comparison.verdict = judged;
@@ -135,39 +152,6 @@ mod tests {
     use crate::analysis::fixtures;
     use crate::results::Verdict;
 
-    /// A benchmark of two sides whose processes read the side at
-    /// `ratios` of the reference, judged `ratio`.
-    fn benchmark(ratios: &[f64], ratio: Ratio) -> SuiteBenchmark {
-        let mut report = fixtures::compare_report();
-        report.variants.truncate(2);
-        report.comparisons.truncate(1);
-        let verdict = verdict::verdict(&ratio, NoiseBand::default());
-        report.comparisons[0] =
-            fixtures::comparison("mod16.wasm", ratio.value, ratio.low, ratio.high, verdict);
-        for (k, v) in report.variants.iter_mut().enumerate() {
-            if let Some(figures) = v.figures.as_mut() {
-                figures.processes.processes = ratios.len();
-                figures.processes.process_medians_ns = match k {
-                    0 => vec![100.0; ratios.len()],
-                    _ => ratios.iter().map(|r| 100.0 * r).collect(),
-                };
-            }
-        }
-        SuiteBenchmark {
-            name: "x".into(),
-            paths: Vec::new(),
-            error: None,
-            unsupported: None,
-            not_judged: None,
-            report: Some(report),
-            elapsed_ms: 1.0,
-            passes: 1,
-            left_out: Vec::new(),
-            failed_later: None,
-            widened_pct: None,
-        }
-    }
-
     fn ratio(value: f64, low: f64, high: f64) -> Ratio {
         Ratio { value, low, high }
     }
@@ -178,12 +162,12 @@ mod tests {
     #[test]
     fn the_spread_is_pooled_over_benchmarks_of_three_processes_or_more() {
         let e = f64::exp;
-        let wide = benchmark(&[e(0.1), e(-0.1), e(0.0)], ratio(1.0, 0.9, 1.1));
-        let narrow = benchmark(
+        let wide = fixtures::suite_benchmark(&[e(0.1), e(-0.1), e(0.0)], ratio(1.0, 0.9, 1.1));
+        let narrow = fixtures::suite_benchmark(
             &[e(0.0), e(0.02), e(0.04), e(0.06), e(0.08)],
             ratio(1.04, 1.0, 1.1),
         );
-        let two = benchmark(&[e(1.0), e(-1.0)], ratio(1.0, 0.5, 2.0));
+        let two = fixtures::suite_benchmark(&[e(1.0), e(-1.0)], ratio(1.0, 0.5, 2.0));
         // s² = 0.01 over 2 df, and 0.001 (0.02² · 10/4) over 4 df.
         let pooled = ((0.01 * 2.0 + 0.001 * 4.0) / 6.0f64).sqrt();
         let sd = between_processes_sd(&[wide, narrow, two.clone()]).unwrap_or(f64::NAN);
@@ -207,19 +191,26 @@ mod tests {
         );
     }
 
+    /// Three benchmarks: one of five processes spread 0.1 in log, one of
+    /// one process near the band (0.87×), one of one process far from it
+    /// (2×).
+    fn spread_close_large() -> [SuiteBenchmark; 3] {
+        let e = f64::exp;
+        let spread = [e(0.1), e(-0.1), e(0.0), e(0.05), e(-0.05)];
+        [
+            fixtures::suite_benchmark(&spread, ratio(1.2, 1.15, 1.25)),
+            fixtures::suite_benchmark(&[0.87], ratio(0.87, 0.83, 0.98)),
+            fixtures::suite_benchmark(&[2.0], ratio(2.0, 1.9, 2.1)),
+        ]
+    }
+
     /// A one-process verdict the spread reaches into the band becomes
     /// unsure and capped, its words read again; a large effect stays
     /// certain; a benchmark of several processes keeps its interval; the
     /// spread is recorded on what it widened.
     #[test]
     fn one_process_intervals_are_widened_by_the_spread_of_the_others() {
-        let e = f64::exp;
-        let spread = [e(0.1), e(-0.1), e(0.0), e(0.05), e(-0.05)];
-        let mut benchmarks = [
-            benchmark(&spread, ratio(1.2, 1.15, 1.25)),
-            benchmark(&[0.87], ratio(0.87, 0.83, 0.98)),
-            benchmark(&[2.0], ratio(2.0, 1.9, 2.1)),
-        ];
+        let mut benchmarks = spread_close_large();
         let sd = between_processes_sd(&benchmarks).unwrap_or(f64::NAN);
         widen_one_process(&mut benchmarks, NoiseBand::default());
         let [several, close, large] = &benchmarks;
@@ -251,16 +242,39 @@ mod tests {
         assert!(!large.report.as_ref().is_some_and(|r| r.capped));
     }
 
+    /// What the second pass reads ahead ([`certain_widened`]) is what
+    /// the report's widening then gives: a one-process verdict near the
+    /// band is left unsure, a large one certain.
+    #[test]
+    fn certain_widened_reads_the_verdict_the_report_gives() {
+        let mut benchmarks = spread_close_large();
+        let sd = between_processes_sd(&benchmarks).unwrap_or(f64::NAN);
+        let band = NoiseBand::default();
+        let first = |b: &SuiteBenchmark| b.report.as_ref().map(|r| r.comparisons[0].clone());
+        let ahead: Vec<Option<bool>> = (benchmarks[1..].iter())
+            .map(|b| first(b).map(|c| certain_widened(&c, sd, band)))
+            .collect();
+        assert_eq!(ahead, [Some(false), Some(true)]);
+        widen_one_process(&mut benchmarks, band);
+        let given: Vec<Option<bool>> = (benchmarks[1..].iter())
+            .map(|b| first(b).map(|c| c.verdict.is_certain()))
+            .collect();
+        assert_eq!(ahead, given);
+    }
+
     /// An exact count (instructions) is not widened.
     #[test]
     fn a_count_is_not_widened() {
         let e = f64::exp;
         let spread = [e(0.1), e(-0.1), e(0.0)];
-        let mut counted = benchmark(&[2.0], Ratio::exact(2.0));
+        let mut counted = fixtures::suite_benchmark(&[2.0], Ratio::exact(2.0));
         if let Some(report) = counted.report.as_mut() {
             report.comparisons[0].metric = "instructions".into();
         }
-        let mut benchmarks = [benchmark(&spread, ratio(1.0, 0.9, 1.1)), counted];
+        let mut benchmarks = [
+            fixtures::suite_benchmark(&spread, ratio(1.0, 0.9, 1.1)),
+            counted,
+        ];
         widen_one_process(&mut benchmarks, NoiseBand::default());
         let first = benchmarks[1]
             .report
@@ -272,7 +286,7 @@ mod tests {
     /// Without a benchmark of three processes or more, nothing changes.
     #[test]
     fn without_a_spread_nothing_is_widened() {
-        let mut benchmarks = [benchmark(&[0.87], ratio(0.87, 0.83, 0.98))];
+        let mut benchmarks = [fixtures::suite_benchmark(&[0.87], ratio(0.87, 0.83, 0.98))];
         widen_one_process(&mut benchmarks, NoiseBand::default());
         assert_eq!(benchmarks[0].widened_pct, None);
         let verdict = benchmarks[0]

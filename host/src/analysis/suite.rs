@@ -241,14 +241,6 @@ mod tests {
         let mut report = crate::analysis::fixtures::compare_report();
         report.comparisons = comparisons.to_vec();
         SuiteBenchmark {
-            name: "x".into(),
-            paths: Vec::new(),
-            error: None,
-            unsupported: None,
-            not_judged: None,
-            report: Some(report),
-            elapsed_ms: 1.0,
-            passes: 1,
             left_out: (left_out.iter())
                 .map(|side| crate::results::LeftOut {
                     side: (*side).into(),
@@ -256,8 +248,7 @@ mod tests {
                     unsupported: false,
                 })
                 .collect(),
-            failed_later: None,
-            widened_pct: None,
+            ..crate::analysis::fixtures::judged(report)
         }
     }
 

@@ -16,6 +16,7 @@ use crate::analysis::compare::{
 };
 use crate::analysis::epochs::corrected_per_op;
 use crate::analysis::estimate;
+use crate::analysis::one_process::certain_widened;
 use crate::analysis::summary::Drift;
 use crate::benchmark::parent::callgrind;
 use crate::benchmark::parent::catalog::Catalog;
@@ -124,6 +125,11 @@ impl Taken {
         self.judged.failed.as_ref()
     }
 
+    /// The workers that compared.
+    pub fn processes(&self) -> usize {
+        self.judged.processes
+    }
+
     /// The rounds its workers took, in all.
     pub fn rounds(&self) -> usize {
         self.judged.rounds
@@ -133,6 +139,16 @@ impl Taken {
     pub fn unsure(&self) -> bool {
         let comparisons = &self.judged.comparisons;
         comparisons.iter().any(|c| !c.verdict.is_certain())
+    }
+
+    /// Whether its verdicts rest on one worker and one of them would be
+    /// unsure once widened by how far the suite's processes part
+    /// (`spread`,
+    /// [`crate::analysis::one_process::between_processes_sd`]), as the suite's report widens
+    /// a verdict of one process: another worker would tell.
+    pub fn unsure_widened(&self, spread: f64, band: NoiseBand) -> bool {
+        let mut comparisons = self.judged.comparisons.iter();
+        self.processes() == 1 && comparisons.any(|c| !certain_widened(c, spread, band))
     }
 
     /// The mean time of one of its workers (start, warm-up and rounds):

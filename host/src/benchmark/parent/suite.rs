@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use crate::analysis::one_process::widen_one_process;
+use crate::analysis::one_process::{between_processes_sd, widen_one_process};
 use crate::analysis::suite::suite_verdicts;
 use crate::benchmark::parent::compare::{Taken, Until, compare_further};
 use crate::benchmark::parent::sides::{Sides, keeping, leaving_out};
@@ -497,30 +497,34 @@ impl Further<'_> {
         false
     }
 
-    /// One go over `open` in the order of [`Further::turn`], while the
-    /// time left holds one more of a benchmark's rounds (the mean of its
-    /// rounds so far, its workers' start spread over them), each benchmark
-    /// at most `--time` in all. Each gets an even share of the time left
-    /// among the benchmarks left whose round could still fit in it, and at
-    /// least one round's time while one fits. Gives the benchmarks still
-    /// open that took rounds, for the next go; `None` when interrupted.
+    /// One go over `open`, the next always the first in the order of
+    /// [`Further::turn`] (read again after each, as the time left and the
+    /// spread of the suite's processes move), while the time left holds
+    /// one more of a benchmark's rounds (the mean of its rounds so far,
+    /// its workers' start spread over them), each benchmark at most
+    /// `--time` in all. Each gets an even share of the time left among the
+    /// benchmarks left whose round could still fit in it, and at least one
+    /// round's time while one fits. Gives the benchmarks still open that
+    /// took rounds, for the next go; `None` when interrupted.
     fn go(&self, mut open: Vec<Open>, benchmarks: &mut [SuiteBenchmark]) -> Option<Vec<Open>> {
-        let left = self.end.saturating_duration_since(Instant::now());
-        open.sort_by_cached_key(|o| self.turn(&o.taken, left));
-        let costs: Vec<Duration> = open.iter().map(|o| o.taken.per_round()).collect();
         let mut shares = Shares::new(self.end, open.len());
         let mut again = Vec::new();
-        for (k, open) in open.into_iter().enumerate() {
+        while !open.is_empty() {
             let left = self.end.saturating_duration_since(Instant::now());
-            shares.left = costs[k..].iter().filter(|c| **c <= left).count();
-            let cap = self.cap.saturating_sub(open.spent);
+            let spread = between_processes_sd(benchmarks);
+            open.sort_by_cached_key(|o| self.turn(&o.taken, left, spread));
+            let next = open.remove(0);
+            let cost = next.taken.per_round();
+            let fits = |o: &&Open| o.taken.per_round() <= left;
+            shares.left = usize::from(cost <= left) + open.iter().filter(fits).count();
+            let cap = self.cap.saturating_sub(next.spent);
             // A benchmark whose round fits gets at least that round's
             // time, so that the time goes to the open verdicts first.
-            let share = shares.share(cap).max(costs[k].min(left)).min(cap);
-            if share < costs[k] {
+            let share = shares.share(cap).max(cost.min(left)).min(cap);
+            if share < cost {
                 continue;
             }
-            match self.further(open, share, benchmarks) {
+            match self.further(next, share, benchmarks) {
                 Err(Interrupted) => return None,
                 Ok(still) => again.extend(still),
             }
@@ -528,15 +532,24 @@ impl Further<'_> {
         Some(again)
     }
 
-    /// When `taken` goes, `left` being the pass's time: first the unsure
-    /// verdicts that would become certain within it, were their rounds to
-    /// come as they have ([`Taken::time_to_certain`]), the soonest first;
-    /// then the other unsure ones (close calls, and those the time left
-    /// would not settle), then those certain from fewer processes than
-    /// the stop rule needs, the cheapest workers first within each.
-    fn turn(&self, taken: &Taken, left: Duration) -> (u8, Duration) {
+    /// When `taken` goes, `left` being the pass's time and `spread` how
+    /// far the suite's processes part so far ([`between_processes_sd`]):
+    /// first the unsure verdicts that would become certain within it,
+    /// were their rounds to come as they have ([`Taken::time_to_certain`]),
+    /// and those of one worker that the report's widening by `spread`
+    /// would leave unsure (another worker tells), the soonest first; then
+    /// the other unsure ones (close calls, and those the time left would
+    /// not settle); then those certain from fewer processes than the stop
+    /// rule needs; last those of one worker that stay certain widened,
+    /// the cheapest workers first within each.
+    fn turn(&self, taken: &Taken, left: Duration, spread: Option<f64>) -> (u8, Duration) {
+        let widened = |s| taken.unsure_widened(s, self.band);
         if !taken.unsure() {
-            return (2, taken.per_process());
+            return match spread.map(widened) {
+                Some(true) => (0, taken.per_process()),
+                Some(false) if taken.processes() == 1 => (3, taken.per_process()),
+                _ => (2, taken.per_process()),
+            };
         }
         match taken.time_to_certain(self.band) {
             Some(time) if time <= left => (0, time),
@@ -783,7 +796,7 @@ mod tests {
     use crate::analysis::fixtures::comparison;
     use crate::benchmark::parent::row;
     use crate::options::EngineConfig;
-    use crate::results::{Comparison, LeftOut, Row, Verdict};
+    use crate::results::{Comparison, LeftOut, Ratio, Row, Verdict};
 
     /// A fresh folder under the system temp dir, removed on drop.
     struct TempDir(PathBuf);
@@ -1111,6 +1124,40 @@ mod tests {
         }
     }
 
+    /// The benchmark `index` still open after workers and rounds
+    /// `workers_rounds` of `per_process` each, judged `judged`.
+    fn open(
+        index: usize,
+        workers_rounds: (usize, usize),
+        per_process: Duration,
+        judged: Comparison,
+    ) -> Open {
+        Open {
+            index,
+            taken: Taken::made_of(workers_rounds, per_process, judged),
+            spent: per_process,
+        }
+    }
+
+    /// The names, in order, of the benchmarks of `suite` that a second
+    /// pass of 20 s takes from `open`, the first pass having given
+    /// `benchmarks`.
+    fn second_pass_order(
+        suite: &Suite,
+        open: Vec<Open>,
+        benchmarks: &mut [SuiteBenchmark],
+    ) -> Vec<String> {
+        let taken = std::cell::RefCell::new(Vec::new());
+        let compare =
+            |b: &Benchmark, _kept: &[usize], _until: Instant, more: Taken, _: &dyn Progress| {
+                taken.borrow_mut().push(b.name.clone());
+                Ok((report_of_two(), more))
+            };
+        let further = second_pass(suite, Instant::now() + Duration::from_secs(20), &compare);
+        assert!(!further.take(open, benchmarks));
+        taken.into_inner()
+    }
+
     /// Every benchmark's entry after a first pass in which each failed.
     fn first_pass_errors(suite: &Suite) -> Vec<SuiteBenchmark> {
         let first_pass =
@@ -1201,19 +1248,7 @@ mod tests {
     #[test]
     fn the_second_pass_takes_first_what_more_rounds_would_settle_soonest() {
         let suite = suite_named(&["close", "certain", "long", "nearer", "beyond"]);
-        let taken = std::cell::RefCell::new(Vec::new());
-        let compare =
-            |b: &Benchmark, _kept: &[usize], _until: Instant, more: Taken, _: &dyn Progress| {
-                taken.borrow_mut().push(b.name.clone());
-                Ok((report_of_two(), more))
-            };
-        let further = second_pass(&suite, Instant::now() + Duration::from_secs(20), &compare);
         let ms = Duration::from_millis;
-        let open = |index, workers_rounds, per_process, judged| Open {
-            index,
-            taken: Taken::made_of(workers_rounds, per_process, judged),
-            spent: per_process,
-        };
         let open = vec![
             open(0, (6, 35), ms(10), unsure(1.004, 0.982, 1.007)),
             open(1, (1, 2), ms(10), slower()),
@@ -1224,9 +1259,32 @@ mod tests {
             open(4, (1, 2), ms(60_000), unsure(1.94, 0.93, 4.06)),
         ];
         let mut benchmarks = first_pass_errors(&suite);
-        assert!(!further.take(open, &mut benchmarks));
-        assert_eq!(*taken.borrow(), ["nearer", "long", "close", "certain"]);
+        let order = second_pass_order(&suite, open, &mut benchmarks);
+        assert_eq!(order, ["nearer", "long", "close", "certain"]);
         assert_eq!(benchmarks[4].passes, 1);
+    }
+
+    /// Once the suite's processes part (a benchmark whose three workers
+    /// read winch 5% apart), a verdict of one worker that the report's
+    /// widening would leave unsure goes first, before a close call; one
+    /// that stays certain widened goes last, after one certain from two
+    /// workers, cheaper though its worker is.
+    #[test]
+    fn the_second_pass_takes_first_a_verdict_of_one_worker_that_widening_would_leave_unsure() {
+        let suite = suite_named(&["spread", "safe", "two", "close", "thin"]);
+        let ms = Duration::from_millis;
+        let thin = comparison("winch", 1.03, 1.02, 1.04, Verdict::Slower);
+        let open = vec![
+            open(1, (1, 2), ms(10), slower()),
+            open(2, (2, 4), ms(20), slower()),
+            open(3, (6, 35), ms(10), unsure(1.004, 0.982, 1.007)),
+            open(4, (1, 2), ms(100), thin),
+        ];
+        let mut benchmarks = first_pass_errors(&suite);
+        let ratio = Ratio::exact(1.0);
+        benchmarks[0] = crate::analysis::fixtures::suite_benchmark(&[1.0, 1.05, 0.95], ratio);
+        let order = second_pass_order(&suite, open, &mut benchmarks);
+        assert_eq!(order, ["thin", "close", "two", "safe"]);
     }
 
     /// The second pass goes over what is still open again while time is
