@@ -16,7 +16,9 @@
 use crate::analysis::stats::{self, normal_quantile};
 use crate::analysis::verdict;
 use crate::options::{Metric, NoiseBand};
-use crate::results::{BenchResult, Comparison, Foreign, ProgramPhase, Ratio, SuiteBenchmark};
+use crate::results::{
+    BenchResult, Comparison, Foreign, ProgramPhase, Ratio, SuiteBenchmark, Verdict,
+};
 
 /// The fewest processes a benchmark's comparison is compared in for its
 /// processes' spread to count.
@@ -76,30 +78,34 @@ fn widened(ratio: Ratio, spread: f64) -> Ratio {
     }
 }
 
-/// The ratio of `comparison` (by time) widened by the processes' log
-/// standard deviation `sd` at its confidence.
-fn widened_ratio(comparison: &Comparison, sd: f64) -> Ratio {
+/// The ratio of `comparison` widened by the processes' log standard
+/// deviation `sd` at its confidence, and its verdict read again; `None`
+/// for a count (instructions), which is exact: no process moves it.
+fn rejudged(comparison: &Comparison, sd: f64, band: NoiseBand) -> Option<(Ratio, Verdict)> {
+    if comparison.metric != Metric::Time.name() {
+        return None;
+    }
     let z = normal_quantile(1.0 - (1.0 - comparison.confidence) / 2.0);
-    widened(comparison.ratio, z * sd)
+    let ratio = widened(comparison.ratio, z * sd);
+    Some((ratio, verdict::verdict(&ratio, band)))
 }
 
 /// Whether `comparison`, of one worker process, would be certain once
 /// widened by the processes' log standard deviation `sd`, as the suite's
-/// report widens it ([`widen_one_process`]): a count always is, as it
-/// was.
+/// report widens it ([`widen_one_process`]).
 pub fn certain_widened(comparison: &Comparison, sd: f64, band: NoiseBand) -> bool {
-    if comparison.metric != Metric::Time.name() {
-        return comparison.verdict.is_certain();
-    }
-    verdict::verdict(&widened_ratio(comparison, sd), band).is_certain()
+    rejudged(comparison, sd, band)
+        .map_or(comparison.verdict, |(_, v)| v)
+        .is_certain()
 }
 
 /// `comparison` widened by the processes' log standard deviation `sd`,
 /// its verdict, its words and its execute phase (the same ratio) read
-/// again.
+/// again; a count is left as it is ([`rejudged`]).
 fn widen(comparison: &mut Comparison, sd: f64, band: NoiseBand) {
-    let ratio = widened_ratio(comparison, sd);
-    let judged = verdict::verdict(&ratio, band);
+    let Some((ratio, judged)) = rejudged(comparison, sd, band) else {
+        return;
+    };
     comparison.ratio = ratio;
     comparison.verdict = judged;
     comparison.mde_pct = verdict::mde_pct(&ratio);
@@ -136,9 +142,7 @@ pub fn widen_one_process(benchmarks: &mut [SuiteBenchmark], band: NoiseBand) {
         let Some(report) = b.report.as_mut() else {
             continue;
         };
-        // A count (instructions) is exact: no process moves it.
-        let timed = report.comparisons.iter_mut();
-        for c in timed.filter(|c| c.metric == Metric::Time.name()) {
+        for c in report.comparisons.iter_mut() {
             widen(c, sd, band);
         }
         report.capped |= report.comparisons.iter().any(|c| !c.verdict.is_certain());

@@ -125,11 +125,6 @@ impl Taken {
         self.judged.failed.as_ref()
     }
 
-    /// The workers that compared.
-    pub fn processes(&self) -> usize {
-        self.judged.processes
-    }
-
     /// The rounds its workers took, in all.
     pub fn rounds(&self) -> usize {
         self.judged.rounds
@@ -141,14 +136,14 @@ impl Taken {
         comparisons.iter().any(|c| !c.verdict.is_certain())
     }
 
-    /// Whether its verdicts rest on one worker and one of them would be
-    /// unsure once widened by how far the suite's processes part
-    /// (`spread`,
-    /// [`crate::analysis::one_process::between_processes_sd`]), as the suite's report widens
-    /// a verdict of one process: another worker would tell.
-    pub fn unsure_widened(&self, spread: f64, band: NoiseBand) -> bool {
+    /// When its verdicts rest on one worker: whether each would stay
+    /// certain once widened by how far the suite's processes part
+    /// (`spread`, [`crate::analysis::one_process::between_processes_sd`]),
+    /// as the suite's report widens a verdict of one process. `None` when
+    /// more workers compared.
+    pub fn certain_widened(&self, spread: f64, band: NoiseBand) -> Option<bool> {
         let mut comparisons = self.judged.comparisons.iter();
-        self.processes() == 1 && comparisons.any(|c| !certain_widened(c, spread, band))
+        (self.judged.processes == 1).then(|| comparisons.all(|c| certain_widened(c, spread, band)))
     }
 
     /// The mean time of one of its workers (start, warm-up and rounds):

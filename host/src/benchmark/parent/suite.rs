@@ -512,8 +512,8 @@ impl Further<'_> {
         while !open.is_empty() {
             let left = self.end.saturating_duration_since(Instant::now());
             let spread = between_processes_sd(benchmarks);
-            open.sort_by_cached_key(|o| self.turn(&o.taken, left, spread));
-            let next = open.remove(0);
+            let turn = |k: &usize| self.turn(&open[*k].taken, left, spread);
+            let next = open.remove((0..open.len()).min_by_key(turn).unwrap_or(0));
             let cost = next.taken.per_round();
             let fits = |o: &&Open| o.taken.per_round() <= left;
             shares.left = usize::from(cost <= left) + open.iter().filter(fits).count();
@@ -543,13 +543,13 @@ impl Further<'_> {
     /// rule needs; last those of one worker that stay certain widened,
     /// the cheapest workers first within each.
     fn turn(&self, taken: &Taken, left: Duration, spread: Option<f64>) -> (u8, Duration) {
-        let widened = |s| taken.unsure_widened(s, self.band);
         if !taken.unsure() {
-            return match spread.map(widened) {
-                Some(true) => (0, taken.per_process()),
-                Some(false) if taken.processes() == 1 => (3, taken.per_process()),
-                _ => (2, taken.per_process()),
+            let rank = match spread.and_then(|s| taken.certain_widened(s, self.band)) {
+                Some(false) => 0,
+                Some(true) => 3,
+                None => 2,
             };
+            return (rank, taken.per_process());
         }
         match taken.time_to_certain(self.band) {
             Some(time) if time <= left => (0, time),
