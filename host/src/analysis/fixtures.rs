@@ -407,19 +407,31 @@ pub fn compare_report() -> CompareReport {
 /// A benchmark of two sides whose processes read the side at
 /// `ratios` of the reference, judged `ratio`.
 pub fn suite_benchmark(ratios: &[f64], ratio: Ratio) -> SuiteBenchmark {
+    suite_benchmark_of(&[(ratios, ratio)])
+}
+
+/// A benchmark of a reference and a side per item of `sides` (at most
+/// three), whose processes read that side at its ratios of the
+/// reference, judged at its ratio.
+pub fn suite_benchmark_of(sides: &[(&[f64], Ratio)]) -> SuiteBenchmark {
     let mut report = compare_report();
-    report.variants.truncate(2);
-    report.comparisons.truncate(1);
-    let verdict = verdict::verdict(&ratio, NoiseBand::default());
-    report.comparisons[0] = comparison("mod16.wasm", ratio.value, ratio.low, ratio.high, verdict);
+    report.variants.truncate(sides.len() + 1);
+    report.comparisons.truncate(sides.len());
+    let processes = sides.first().map_or(0, |(r, _)| r.len());
+    let medians = |k: usize| match k {
+        0 => vec![100.0; processes],
+        _ => sides[k - 1].0.iter().map(|r| 100.0 * r).collect(),
+    };
     for (k, v) in report.variants.iter_mut().enumerate() {
         if let Some(figures) = v.figures.as_mut() {
-            figures.processes.processes = ratios.len();
-            figures.processes.process_medians_ns = match k {
-                0 => vec![100.0; ratios.len()],
-                _ => ratios.iter().map(|r| 100.0 * r).collect(),
-            };
+            figures.processes.processes = processes;
+            figures.processes.process_medians_ns = medians(k);
         }
+    }
+    let names = ["mod16.wasm", "mod17.wasm", "mod13|copy.wasm"];
+    for ((c, (_, ratio)), name) in report.comparisons.iter_mut().zip(sides).zip(names) {
+        let verdict = verdict::verdict(ratio, NoiseBand::default());
+        *c = comparison(name, ratio.value, ratio.low, ratio.high, verdict);
     }
     judged(report)
 }
@@ -437,7 +449,7 @@ pub fn judged(report: CompareReport) -> SuiteBenchmark {
         passes: 1,
         left_out: Vec::new(),
         failed_later: None,
-        widened_pct: None,
+        widened_pct: Vec::new(),
     }
 }
 

@@ -518,7 +518,7 @@ mod tests {
             passes: 1,
             left_out: Vec::new(),
             failed_later: None,
-            widened_pct: None,
+            widened_pct: Vec::new(),
         };
         let mean = |k: usize, value: f64| SuiteRatio {
             side: sides[k].clone(),

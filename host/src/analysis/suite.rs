@@ -14,6 +14,7 @@
 //! interval is exp(mean ± z₉₅ · se). Rows are taken as independent: what
 //! the machine did to one benchmark is not assumed to repeat in the next.
 
+use crate::analysis::one_process::Spread;
 use crate::analysis::stats::normal_quantile;
 use crate::results::{
     BenchResult, Foreign, Ratio, SuiteBenchmark, SuiteRatio, SuiteSummary, SuiteVerdicts, Verdict,
@@ -118,8 +119,9 @@ fn two_sided_z(confidence: f64) -> f64 {
 /// reference): the verdicts counted over every judged benchmark's
 /// comparisons, the benchmarks that failed or were not judged, the sides
 /// left out, the benchmarks a later worker failed on, those judged in
-/// one worker process (and the spread that widened them), `unpaired` names, and per side after the first the
-/// geometric mean of its ratios over the benchmarks that compared it.
+/// one worker process (and each side's spread, which widened them),
+/// `unpaired` names, and per side after the first the geometric mean of
+/// its ratios over the benchmarks that compared it.
 pub fn suite_verdicts(
     benchmarks: &[SuiteBenchmark],
     sides: &[String],
@@ -139,7 +141,8 @@ pub fn suite_verdicts(
         .count();
     summary.capped = benchmarks.iter().filter(|b| b.capped()).count();
     summary.one_process = benchmarks.iter().filter(|b| b.one_process()).count();
-    summary.widened_pct = benchmarks.iter().find_map(|b| b.widened_pct);
+    let named: Vec<Foreign> = sides.iter().cloned().map(Foreign::from).collect();
+    summary.spreads = Spread::of(benchmarks, &named).summary(&named);
     summary.not_judged = benchmarks.iter().filter(|b| b.not_judged.is_some()).count();
     summary.unpaired = unpaired;
     summary
@@ -261,9 +264,8 @@ mod tests {
         benchmark
     }
 
-    /// A benchmark judged on one worker process (its fewest) is counted,
-    /// with the spread that widened it; one of more processes, or not
-    /// judged, is not.
+    /// A benchmark judged on one worker process (its fewest) is counted;
+    /// one of more processes, or not judged, is not.
     #[test]
     fn benchmarks_judged_in_one_process_are_counted() {
         let sides = ["a".to_string(), "b".to_string()];
@@ -276,7 +278,6 @@ mod tests {
         if let Some(figures) = variants.last().and_then(|v| v.figures.as_mut()) {
             figures.processes.processes = 1;
         }
-        fewest.widened_pct = Some(5.0);
         let not_judged = SuiteBenchmark {
             not_judged: Some("a few steps of the clock".into()),
             ..with(Verdict::Slower, 1)
@@ -290,7 +291,7 @@ mod tests {
         let one: Vec<bool> = benchmarks.iter().map(|b| b.one_process()).collect();
         assert_eq!(one, [true, true, false, false]);
         let summary = suite_verdicts(&benchmarks, &sides, 0);
-        assert_eq!((summary.one_process, summary.widened_pct), (2, Some(5.0)));
+        assert_eq!(summary.one_process, 2);
     }
 
     /// A benchmark a later worker failed on keeps its verdicts and its

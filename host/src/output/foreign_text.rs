@@ -202,7 +202,7 @@ fn suite_report() -> SuiteComparison {
         passes: 1,
         left_out: Vec::new(),
         failed_later: None,
-        widened_pct: None,
+        widened_pct: Vec::new(),
     };
     let unsupported = SuiteBenchmark {
         unsupported: Some("x".into()),

@@ -18,7 +18,7 @@ use crate::output::cells::format_ratios;
 use crate::output::escape::terminal;
 use crate::output::units::format_seconds;
 use crate::results::{
-    Comparison, Foreign, SuiteBenchmark, SuiteComparison, SuiteVerdicts, Verdict,
+    Comparison, Foreign, SideSpread, SuiteBenchmark, SuiteComparison, SuiteVerdicts, Verdict,
 };
 
 const ERROR: Style = AnsiColor::Red.on_default().bold();
@@ -356,10 +356,7 @@ pub fn summary_line(summary: &SuiteVerdicts, several: bool) -> String {
         ));
     }
     if summary.one_process > 0 {
-        let how = match summary.widened_pct {
-            Some(pct) => format!("intervals widened by the {pct:.1}% processes part in this suite"),
-            None => "intervals that cannot see how far processes part".to_string(),
-        };
+        let how = widened(&summary.spreads);
         line.push_str(&format!(", {} {ONE_PROCESS} ({how})", summary.one_process));
     }
     if summary.not_judged > 0 {
@@ -382,6 +379,31 @@ pub fn summary_line(summary: &SuiteVerdicts, several: bool) -> String {
         ));
     }
     line
+}
+
+/// How the intervals of one process were widened: by each side's spread
+/// ([`SideSpread`]; one taken from every side's says so), or not at all.
+fn widened(spreads: &[SideSpread]) -> String {
+    let pct = |s: &SideSpread| format!("{:.1}%", s.pct);
+    match spreads {
+        [] => "intervals that cannot see how far processes part".to_string(),
+        [one] => format!(
+            "intervals widened by the {} processes part in this suite",
+            pct(one)
+        ),
+        several => {
+            let each: Vec<String> = (several.iter())
+                .map(|s| match s.own {
+                    true => format!("`{}` {}", terminal(&s.side), pct(s)),
+                    false => format!("`{}` {} (every side's)", terminal(&s.side), pct(s)),
+                })
+                .collect();
+            format!(
+                "intervals widened by how far each side's processes part in this suite: {}",
+                each.join(", ")
+            )
+        }
+    }
 }
 
 #[cfg(test)]
@@ -410,7 +432,7 @@ mod tests {
                 passes: 1,
                 left_out: Vec::new(),
                 failed_later: None,
-                widened_pct: None,
+                widened_pct: Vec::new(),
             }
         };
         SuiteComparison {
@@ -503,7 +525,7 @@ mod tests {
             failed_later: 0,
             capped: 0,
             one_process: 0,
-            widened_pct: None,
+            spreads: Vec::new(),
             not_judged: 0,
             unpaired: 0,
             geometric_means: vec![SuiteRatio {
@@ -546,9 +568,14 @@ mod tests {
             "{}",
             summary_line(&later, true)
         );
+        let spread = |side: &str, pct, own| SideSpread {
+            side: side.into(),
+            pct,
+            own,
+        };
         let widened = SuiteVerdicts {
-            widened_pct: Some(5.74),
-            ..later
+            spreads: vec![spread("winch", 5.74, true)],
+            ..later.clone()
         };
         assert!(
             summary_line(&widened, true).contains(
@@ -556,6 +583,17 @@ mod tests {
             ),
             "{}",
             summary_line(&widened, true)
+        );
+        let sides = SuiteVerdicts {
+            spreads: vec![spread("wasmer", 2.04, true), spread("v8", 6.3, false)],
+            ..later
+        };
+        assert!(
+            summary_line(&sides, true).contains(
+                ", 3 from 1 process (intervals widened by how far each side's processes part in this suite: `wasmer` 2.0%, `v8` 6.3% (every side's));"
+            ),
+            "{}",
+            summary_line(&sides, true)
         );
     }
 }

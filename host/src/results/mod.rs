@@ -39,5 +39,5 @@ pub use report::{
 };
 pub use runtimes::{EngineMean, RuntimeBenchmark, RuntimeCell, RuntimeView, StartCell};
 pub use suite_comparison::{
-    LeftOut, SuiteBenchmark, SuiteComparison, SuiteRatio, SuiteVerdicts, Unpaired,
+    LeftOut, SideSpread, SuiteBenchmark, SuiteComparison, SuiteRatio, SuiteVerdicts, Unpaired,
 };

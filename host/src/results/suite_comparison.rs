@@ -94,13 +94,26 @@ pub struct SuiteBenchmark {
     /// was taken no further. A failure of the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_later: Option<Foreign>,
-    /// When its comparison was made in one worker process: how far, in
-    /// percent (a standard deviation of log ratios), the suite's
-    /// benchmarks compared in three processes or more read apart from
-    /// one process to the next, by which its intervals were widened
-    /// (`crate::analysis::one_process`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub widened_pct: Option<f64>,
+    /// When its comparison was made in one worker process: per comparison,
+    /// in its report's order, how far, in percent (a standard deviation
+    /// of log ratios), the suite's benchmarks compared in three processes
+    /// or more read apart from one process to the next on that side, by
+    /// which its interval was widened (`crate::analysis::one_process`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub widened_pct: Vec<f64>,
+}
+
+/// How far one side's processes read apart in a suite: the spread its
+/// verdicts of one process are widened by.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SideSpread {
+    pub side: Foreign,
+    /// A standard deviation of per-process log ratios to the reference,
+    /// in percent.
+    pub pct: f64,
+    /// Whether it is measured on the side's own benchmarks; `false`: on
+    /// every side's, its own being too few.
+    pub own: bool,
 }
 
 /// A side left out of a benchmark's comparison, and why.
@@ -207,10 +220,12 @@ pub struct SuiteVerdicts {
     /// cannot see how far another process would read apart.
     #[serde(default)]
     pub one_process: usize,
-    /// The spread between processes, in percent, that widened their
-    /// intervals (their `widened_pct`), when it did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub widened_pct: Option<f64>,
+    /// Per side after the first, how far its processes read apart: the
+    /// spread that widens its verdicts of one process (their
+    /// `widened_pct`); empty when no benchmark was compared in three
+    /// processes or more.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spreads: Vec<SideSpread>,
     /// Benchmarks compared but not judged (`not_judged`).
     pub not_judged: usize,
     /// Names not compared because not every path holds them.

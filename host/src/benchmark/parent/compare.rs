@@ -137,13 +137,16 @@ impl Taken {
     }
 
     /// When its verdicts rest on one worker: whether each would stay
-    /// certain once widened by how far the suite's processes part
-    /// (`spread`, [`crate::analysis::one_process::between_processes_sd`]),
-    /// as the suite's report widens a verdict of one process. `None` when
-    /// more workers compared.
-    pub fn certain_widened(&self, spread: f64, band: NoiseBand) -> Option<bool> {
-        let mut comparisons = self.judged.comparisons.iter();
-        (self.judged.processes == 1).then(|| comparisons.all(|c| certain_widened(c, spread, band)))
+    /// certain once widened by how far the suite's processes part on its
+    /// side (`spreads`, one per comparison in order,
+    /// [`crate::analysis::one_process::Spread`]), as the suite's report
+    /// widens a verdict of one process. `None` when more workers compared,
+    /// or `spreads` are not one per comparison.
+    pub fn certain_widened(&self, spreads: &[f64], band: NoiseBand) -> Option<bool> {
+        let comparisons = &self.judged.comparisons;
+        let one = self.judged.processes == 1 && comparisons.len() == spreads.len();
+        let mut each = comparisons.iter().zip(spreads);
+        one.then(|| each.all(|(c, sd)| certain_widened(c, *sd, band)))
     }
 
     /// The mean time of one of its workers (start, warm-up and rounds):

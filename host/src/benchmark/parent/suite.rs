@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use crate::analysis::one_process::{between_processes_sd, widen_one_process};
+use crate::analysis::one_process::{Spread, widen_one_process};
 use crate::analysis::suite::suite_verdicts;
 use crate::benchmark::parent::compare::{Taken, Until, compare_further};
 use crate::benchmark::parent::sides::{Sides, keeping, leaving_out};
@@ -46,6 +46,13 @@ pub struct Suite {
     pub sides: Vec<String>,
     pub benchmarks: Vec<Benchmark>,
     pub unpaired: Vec<Unpaired>,
+}
+
+impl Suite {
+    /// Its sides, as a report names them.
+    fn named_sides(&self) -> Vec<Foreign> {
+        self.sides.iter().cloned().map(Foreign::from).collect()
+    }
 }
 
 /// One benchmark of the suite: its file under each path (one file when
@@ -372,14 +379,15 @@ fn report(
     stopped: Option<Foreign>,
     elapsed: Duration,
 ) -> SuiteComparison {
-    widen_one_process(&mut benchmarks, settings.settings.noise);
+    let sides = suite.named_sides();
+    widen_one_process(&mut benchmarks, &sides, settings.settings.noise);
     let mut report = SuiteComparison {
         tool: Tool::this(),
         environment: benchmarks
             .iter()
             .find_map(|b| b.report.as_ref())
             .map(|r| r.environment.clone()),
-        sides: suite.sides.iter().cloned().map(Foreign::from).collect(),
+        sides,
         reference: suite.sides.first().cloned().unwrap_or_default().into(),
         noise_pct: settings.settings.noise.width_pct(),
         summary: suite_verdicts(&benchmarks, &suite.sides, suite.unpaired.len()),
@@ -508,11 +516,14 @@ impl Further<'_> {
     /// took rounds, for the next go; `None` when interrupted.
     fn go(&self, mut open: Vec<Open>, benchmarks: &mut [SuiteBenchmark]) -> Option<Vec<Open>> {
         let mut shares = Shares::new(self.end, open.len());
-        let mut again = Vec::new();
+        let (mut again, sides) = (Vec::new(), self.suite.named_sides());
         while !open.is_empty() {
             let left = self.end.saturating_duration_since(Instant::now());
-            let spread = between_processes_sd(benchmarks);
-            let turn = |k: &usize| self.turn(&open[*k].taken, left, spread);
+            let spread = Spread::of(benchmarks, &sides);
+            let turn = |k: &usize| {
+                let spreads = spread.of_comparisons(&benchmarks[open[*k].index], &sides);
+                self.turn(&open[*k].taken, left, spreads.as_deref())
+            };
             let next = open.remove((0..open.len()).min_by_key(turn).unwrap_or(0));
             let cost = next.taken.per_round();
             let fits = |o: &&Open| o.taken.per_round() <= left;
@@ -532,19 +543,20 @@ impl Further<'_> {
         Some(again)
     }
 
-    /// When `taken` goes, `left` being the pass's time and `spread` how
-    /// far the suite's processes part so far ([`between_processes_sd`]):
+    /// When `taken` goes, `left` being the pass's time and `spreads` how
+    /// far the suite's processes part so far on each of its sides
+    /// ([`Spread`]):
     /// first the unsure verdicts that would become certain within it,
     /// were their rounds to come as they have ([`Taken::time_to_certain`]),
-    /// and those of one worker that the report's widening by `spread`
+    /// and those of one worker that the report's widening by `spreads`
     /// would leave unsure (another worker tells), the soonest first; then
     /// the other unsure ones (close calls, and those the time left would
     /// not settle); then those certain from fewer processes than the stop
     /// rule needs; last those of one worker that stay certain widened,
     /// the cheapest workers first within each.
-    fn turn(&self, taken: &Taken, left: Duration, spread: Option<f64>) -> (u8, Duration) {
+    fn turn(&self, taken: &Taken, left: Duration, spreads: Option<&[f64]>) -> (u8, Duration) {
         if !taken.unsure() {
-            let rank = match spread.and_then(|s| taken.certain_widened(s, self.band)) {
+            let rank = match spreads.and_then(|s| taken.certain_widened(s, self.band)) {
                 Some(false) => 0,
                 Some(true) => 3,
                 None => 2,
@@ -576,14 +588,7 @@ impl Further<'_> {
         let start = Instant::now();
         let rounds = open.taken.rounds();
         let before = &benchmarks[open.index];
-        let sides: Vec<Foreign> = self
-            .suite
-            .sides
-            .iter()
-            .cloned()
-            .map(Foreign::from)
-            .collect();
-        let kept = before.variant_sides(&sides);
+        let kept = before.variant_sides(&self.suite.named_sides());
         let left_out = before.left_out.clone();
         let compared = (self.compare)(benchmark, &kept, start + share, open.taken, &within);
         let cut = compared.as_ref().map_or(true, |(r, _)| r.stopped.is_some());
@@ -735,7 +740,7 @@ fn judged(
         passes: 1,
         left_out: Vec::new(),
         failed_later: None,
-        widened_pct: None,
+        widened_pct: Vec::new(),
     };
     match compared {
         Ok(report) if report.variants.len() != sides => {

@@ -136,7 +136,7 @@ mod tests {
             passes: 1,
             left_out: Vec::new(),
             failed_later: None,
-            widened_pct: None,
+            widened_pct: Vec::new(),
         };
         let benchmarks = vec![
             SuiteBenchmark {
