@@ -215,8 +215,12 @@ fn widen(comparison: &mut Comparison, sd: f64, band: NoiseBand) {
 /// compared in one worker process, each by its side's [`Spread`] in the
 /// others, recording them in `widened_pct`. One left unsure is `capped`:
 /// more time (another process) would settle it. Nothing changes without
-/// a spread.
-pub fn widen_one_process(benchmarks: &mut [SuiteBenchmark], sides: &[Foreign], band: NoiseBand) {
+/// a spread. Gives each side's spread, for the suite's summary.
+pub fn widen_one_process(
+    benchmarks: &mut [SuiteBenchmark],
+    sides: &[Foreign],
+    band: NoiseBand,
+) -> Vec<SideSpread> {
     let spread = Spread::of(benchmarks, sides);
     for b in benchmarks.iter_mut() {
         if b.processes() != Some(1) {
@@ -234,6 +238,7 @@ pub fn widen_one_process(benchmarks: &mut [SuiteBenchmark], sides: &[Foreign], b
         report.capped |= report.comparisons.iter().any(|c| !c.verdict.is_certain());
         b.widened_pct = sds.iter().map(|sd| sd * 100.0).collect();
     }
+    spread.summary(sides)
 }
 
 #[cfg(test)]

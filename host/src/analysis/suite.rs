@@ -14,7 +14,6 @@
 //! interval is exp(mean ± z₉₅ · se). Rows are taken as independent: what
 //! the machine did to one benchmark is not assumed to repeat in the next.
 
-use crate::analysis::one_process::Spread;
 use crate::analysis::stats::normal_quantile;
 use crate::results::{
     BenchResult, Foreign, Ratio, SuiteBenchmark, SuiteRatio, SuiteSummary, SuiteVerdicts, Verdict,
@@ -119,8 +118,7 @@ fn two_sided_z(confidence: f64) -> f64 {
 /// reference): the verdicts counted over every judged benchmark's
 /// comparisons, the benchmarks that failed or were not judged, the sides
 /// left out, the benchmarks a later worker failed on, those judged in
-/// one worker process (and each side's spread, which widened them),
-/// `unpaired` names, and per side after the first the geometric mean of
+/// one worker process, `unpaired` names, and per side after the first the geometric mean of
 /// its ratios over the benchmarks that compared it.
 pub fn suite_verdicts(
     benchmarks: &[SuiteBenchmark],
@@ -141,8 +139,6 @@ pub fn suite_verdicts(
         .count();
     summary.capped = benchmarks.iter().filter(|b| b.capped()).count();
     summary.one_process = benchmarks.iter().filter(|b| b.one_process()).count();
-    let named: Vec<Foreign> = sides.iter().cloned().map(Foreign::from).collect();
-    summary.spreads = Spread::of(benchmarks, &named).summary(&named);
     summary.not_judged = benchmarks.iter().filter(|b| b.not_judged.is_some()).count();
     summary.unpaired = unpaired;
     summary

@@ -380,7 +380,7 @@ fn report(
     elapsed: Duration,
 ) -> SuiteComparison {
     let sides = suite.named_sides();
-    widen_one_process(&mut benchmarks, &sides, settings.settings.noise);
+    let spreads = widen_one_process(&mut benchmarks, &sides, settings.settings.noise);
     let mut report = SuiteComparison {
         tool: Tool::this(),
         environment: benchmarks
@@ -398,6 +398,7 @@ fn report(
         elapsed_ms: elapsed.as_secs_f64() * 1e3,
         suite_time_ms: settings.suite_time.map(|t| t.as_secs_f64() * 1e3),
     };
+    report.summary.spreads = spreads;
     let engines = settings.settings.engines.len();
     if engines > 1 && suite.sides.len() == engines {
         report.runtimes = crate::analysis::runtimes::suite_view(&report);
