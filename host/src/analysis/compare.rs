@@ -83,18 +83,7 @@ pub fn paired_across_processes(
     reference: &[Vec<f64>],
     confidence: f64,
 ) -> Option<Ratio> {
-    let per_process: Vec<Vec<f64>> = variant
-        .iter()
-        .zip(reference)
-        .map(|(v, r)| {
-            v.iter()
-                .zip(r)
-                .map(|(a, b)| (a / b).ln())
-                .filter(|l| l.is_finite())
-                .collect::<Vec<f64>>()
-        })
-        .filter(|logs| !logs.is_empty())
-        .collect();
+    let per_process = paired_logs(variant, reference);
     let pooled: Vec<f64> = per_process.concat();
     let ratios: Vec<f64> = pooled.iter().map(|l| l.exp()).collect();
     let within = verdict::paired_ratio(&ratios, confidence)?;
@@ -132,6 +121,36 @@ pub fn paired_across_processes(
         low: low.exp().min(within.low),
         high: high.exp().max(within.high),
     })
+}
+
+/// The log ratio of each pair of rounds of `variant` and `reference`, per
+/// worker process (a process without one left out).
+fn paired_logs(variant: &[Vec<f64>], reference: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    (variant.iter().zip(reference))
+        .map(|(v, r)| {
+            (v.iter().zip(r))
+                .map(|(a, b)| (a / b).ln())
+                .filter(|l| l.is_finite())
+                .collect::<Vec<f64>>()
+        })
+        .filter(|logs| !logs.is_empty())
+        .collect()
+}
+
+/// The log ratios of the paired rounds of `variant` and `reference` when
+/// their interval at `confidence` is Student's t over them: two rounds or
+/// more, all of one worker process, too few for the sign test
+/// ([`verdict::sign_test_rank`]). Empty otherwise. What a suite pools
+/// the rounds' spread from ([`crate::analysis::few_rounds`]).
+pub fn few_rounds(variant: &[Vec<f64>], reference: &[Vec<f64>], confidence: f64) -> Vec<f64> {
+    match paired_logs(variant, reference).as_slice() {
+        [one]
+            if one.len() >= 2 && verdict::sign_test_rank(one.len(), 1.0 - confidence).is_none() =>
+        {
+            one.clone()
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// The ratio of two variants' medians of their rounds' least per-op times
@@ -350,11 +369,16 @@ pub fn judge(
         .enumerate()
         .filter(|&(i, _)| i != reference)
         .map(|(_, v)| {
-            let (ratio, judged_by) = match (metric, v.exact_per_op, base.exact_per_op) {
+            let (ratio, judged_by, few) = match (metric, v.exact_per_op, base.exact_per_op) {
                 (Metric::Instructions | Metric::CyclesEst, Some(now), Some(then)) if then > 0.0 => {
-                    (Some(Ratio::exact(now / then)), metric)
+                    (Some(Ratio::exact(now / then)), metric, Vec::new())
                 }
-                _ => (made_of(&v.least(), &base_rounds, confidence), Metric::Time),
+                _ => {
+                    let least = v.least();
+                    let ratio = made_of(&least, &base_rounds, confidence);
+                    let few = few_rounds(&least, &base_rounds, confidence);
+                    (ratio, Metric::Time, few)
+                }
             };
             let ratio = ratio.unwrap_or(Ratio::exact(f64::NAN));
             let verdict = verdict::verdict(&ratio, band);
@@ -374,6 +398,7 @@ pub fn judge(
                     band,
                 ),
                 phases: Vec::new(),
+                few_rounds: few,
             }
         })
         .collect()

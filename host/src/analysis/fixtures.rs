@@ -333,6 +333,7 @@ pub fn comparison(variant: &str, ratio: f64, low: f64, high: f64, verdict: Verdi
         verdict,
         text: format!("`{variant}` vs `mod13.wasm`: {verdict}").into(),
         phases: Vec::new(),
+        few_rounds: Vec::new(),
     }
 }
 

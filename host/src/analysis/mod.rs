@@ -18,6 +18,8 @@
 //! - [`cost`]: Callgrind's counts per op and the cycle estimate;
 //! - [`profile`]: functions' weights in a profile, and what changed;
 //! - [`suite`]: geometric means over the rows of a suite;
+//! - [`few_rounds`]: a suite's intervals on too few rounds for the sign
+//!   test, made from the spread of such rounds pooled over the suite;
 //! - [`one_process`]: a suite's one-process intervals widened by how far
 //!   its processes part;
 //! - [`runtimes`]: a run's rows read across its engines.
@@ -33,6 +35,7 @@ pub mod cost;
 pub mod drift;
 pub mod epochs;
 pub mod estimate;
+pub mod few_rounds;
 #[cfg(test)]
 pub(crate) mod fixtures;
 pub mod gate;

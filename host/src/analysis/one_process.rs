@@ -85,6 +85,15 @@ impl Pool {
     }
 }
 
+/// One side's spread of processes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct SideSd {
+    /// The log standard deviation.
+    sd: f64,
+    /// Whether it is the side's own; `false`: the pool of every side's.
+    own: bool,
+}
+
 /// How far processes part in a suite, per side: the log standard
 /// deviation each side's verdicts of one process are widened by, and
 /// whether it is the side's own or the pool of every side's.
@@ -92,32 +101,48 @@ impl Pool {
 pub struct Spread {
     /// Per side of the suite, the reference's place included (never
     /// compared, so never its own).
-    sides: Vec<Option<(f64, bool)>>,
+    sides: Vec<Option<SideSd>>,
 }
 
 impl Spread {
     /// The spread of the judged `benchmarks` across `sides` (the suite's)
-    /// compared in [`MIN_PROCESSES`] processes or more: per side, its
-    /// own when it stands on [`MIN_FREEDOM`] degrees of freedom (or on all
-    /// there are), else the pool of every side; `None` for a side when nothing was compared in
-    /// enough processes.
+    /// compared in [`MIN_PROCESSES`] processes or more ([`Spread::pooled`]
+    /// of their per-process log ratios).
     pub fn of(benchmarks: &[SuiteBenchmark], sides: &[Foreign]) -> Spread {
-        let mut own = vec![Pool::default(); sides.len()];
+        let logs = benchmarks.iter().flat_map(|b| log_ratios(b, sides));
+        Spread::pooled(logs, sides.len())
+    }
+
+    /// The spread of per-process `logs` (each with its place among a
+    /// suite's `sides`) of [`MIN_PROCESSES`] or more, pooled by degrees of
+    /// freedom: per side, its own when it stands on [`MIN_FREEDOM`]
+    /// degrees of freedom (or on all there are), else the pool of every
+    /// side; `None` for a side when nothing was compared in enough
+    /// processes.
+    pub fn pooled(logs: impl IntoIterator<Item = (usize, Vec<f64>)>, sides: usize) -> Spread {
+        let mut own = vec![Pool::default(); sides];
         let mut every = Pool::default();
-        for (k, logs) in benchmarks.iter().flat_map(|b| log_ratios(b, sides)) {
-            own[k].add(&logs);
-            every.add(&logs);
+        for (k, logs) in logs {
+            if let Some(pool) = own.get_mut(k) {
+                pool.add(&logs);
+                every.add(&logs);
+            }
         }
         let pooled = every.sd();
         // A side that holds every degree of freedom is the pool itself.
         let stands = |pool: &Pool| pool.freedom >= MIN_FREEDOM.min(every.freedom);
         let side = |pool: &Pool| match (stands(pool), pool.sd()) {
-            (true, Some(sd)) => Some((sd, true)),
-            _ => pooled.map(|sd| (sd, false)),
+            (true, Some(sd)) => Some(SideSd { sd, own: true }),
+            _ => pooled.map(|sd| SideSd { sd, own: false }),
         };
         Spread {
             sides: own.iter().map(side).collect(),
         }
+    }
+
+    /// The spread of the side at `k` among the suite's sides.
+    fn side(&self, k: usize) -> Option<SideSd> {
+        self.sides.get(k).copied().flatten()
     }
 
     /// The log standard deviation of each comparison of `benchmark`, in
@@ -129,23 +154,34 @@ impl Spread {
         sides: &[Foreign],
     ) -> Option<Vec<f64>> {
         (benchmark.variant_sides(sides).into_iter().skip(1))
-            .map(|k| Some(self.sides.get(k).copied().flatten()?.0))
+            .map(|k| Some(self.side(k)?.sd))
             .collect()
     }
 
     /// Each side's spread after the reference, for the suite's summary.
     pub fn summary(&self, sides: &[Foreign]) -> Vec<SideSpread> {
-        (sides.iter().zip(&self.sides).skip(1))
-            .filter_map(|(side, spread)| {
-                let (sd, own) = (*spread)?;
-                Some(SideSpread {
-                    side: side.clone(),
-                    pct: sd * 100.0,
-                    own,
-                })
-            })
-            .collect()
+        let each = self.sides.iter().map(|s| s.map(|s| (s.sd, s.own)));
+        side_spreads(sides, each)
     }
+}
+
+/// Of each side after the reference among `sides` (a suite's), its log
+/// standard deviation and whether it is its own (`each`, the reference's
+/// first), when it has one, as the suite's summary gives it.
+pub fn side_spreads(
+    sides: &[Foreign],
+    each: impl Iterator<Item = Option<(f64, bool)>>,
+) -> Vec<SideSpread> {
+    (sides.iter().zip(each).skip(1))
+        .filter_map(|(side, spread)| {
+            let (sd, own) = spread?;
+            Some(SideSpread {
+                side: side.clone(),
+                pct: sd * 100.0,
+                own,
+            })
+        })
+        .collect()
 }
 
 /// `ratio` with each side of its log interval widened by `spread` (the
@@ -183,13 +219,18 @@ pub fn certain_widened(comparison: &Comparison, sd: f64, band: NoiseBand) -> boo
         .is_certain()
 }
 
-/// `comparison` widened by its side's log standard deviation `sd`, its
-/// verdict, its words and its execute phase (the same ratio) read again;
-/// a count is left as it is ([`rejudged`]).
+/// `comparison` widened by its side's log standard deviation `sd`
+/// ([`reread`]); a count is left as it is ([`rejudged`]).
 fn widen(comparison: &mut Comparison, sd: f64, band: NoiseBand) {
-    let Some((ratio, judged)) = rejudged(comparison, sd, band) else {
-        return;
-    };
+    if let Some((ratio, _)) = rejudged(comparison, sd, band) {
+        reread(comparison, ratio, band);
+    }
+}
+
+/// `comparison` with `ratio`: its verdict, its words and its execute
+/// phase (the same ratio) read again.
+pub fn reread(comparison: &mut Comparison, ratio: Ratio, band: NoiseBand) {
+    let judged = verdict::verdict(&ratio, band);
     comparison.ratio = ratio;
     comparison.verdict = judged;
     comparison.mde_pct = verdict::mde_pct(&ratio);

@@ -68,6 +68,57 @@ pub fn sample_sd(values: &[f64]) -> f64 {
     (values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
 }
 
+/// The 97.5% quantile of Student's t distribution with `freedom` degrees
+/// of freedom, not a whole number (statrs); the normal's when infinite,
+/// infinite with none.
+pub fn student_t_975_of(freedom: f64) -> f64 {
+    match freedom {
+        f if f.is_infinite() && f > 0.0 => normal_quantile(0.975),
+        f => match StudentsT::new(0.0, 1.0, f) {
+            Ok(t) => t.inverse_cdf(0.975),
+            Err(_) => f64::INFINITY,
+        },
+    }
+}
+
+/// The digamma function ψ, the derivative of ln Γ (statrs).
+pub fn digamma(x: f64) -> f64 {
+    statrs::function::gamma::digamma(x)
+}
+
+/// The trigamma function ψ′ for `x` > 0: the recurrence ψ′(x) = ψ′(x + 1)
+/// + 1/x² up to 10, then its asymptotic series (error below 1e-12).
+pub fn trigamma(x: f64) -> f64 {
+    if x.is_nan() || x <= 0.0 {
+        return f64::NAN;
+    }
+    let (mut x, mut sum) = (x, 0.0);
+    while x < 10.0 {
+        sum += 1.0 / (x * x);
+        x += 1.0;
+    }
+    let f = 1.0 / (x * x);
+    let tail = f / x * (1.0 / 6.0 - f * (1.0 / 30.0 - f * (1.0 / 42.0 - f / 30.0)));
+    sum + 1.0 / x + f / 2.0 + tail
+}
+
+/// The `x` > 0 with ψ′(x) = `y` > 0 ([`trigamma`], which falls from
+/// infinity to 0), by bisection in log space; NaN for `y` ≤ 0.
+pub fn trigamma_inverse(y: f64) -> f64 {
+    if y.is_nan() || y <= 0.0 {
+        return f64::NAN;
+    }
+    let (mut low, mut high) = (1e-12f64.ln(), 1e12f64.ln());
+    for _ in 0..200 {
+        let mid = (low + high) / 2.0;
+        match trigamma(mid.exp()) > y {
+            true => low = mid,
+            false => high = mid,
+        }
+    }
+    ((low + high) / 2.0).exp()
+}
+
 /// The 97.5% quantile of Student's t distribution with `df` degrees of
 /// freedom (statrs; infinite with none), remembered for the first few
 /// hundred.
@@ -448,6 +499,26 @@ pub fn widen(centre: f64, low: f64, high: f64, extra: f64) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// ψ′ against known values (ψ′(1/2) = π²/2, ψ′(1) = π²/6) and its
+    /// inverse against it; Student's t of a fractional freedom between
+    /// its whole neighbours.
+    #[test]
+    fn trigamma_and_its_inverse() {
+        let pi2 = std::f64::consts::PI.powi(2);
+        assert!((trigamma(0.5) - pi2 / 2.0).abs() < 1e-10);
+        assert!((trigamma(1.0) - pi2 / 6.0).abs() < 1e-10);
+        assert!((trigamma(10.0) - 0.105_166_335_681_685).abs() < 1e-10);
+        for x in [0.05, 0.8, 3.0, 40.0, 2000.0] {
+            let back = trigamma_inverse(trigamma(x));
+            assert!((back / x - 1.0).abs() < 1e-9, "{x}: {back}");
+        }
+        assert!(trigamma_inverse(0.0).is_nan());
+        let t = student_t_975_of(2.5);
+        assert!(t < student_t_975(2) && t > student_t_975(3), "{t}");
+        assert!((student_t_975_of(f64::INFINITY) - 1.959_964).abs() < 1e-6);
+        assert!((digamma(1.0) + 0.577_215_664_901_532_9).abs() < 1e-12);
+    }
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol

@@ -139,6 +139,11 @@ pub fn suite_verdicts(
         .count();
     summary.capped = benchmarks.iter().filter(|b| b.capped()).count();
     summary.one_process = benchmarks.iter().filter(|b| b.one_process()).count();
+    let few = |b: &SuiteBenchmark| {
+        b.judged()
+            .is_some_and(|r| r.comparisons.iter().any(|c| !c.few_rounds.is_empty()))
+    };
+    summary.few_rounds = benchmarks.iter().filter(|b| few(b)).count();
     summary.not_judged = benchmarks.iter().filter(|b| b.not_judged.is_some()).count();
     summary.unpaired = unpaired;
     summary
@@ -231,6 +236,7 @@ mod tests {
             verdict,
             text: crate::results::Foreign::default(),
             phases: Vec::new(),
+            few_rounds: Vec::new(),
         }
     }
 

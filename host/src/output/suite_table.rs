@@ -359,6 +359,10 @@ pub fn summary_line(summary: &SuiteVerdicts, several: bool) -> String {
         let how = widened(&summary.spreads);
         line.push_str(&format!(", {} {ONE_PROCESS} ({how})", summary.one_process));
     }
+    if summary.few_rounds > 0 {
+        let how = moderated(&summary.round_spreads);
+        line.push_str(&format!(", {} {FEW_ROUNDS} ({how})", summary.few_rounds));
+    }
     if summary.not_judged > 0 {
         line.push_str(&format!(", {} not judged", summary.not_judged));
     }
@@ -384,26 +388,54 @@ pub fn summary_line(summary: &SuiteVerdicts, several: bool) -> String {
 /// How the intervals of one process were widened: by each side's spread
 /// ([`SideSpread`]; one taken from every side's says so), or not at all.
 fn widened(spreads: &[SideSpread]) -> String {
-    let pct = |s: &SideSpread| format!("{:.1}%", s.pct);
     match spreads {
         [] => "intervals that cannot see how far processes part".to_string(),
         [one] => format!(
             "intervals widened by the {} processes part in this suite",
-            pct(one)
+            percent(one)
         ),
-        several => {
-            let each: Vec<String> = (several.iter())
-                .map(|s| match s.own {
-                    true => format!("`{}` {}", terminal(&s.side), pct(s)),
-                    false => format!("`{}` {} (every side's)", terminal(&s.side), pct(s)),
-                })
-                .collect();
-            format!(
-                "intervals widened by how far each side's processes part in this suite: {}",
-                each.join(", ")
-            )
-        }
+        several => format!(
+            "intervals widened by how far each side's processes part in this suite: {}",
+            each_side(several)
+        ),
     }
+}
+
+/// What a summary says of the benchmarks on too few rounds for the sign
+/// test.
+pub const FEW_ROUNDS: &str = "on too few rounds for the sign test";
+
+/// Where the intervals on too few rounds come from: their own rounds'
+/// spread moderated by how far each side's such rounds part
+/// ([`SideSpread`]), or their own rounds alone.
+fn moderated(spreads: &[SideSpread]) -> String {
+    match spreads {
+        [] => "intervals from their own rounds alone".to_string(),
+        [one] => format!(
+            "their rounds' spread moderated by the {} such rounds part in this suite",
+            percent(one)
+        ),
+        several => format!(
+            "their rounds' spread moderated by how far each side's such rounds part in this suite: {}",
+            each_side(several)
+        ),
+    }
+}
+
+/// A spread in percent.
+fn percent(spread: &SideSpread) -> String {
+    format!("{:.1}%", spread.pct)
+}
+
+/// Each side's spread, one taken from every side's saying so.
+fn each_side(spreads: &[SideSpread]) -> String {
+    let each: Vec<String> = (spreads.iter())
+        .map(|s| match s.own {
+            true => format!("`{}` {}", terminal(&s.side), percent(s)),
+            false => format!("`{}` {} (every side's)", terminal(&s.side), percent(s)),
+        })
+        .collect();
+    each.join(", ")
 }
 
 #[cfg(test)]
@@ -526,6 +558,8 @@ mod tests {
             capped: 0,
             one_process: 0,
             spreads: Vec::new(),
+            few_rounds: 0,
+            round_spreads: Vec::new(),
             not_judged: 0,
             unpaired: 0,
             geometric_means: vec![SuiteRatio {
@@ -594,6 +628,18 @@ mod tests {
             ),
             "{}",
             summary_line(&sides, true)
+        );
+        let few = SuiteVerdicts {
+            few_rounds: 2,
+            round_spreads: vec![spread("winch", 9.94, true)],
+            ..widened
+        };
+        assert!(
+            summary_line(&few, true).contains(
+                ", 2 on too few rounds for the sign test (their rounds' spread moderated by the 9.9% such rounds part in this suite);"
+            ),
+            "{}",
+            summary_line(&few, true)
         );
     }
 }

@@ -67,6 +67,12 @@ pub struct Comparison {
     /// at the same confidence. Absent for `run(count, seed)` workloads.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub phases: Vec<PhaseComparison>,
+    /// By time, when its interval rests on too few paired rounds, all of
+    /// one worker process, for the sign test's (Student's t over them
+    /// instead): their log ratios, from which a suite pools the spread of
+    /// such rounds. Empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub few_rounds: Vec<f64>,
 }
 
 /// A phase of a program's iterations, as a comparison judges it.

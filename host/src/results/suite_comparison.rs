@@ -103,13 +103,14 @@ pub struct SuiteBenchmark {
     pub widened_pct: Vec<f64>,
 }
 
-/// How far one side's processes read apart in a suite: the spread its
-/// verdicts of one process are widened by.
+/// How far one side's processes (or its rounds) read apart in a suite:
+/// the spread its verdicts of one process are widened by (or their
+/// intervals on few rounds made from).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SideSpread {
     pub side: Foreign,
-    /// A standard deviation of per-process log ratios to the reference,
-    /// in percent.
+    /// A standard deviation of per-process (or per-round) log ratios to
+    /// the reference, in percent.
     pub pct: f64,
     /// Whether it is measured on the side's own benchmarks; `false`: on
     /// every side's, its own being too few.
@@ -226,6 +227,16 @@ pub struct SuiteVerdicts {
     /// processes or more.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub spreads: Vec<SideSpread>,
+    /// Benchmarks with a comparison on too few rounds of one process for
+    /// the sign test (a comparison's `few_rounds`): a long program's two
+    /// rounds under `--suite-time`.
+    #[serde(default)]
+    pub few_rounds: usize,
+    /// Per side after the first, how far its rounds of such comparisons
+    /// part, pooled over the suite: the spread their intervals are made
+    /// from; empty when too few rounds were pooled for one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_spreads: Vec<SideSpread>,
     /// Benchmarks compared but not judged (`not_judged`).
     pub not_judged: usize,
     /// Names not compared because not every path holds them.

@@ -16,7 +16,6 @@ use crate::analysis::compare::{
 };
 use crate::analysis::epochs::corrected_per_op;
 use crate::analysis::estimate;
-use crate::analysis::one_process::certain_widened;
 use crate::analysis::summary::Drift;
 use crate::benchmark::parent::callgrind;
 use crate::benchmark::parent::catalog::Catalog;
@@ -136,17 +135,9 @@ impl Taken {
         comparisons.iter().any(|c| !c.verdict.is_certain())
     }
 
-    /// When its verdicts rest on one worker: whether each would stay
-    /// certain once widened by how far the suite's processes part on its
-    /// side (`spreads`, one per comparison in order,
-    /// [`crate::analysis::one_process::Spread`]), as the suite's report
-    /// widens a verdict of one process. `None` when more workers compared,
-    /// or `spreads` are not one per comparison.
-    pub fn certain_widened(&self, spreads: &[f64], band: NoiseBand) -> Option<bool> {
-        let comparisons = &self.judged.comparisons;
-        let one = self.judged.processes == 1 && comparisons.len() == spreads.len();
-        let mut each = comparisons.iter().zip(spreads);
-        one.then(|| each.all(|(c, sd)| certain_widened(c, *sd, band)))
+    /// Its verdicts so far, when they rest on one worker.
+    pub fn of_one_worker(&self) -> Option<&[Comparison]> {
+        (self.judged.processes == 1).then_some(self.judged.comparisons.as_slice())
     }
 
     /// The mean time of one of its workers (start, warm-up and rounds):

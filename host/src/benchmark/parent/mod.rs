@@ -15,10 +15,11 @@
 //!   (`host run`, with its stop rule in [`stop`], its rows in [`row`], their
 //!   results in [`result`] and the run history in [`history`]), [`compare`]
 //!   (`host compare`), [`suite`] (`host compare` of a suite: a comparison
-//!   per benchmark), [`profile`] (`host profile`), [`callgrind`] (the
+//!   per benchmark, its files compiled [`ahead`]), [`profile`] (`host profile`), [`callgrind`] (the
 //!   Callgrind pass of `--metric cycles-est`) and [`expected`] (each
 //!   program run once for its output, `host run --save-expected`).
 
+pub mod ahead;
 pub mod callgrind;
 pub mod catalog;
 pub mod channel;

@@ -18,22 +18,22 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
+use crate::analysis::few_rounds::{RoundSpread, certain_as_reported, moderate_few_rounds};
 use crate::analysis::one_process::{Spread, widen_one_process};
 use crate::analysis::suite::suite_verdicts;
+use crate::benchmark::parent::ahead::compile_ahead;
 use crate::benchmark::parent::compare::{Taken, Until, compare_further};
 use crate::benchmark::parent::sides::{Sides, keeping, leaving_out};
 use crate::benchmark::progress::{Call, Progress, Step};
-use crate::guest::load::{self, SUITE_EXTENSION, all_engines};
+use crate::guest::load::SUITE_EXTENSION;
 use crate::guest::name::workload_names;
 use crate::guest::{discover, lacking, sandbox};
-use crate::options::{CompareSettings, NoiseBand, Settings};
-use crate::platform::thread::run_when_idle;
+use crate::options::{CompareSettings, NoiseBand};
 use crate::results::{CompareReport, Foreign, SuiteBenchmark, SuiteComparison, Tool, Unpaired};
 use crate::util::error::one_line;
 
@@ -205,7 +205,8 @@ pub fn compare_suite(
 ) -> SuiteComparison {
     progress.rows(suite.benchmarks.len());
     let began = Instant::now();
-    let ahead = compile_ahead(&settings.settings, suite);
+    let files = suite.benchmarks.iter().flat_map(|b| b.files.clone());
+    let ahead = compile_ahead(&settings.settings, files.collect());
     let end = settings.suite_time.map(|t| began + t);
     let mut first = first_pass(settings, suite, progress);
     let mut interrupted = first.interrupted;
@@ -369,9 +370,10 @@ impl FirstPass {
     }
 }
 
-/// The suite's report of `benchmarks` (those compared in one process
-/// widened by how far the others' processes part), with the runtime view
-/// when its sides are engines.
+/// The suite's report of `benchmarks` (those on too few rounds with their
+/// rounds' spread moderated by the suite's, [`moderate_few_rounds`];
+/// those compared in one process widened by how far the others'
+/// processes part), with the runtime view when its sides are engines.
 fn report(
     settings: &CompareSettings,
     suite: &Suite,
@@ -379,8 +381,9 @@ fn report(
     stopped: Option<Foreign>,
     elapsed: Duration,
 ) -> SuiteComparison {
-    let sides = suite.named_sides();
-    let spreads = widen_one_process(&mut benchmarks, &sides, settings.settings.noise);
+    let (sides, band) = (suite.named_sides(), settings.settings.noise);
+    let round_spreads = moderate_few_rounds(&mut benchmarks, &sides, band);
+    let spreads = widen_one_process(&mut benchmarks, &sides, band);
     let mut report = SuiteComparison {
         tool: Tool::this(),
         environment: benchmarks
@@ -399,6 +402,7 @@ fn report(
         suite_time_ms: settings.suite_time.map(|t| t.as_secs_f64() * 1e3),
     };
     report.summary.spreads = spreads;
+    report.summary.round_spreads = round_spreads;
     let engines = settings.settings.engines.len();
     if engines > 1 && suite.sides.len() == engines {
         report.runtimes = crate::analysis::runtimes::suite_view(&report);
@@ -521,9 +525,13 @@ impl Further<'_> {
         while !open.is_empty() {
             let left = self.end.saturating_duration_since(Instant::now());
             let spread = Spread::of(benchmarks, &sides);
+            let rounds = RoundSpread::of(benchmarks, &sides);
             let turn = |k: &usize| {
-                let spreads = spread.of_comparisons(&benchmarks[open[*k].index], &sides);
-                self.turn(&open[*k].taken, left, spreads.as_deref())
+                let (entry, taken) = (&benchmarks[open[*k].index], &open[*k].taken);
+                let spreads = (&rounds, &spread);
+                let reported = (taken.of_one_worker())
+                    .and_then(|c| certain_as_reported(c, entry, spreads, &sides, self.band));
+                self.turn(taken, left, reported)
             };
             let next = open.remove((0..open.len()).min_by_key(turn).unwrap_or(0));
             let cost = next.taken.per_round();
@@ -544,30 +552,30 @@ impl Further<'_> {
         Some(again)
     }
 
-    /// When `taken` goes, `left` being the pass's time and `spreads` how
-    /// far the suite's processes part so far on each of its sides
-    /// ([`Spread`]):
+    /// When `taken` goes, `left` being the pass's time and `reported`
+    /// whether the suite's report would read its verdicts of one worker
+    /// certain ([`certain_as_reported`]: on too few rounds moderated by
+    /// the suite's rounds, widened by how far its processes part;
+    /// `None` for more workers, or without a spread of processes):
     /// first the unsure verdicts that would become certain within it,
     /// were their rounds to come as they have ([`Taken::time_to_certain`]),
-    /// and those of one worker that the report's widening by `spreads`
-    /// would leave unsure (another worker tells), the soonest first; then
-    /// the other unsure ones (close calls, and those the time left would
-    /// not settle); then those certain from fewer processes than the stop
-    /// rule needs; last those of one worker that stay certain widened,
-    /// the cheapest workers first within each.
-    fn turn(&self, taken: &Taken, left: Duration, spreads: Option<&[f64]>) -> (u8, Duration) {
-        if !taken.unsure() {
-            let rank = match spreads.and_then(|s| taken.certain_widened(s, self.band)) {
-                Some(false) => 0,
-                Some(true) => 3,
-                None => 2,
-            };
-            return (rank, taken.per_process());
-        }
-        match taken.time_to_certain(self.band) {
-            Some(time) if time <= left => (0, time),
-            _ => (1, taken.per_process()),
-        }
+    /// and those of one worker certain on their own that the report would
+    /// leave unsure (another worker tells), the soonest first; then the
+    /// other unsure ones (close calls, and those the time left would not
+    /// settle); then those certain from fewer processes than the stop
+    /// rule needs; last those of one worker the report reads certain, the
+    /// cheapest workers first within each.
+    fn turn(&self, taken: &Taken, left: Duration, reported: Option<bool>) -> (u8, Duration) {
+        let rank = match (reported, taken.unsure()) {
+            (Some(true), _) => 3,
+            (Some(false), false) => 0,
+            (None, false) => 2,
+            (_, true) => match taken.time_to_certain(self.band) {
+                Some(time) if time <= left => return (0, time),
+                _ => 1,
+            },
+        };
+        (rank, taken.per_process())
     }
 
     /// Take `open` further for `share`, its entry in `benchmarks`
@@ -643,48 +651,6 @@ fn later_failure(taken: Option<&Taken>) -> Option<Foreign> {
 
 /// A suite interrupted (Ctrl-C) while it took a benchmark further.
 struct Interrupted;
-
-/// Compile every benchmark's files into the compile cache ahead of their
-/// turn, on a thread of the idle scheduling class
-/// ([`run_when_idle`]: it takes only a core the measuring worker leaves
-/// free), so that a benchmark's own load is a cache hit. It stops when
-/// the flag returned is set, or at Ctrl-C; without a cache it does
-/// nothing. What it cannot compile each benchmark finds again on its turn.
-fn compile_ahead(settings: &Settings, suite: &Suite) -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let Some(cache) = settings.cache.clone() else {
-        return stop;
-    };
-    let files: Vec<PathBuf> = suite
-        .benchmarks
-        .iter()
-        .flat_map(|b| b.files.clone())
-        .collect();
-    let (configs, max_bytes) = (settings.engines.clone(), settings.max_file_bytes);
-    let stopped = Arc::clone(&stop);
-    let compile = move || {
-        run_when_idle();
-        let Ok(engines) = all_engines(&configs, Some(&cache)) else {
-            return;
-        };
-        for path in &files {
-            for engines in &engines {
-                if stopped.load(Ordering::Relaxed) || sandbox::interrupted() {
-                    return;
-                }
-                let _ = load::load(engines, path, max_bytes);
-            }
-        }
-    };
-    if std::thread::Builder::new()
-        .name("compile-ahead".into())
-        .spawn(compile)
-        .is_err()
-    {
-        stop.store(true, Ordering::Relaxed);
-    }
-    stop
-}
 
 /// The time each benchmark of the second pass may take: an even share of
 /// the time left to the pass's `end` among the benchmarks left (at most
