@@ -30,13 +30,19 @@ use crate::analysis::stats::{self, digamma, normal_quantile, trigamma, trigamma_
 use crate::options::{Metric, NoiseBand};
 use crate::results::{Comparison, Foreign, Ratio, SideSpread, SuiteBenchmark};
 
+/// The round log ratios of `comparison` when it is by time on too few
+/// rounds ([`Comparison::few_rounds`]).
+fn few_rounds(comparison: &Comparison) -> Option<&[f64]> {
+    let logs = comparison.few_rounds.as_slice();
+    (comparison.metric == Metric::Time.name() && logs.len() >= 2).then_some(logs)
+}
+
 /// The round log ratios of each judged comparison of `benchmark` on too
-/// few rounds ([`Comparison::few_rounds`]), with the index among `sides`
-/// of the side compared.
-fn round_logs(benchmark: &SuiteBenchmark, sides: &[Foreign]) -> Vec<(usize, Vec<f64>)> {
+/// few rounds ([`few_rounds`]), with the index among `sides` of the side
+/// compared.
+fn round_logs<'a>(benchmark: &'a SuiteBenchmark, sides: &[Foreign]) -> Vec<(usize, &'a [f64])> {
     (benchmark.compared(sides))
-        .filter(|(_, c)| c.metric == Metric::Time.name() && c.few_rounds.len() >= 2)
-        .map(|(k, c)| (k, c.few_rounds.clone()))
+        .filter_map(|(k, c)| Some((k, few_rounds(c)?)))
         .collect()
 }
 
@@ -114,7 +120,7 @@ impl RoundSpread {
         let mut own = vec![Vec::new(); sides.len()];
         for (k, logs) in benchmarks.iter().flat_map(|b| round_logs(b, sides)) {
             if let Some(side) = own.get_mut(k) {
-                side.push(variance(&logs));
+                side.push(variance(logs));
             }
         }
         let freedom = |v: &[(f64, usize)]| v.iter().map(|(_, d)| d).sum::<usize>();
@@ -178,8 +184,7 @@ fn moderated<'a>(
     spread: &RoundSpread,
 ) -> Vec<(usize, Ratio)> {
     (comparisons.into_iter().enumerate())
-        .filter(|(_, (_, c))| c.metric == Metric::Time.name() && c.few_rounds.len() >= 2)
-        .filter_map(|(i, (k, c))| Some((i, moderated_ratio(c, &c.few_rounds, spread.side(k)?))))
+        .filter_map(|(i, (k, c))| Some((i, moderated_ratio(c, few_rounds(c)?, spread.side(k)?))))
         .collect()
 }
 
@@ -267,6 +272,14 @@ mod tests {
         b
     }
 
+    /// Eleven pairs of rounds 10% apart, the last at 1.6x (log 0.47).
+    fn alike_pairs() -> Vec<SuiteBenchmark> {
+        let pair = |k: usize| on_rounds(&[0.3 + 0.01 * k as f64, 0.4 + 0.01 * k as f64]);
+        let mut suite: Vec<SuiteBenchmark> = (0..10).map(pair).collect();
+        suite.push(on_rounds(&[0.42, 0.52]));
+        suite
+    }
+
     fn first(b: &SuiteBenchmark) -> Option<&Comparison> {
         b.report.as_ref()?.comparisons.first()
     }
@@ -276,10 +289,7 @@ mod tests {
     /// to the width that spread predicts, and a 1.6x effect is certain.
     #[test]
     fn a_pair_of_rounds_is_judged_by_the_suites_spread() {
-        let mut suite: Vec<SuiteBenchmark> = (0..10)
-            .map(|k| on_rounds(&[0.3 + 0.01 * k as f64, 0.4 + 0.01 * k as f64]))
-            .collect();
-        suite.push(on_rounds(&[0.42, 0.52]));
+        let mut suite = alike_pairs();
         let before = first(&suite[10]).map(|c| (c.ratio, c.verdict));
         assert!(matches!(before, Some((_, Verdict::Unsure))), "{before:?}");
         let spreads = moderate_few_rounds(&mut suite, &sides(), NoiseBand::default());
@@ -317,10 +327,7 @@ mod tests {
     /// of processes, nobody can tell.
     #[test]
     fn certain_as_reported_moderates_then_widens() {
-        let mut suite: Vec<SuiteBenchmark> = (0..10)
-            .map(|k| on_rounds(&[0.3 + 0.01 * k as f64, 0.4 + 0.01 * k as f64]))
-            .collect();
-        suite.push(on_rounds(&[0.42, 0.52]));
+        let mut suite = alike_pairs();
         suite.push(on_rounds(&[-0.05, 0.05]));
         let rounds = RoundSpread::of(&suite, &sides());
         let processes = Spread::pooled([(1, vec![0.0, 0.05, -0.05, 0.02])], 2);
