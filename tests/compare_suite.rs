@@ -220,14 +220,21 @@ fn a_folder_of_benchmark_folders_is_compared_across_two_engines() -> TestResult 
     Ok(())
 }
 
-#[test]
-fn two_folders_pair_their_files_by_name() -> TestResult {
-    let dir = tempfile::tempdir()?;
-    let (old, new) = (dir.path().join("old"), dir.path().join("new"));
+/// Folders `old` and `new` under `dir`, each holding the bundled `xor`
+/// and `mod16`.
+fn alike_folders(dir: &Path) -> Result<(PathBuf, PathBuf), Box<dyn Error>> {
+    let (old, new) = (dir.join("old"), dir.join("new"));
     for side in [&old, &new] {
         copy_workload("xor.wasm", &side.join("xor.wasm"))?;
         copy_workload("mod16.wasm", &side.join("mod16.wasm"))?;
     }
+    Ok((old, new))
+}
+
+#[test]
+fn two_folders_pair_their_files_by_name() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (old, new) = alike_folders(dir.path())?;
     copy_workload("chain100.wasm", &old.join("chain100.wasm"))?;
     copy_workload("chain101.wasm", &new.join("chain101.wasm"))?;
     let finished = compare(&["old", "new/", "--export-json", "-"], dir.path())?;
@@ -554,5 +561,73 @@ fn a_long_program_stops_its_rounds_at_the_time_it_was_given() -> TestResult {
     let report: Value = serde_json::from_str(&finished.stdout)?;
     let rounds = report["rounds"].as_u64().ok_or("no rounds")?;
     assert!((2..6).contains(&rounds), "{rounds} rounds");
+    Ok(())
+}
+
+/// Each suite comparison is kept in the store, and the next run of the same
+/// suite reads its geometric mean against the earlier ones: how many, and
+/// with five (of a machine that was not busy) where a later run's may land,
+/// wider than this run's interval; another suite does not count, and
+/// `--no-store` neither keeps nor reads.
+#[test]
+fn a_suite_is_read_against_its_earlier_runs() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (old, new) = alike_folders(dir.path())?;
+    let store = dir.path().join("store").display().to_string();
+    let mean_of = |extra: &[&str]| -> Result<Value, Box<dyn Error>> {
+        let mut args = vec!["old", "new", "--export-json", "-", "--store", &store];
+        args.extend_from_slice(extra);
+        let finished = compare(&args, dir.path())?;
+        assert_eq!(finished.status.code(), Some(0), "{finished:?}");
+        let report: Value = serde_json::from_str(&finished.stdout)?;
+        validate_suite(&report)?;
+        Ok(report["summary"]["geometric_means"][0].clone())
+    };
+    let first = mean_of(&[])?;
+    assert_eq!(first["between_runs"]["earlier_runs"], 0, "{first}");
+    assert!(first["between_runs"]["later_run"].is_null(), "{first}");
+
+    // The kept run made five, of a quiet machine, 2% apart each way.
+    let runs = dir.path().join("store/runs");
+    let kept: Vec<PathBuf> = std::fs::read_dir(&runs)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let mut run: Value = serde_json::from_str(&std::fs::read_to_string(&kept[0])?)?;
+    assert_eq!(run["command"], "suite", "{run}");
+    assert_eq!(run["rows"], serde_json::json!([]), "{run}");
+    run["busy_machine"] = false.into();
+    let id = run["id"].as_str().ok_or("an id")?.to_string();
+    let value = run["suite"]["geometric_means"][0]["value"]
+        .as_f64()
+        .ok_or("a kept mean")?;
+    for (k, factor) in [0.98, 0.99, 1.0, 1.01, 1.02].into_iter().enumerate() {
+        let id = format!("{}{k:08x}", &id[..id.len() - 8]);
+        run["id"] = id.clone().into();
+        run["suite"]["geometric_means"][0]["value"] = (value * factor).into();
+        std::fs::write(runs.join(format!("{id}.json")), run.to_string())?;
+    }
+    std::fs::remove_file(&kept[0])?;
+    let sixth = mean_of(&[])?;
+    let between = &sixth["between_runs"];
+    assert_eq!(between["earlier_runs"], 5, "{sixth}");
+    assert!(between["drift_pct"].as_f64() > Some(1.0), "{sixth}");
+    let later = &between["later_run"];
+    let (low, high) = (sixth["ci95_low"].as_f64(), sixth["ci95_high"].as_f64());
+    assert!(
+        later["ci95_low"].as_f64() < low && later["ci95_high"].as_f64() > high,
+        "{sixth}"
+    );
+
+    // Another suite (one benchmark fewer) has no earlier run.
+    std::fs::remove_file(new.join("mod16.wasm"))?;
+    std::fs::remove_file(old.join("mod16.wasm"))?;
+    assert_eq!(mean_of(&[])?["between_runs"]["earlier_runs"], 0);
+    assert!(mean_of(&["--no-store"])?["between_runs"].is_null());
+    assert_eq!(
+        std::fs::read_dir(&runs)?.count(),
+        7,
+        "--no-store keeps nothing"
+    );
     Ok(())
 }

@@ -161,26 +161,46 @@ pub fn run_drift(history: &[Entry], machine: &str, subject: &str, now: u64) -> O
     drift_of(&by_subject(history, machine, now), subject)
 }
 
+/// The drift of values measured one a run (a suite's geometric mean of
+/// ratios, say) in `earlier` separate runs: its own estimate, with where
+/// those runs lie; `None` while there are fewer than [`MIN_RUNS`].
+pub fn of_runs(earlier: &[f64]) -> Option<RunDrift> {
+    let own = estimate(earlier, true)?;
+    Some(RunDrift {
+        earlier: Some(earlier_of(earlier, &own)),
+        ..own
+    })
+}
+
+/// The sd of the log of `medians`, once there are [`MIN_RUNS`] plausible
+/// ones, filed as `own` or the machine's.
+fn estimate(medians: &[f64], own: bool) -> Option<RunDrift> {
+    let (ss, n) = squares(medians);
+    (n >= MIN_RUNS).then(|| RunDrift {
+        rel_sd: (ss / (n - 1) as f64).sqrt(),
+        df: n - 1,
+        runs: n,
+        own,
+        earlier: None,
+    })
+}
+
+/// Where the earlier runs `medians` lie, given their drift `own`: the
+/// median of them, with its 95% margin.
+fn earlier_of(medians: &[f64], own: &RunDrift) -> Earlier {
+    Earlier {
+        median_ns: stats::median(medians),
+        rel_margin: stats::student_t_975(own.df) * 1.2533 * own.rel_sd / (own.runs as f64).sqrt(),
+        runs: own.runs,
+    }
+}
+
 /// The drift of `subject` from the earlier runs `by_subject`.
 fn drift_of(by_subject: &HashMap<&str, Runs<'_>>, subject: &str) -> Option<RunDrift> {
-    let estimate = |medians: &[f64], own: bool| {
-        let (ss, n) = squares(medians);
-        (n >= MIN_RUNS).then(|| RunDrift {
-            rel_sd: (ss / (n - 1) as f64).sqrt(),
-            df: n - 1,
-            runs: n,
-            own,
-            earlier: None,
-        })
-    };
     let own_runs = by_subject.get(subject);
     let own_medians: &[f64] = own_runs.map_or(&[], |r| r.medians.as_slice());
     let own = estimate(own_medians, true);
-    let earlier = own.map(|d| Earlier {
-        median_ns: stats::median(own_medians),
-        rel_margin: stats::student_t_975(d.df) * 1.2533 * d.rel_sd / (d.runs as f64).sqrt(),
-        runs: d.runs,
-    });
+    let earlier = own.map(|d| earlier_of(own_medians, &d));
     let with_earlier = |d: RunDrift| RunDrift { earlier, ..d };
     if own.is_some_and(|d| d.df >= OWN_DF) {
         return own.map(with_earlier);

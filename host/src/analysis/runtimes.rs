@@ -526,6 +526,7 @@ mod tests {
             benchmarks: 1,
             ratio: Ratio::exact(value),
             confidence: 0.95,
+            between_runs: None,
         };
         SuiteComparison {
             tool: report.tool.clone(),

@@ -13,10 +13,16 @@
 //! the mean of n log ratios has standard error sqrt(Σ se²) / n, and the
 //! interval is exp(mean ± z₉₅ · se). Rows are taken as independent: what
 //! the machine did to one benchmark is not assumed to repeat in the next.
+//! What the machine does to a whole run (an hour when many benchmarks'
+//! ratios move together) only separate runs measure: [`between_runs`]
+//! reads a geometric mean against the earlier runs of its suite.
 
-use crate::analysis::stats::normal_quantile;
+use crate::analysis::drift;
+use crate::analysis::interval::widen_log;
+use crate::analysis::stats::{normal_quantile, student_t_975};
 use crate::results::{
-    BenchResult, Foreign, Ratio, SuiteBenchmark, SuiteRatio, SuiteSummary, SuiteVerdicts, Verdict,
+    BenchResult, BetweenRuns, Foreign, Ratio, SuiteBenchmark, SuiteRatio, SuiteSummary,
+    SuiteVerdicts, Verdict,
 };
 
 /// Confidence of every geometric mean's interval.
@@ -114,6 +120,40 @@ fn two_sided_z(confidence: f64) -> f64 {
     normal_quantile(1.0 - (1.0 - confidence) / 2.0)
 }
 
+/// The geometric mean `ratio` of one side against `earlier`, the
+/// geometric means of the same side in earlier runs of the same suite
+/// (oldest first): once they are enough to tell the drift between runs
+/// ([`drift::of_runs`]), where a later run's may land, as a row's later
+/// run's interval is made ([`crate::analysis::interval`]).
+pub fn between_runs(ratio: &Ratio, earlier: &[f64]) -> BetweenRuns {
+    let Some(drift) = drift::of_runs(earlier) else {
+        return BetweenRuns {
+            earlier_runs: earlier.len(),
+            drift_pct: None,
+            earlier_median: None,
+            later_run: None,
+            departed: false,
+        };
+    };
+    let extra = student_t_975(drift.df) * drift.rel_sd;
+    let mut wide = widen_log(ratio.value, (ratio.low, ratio.high), extra);
+    let departed = drift.earlier.is_some_and(|e| e.apart(wide.0, wide.1));
+    if let Some(e) = drift.earlier {
+        wide = e.widen_to_hold(wide.0, wide.1);
+    }
+    BetweenRuns {
+        earlier_runs: earlier.len(),
+        drift_pct: Some(drift.rel_sd * 100.0),
+        earlier_median: drift.earlier.map(|e| e.median_ns),
+        later_run: Some(Ratio {
+            value: ratio.value,
+            low: wide.0,
+            high: wide.1,
+        }),
+        departed,
+    }
+}
+
 /// The summary of a suite compared across `sides` (the first the
 /// reference): the verdicts counted over every judged benchmark's
 /// comparisons, the benchmarks that failed or were not judged, the sides
@@ -175,6 +215,7 @@ fn tally(benchmarks: &[SuiteBenchmark], sides: &[String]) -> SuiteVerdicts {
                     .count(),
                 ratio: geometric_mean_at(ratios)?,
                 confidence: SUITE_CONFIDENCE,
+                between_runs: None,
             })
         })
         .collect();
@@ -197,6 +238,63 @@ mod tests {
         assert!(benchmark.capped());
         benchmark.not_judged = Some("a few steps of the clock".into());
         assert!(!benchmark.capped());
+    }
+
+    /// A geometric mean of 1.80× [1.79×, 1.81×].
+    fn suite_mean() -> Ratio {
+        Ratio {
+            value: 1.80,
+            low: 1.79,
+            high: 1.81,
+        }
+    }
+
+    /// While fewer earlier runs than the drift needs are kept, a suite's
+    /// geometric mean says how many there are, and no later run's
+    /// interval.
+    #[test]
+    fn a_few_earlier_runs_tell_no_drift() {
+        let between = between_runs(&suite_mean(), &[1.80, 1.83, 1.78, 1.81]);
+        assert_eq!(between.earlier_runs, 4);
+        assert!(between.later_run.is_none() && between.drift_pct.is_none());
+        assert!(!between.departed);
+        assert_eq!(between_runs(&suite_mean(), &[]).earlier_runs, 0);
+    }
+
+    /// Six earlier runs whose geometric means move by about 1% widen the
+    /// interval by t(5) times that in quadrature, around the same value.
+    #[test]
+    fn earlier_runs_widen_by_their_drift() {
+        let earlier = [1.78, 1.80, 1.82, 1.79, 1.81, 1.80];
+        let between = between_runs(&suite_mean(), &earlier);
+        let later = between.later_run.expect("six runs tell the drift");
+        let drift = between.drift_pct.expect("a drift") / 100.0;
+        assert!((0.005..0.02).contains(&drift), "{drift}");
+        assert_eq!(later.value, 1.80);
+        let this_run = (1.81f64 / 1.80).ln();
+        let expected = this_run.hypot(crate::analysis::stats::student_t_975(5) * drift);
+        assert!(
+            ((later.high / 1.80).ln() - expected).abs() < 1e-12,
+            "{later:?}"
+        );
+        assert!(later.low < 1.79 && !between.departed);
+    }
+
+    /// A run far from its earlier runs says so, and its later run's
+    /// interval reaches back to their median.
+    #[test]
+    fn a_run_that_departs_reaches_back() {
+        let earlier = [1.80, 1.801, 1.799, 1.8005, 1.7995];
+        let far = Ratio {
+            value: 1.70,
+            low: 1.69,
+            high: 1.71,
+        };
+        let between = between_runs(&far, &earlier);
+        assert!(between.departed);
+        let later = between.later_run.expect("five runs tell the drift");
+        assert!(later.high >= 1.80, "{later:?}");
+        assert_eq!(between.earlier_median, Some(1.80));
     }
 
     #[test]

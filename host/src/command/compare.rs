@@ -93,13 +93,16 @@ fn suite(settings: &CompareSettings, suite: &Suite) -> Result<ExitStatus> {
     let common = &settings.settings;
     check_writable_folders(&common.exports)?;
     let progress = progress_display(common);
-    let report = compare_suite(settings, suite, progress.as_ref());
+    let mut report = compare_suite(settings, suite, progress.as_ref());
+    let kept = crate::command::suite_history::against_earlier_runs(settings, suite, &mut report);
     let _ = suite_table(&mut table_stream(&common.exports), &report);
     write_suite_exports(&common.exports, &report)?;
     Ok(if report.stopped.is_some() {
         ExitStatus::Interrupted
     } else if report.failures() > 0 || (settings.fail_on_unsupported && report.unsupported() > 0) {
         ExitStatus::Failed
+    } else if !kept {
+        ExitStatus::NotKept
     } else {
         ExitStatus::Success
     })

@@ -29,4 +29,5 @@ pub mod report;
 pub mod run;
 pub mod schema;
 pub mod selftest;
+pub mod suite_history;
 pub mod watch;

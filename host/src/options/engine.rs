@@ -4,7 +4,6 @@
 //! the names `--engine` takes are [`super::runtimes`]'s.
 
 use std::fmt;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -13,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cli::{EngineArg, OptLevelArg};
 use crate::util::foreign::Foreign;
-use crate::util::fs::{Cap, Links, open_regular};
+use crate::util::fs::{Cap, Links, stream_bounded};
 
 use super::runtimes::{Compiler, KnownEngine, Runs, Runtime};
 
@@ -278,20 +277,15 @@ pub const MAX_LIBRARY_BYTES: u64 = 2 << 30;
 
 /// The size and SHA-256 (hex) of the library at `path`, streamed from a
 /// regular file of at most [`MAX_LIBRARY_BYTES`] opened without blocking
-/// ([`open_regular`]): a FIFO or a device is refused before a byte is read.
+/// ([`stream_bounded`]): a FIFO or a device is refused before a byte is read.
 fn hash_library(path: &Path) -> Result<(u64, String)> {
     use sha2::{Digest, Sha256};
     let cap = Cap {
         bytes: MAX_LIBRARY_BYTES,
         name: "the cap on an engine library",
     };
-    let (file, _) = open_regular(path, cap, Links::Follow)?;
     let mut hasher = Sha256::new();
-    let read = std::io::copy(&mut file.take(cap.bytes.saturating_add(1)), &mut hasher)
-        .context("cannot read it")?;
-    if read > cap.bytes {
-        bail!("the file grew past {} while it was read", cap.name);
-    }
+    let read = stream_bounded(path, cap, Links::Follow, &mut hasher)?;
     let sha256 = crate::util::bytes::hex(&hasher.finalize());
     Ok((read, sha256))
 }

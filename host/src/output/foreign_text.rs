@@ -248,6 +248,7 @@ fn suite_report() -> SuiteComparison {
                 benchmarks: 1,
                 ratio: Ratio::exact(1.2),
                 confidence: 0.95,
+                between_runs: None,
             }],
             ..SuiteVerdicts::default()
         },

@@ -14,11 +14,13 @@ use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
 
+use crate::analysis::drift::MIN_RUNS;
 use crate::output::cells::format_ratios;
 use crate::output::escape::terminal;
 use crate::output::units::format_seconds;
 use crate::results::{
-    Comparison, Foreign, SideSpread, SuiteBenchmark, SuiteComparison, SuiteVerdicts, Verdict,
+    BetweenRuns, Comparison, Foreign, SideSpread, SuiteBenchmark, SuiteComparison, SuiteVerdicts,
+    Verdict,
 };
 
 const ERROR: Style = AnsiColor::Red.on_default().bold();
@@ -381,8 +383,33 @@ pub fn summary_line(summary: &SuiteVerdicts, several: bool) -> String {
             g.benchmarks,
             if g.benchmarks == 1 { "" } else { "s" }
         ));
+        if let Some(between) = &g.between_runs {
+            line.push_str(&between_runs(between));
+        }
     }
     line
+}
+
+/// A geometric mean against the earlier runs of its suite: where a later
+/// run's may land, or how many earlier runs there are while too few tell.
+fn between_runs(between: &BetweenRuns) -> String {
+    let runs = between.earlier_runs;
+    let plural = if runs == 1 { "" } else { "s" };
+    let (Some(later), Some(drift)) = (between.later_run, between.drift_pct) else {
+        return format!(
+            ", an interval of this run alone ({runs} earlier run{plural} of this suite kept; {MIN_RUNS} tell how far it moves between runs)"
+        );
+    };
+    let [_, low, high] = format_ratios(later.value, later.low, later.high);
+    let mut text = format!(
+        ", a later run's within [{low}, {high}] (it moved {drift:.1}% between {runs} earlier runs"
+    );
+    if let (true, Some(median)) = (between.departed, between.earlier_median) {
+        let [median, ..] = format_ratios(median, median, median);
+        text.push_str(&format!("; this run departs from their {median}"));
+    }
+    text.push(')');
+    text
 }
 
 /// How the intervals of one process were widened: by each side's spread
@@ -572,6 +599,7 @@ mod tests {
                     high: 0.978,
                 },
                 confidence: 0.95,
+                between_runs: None,
             }],
         };
         assert_eq!(

@@ -39,5 +39,6 @@ pub use report::{
 };
 pub use runtimes::{EngineMean, RuntimeBenchmark, RuntimeCell, RuntimeView, StartCell};
 pub use suite_comparison::{
-    LeftOut, SideSpread, SuiteBenchmark, SuiteComparison, SuiteRatio, SuiteVerdicts, Unpaired,
+    BetweenRuns, LeftOut, SideSpread, SuiteBenchmark, SuiteComparison, SuiteRatio, SuiteVerdicts,
+    Unpaired,
 };

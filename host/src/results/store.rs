@@ -30,7 +30,9 @@ use crate::options::{EngineConfig, Metric, check_baseline_name};
 use crate::platform::git::GitState;
 use crate::results::json::nan_if_null;
 use crate::results::modules::ModuleRef;
-use crate::results::{BenchResult, CallgrindCounts, CompareReport, Environment, RunReport, Tool};
+use crate::results::{
+    BenchResult, CallgrindCounts, CompareReport, Environment, RunReport, SuiteComparison, Tool,
+};
 use crate::util::error::one_line;
 use crate::util::foreign::Foreign;
 use crate::util::fs::{Cap, Links, is_not_found, read_bounded, replace_atomically};
@@ -161,6 +163,30 @@ pub struct KeptRun {
     pub metric: Metric,
     pub engines: Vec<EngineConfig>,
     pub rows: Vec<KeptRow>,
+    /// A suite's comparison: what it compared and its geometric means (its
+    /// benchmarks are not kept as rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<KeptSuite>,
+}
+
+/// A suite's comparison as kept: enough for a later run of the same suite
+/// to measure how its geometric means drift between runs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct KeptSuite {
+    /// The SHA-256 (hex) of its sides and of each benchmark's name and
+    /// files' contents: runs of the same suite share it.
+    pub digest: String,
+    /// Per side after the first, its geometric mean of ratios.
+    pub geometric_means: Vec<KeptMean>,
+}
+
+/// One side's geometric mean of ratios to the reference, as kept.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct KeptMean {
+    pub side: Foreign,
+    pub reference: Foreign,
+    #[serde(deserialize_with = "nan_if_null")]
+    pub value: f64,
 }
 
 /// The command a run was kept by.
@@ -170,6 +196,8 @@ pub enum Measured {
     #[default]
     Run,
     Compare,
+    /// `host compare` of a suite.
+    Suite,
 }
 
 /// One row of a kept run.
@@ -245,6 +273,31 @@ impl KeptRun {
         kept
     }
 
+    /// The suite comparison `report`, of the suite whose sides and
+    /// benchmarks' files hash to `digest`, as kept now: its geometric
+    /// means, no rows. `None` when no benchmark was compared (no
+    /// environment was reported).
+    pub fn of_suite(
+        report: &SuiteComparison,
+        digest: String,
+        provenance: Provenance,
+    ) -> Option<Self> {
+        let env = report.environment.as_ref()?;
+        let mut kept = Self::of(&report.tool, env, &[], provenance);
+        kept.command = Measured::Suite;
+        kept.suite = Some(KeptSuite {
+            digest,
+            geometric_means: (report.summary.geometric_means.iter())
+                .map(|g| KeptMean {
+                    side: g.side.clone(),
+                    reference: g.reference.clone(),
+                    value: g.ratio.value,
+                })
+                .collect(),
+        });
+        Some(kept)
+    }
+
     /// The rows `results` measured with `tool` in `env`, as kept now.
     fn of(tool: &Tool, env: &Environment, results: &[BenchResult], provenance: Provenance) -> Self {
         let unix_ms = std::time::SystemTime::now()
@@ -271,6 +324,7 @@ impl KeptRun {
             metric: provenance.metric,
             rows: results.iter().map(|r| KeptRow::new(r, &engines)).collect(),
             engines,
+            suite: None,
         }
     }
 }
@@ -722,6 +776,7 @@ pub fn fixture(id: &str, benchmark: &str, median_ns: f64) -> KeptRun {
             drift_subject: None,
             module: None,
         }],
+        suite: None,
     }
 }
 

@@ -255,3 +255,46 @@ fn forgotten_drift_is_kept_and_bounded() {
     std::os::unix::fs::symlink("/etc/passwd", dir.path().join("forgotten.json")).expect("links");
     assert!(store.forgotten().is_err());
 }
+
+/// A suite's comparison is kept with its digest and geometric means, no
+/// rows, and read back as kept; a run kept before suites were has none.
+#[test]
+fn keeps_a_suite_comparison() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::new(dir.path());
+    let mut suite = fixture("0000000000001-1-0", "x", 1.0);
+    suite.command = Measured::Suite;
+    suite.rows.clear();
+    suite.suite = Some(KeptSuite {
+        digest: "abc".into(),
+        geometric_means: vec![KeptMean {
+            side: "winch".into(),
+            reference: "cranelift".into(),
+            value: 1.8,
+        }],
+    });
+    store.keep(&suite, None).expect("keeps");
+    store
+        .keep(&run("0000000000002-1-0", 10.0), None)
+        .expect("keeps");
+    let (runs, notes) = store.newest(10, 0, HISTORY_BUDGET);
+    assert!(notes.is_empty(), "{notes:?}");
+    let read = runs
+        .iter()
+        .find(|r| r.command == Measured::Suite)
+        .expect("the suite");
+    let kept = read.suite.as_ref().expect("its means");
+    assert_eq!(
+        (kept.digest.as_str(), kept.geometric_means[0].value),
+        ("abc", 1.8)
+    );
+    assert!(read.rows.is_empty());
+    let row_run = runs
+        .iter()
+        .find(|r| r.command == Measured::Run)
+        .expect("the run");
+    assert!(row_run.suite.is_none());
+    let text =
+        std::fs::read_to_string(dir.path().join("runs/0000000000002-1-0.json")).expect("reads");
+    assert!(!text.contains("\"suite\""), "{text}");
+}

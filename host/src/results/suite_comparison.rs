@@ -258,6 +258,34 @@ pub struct SuiteRatio {
     #[serde(flatten)]
     pub ratio: Ratio,
     pub confidence: f64,
+    /// Against the earlier runs of the same suite, sides and engines kept
+    /// on this machine in the last day: where a later run's geometric mean
+    /// may land. Absent when no store was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub between_runs: Option<BetweenRuns>,
+}
+
+/// A suite's geometric mean against the earlier runs of the same suite:
+/// the intervals of one run hold its processes and its rounds, not what
+/// moves from one hour of the machine to the next, which only separate
+/// runs measure ([`crate::analysis::drift`]).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct BetweenRuns {
+    /// Earlier runs kept (of the last day, on a machine that was not busy).
+    pub earlier_runs: usize,
+    /// The relative sd of their geometric means, in percent, once there
+    /// are enough of them (5) to tell it.
+    pub drift_pct: Option<f64>,
+    /// The median of their geometric means, when the drift is told.
+    pub earlier_median: Option<f64>,
+    /// Where a later run's geometric mean may land: this run's interval
+    /// widened in quadrature by t(runs − 1) times the drift on the log
+    /// scale, and reaching back to the earlier runs' median when this run
+    /// departs from them. Absent while the drift cannot be told.
+    pub later_run: Option<Ratio>,
+    /// Whether this run's interval and the earlier runs' median (with its
+    /// margin) have nothing in common.
+    pub departed: bool,
 }
 
 impl SuiteComparison {

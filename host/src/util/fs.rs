@@ -74,6 +74,23 @@ pub fn open_regular(path: &Path, cap: Cap, links: Links) -> Result<(File, u64)> 
     Ok((file, len))
 }
 
+/// The bytes of `path`, opened as [`open_regular`] opens it, streamed into
+/// `sink` (a hash) without being held: how many there were. Refused, after
+/// the cap's worth, when the file grew past `cap.bytes` while read.
+pub fn stream_bounded(path: &Path, cap: Cap, links: Links, sink: &mut impl Write) -> Result<u64> {
+    let (file, _) = open_regular(path, cap, links)?;
+    let read = std::io::copy(&mut file.take(cap.bytes.saturating_add(1)), sink)
+        .with_context(|| format!("reading {}", path.display()))?;
+    if read > cap.bytes {
+        bail!(
+            "{}: the file grew past {} while it was read",
+            path.display(),
+            cap.name
+        );
+    }
+    Ok(read)
+}
+
 /// The first `bytes` bytes of `path` (all of it when shorter), opened as
 /// [`read_bounded`] opens a file: what a file of any size begins with.
 pub fn read_head(path: &Path, bytes: u64, links: Links) -> Result<Vec<u8>> {

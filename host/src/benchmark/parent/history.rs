@@ -41,7 +41,7 @@ pub fn subject(settings: &Settings, row: &Row, guest: &GuestFile) -> String {
 }
 
 /// Seconds since the Unix epoch.
-fn now_unix() -> u64 {
+pub fn now_unix() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
