@@ -161,13 +161,20 @@ pub fn run_drift(history: &[Entry], machine: &str, subject: &str, now: u64) -> O
     drift_of(&by_subject(history, machine, now), subject)
 }
 
-/// The drift of values measured one a run (a suite's geometric mean of
-/// ratios, say) in `earlier` separate runs: its own estimate, with where
-/// those runs lie; `None` while there are fewer than [`MIN_RUNS`].
+/// The drift of a value measured once a run (a row's median, a suite's
+/// geometric mean of ratios) over `earlier` separate runs: its own
+/// estimate, with where those runs lie (their median, with its 95% margin
+/// t(df) · 1.2533 · sd / √runs); `None` while there are fewer than
+/// [`MIN_RUNS`].
 pub fn of_runs(earlier: &[f64]) -> Option<RunDrift> {
     let own = estimate(earlier, true)?;
+    let lie = Earlier {
+        median_ns: stats::median(earlier),
+        rel_margin: stats::student_t_975(own.df) * 1.2533 * own.rel_sd / (own.runs as f64).sqrt(),
+        runs: own.runs,
+    };
     Some(RunDrift {
-        earlier: Some(earlier_of(earlier, &own)),
+        earlier: Some(lie),
         ..own
     })
 }
@@ -185,22 +192,12 @@ fn estimate(medians: &[f64], own: bool) -> Option<RunDrift> {
     })
 }
 
-/// Where the earlier runs `medians` lie, given their drift `own`: the
-/// median of them, with its 95% margin.
-fn earlier_of(medians: &[f64], own: &RunDrift) -> Earlier {
-    Earlier {
-        median_ns: stats::median(medians),
-        rel_margin: stats::student_t_975(own.df) * 1.2533 * own.rel_sd / (own.runs as f64).sqrt(),
-        runs: own.runs,
-    }
-}
-
 /// The drift of `subject` from the earlier runs `by_subject`.
 fn drift_of(by_subject: &HashMap<&str, Runs<'_>>, subject: &str) -> Option<RunDrift> {
     let own_runs = by_subject.get(subject);
     let own_medians: &[f64] = own_runs.map_or(&[], |r| r.medians.as_slice());
-    let own = estimate(own_medians, true);
-    let earlier = own.map(|d| earlier_of(own_medians, &d));
+    let own = of_runs(own_medians);
+    let earlier = own.and_then(|d| d.earlier);
     let with_earlier = |d: RunDrift| RunDrift { earlier, ..d };
     if own.is_some_and(|d| d.df >= OWN_DF) {
         return own.map(with_earlier);

@@ -10,7 +10,7 @@
 //! processes measured: this run's, for this run's interval; this run's and
 //! the earlier runs' kept today, for a later run's. Pure arithmetic.
 
-use crate::analysis::drift::RunDrift;
+use crate::analysis::drift::{Earlier, RunDrift};
 use crate::analysis::estimate::Estimate;
 use crate::analysis::stats;
 use crate::options::Headline;
@@ -76,12 +76,7 @@ pub fn intervals(median: f64, estimate: &Estimate, drift: &Drift) -> Intervals {
     if drift.busy_machine || drift.measured.is_none() {
         wide = spanning(wide, measured);
     }
-    let earlier = drift.measured.and_then(|d| d.earlier);
-    let departed = earlier.is_some_and(|e| e.apart(wide.0, wide.1));
-    // A run that departs from its earlier runs holds their median too.
-    if let Some(e) = earlier {
-        wide = e.widen_to_hold(wide.0, wide.1);
-    }
+    let (wide, departed) = reach_back(wide, drift.measured.and_then(|d| d.earlier));
     let limit = bound(median, measured, drift.earlier_range_ns);
     let later_run = clamp(wide, limit);
     Intervals {
@@ -89,6 +84,16 @@ pub fn intervals(median: f64, estimate: &Estimate, drift: &Drift) -> Intervals {
         later_run,
         departed,
         bounded: (later_run != wide).then_some(limit),
+    }
+}
+
+/// `wide`, a later run's interval, and whether it departs from the
+/// `earlier` runs' median (with its margin): a run that departs holds that
+/// median too.
+pub fn reach_back(wide: (f64, f64), earlier: Option<Earlier>) -> ((f64, f64), bool) {
+    match earlier {
+        Some(e) => (e.widen_to_hold(wide.0, wide.1), e.apart(wide.0, wide.1)),
+        None => (wide, false),
     }
 }
 

@@ -18,7 +18,7 @@
 //! reads a geometric mean against the earlier runs of its suite.
 
 use crate::analysis::drift;
-use crate::analysis::interval::widen_log;
+use crate::analysis::interval::{reach_back, widen_log};
 use crate::analysis::stats::{normal_quantile, student_t_975};
 use crate::results::{
     BenchResult, BetweenRuns, Foreign, Ratio, SuiteBenchmark, SuiteRatio, SuiteSummary,
@@ -136,11 +136,8 @@ pub fn between_runs(ratio: &Ratio, earlier: &[f64]) -> BetweenRuns {
         };
     };
     let extra = student_t_975(drift.df) * drift.rel_sd;
-    let mut wide = widen_log(ratio.value, (ratio.low, ratio.high), extra);
-    let departed = drift.earlier.is_some_and(|e| e.apart(wide.0, wide.1));
-    if let Some(e) = drift.earlier {
-        wide = e.widen_to_hold(wide.0, wide.1);
-    }
+    let wide = widen_log(ratio.value, (ratio.low, ratio.high), extra);
+    let (wide, departed) = reach_back(wide, drift.earlier);
     BetweenRuns {
         earlier_runs: earlier.len(),
         drift_pct: Some(drift.rel_sd * 100.0),

@@ -8,14 +8,13 @@
 
 use std::path::PathBuf;
 
-use crate::analysis::drift::MAX_AGE_S;
 use crate::analysis::suite::between_runs;
-use crate::benchmark::parent::history::{MAX_DRIFT_RUNS, now_unix};
+use crate::benchmark::parent::history::drift_window;
 use crate::benchmark::parent::suite::Suite;
 use crate::command::run::{Keeper, provenance};
 use crate::options::{CompareSettings, Metric};
 use crate::output::escape::terminal;
-use crate::results::store::{DRIFT_BUDGET, KeptRun, Measured, Store};
+use crate::results::store::{KeptRun, Measured, Store};
 use crate::results::{Environment, SuiteComparison, SuiteRatio};
 use crate::util::fs::{Cap, Links, stream_bounded};
 
@@ -38,7 +37,7 @@ pub fn against_earlier_runs(
         return true;
     };
     if store.read {
-        let (runs, notes) = Store::new(folder).newest(MAX_DRIFT_RUNS, since_ms(), DRIFT_BUDGET);
+        let (runs, notes) = drift_window(&Store::new(folder));
         for note in notes {
             eprintln!("note: {}", terminal(&note));
         }
@@ -64,12 +63,6 @@ pub fn against_earlier_runs(
         }
     }
     true
-}
-
-/// The first moment of the last day, in ms since the Unix epoch: the runs
-/// kept before it no longer count.
-fn since_ms() -> u64 {
-    now_unix().saturating_sub(MAX_AGE_S) * 1000
 }
 
 /// Of `runs`, those of the suite of `digest` compared as `env` (engines,

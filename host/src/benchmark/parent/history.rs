@@ -13,7 +13,7 @@ use crate::guest::load::GuestFile;
 use crate::options::{ForgetDrift, Headline, Settings};
 use crate::results::Row;
 use crate::results::history::{self, Entry, Machine, Subject};
-use crate::results::store::{DRIFT_BUDGET, Forget, Forgotten, Store};
+use crate::results::store::{DRIFT_BUDGET, Forget, Forgotten, KeptRun, Store};
 use crate::util::error::one_line;
 
 /// What `row` of `guest` measures, as the run history names it: the
@@ -41,7 +41,7 @@ pub fn subject(settings: &Settings, row: &Row, guest: &GuestFile) -> String {
 }
 
 /// Seconds since the Unix epoch.
-pub fn now_unix() -> u64 {
+fn now_unix() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
@@ -66,6 +66,14 @@ fn marks(what: ForgetDrift, cpu: &str, subjects: &[&str]) -> Vec<Forget> {
 
 /// The most kept runs of the last day read for the drift.
 pub const MAX_DRIFT_RUNS: usize = 300;
+
+/// The kept runs the drift between runs reads: the newest
+/// [`MAX_DRIFT_RUNS`] of the last [`drift::MAX_AGE_S`], within
+/// [`DRIFT_BUDGET`] bytes, oldest first, with what reading refused.
+pub fn drift_window(store: &Store) -> (Vec<KeptRun>, Vec<String>) {
+    let since_ms = now_unix().saturating_sub(drift::MAX_AGE_S) * 1000;
+    store.newest(MAX_DRIFT_RUNS, since_ms, DRIFT_BUDGET)
+}
 
 /// The run history as a run uses it: the kept runs of the last day, read
 /// before the first row.
@@ -103,8 +111,7 @@ impl RunHistory {
                     notes.push(format!("the store: {}", one_line(&e)));
                     Forgotten::default()
                 });
-                let since_ms = now_unix().saturating_sub(drift::MAX_AGE_S) * 1000;
-                let (runs, read) = store.newest(MAX_DRIFT_RUNS, since_ms, DRIFT_BUDGET);
+                let (runs, read) = drift_window(&store);
                 notes.extend(read);
                 (runs, forgotten, notes)
             }
