@@ -138,17 +138,14 @@ fn paired_logs(variant: &[Vec<f64>], reference: &[Vec<f64>]) -> Vec<Vec<f64>> {
 }
 
 /// The log ratios of the paired rounds of `variant` and `reference` when
-/// their interval at `confidence` is Student's t over them: two rounds or
-/// more, all of one worker process, too few for the sign test
-/// ([`verdict::sign_test_rank`]). Empty otherwise. What a suite pools
+/// they are too few for the sign test ([`verdict::sign_test_rank`]), all
+/// of one worker process: two or more, whose interval at `confidence` is
+/// Student's t over them, or one, which has none ([`one_round`]). Empty
+/// otherwise. What a suite pools
 /// the rounds' spread from ([`crate::analysis::few_rounds`]).
 pub fn few_rounds(variant: &[Vec<f64>], reference: &[Vec<f64>], confidence: f64) -> Vec<f64> {
     match paired_logs(variant, reference).as_slice() {
-        [one]
-            if one.len() >= 2 && verdict::sign_test_rank(one.len(), 1.0 - confidence).is_none() =>
-        {
-            one.clone()
-        }
+        [one] if verdict::sign_test_rank(one.len(), 1.0 - confidence).is_none() => one.clone(),
         _ => Vec::new(),
     }
 }
@@ -161,7 +158,9 @@ pub fn few_rounds(variant: &[Vec<f64>], reference: &[Vec<f64>], confidence: f64)
 /// where they differ more, the interval holds both rather than contradict
 /// the rows shown beside it.
 pub fn made_of(variant: &[Vec<f64>], reference: &[Vec<f64>], confidence: f64) -> Option<Ratio> {
-    let paired = paired_across_processes(variant, reference, confidence)?;
+    let Some(paired) = paired_across_processes(variant, reference, confidence) else {
+        return one_round(variant, reference);
+    };
     let median = |rounds: &[Vec<f64>]| {
         let all: Vec<f64> = rounds
             .concat()
@@ -179,6 +178,21 @@ pub fn made_of(variant: &[Vec<f64>], reference: &[Vec<f64>], confidence: f64) ->
         low: paired.low.min(value),
         high: paired.high.max(value),
     })
+}
+
+/// The ratio of a single pair of rounds, with no interval (NaN bounds: its
+/// verdict unsure): a suite's first look at a long program, whose interval
+/// the suite's other rounds give ([`crate::analysis::few_rounds`]). `None`
+/// for no pair, or more than one (those have an interval).
+fn one_round(variant: &[Vec<f64>], reference: &[Vec<f64>]) -> Option<Ratio> {
+    match paired_logs(variant, reference).concat().as_slice() {
+        [log] => Some(Ratio {
+            value: log.exp(),
+            low: f64::NAN,
+            high: f64::NAN,
+        }),
+        _ => None,
+    }
 }
 
 /// Kish's design effect of rounds clustered in processes: the variance of
@@ -523,6 +537,25 @@ mod tests {
             }
         }
         (Verdict::Unsure, 30)
+    }
+
+    /// One pair of rounds gives its ratio and no interval (unsure), and is
+    /// a comparison on too few rounds, which a suite gives an interval;
+    /// two give Student's t's; none, no ratio.
+    #[test]
+    fn one_round_has_its_ratio_and_no_interval() {
+        let (variant, reference) = (vec![vec![150.0]], vec![vec![100.0]]);
+        let Some(one) = made_of(&variant, &reference, 0.95) else {
+            panic!("one pair has a ratio");
+        };
+        assert!((one.value - 1.5).abs() < 1e-12, "{one:?}");
+        assert!(one.low.is_nan() && one.high.is_nan(), "{one:?}");
+        let band = NoiseBand::default();
+        assert_eq!(verdict::verdict(&one, band), Verdict::Unsure);
+        assert_eq!(few_rounds(&variant, &reference, 0.95), [1.5f64.ln()]);
+        let two = made_of(&[vec![150.0, 160.0]], &[vec![100.0, 100.0]], 0.95);
+        assert!(two.is_some_and(|r| r.low.is_finite() && r.high.is_finite()));
+        assert!(made_of(&[vec![]], &[vec![]], 0.95).is_none());
     }
 
     /// The stop rule on data with known answers: no difference, and a

@@ -1,18 +1,22 @@
 //! A suite's verdicts that rest on too few rounds for the sign test, their
 //! interval's spread moderated by the spread of such rounds across the
 //! suite, per side. Under `--suite-time`, a long program (seconds an
-//! iteration) gets the two rounds of its first worker and no more: their
-//! interval is Student's t on one degree of freedom, 12.7 standard errors
-//! each side, which no effect short of several-fold makes certain, and
-//! its two rounds tell their spread badly. The suite's other comparisons
-//! of the same side on few rounds of one worker tell it together, as far
-//! as their rounds part alike: Smyth's moderated variance (empirical
-//! Bayes, "Linear models and empirical Bayes methods for assessing
-//! differential expression", 2004, as limma's `squeezeVar`). Their
+//! iteration) gets one round in the suite's first look, and a second only
+//! when the time left comes to it: one round has no interval, two have
+//! Student's t on one degree of freedom, 12.7 standard errors each side,
+//! which no effect short of several-fold makes certain, and tell their
+//! spread badly. The suite's other comparisons
+//! of the same side on few rounds of one worker, and those whose every
+//! worker took one round (a long program taken further round by round),
+//! tell it together, as far as their rounds part alike: Smyth's moderated
+//! variance (empirical Bayes, "Linear models and empirical Bayes methods
+//! for assessing differential expression", 2004, as limma's
+//! `squeezeVar`). Their
 //! variances are taken as drawn from a scaled inverse χ² of `d0` degrees of
 //! freedom about `s0²`, both fitted by moments of their logarithms
 //! ([`prior`]); each comparison's variance `s²`, on `d` degrees of
-//! freedom, becomes `(d0·s0² + d·s²)/(d0 + d)` on `d0 + d`. Where the
+//! freedom, becomes `(d0·s0² + d·s²)/(d0 + d)` on `d0 + d` (one round's,
+//! on no freedom of its own, is the prior's: `s0²` on `d0`). Where the
 //! rounds of a side part alike, `d0` is large and the interval is the
 //! pool's; where they part unlike (V8's or libsodium's rounds, some of
 //! which part twofold), `d0` is small and each keeps nearly its own. `d0`
@@ -25,16 +29,18 @@
 //! [`crate::analysis::one_process::widen_one_process`] widens the
 //! intervals of one process by how far processes part.
 
-use crate::analysis::one_process::{MIN_FREEDOM, Spread, certain_widened, reread, side_spreads};
+use crate::analysis::one_process::{
+    MIN_FREEDOM, Spread, certain_widened, log_ratios, reread, side_spreads,
+};
 use crate::analysis::stats::{self, digamma, normal_quantile, trigamma, trigamma_inverse};
 use crate::options::{Metric, NoiseBand};
 use crate::results::{Comparison, Foreign, Ratio, SideSpread, SuiteBenchmark};
 
 /// The round log ratios of `comparison` when it is by time on too few
-/// rounds ([`Comparison::few_rounds`]).
+/// rounds ([`Comparison::few_rounds`]): one or more.
 fn few_rounds(comparison: &Comparison) -> Option<&[f64]> {
     let logs = comparison.few_rounds.as_slice();
-    (comparison.metric == Metric::Time.name() && logs.len() >= 2).then_some(logs)
+    (comparison.metric == Metric::Time.name() && !logs.is_empty()).then_some(logs)
 }
 
 /// The round log ratios of each judged comparison of `benchmark` on too
@@ -46,7 +52,24 @@ fn round_logs<'a>(benchmark: &'a SuiteBenchmark, sides: &[Foreign]) -> Vec<(usiz
         .collect()
 }
 
-/// The variance of `logs` about their mean and its degrees of freedom.
+/// The log ratios of each judged comparison by time of `benchmark` whose
+/// every worker took one round (two or more workers, as many rounds):
+/// each a round of its own process, the spread a one-round comparison's
+/// round has, its process's effect included. With the index among
+/// `sides` of the side compared.
+fn one_round_each(benchmark: &SuiteBenchmark, sides: &[Foreign]) -> Vec<(usize, Vec<f64>)> {
+    let rounds = benchmark.judged().map_or(0, |r| r.rounds);
+    let timed: Vec<bool> = (benchmark.compared(sides))
+        .map(|(_, c)| c.metric == Metric::Time.name())
+        .collect();
+    (log_ratios(benchmark, sides).into_iter().zip(timed))
+        .filter(|((_, logs), timed)| *timed && logs.len() >= 2 && logs.len() == rounds)
+        .map(|(logs, _)| logs)
+        .collect()
+}
+
+/// The variance of `logs` about their mean and its degrees of freedom
+/// (none for one: its variance 0, which weighs nothing).
 fn variance(logs: &[f64]) -> (f64, usize) {
     (stats::sample_sd(logs).powi(2), logs.len().saturating_sub(1))
 }
@@ -114,13 +137,18 @@ pub struct RoundSpread {
 
 impl RoundSpread {
     /// The prior of the judged `benchmarks`' comparisons on too few rounds
-    /// across `sides` (the suite's), per side: its own from [`MIN_FREEDOM`]
-    /// degrees of freedom, else every side's from as many.
+    /// across `sides` (the suite's), per side, and of those whose every
+    /// worker took one round ([`one_round_each`]: a long program taken
+    /// further round by round): its own from [`MIN_FREEDOM`] degrees of
+    /// freedom, else every side's from as many.
     pub fn of(benchmarks: &[SuiteBenchmark], sides: &[Foreign]) -> RoundSpread {
         let mut own = vec![Vec::new(); sides.len()];
-        for (k, logs) in benchmarks.iter().flat_map(|b| round_logs(b, sides)) {
+        let few = benchmarks.iter().flat_map(|b| round_logs(b, sides));
+        let few = few.map(|(k, logs)| (k, variance(logs)));
+        let each = benchmarks.iter().flat_map(|b| one_round_each(b, sides));
+        for (k, v) in few.chain(each.map(|(k, logs)| (k, variance(&logs)))) {
             if let Some(side) = own.get_mut(k) {
-                side.push(variance(logs));
+                side.push(v);
             }
         }
         let freedom = |v: &[(f64, usize)]| v.iter().map(|(_, d)| d).sum::<usize>();
@@ -254,7 +282,11 @@ mod tests {
             &logs.iter().map(|l| l.exp()).collect::<Vec<_>>(),
             0.95,
         )
-        .unwrap_or(Ratio::exact(mean.exp()));
+        .unwrap_or(Ratio {
+            value: mean.exp(),
+            low: f64::NAN,
+            high: f64::NAN,
+        });
         // What differs from one to the next: its processes' ratio and its
         // comparison.
         let mut b =
@@ -304,6 +336,76 @@ mod tests {
         let half = stats::student_t_975(12) * sd / 2f64.sqrt();
         assert!((ratio.low.ln() - (0.47 - half)).abs() < 1e-9, "{ratio:?}");
         assert!((ratio.high.ln() - (0.47 + half)).abs() < 1e-9, "{ratio:?}");
+    }
+
+    /// One round has no interval of its own; the suite's pairs give it
+    /// theirs: the prior's spread on the prior's degrees of freedom.
+    #[test]
+    fn one_round_is_judged_by_the_suites_spread_alone() {
+        let mut suite = alike_pairs();
+        suite.push(on_rounds(&[0.47]));
+        let before = first(&suite[11]).map(|c| (c.ratio, c.verdict));
+        let Some((ratio, Verdict::Unsure)) = before else {
+            panic!("{before:?}");
+        };
+        assert!(ratio.low.is_nan() && ratio.high.is_nan(), "{ratio:?}");
+        moderate_few_rounds(&mut suite, &sides(), NoiseBand::default());
+        let c = first(&suite[11]).map(|c| (c.ratio, c.verdict));
+        let Some((ratio, Verdict::Slower)) = c else {
+            panic!("{c:?}");
+        };
+        // Eleven pairs alike: s0² = 0.1²/2 on d0 = 11.
+        let half = stats::student_t_975(11) * (0.01f64 / 2.0).sqrt();
+        assert!((ratio.low.ln() - (0.47 - half)).abs() < 1e-9, "{ratio:?}");
+        assert!((ratio.high.ln() - (0.47 + half)).abs() < 1e-9, "{ratio:?}");
+        assert!((ratio.value.ln() - 0.47).abs() < 1e-12);
+    }
+
+    /// Long programs taken further round by round (three workers of one
+    /// round each) tell the spread of a round across processes: a
+    /// one-round comparison takes it as its prior, where no comparison of
+    /// one worker is left to tell it.
+    #[test]
+    fn rounds_of_a_worker_each_give_a_one_round_comparison_its_interval() {
+        let each = |k: usize| {
+            let third = 0.4 + 0.01 * k as f64;
+            let ratios = [0.3f64.exp(), 0.4f64.exp(), third.exp()];
+            let mut b = fixtures::suite_benchmark(&ratios, Ratio::exact(0.4f64.exp()));
+            if let Some(r) = b.report.as_mut() {
+                r.rounds = 3;
+            }
+            b
+        };
+        let mut suite: Vec<SuiteBenchmark> = (0..5).map(each).collect();
+        suite.push(on_rounds(&[0.47]));
+        let rounds = RoundSpread::of(&suite, &sides());
+        let variances: Vec<(f64, usize)> = (0..5)
+            .map(|k| variance(&[0.3, 0.4, 0.4 + 0.01 * k as f64]))
+            .collect();
+        let Some((s2, d0)) = prior(&variances) else {
+            panic!("ten degrees of freedom make a prior");
+        };
+        let side = rounds.side(1).map(|p| (p.sd, p.freedom));
+        assert!(
+            side.is_some_and(|(sd, d)| (sd - s2.sqrt()).abs() < 1e-12 && d == d0),
+            "{side:?}"
+        );
+        // The same suite but with six rounds in those three workers: no
+        // round a worker, no prior.
+        let mut more = suite.clone();
+        for b in more.iter_mut().take(5) {
+            if let Some(r) = b.report.as_mut() {
+                r.rounds = 6;
+            }
+        }
+        assert_eq!(RoundSpread::of(&more, &sides()).side(1), None);
+        moderate_few_rounds(&mut suite, &sides(), NoiseBand::default());
+        let c = first(&suite[5]).map(|c| (c.ratio, c.verdict));
+        let Some((ratio, Verdict::Slower)) = c else {
+            panic!("{c:?}");
+        };
+        let half = stats::student_t_975_of(d0) * s2.sqrt();
+        assert!((ratio.low.ln() - (0.47 - half)).abs() < 1e-9, "{ratio:?}");
     }
 
     /// A pair that parts far wider than its side's pool keeps both its
@@ -360,27 +462,45 @@ mod tests {
     /// comparisons of two rounds each, their log ratios normal about their
     /// own true value with a spread `sd` draws for each.
     fn coverage(sd: impl Fn(&mut fastrand::Rng) -> f64) -> f64 {
+        coverage_of(sd, |_| 2).0
+    }
+
+    /// [`coverage`] where the comparison `k` of each suite takes
+    /// `rounds(k)` rounds: the share of all the intervals, and of those of
+    /// one round, that hold the true ratio.
+    fn coverage_of(
+        sd: impl Fn(&mut fastrand::Rng) -> f64,
+        rounds: impl Fn(usize) -> usize,
+    ) -> (f64, f64) {
         let mut rng = fastrand::Rng::with_seed(7);
-        let (mut covered, mut all) = (0, 0);
+        let (mut covered, mut all) = ([0, 0], [0, 0]);
         for _ in 0..100 {
             let truth: Vec<f64> = (0..20).map(|_| rng.f64() * 0.6 - 0.3).collect();
-            let mut suite: Vec<SuiteBenchmark> = (truth.iter())
-                .map(|t| {
+            let mut suite: Vec<SuiteBenchmark> = (truth.iter().enumerate())
+                .map(|(k, t)| {
                     let s = sd(&mut rng);
-                    let mut round = || t + s * stats::normal(&mut rng);
-                    on_rounds(&[round(), round()])
+                    let logs: Vec<f64> = (0..rounds(k))
+                        .map(|_| t + s * stats::normal(&mut rng))
+                        .collect();
+                    on_rounds(&logs)
                 })
                 .collect();
             moderate_few_rounds(&mut suite, &sides(), NoiseBand::default());
-            for (b, t) in suite.iter().zip(&truth) {
+            for (k, (b, t)) in suite.iter().zip(&truth).enumerate() {
                 let Some(r) = first(b).map(|c| c.ratio) else {
                     continue;
                 };
-                all += 1;
-                covered += usize::from(r.low <= t.exp() && t.exp() <= r.high);
+                let holds = usize::from(r.low <= t.exp() && t.exp() <= r.high);
+                all[0] += 1;
+                covered[0] += holds;
+                if rounds(k) == 1 {
+                    all[1] += 1;
+                    covered[1] += holds;
+                }
             }
         }
-        covered as f64 / all as f64
+        let share = |k: usize| covered[k] as f64 / all[k] as f64;
+        (share(0), share(1))
     }
 
     /// The intervals hold the true ratio about as often as they claim
@@ -393,6 +513,22 @@ mod tests {
         assert!((0.93..=0.97).contains(&alike), "{alike}");
         let unlike = coverage(|rng| 0.05 * (0.7 * stats::normal(rng)).exp());
         assert!((0.91..=0.97).contains(&unlike), "{unlike}");
+    }
+
+    /// Where half a suite's comparisons take one round (a first look at
+    /// long programs), their intervals, the prior's alone, hold the true
+    /// ratio about as often as they claim where the rounds part alike, and
+    /// not far less where their spreads differ about twofold.
+    #[test]
+    fn one_round_intervals_cover_the_true_ratio() {
+        let half = |k: usize| 1 + k % 2;
+        let (_, alike) = coverage_of(|_| 0.05, half);
+        assert!((0.93..=0.97).contains(&alike), "{alike}");
+        let (_, unlike) = coverage_of(|rng| 0.05 * (0.7 * stats::normal(rng)).exp(), half);
+        eprintln!(
+            "one round's intervals hold the true ratio: alike {alike:.3}, unlike {unlike:.3}"
+        );
+        assert!((0.88..=0.97).contains(&unlike), "{unlike}");
     }
 
     /// Where some of a side's comparisons part by far more than others

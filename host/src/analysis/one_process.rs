@@ -48,7 +48,7 @@ fn process_log_ratios(reference: &BenchResult, variant: &BenchResult) -> Vec<f64
 
 /// Each judged comparison of `benchmark`: the index among `sides` of the
 /// side compared, and its per-process log ratios.
-fn log_ratios(benchmark: &SuiteBenchmark, sides: &[Foreign]) -> Vec<(usize, Vec<f64>)> {
+pub fn log_ratios(benchmark: &SuiteBenchmark, sides: &[Foreign]) -> Vec<(usize, Vec<f64>)> {
     let Some(report) = benchmark.judged() else {
         return Vec::new();
     };

@@ -76,7 +76,8 @@ pub fn geometric_mean_ratio(ratios: &[Ratio]) -> Option<Ratio> {
 
 /// The geometric mean of `ratios`, each given with the confidence of its
 /// interval, with its interval at [`SUITE_CONFIDENCE`]; ratios that are
-/// not finite and positive are left out, `None` when none is left.
+/// not finite and positive are left out, `None` when none is left. One
+/// without an interval (NaN bounds: one round) leaves the mean none.
 pub fn geometric_mean_at(ratios: &[(Ratio, f64)]) -> Option<Ratio> {
     let usable: Vec<&(Ratio, f64)> = ratios
         .iter()
@@ -91,7 +92,13 @@ pub fn geometric_mean_at(ratios: &[(Ratio, f64)]) -> Option<Ratio> {
         .iter()
         .map(|(r, confidence)| log_standard_error(r, *confidence).powi(2))
         .sum();
-    let se = variance.sqrt() / n;
+    let unbounded = usable
+        .iter()
+        .any(|(r, _)| r.low.is_nan() || r.high.is_nan());
+    let se = match unbounded {
+        true => f64::NAN,
+        false => variance.sqrt() / n,
+    };
     let z = two_sided_z(SUITE_CONFIDENCE);
     Some(Ratio {
         value: mean.exp(),

@@ -69,6 +69,12 @@ pub fn describe(
             ratio.low,
             ratio.high
         ),
+        Verdict::Unsure if ratio.value.is_finite() && ratio.low.is_nan() && ratio.high.is_nan() => {
+            format!(
+                "`{variant}` vs `{reference}`: unsure, no interval yet (ratio {:.4} of one round)",
+                ratio.value
+            )
+        }
         Verdict::Unsure => format!(
             "`{variant}` vs `{reference}`: unsure, needs more samples (ratio {:.4} [{:.4}, {:.4}])",
             ratio.value, ratio.low, ratio.high

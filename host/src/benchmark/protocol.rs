@@ -134,11 +134,13 @@ pub enum Task {
         /// Count instructions too.
         fuel: bool,
         /// The time the comparison has left, counted from when the task
-        /// begins: no round is begun that would end past it (the first two
-        /// are always taken), and no variant warms up for more than a
-        /// quarter of it.
+        /// begins: no round is begun that would end past it (the first
+        /// `least` are always taken), and no variant warms up for more than
+        /// a quarter of it.
         #[serde(default)]
         budget: Option<Duration>,
+        /// Rounds taken whatever the budget.
+        least: usize,
     },
     /// Count these rows with Callgrind (the worker runs under it), its
     /// output going into `folder`.

@@ -71,6 +71,27 @@ pub fn compare_rounds(
     }
 }
 
+/// Rounds a comparison's first worker takes whatever its budget: two,
+/// the fewest with an interval of their own. The comparison takes a third
+/// in another worker only when its verdicts are not yet certain at two
+/// (the analysis' `LEAST_ROUNDS`): a long program's round can last half a
+/// minute.
+pub const FIRST_ROUNDS: usize = 2;
+
+/// The rounds a comparison's worker takes whatever its budget: the first
+/// worker [`FIRST_ROUNDS`], a later one one, since it adds to rounds the
+/// comparison already has; the first worker of a suite's first look (a
+/// suite that `comes_back` to its open verdicts) one too: a long program's
+/// one round, whose interval the suite's other rounds give
+/// (`crate::analysis::few_rounds`), the second waiting for the suite's
+/// time left, which goes first to the verdicts that one round leaves open.
+pub fn least_rounds(offset: usize, comes_back: bool) -> usize {
+    match (offset, comes_back) {
+        (0, false) => FIRST_ROUNDS,
+        _ => 1,
+    }
+}
+
 /// When a comparison's time is up, short of its stop rule: a suite's
 /// share for a benchmark.
 #[derive(Debug, Clone, Copy)]
@@ -79,10 +100,11 @@ pub struct Until {
     pub at: Instant,
     /// The benchmark's share, when the suite comes back to its open
     /// verdicts (its first pass, whose second takes them further by need).
-    /// A comparison its time stopped at two rounds takes a third while a
+    /// A comparison its time stopped short of rounds takes another while a
     /// verdict is open ([`Look::short_of_rounds`]); with a share, only when
-    /// one of its rounds costs no more than the share, the dearer third
-    /// waiting for its turn among the others'.
+    /// one of its rounds costs no more than the share, the dearer one
+    /// waiting for its turn among the others'. Its first worker is then
+    /// told one round at least, not two ([`least_rounds`]).
     pub back: Option<Duration>,
 }
 
@@ -510,6 +532,7 @@ fn take_rounds(
                 offset: judged.processes,
                 fuel: common.metric == Metric::Instructions && judged.processes == 0,
                 budget: Some(until.at.saturating_duration_since(Instant::now())),
+                least: least_rounds(judged.processes, until.back.is_some()),
             },
         })
     };
@@ -758,15 +781,17 @@ mod tests {
     /// Out of time after a first worker's two rounds, a comparison stops
     /// when they make its verdict certain, and otherwise takes a third
     /// round in one more worker (told no time: one round), then stops;
-    /// unless the suite comes back to it, which stops it at two.
+    /// unless the suite comes back to it, whose first look takes one
+    /// round (the least its worker is told) and stops there, open.
     #[test]
     fn out_of_time_a_comparison_takes_a_third_round_only_for_an_open_verdict() -> Result<()> {
         let settings = settings()?;
         let plan = RunPlan::settle(&settings.settings);
         let variants = variants();
         let taken = |first: &'static [f64], back| -> Result<(Judged, usize)> {
-            let fake = Fake::new(move |started, _| match started {
-                0 => rounds_of(first),
+            // A worker out of time takes the least it is told.
+            let fake = Fake::new(move |started, job| match (started, &job.task) {
+                (0, Task::Compare { least, .. }) => rounds_of(&first[..*least.min(&first.len())]),
                 _ => rounds_of(&[110.0]),
             });
             let crew = Crew::new(&fake, &Silent, &variants.names, settings.settings.timeout);
@@ -785,10 +810,16 @@ mod tests {
         assert_eq!((workers, open.rounds), (2, 3));
         assert!(open.capped, "three rounds still leave it unsure");
         let (back, workers) = taken(&[120.0, 95.0], Some(Duration::ZERO))?;
-        assert_eq!((workers, back.rounds), (1, 2));
+        assert_eq!((workers, back.rounds), (1, 1));
         assert!(
             back.capped && !back.settled,
             "a round dearer than its share: open, for the suite's second pass"
+        );
+        let one = back.comparisons[0].ratio;
+        assert!((one.value - 1.2).abs() < 1e-3, "{one:?}");
+        assert!(
+            one.low.is_nan() && one.high.is_nan(),
+            "one round: no interval"
         );
         Ok(())
     }

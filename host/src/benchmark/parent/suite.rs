@@ -413,8 +413,9 @@ fn report(
 /// The share of `--suite-time` the first pass splits evenly among the
 /// benchmarks, each its first worker's time: enough for a short
 /// benchmark's worker to warm up and take a few rounds (0.45 s each for
-/// Sightglass's 128 in 4m50s). A long program's first worker takes its
-/// two rounds whatever its share; the second pass has the time left.
+/// Sightglass's 128 in 4m50s). A long program's first worker takes one
+/// round whatever its share, its interval the suite's other rounds'
+/// ([`crate::analysis::few_rounds`]); the second pass has the time left.
 pub const FIRST_PASS: f64 = 0.2;
 
 /// Each benchmark's time in the first pass: `--time`, or under
@@ -479,8 +480,8 @@ type CompareFurther<'a> = dyn Fn(&Benchmark, &[usize], Instant, Taken, &dyn Prog
 /// end goes to the benchmarks still open, first to the unsure verdicts
 /// that more rounds are likeliest to make certain soonest, so that the
 /// time goes where it settles the most verdicts, and a long program with a
-/// large effect left unsure at two rounds is not left for a close call
-/// that no time at hand would settle.
+/// large effect left unsure at one or two rounds is not left for a close
+/// call that no time at hand would settle.
 struct Further<'a> {
     suite: &'a Suite,
     /// `--time` (without it, the suite's time): a benchmark's time over
@@ -560,19 +561,23 @@ impl Further<'_> {
     /// first the unsure verdicts that would become certain within it,
     /// were their rounds to come as they have ([`Taken::time_to_certain`]),
     /// and those of one worker certain on their own that the report would
-    /// leave unsure (another worker tells), the soonest first; then the
-    /// other unsure ones (close calls, and those the time left would not
+    /// leave unsure (another worker tells), the soonest first; then those
+    /// of one round that the report leaves unsure (a long program's first
+    /// look, with no interval, or one from the suite's rounds too wide):
+    /// a second round gives it an interval of its own; then the other
+    /// unsure ones (close calls, and those the time left would not
     /// settle); then those certain from fewer processes than the stop
     /// rule needs; last those of one worker the report reads certain, the
     /// cheapest workers first within each.
     fn turn(&self, taken: &Taken, left: Duration, reported: Option<bool>) -> (u8, Duration) {
         let rank = match (reported, taken.unsure()) {
-            (Some(true), _) => 3,
+            (Some(true), _) => 4,
             (Some(false), false) => 0,
-            (None, false) => 2,
+            (None, false) => 3,
             (_, true) => match taken.time_to_certain(self.band) {
                 Some(time) if time <= left => return (0, time),
-                _ => 1,
+                _ if taken.rounds() == 1 => 1,
+                _ => 2,
             },
         };
         (rank, taken.per_process())
@@ -1213,13 +1218,14 @@ mod tests {
 
     /// Of the unsure verdicts, those that more rounds would make certain
     /// within the time left go first, the soonest first (a long program
-    /// with a large effect left at two rounds among them); then close
-    /// calls, cheap though their workers are; then the certain ones. One
-    /// that would take longer than the time left waits with the close
-    /// calls (here its worker does not fit at all).
+    /// with a large effect left at two rounds among them); then those of
+    /// one round, which have no interval, dear though their workers are;
+    /// then close calls, cheap though their workers are; then the certain
+    /// ones. One that would take longer than the time left waits with the
+    /// close calls (here its worker does not fit at all).
     #[test]
     fn the_second_pass_takes_first_what_more_rounds_would_settle_soonest() {
-        let suite = suite_named(&["close", "certain", "long", "nearer", "beyond"]);
+        let suite = suite_named(&["close", "certain", "long", "nearer", "beyond", "one"]);
         let ms = Duration::from_millis;
         let open = vec![
             open(0, (6, 35), ms(10), unsure(1.004, 0.982, 1.007)),
@@ -1229,10 +1235,12 @@ mod tests {
             // Three rounds more, two a worker: two workers.
             open(3, (2, 4), ms(200), unsure(1.242, 0.880, 1.536)),
             open(4, (1, 2), ms(60_000), unsure(1.94, 0.93, 4.06)),
+            // A long program's first look: one round, no interval.
+            open(5, (1, 1), ms(1500), unsure(2.2, f64::NAN, f64::NAN)),
         ];
         let mut benchmarks = first_pass_errors(&suite);
         let order = second_pass_order(&suite, open, &mut benchmarks);
-        assert_eq!(order, ["nearer", "long", "close", "certain"]);
+        assert_eq!(order, ["nearer", "long", "one", "close", "certain"]);
         assert_eq!(benchmarks[4].passes, 1);
     }
 

@@ -33,12 +33,6 @@ fn chunk_len(len: usize, chunk: usize) -> usize {
     len / ROUND_CHUNKS + usize::from(chunk < len % ROUND_CHUNKS)
 }
 
-/// Rounds a comparison's first worker takes whatever its budget: two,
-/// the fewest with an interval. The comparison takes a third in another
-/// worker only when its verdicts are not yet certain at two (the analysis'
-/// `LEAST_ROUNDS`): a long program's round can last half a minute.
-pub const FIRST_ROUNDS: usize = 2;
-
 /// A comparison's task in this worker.
 pub struct Comparison<'a> {
     pub variants: &'a [Row],
@@ -55,9 +49,10 @@ pub struct Comparison<'a> {
 
 /// When a worker's rounds stop: after the rounds asked for, or, under a
 /// budget, before a round that would end past it (its length taken as the
-/// mean of the rounds so far); the first [`least_rounds`] are always
+/// mean of the rounds so far); the first `least` (the parent's
+/// [`crate::benchmark::parent::compare::least_rounds`]) are always
 /// taken, so that the comparison has rounds with a spread to judge (one
-/// round has no interval). A worker whose start (loading, calibrating and
+/// round has no interval of its own). A worker whose start (loading, calibrating and
 /// warming up its variants: a runtime's own compile, a tiering engine's
 /// warm-up) outlasted its budget still takes rounds while they cost, in
 /// all, no more than that start: another worker would pay it again for
@@ -66,29 +61,19 @@ pub struct Comparison<'a> {
 pub struct Pace {
     rounds: usize,
     budget: Option<Duration>,
-    /// Rounds taken whatever the budget ([`least_rounds`]).
+    /// Rounds taken whatever the budget.
     least: usize,
     began: Instant,
 }
 
-/// The rounds a comparison's worker takes whatever its budget: the first
-/// worker [`FIRST_ROUNDS`], a later one one,
-/// since it adds to rounds the comparison already has.
-pub fn least_rounds(offset: usize) -> usize {
-    match offset {
-        0 => FIRST_ROUNDS,
-        _ => 1,
-    }
-}
-
 impl Pace {
     /// The pace of a task of `rounds` under `budget`, counted from now,
-    /// for the comparison's worker at `offset` (the workers before it).
-    pub fn new(rounds: usize, budget: Option<Duration>, offset: usize) -> Self {
+    /// the first `least` taken whatever the budget.
+    pub fn new(rounds: usize, budget: Option<Duration>, least: usize) -> Self {
         Pace {
             rounds,
             budget,
-            least: least_rounds(offset),
+            least,
             began: Instant::now(),
         }
     }
@@ -317,32 +302,33 @@ mod tests {
     use super::{Pace, ROUND_CHUNKS, chunk_len, williams_order};
 
     /// Without a budget every round asked for is taken; with a budget
-    /// already spent only the first two (a later worker's: the first
-    /// one); with one that a round's length outlasts, none after them,
+    /// already spent only the `least` (two; one for a later worker, or a
+    /// suite's first look); with one that a round's length outlasts, none after them,
     /// unless the worker's start cost more than its rounds so far.
     #[test]
     fn the_pace_takes_two_rounds_and_none_past_the_budget() {
         let now = Instant::now();
-        let free = Pace::new(6, None, 0);
+        let free = Pace::new(6, None, 2);
         assert!((0..6).all(|taken| free.another(taken, now)));
         assert!(!free.another(6, now));
-        let spent = Pace::new(6, Some(Duration::ZERO), 0);
+        let spent = Pace::new(6, Some(Duration::ZERO), 2);
         assert!((0..2).all(|taken| spent.another(taken, now)));
         assert!(!spent.another(2, now));
-        assert!(!Pace::new(1, Some(Duration::ZERO), 0).another(1, now));
-        // A later worker adds to rounds taken: one is enough.
-        let later = Pace::new(6, Some(Duration::ZERO), 3);
+        assert!(!Pace::new(1, Some(Duration::ZERO), 2).another(1, now));
+        // A later worker adds to rounds taken, as a suite's first look at a
+        // long program does: one is enough.
+        let later = Pace::new(6, Some(Duration::ZERO), 1);
         assert!(later.another(0, now) && !later.another(1, now));
         // Three rounds took 50 ms each; another would end past 170 ms.
         let first = now - Duration::from_millis(150);
         let tight = Pace {
             began: first,
-            ..Pace::new(6, Some(Duration::from_millis(170)), 0)
+            ..Pace::new(6, Some(Duration::from_millis(170)), 2)
         };
         assert!(!tight.another(3, first));
         let roomy = Pace {
             began: first,
-            ..Pace::new(6, Some(Duration::from_secs(60)), 0)
+            ..Pace::new(6, Some(Duration::from_secs(60)), 2)
         };
         assert!(roomy.another(3, first));
         // A start of 3 s past a budget of 1 s: rounds of 200 ms go on
@@ -351,7 +337,7 @@ mod tests {
         let first = now - Duration::from_millis(400);
         let slow_start = Pace {
             began,
-            ..Pace::new(6, Some(Duration::from_secs(1)), 0)
+            ..Pace::new(6, Some(Duration::from_secs(1)), 2)
         };
         assert!(
             slow_start.another(2, first),
@@ -360,7 +346,7 @@ mod tests {
         let first = now - Duration::from_millis(2900);
         let later = Pace {
             began: first - Duration::from_secs(3),
-            ..Pace::new(20, Some(Duration::from_secs(1)), 0)
+            ..Pace::new(20, Some(Duration::from_secs(1)), 2)
         };
         assert!(!later.another(10, first), "rounds past the start's 3 s");
     }

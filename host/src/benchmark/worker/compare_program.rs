@@ -177,7 +177,7 @@ mod tests {
             rounds: 6,
             offset,
             fuel: false,
-            pace: Pace::new(6, None, offset),
+            pace: Pace::new(6, None, 1),
         };
         let mut seeds = round_seeds(Seeds::new(42, rule), &task);
         (0..task.rounds).map(|_| seeds.take()).collect()

@@ -151,6 +151,7 @@ fn take_task(plan: &WorkerPlan, task: &Task, session: &Session, emitter: &Emitte
             offset,
             fuel,
             budget,
+            least,
         } => {
             let task = Comparison {
                 variants,
@@ -158,7 +159,7 @@ fn take_task(plan: &WorkerPlan, task: &Task, session: &Session, emitter: &Emitte
                 rounds: *rounds,
                 offset: *offset,
                 fuel: *fuel,
-                pace: Pace::new(*rounds, *budget, *offset),
+                pace: Pace::new(*rounds, *budget, *least),
             };
             let plan = &pace_warmup(plan, *budget);
             // The variants are all programs or none (the parent checked).
