@@ -59,12 +59,11 @@ fn round_logs<'a>(benchmark: &'a SuiteBenchmark, sides: &[Foreign]) -> Vec<(usiz
 /// `sides` of the side compared.
 fn one_round_each(benchmark: &SuiteBenchmark, sides: &[Foreign]) -> Vec<(usize, Vec<f64>)> {
     let rounds = benchmark.judged().map_or(0, |r| r.rounds);
-    let timed: Vec<bool> = (benchmark.compared(sides))
-        .map(|(_, c)| c.metric == Metric::Time.name())
-        .collect();
-    (log_ratios(benchmark, sides).into_iter().zip(timed))
-        .filter(|((_, logs), timed)| *timed && logs.len() >= 2 && logs.len() == rounds)
-        .map(|(logs, _)| logs)
+    (log_ratios(benchmark, sides).into_iter())
+        .filter(|(_, c, logs)| {
+            c.metric == Metric::Time.name() && logs.len() >= 2 && logs.len() == rounds
+        })
+        .map(|(k, _, logs)| (k, logs))
         .collect()
 }
 
@@ -143,10 +142,13 @@ impl RoundSpread {
     /// freedom, else every side's from as many.
     pub fn of(benchmarks: &[SuiteBenchmark], sides: &[Foreign]) -> RoundSpread {
         let mut own = vec![Vec::new(); sides.len()];
-        let few = benchmarks.iter().flat_map(|b| round_logs(b, sides));
-        let few = few.map(|(k, logs)| (k, variance(logs)));
-        let each = benchmarks.iter().flat_map(|b| one_round_each(b, sides));
-        for (k, v) in few.chain(each.map(|(k, logs)| (k, variance(&logs)))) {
+        let few = (benchmarks.iter())
+            .flat_map(|b| round_logs(b, sides))
+            .map(|(k, logs)| (k, variance(logs)));
+        let each = (benchmarks.iter())
+            .flat_map(|b| one_round_each(b, sides))
+            .map(|(k, logs)| (k, variance(&logs)));
+        for (k, v) in few.chain(each) {
             if let Some(side) = own.get_mut(k) {
                 side.push(v);
             }

@@ -47,8 +47,11 @@ fn process_log_ratios(reference: &BenchResult, variant: &BenchResult) -> Vec<f64
 }
 
 /// Each judged comparison of `benchmark`: the index among `sides` of the
-/// side compared, and its per-process log ratios.
-pub fn log_ratios(benchmark: &SuiteBenchmark, sides: &[Foreign]) -> Vec<(usize, Vec<f64>)> {
+/// side compared, the comparison, and its per-process log ratios.
+pub fn log_ratios<'a>(
+    benchmark: &'a SuiteBenchmark,
+    sides: &[Foreign],
+) -> Vec<(usize, &'a Comparison, Vec<f64>)> {
     let Some(report) = benchmark.judged() else {
         return Vec::new();
     };
@@ -56,7 +59,7 @@ pub fn log_ratios(benchmark: &SuiteBenchmark, sides: &[Foreign]) -> Vec<(usize, 
     (benchmark.compared(sides))
         .filter_map(|(k, c)| {
             let logs = process_log_ratios(named(&c.reference)?, named(&c.variant)?);
-            Some((k, logs))
+            Some((k, c, logs))
         })
         .collect()
 }
@@ -109,7 +112,9 @@ impl Spread {
     /// compared in [`MIN_PROCESSES`] processes or more ([`Spread::pooled`]
     /// of their per-process log ratios).
     pub fn of(benchmarks: &[SuiteBenchmark], sides: &[Foreign]) -> Spread {
-        let logs = benchmarks.iter().flat_map(|b| log_ratios(b, sides));
+        let logs = (benchmarks.iter())
+            .flat_map(|b| log_ratios(b, sides))
+            .map(|(k, _, logs)| (k, logs));
         Spread::pooled(logs, sides.len())
     }
 

@@ -92,13 +92,7 @@ pub fn geometric_mean_at(ratios: &[(Ratio, f64)]) -> Option<Ratio> {
         .iter()
         .map(|(r, confidence)| log_standard_error(r, *confidence).powi(2))
         .sum();
-    let unbounded = usable
-        .iter()
-        .any(|(r, _)| r.low.is_nan() || r.high.is_nan());
-    let se = match unbounded {
-        true => f64::NAN,
-        false => variance.sqrt() / n,
-    };
+    let se = variance.sqrt() / n;
     let z = two_sided_z(SUITE_CONFIDENCE);
     Some(Ratio {
         value: mean.exp(),
@@ -108,9 +102,13 @@ pub fn geometric_mean_at(ratios: &[(Ratio, f64)]) -> Option<Ratio> {
 }
 
 /// The standard error of ln `ratio` that its interval at `confidence`
-/// implies; 0 for an exact ratio or an interval that cannot be read.
+/// implies; 0 for an exact ratio or an interval that cannot be read; NaN
+/// for none (NaN bounds: one round), which leaves a mean over it none.
 fn log_standard_error(ratio: &Ratio, confidence: f64) -> f64 {
     let (low, high) = (ratio.low, ratio.high);
+    if low.is_nan() || high.is_nan() {
+        return f64::NAN;
+    }
     if !(low > 0.0 && high >= low && high.is_finite()) {
         return 0.0;
     }
@@ -325,6 +323,16 @@ mod tests {
         assert!((g.high.ln() - half).abs() < 1e-9, "{g:?}");
         assert!((g.low.ln() + half).abs() < 1e-9, "{g:?}");
         assert!(geometric_mean_ratio(&[]).is_none());
+        // A ratio of one round has no interval: the mean keeps its value
+        // and has none either.
+        let one = Ratio {
+            value: 4.0,
+            low: f64::NAN,
+            high: f64::NAN,
+        };
+        let g = geometric_mean_ratio(&[wide, one]).expect("two ratios");
+        assert!((g.value - 2.0).abs() < 1e-12, "{g:?}");
+        assert!(g.low.is_nan() && g.high.is_nan(), "{g:?}");
     }
 
     fn compared(verdict: Verdict, ratio: Ratio, confidence: f64) -> Comparison {

@@ -791,7 +791,7 @@ mod tests {
         let taken = |first: &'static [f64], back| -> Result<(Judged, usize)> {
             // A worker out of time takes the least it is told.
             let fake = Fake::new(move |started, job| match (started, &job.task) {
-                (0, Task::Compare { least, .. }) => rounds_of(&first[..*least.min(&first.len())]),
+                (0, Task::Compare { least, .. }) => rounds_of(&first[..first.len().min(*least)]),
                 _ => rounds_of(&[110.0]),
             });
             let crew = Crew::new(&fake, &Silent, &variants.names, settings.settings.timeout);

@@ -52,8 +52,8 @@ pub struct Comparison<'a> {
 /// mean of the rounds so far); the first `least` (the parent's
 /// [`crate::benchmark::parent::compare::least_rounds`]) are always
 /// taken, so that the comparison has rounds with a spread to judge (one
-/// round has no interval of its own). A worker whose start (loading, calibrating and
-/// warming up its variants: a runtime's own compile, a tiering engine's
+/// round has no interval of its own). A worker whose start (loading,
+/// calibrating and warming up its variants: a runtime's own compile, a tiering engine's
 /// warm-up) outlasted its budget still takes rounds while they cost, in
 /// all, no more than that start: another worker would pay it again for
 /// fewer.
@@ -303,8 +303,9 @@ mod tests {
 
     /// Without a budget every round asked for is taken; with a budget
     /// already spent only the `least` (two; one for a later worker, or a
-    /// suite's first look); with one that a round's length outlasts, none after them,
-    /// unless the worker's start cost more than its rounds so far.
+    /// suite's first look); with one that a round's length outlasts, none
+    /// after them, unless the worker's start cost more than its rounds so
+    /// far.
     #[test]
     fn the_pace_takes_two_rounds_and_none_past_the_budget() {
         let now = Instant::now();
